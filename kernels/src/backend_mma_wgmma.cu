@@ -1,0 +1,236 @@
+// `mma` backend, wgmma path (sm_90a only): one CTA computes a 128x256 tile of C with three
+// warpgroups. Warpgroup 0 is the producer: it streams A (bf16) with cp.async into 128-byte-swizzled
+// shared memory, streams the packed FP4 weights and their scales, dequantizes them to bf16 in the
+// same swizzled layout, and signals a full barrier per stage. Warpgroups 1 and 2 each issue
+// wgmma m64n256k16 over 64 rows of A and all 256 columns, with both operands read by the tensor
+// cores straight from shared memory, and release each stage through an empty barrier.
+//
+// Why this shape: wgmma needs B in shared memory, so dequantization must land there; a dedicated
+// producer warpgroup overlaps it with the consumers' MMAs. The dequantized value is e2m1*scale*2^-8
+// (exact in bf16, see nvfp4_device.cuh); the epilogue multiplies by global_scale*256.
+#include "backend.hpp"
+#include "cuda_check.hpp"
+#include "mma_repack.cuh"
+#include "nvfp4_device.cuh"
+
+namespace gauntlet::kernels {
+namespace {
+
+constexpr int BM = 128, BN = 256, BK = 64;
+constexpr int kStages = 4;  // A+B(bf16) ring
+constexpr int kRaw = 3;     // packed W + scales ring; must be >= 3 (see producer)
+constexpr int kThreads = 384;
+constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2;
+constexpr int kRawW = BN * BK / 2, kRawS = BN * BK / 16;
+constexpr int kSmem = kStages * (kABytes + kBBytes) + kRaw * (kRawW + kRawS) + 2 * kStages * 8 + 1024;
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async4(uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, int parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
+  uint64_t d = 0;
+  d |= uint64_t((addr & 0x3FFFF) >> 4);
+  d |= uint64_t(1) << 16;            // leading byte offset: unused for swizzled K-major
+  d |= uint64_t(1024 >> 4) << 32;    // stride byte offset
+  d |= uint64_t(1) << 62;            // 128B swizzle
+  return d;
+}
+
+// Row r, 16-byte chunk c of a [rows x 64 bf16] tile in the 128B-swizzled layout.
+__device__ __forceinline__ uint32_t swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db) {
+  asm volatile(
+      "{\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+      "%128, %129, 1, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(da), "l"(db));
+}
+
+struct Params {
+  GemmArgs a;
+  const uint8_t* w;  // repacked [Npad, Kpad/2]
+  const uint8_t* s;  // repacked [Npad, Kpad/16]
+  int Kpad;
+};
+
+__global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint8_t* sA = smem;                                   // kStages x 16 KB
+  uint8_t* sB = sA + kStages * kABytes;                 // kStages x 32 KB
+  uint8_t* rawW = sB + kStages * kBBytes;               // kRaw x 8 KB
+  uint8_t* rawS = rawW + kRaw * kRawW;                  // kRaw x 1 KB
+  uint64_t* full = reinterpret_cast<uint64_t*>(rawS + kRaw * kRawS);
+  uint64_t* empty = full + kStages;
+
+  const GemmArgs& a = p.a;
+  const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int KT = p.Kpad / BK;
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 128);  // every producer thread arrives
+      mbar_init(&empty[s], 8);   // one arrival per consumer warp
+    }
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // Producer. Iteration j issues the copies for tile j, then dequantizes tile j-1 (whose copies
+    // it waits for), so one tile's loads are always in flight under the previous one's work.
+    // rawW/rawS slot j%kRaw is rewritten at iteration j+kRaw; the bar.sync of iteration j+kRaw-1
+    // (>= j+2) orders that after every thread finished reading it at iteration j+1.
+    for (int j = 0; j <= KT; ++j) {
+      if (j < KT) {
+        const int s = j % kStages, q = j % kRaw;
+        if (j >= kStages) mbar_wait(&empty[s], ((j / kStages) - 1) & 1);
+        const uint32_t a_base = smem_u32(sA + s * kABytes);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {  // A: 128 rows x 8 chunks
+          const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
+          const int m = m0 + r, k = j * BK + c * 8;
+          const bool ok = m < a.M && k < a.K;
+          cp_async16(a_base + swz(r, c), ok ? a.A + size_t(m) * a.K + k : a.A, ok);
+        }
+        const uint32_t w_base = smem_u32(rawW + q * kRawW);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {  // W: 256 rows x 2 chunks of 16 bytes
+          const int idx = t + i * 128, r = idx >> 1, c = idx & 1;
+          cp_async16(w_base + r * 32 + c * 16, p.w + size_t(n0 + r) * (p.Kpad / 2) + j * (BK / 2) + c * 16, true);
+        }
+        const uint32_t s_base = smem_u32(rawS + q * kRawS);
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {  // scales: 256 rows x 4 bytes
+          const int r = t + i * 128;
+          cp_async4(s_base + r * 4, p.s + size_t(n0 + r) * (p.Kpad / 16) + j * (BK / 16));
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+      }
+      if (j >= 1) {
+        const int jd = j - 1, s = jd % kStages, q = jd % kRaw;
+        if (j < KT) asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        else asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        asm volatile("bar.sync 1, 128;\n" ::: "memory");  // everyone's copies of tile jd landed
+        const uint8_t* rw = rawW + q * kRawW;
+        const uint8_t* rs = rawS + q * kRawS;
+        const uint32_t b_base = smem_u32(sB + s * kBBytes);
+#pragma unroll 4
+        for (int i = 0; i < 16; ++i) {  // B: 256 rows x 8 chunks of 8 bf16 (4 packed bytes)
+          const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
+          const uint32_t word = *reinterpret_cast<const uint32_t*>(rw + r * 32 + c * 4);
+          const __nv_bfloat162 sc = dev::scale_to_bf16x2_folded(rs[r * 4 + (c >> 1)]);
+          const uint32_t o0 = dev::dequant2(word & 0xFF, sc), o1 = dev::dequant2((word >> 8) & 0xFF, sc);
+          const uint32_t o2 = dev::dequant2((word >> 16) & 0xFF, sc), o3 = dev::dequant2(word >> 24, sc);
+          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(b_base + swz(r, c)), "r"(o0), "r"(o1),
+                       "r"(o2), "r"(o3)
+                       : "memory");
+        }
+        // Generic-proxy writes (st.shared, cp.async) must be visible to the tensor cores' async proxy.
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(&full[s]);
+      }
+    }
+  } else {
+    // Consumers: warpgroup 1 takes rows 0..63 of the tile, warpgroup 2 rows 64..127.
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+    const int wgc = wg - 1;
+    for (int kt = 0; kt < KT; ++kt) {
+      const int s = kt % kStages;
+      mbar_wait(&full[s], (kt / kStages) & 1);
+      const uint32_t a_addr = smem_u32(sA + s * kABytes) + wgc * 64 * 128;
+      const uint32_t b_addr = smem_u32(sB + s * kBBytes);
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk)  // 16 bf16 = 32 bytes along the swizzled row
+        wgmma_m64n256k16(d, smem_desc(a_addr + kk * 32), smem_desc(b_addr + kk * 32));
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      // Keep this tile's MMAs in flight; the previous tile's are done, so release its stage.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0 && (t & 31) == 0) mbar_arrive(&empty[(kt - 1) % kStages]);
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+
+    const float alpha = a.global_scale * dev::kDequantFold;
+    const int warp = t / 32, lane = t % 32;
+    const int row = m0 + wgc * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int b = 0; b < 32; ++b) {
+      const int n = n0 + b * 8 + (lane % 4) * 2;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = row + 8 * h;
+        if (m >= a.M) continue;
+        __nv_bfloat16* c = a.C + size_t(m) * a.N + n;
+        const float v0 = d[b * 4 + 2 * h] * alpha, v1 = d[b * 4 + 2 * h + 1] * alpha;
+        if (n + 1 < a.N && (a.N % 2 == 0)) {
+          *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (n < a.N) c[0] = __float2bfloat16_rn(v0);
+          if (n + 1 < a.N) c[1] = __float2bfloat16_rn(v1);
+        }
+      }
+    }
+  }
+}
+
+class MmaWgmmaBackend final : public Backend {
+ public:
+  std::string variant() const override { return "wgmma"; }
+  cudaError_t probe() const override {
+    cudaFuncAttributes attr;
+    const cudaError_t e = cudaFuncGetAttributes(&attr, mma_wgmma_kernel);
+    return e != cudaSuccess ? e : repack_probe();
+  }
+  std::string check_shape(int M, int N, int K) const override {
+    return (M + BM - 1) / BM > 65535 ? "mma: M too large for the grid" : "";
+  }
+  void prepare(const GemmArgs& a) override {
+    CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+    repack_for_mma(a, BN, BK, w_);
+  }
+  void run(const GemmArgs& a) override {
+    const Params p{a, w_.w, w_.s, w_.Kpad};
+    const dim3 grid(w_.Npad / BN, (a.M + BM - 1) / BM);
+    mma_wgmma_kernel<<<grid, kThreads, kSmem, a.stream>>>(p);
+    CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  RepackedWeights w_;
+};
+}  // namespace
+
+std::unique_ptr<Backend> make_mma_wgmma_backend() { return std::make_unique<MmaWgmmaBackend>(); }
+}  // namespace gauntlet::kernels

@@ -1,0 +1,239 @@
+// `gauntlet-kernels gemm` (see gemm_cmd.hpp). Flow: validate -> find the GPU -> backend accepts
+// the shape and has a kernel image (else `unsupported`) -> random inputs on the GPU, quantized on
+// the GPU -> poisoned output, one run, fp64 check on the CPU -> timed runs (fresh A, flushed L2,
+// poisoned C before each) -> a second check after timing (catches state that decays with reuse).
+#include "gemm_cmd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "backend.hpp"
+#include "cublas_dl.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "exit_codes.hpp"
+#include "gauntlet/kernels/host.hpp"
+#include "gen.cuh"
+#include "quantize.cuh"
+#include "result_file.hpp"
+#include "timing.hpp"
+
+namespace gauntlet::kernels {
+namespace {
+using json = nlohmann::json;
+using nvfp4::ScaleLayout;
+
+constexpr double kRelTol = 5e-3;  // bf16 output rounding alone is ~1e-3 (see docs/KERNELS.md)
+
+int finish(json& out, const std::string& verdict, int code, const std::string& detail) {
+  out["verdict"] = verdict;
+  if (!detail.empty()) out["detail"] = detail;
+  json metrics = json::object();
+  auto add = [&](const char* key, const char* unit) {
+    if (out.contains(key) && out[key].is_number()) metrics[key] = metric(out[key].get<double>(), unit);
+  };
+  add("tflops", "TFLOP/s");
+  add("gbps", "GB/s");
+  add("ms_p50", "ms");
+  add("rel_err", "");
+  add("max_abs_err", "");
+  write_result_file(verdict, metrics, detail);
+  return code;
+}
+
+// Rows the CPU reference checks: all of them when cheap, else first, last and evenly spaced.
+std::vector<int> rows_to_check(int M, int N, int K, long long budget) {
+  const long long per_row = static_cast<long long>(N) * K;
+  const int want = static_cast<int>(std::clamp<long long>(budget / std::max(1LL, per_row), 2, M));
+  std::vector<int> rows;
+  if (want >= M) {
+    for (int m = 0; m < M; ++m) rows.push_back(m);
+    return rows;
+  }
+  for (int i = 0; i < want; ++i) rows.push_back(static_cast<int>(static_cast<long long>(M - 1) * i / (want - 1)));
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+struct Check {
+  Comparison cmp;
+  size_t unwritten = 0;  // poison (NaN) anywhere in C, also in rows the reference skipped
+};
+
+Check check_output(const GemmArgs& a, const std::vector<int>& rows, const std::vector<double>& ref) {
+  std::vector<uint16_t> c(static_cast<size_t>(a.M) * a.N);
+  CUDA_CHECK(cudaMemcpy(c.data(), a.C, c.size() * 2, cudaMemcpyDeviceToHost));
+  Check r;
+  for (uint16_t v : c)
+    if ((v & 0x7F80) == 0x7F80) ++r.unwritten;  // NaN or Inf: poison left behind or a bad value
+  std::vector<uint16_t> sel(rows.size() * static_cast<size_t>(a.N));
+  for (size_t i = 0; i < rows.size(); ++i)
+    std::memcpy(&sel[i * a.N], &c[static_cast<size_t>(rows[i]) * a.N], a.N * 2);
+  r.cmp = compare(sel, ref, static_cast<int>(rows.size()), a.N, kRelTol);
+  if (r.unwritten) r.cmp.passed = false;
+  return r;
+}
+
+std::string describe_failure(const Check& c) {
+  std::ostringstream s;
+  s << "rel_err " << c.cmp.rel_err << " (tolerance " << kRelTol << "), " << c.cmp.mismatches
+    << " elements over the element tolerance";
+  if (c.unwritten) s << ", " << c.unwritten << " outputs NaN/Inf (poison not overwritten or non-finite result)";
+  if (!c.cmp.first_mismatches.empty()) s << "; first: " << c.cmp.first_mismatches;
+  return s.str();
+}
+
+}  // namespace
+
+int run_gemm(const GemmOptions& o, json& out) {
+  out = {{"backend", o.backend}, {"m", o.M}, {"n", o.N}, {"k", o.K}, {"seed", o.seed},
+         {"scale_layout", o.scale_layout}, {"fault", o.fault.empty() ? json(nullptr) : json(o.fault)}};
+  if (o.M < 1 || o.N < 1 || o.K < 1 || o.K % nvfp4::kBlock)
+    return finish(out, "error", exit_code::kUsage, "need M, N, K >= 1 and K a multiple of 16 (one scale block)");
+  if (o.scale_layout != "plain" && o.scale_layout != "swizzled")
+    return finish(out, "error", exit_code::kUsage, "--scale-layout must be plain or swizzled");
+  if (!o.fault.empty() && o.fault != "scale-layout")
+    return finish(out, "error", exit_code::kUsage, "--fault must be scale-layout");
+  if (o.iters < 1) return finish(out, "error", exit_code::kUsage, "--iters must be at least 1");
+
+  const DeviceInfo dev = query_device();
+  if (dev.no_gpu) {
+    out["arch"] = nullptr;
+    return finish(out, "infra_error", exit_code::kNoGpu, "no GPU: " + dev.why);
+  }
+  out["arch"] = dev.arch;
+  out["gpu"] = dev.name;
+
+  std::unique_ptr<Backend> be;
+  try {
+    be = make_backend(o.backend, o.mma_path);
+  } catch (const std::exception& e) {
+    return finish(out, "error", exit_code::kUsage, e.what());
+  }
+  if (!be) return finish(out, "error", exit_code::kUsage, "unknown backend " + o.backend + " (see `list`)");
+  if (o.backend == "dequant_cublas" && !cublas::api().error.empty())
+    return finish(out, "infra_error", exit_code::kError, cublas::api().error);
+  if (const std::string why = be->check_shape(o.M, o.N, o.K); !why.empty())
+    return finish(out, "unsupported", exit_code::kUnsupported, why);
+  if (const cudaError_t e = be->probe(); e != cudaSuccess) {
+    cudaGetLastError();
+    out["cuda_error"] = cudaGetErrorName(e);
+    return finish(out, "unsupported", exit_code::kUnsupported,
+                  o.backend + " has no kernel image for " + dev.arch + ": " + cudaGetErrorString(e));
+  }
+
+  try {
+    const int M = o.M, N = o.N, K = o.K;
+    const ScaleLayout layout = o.scale_layout == "swizzled" ? ScaleLayout::swizzled : ScaleLayout::plain;
+    const ScaleLayout told = o.fault == "scale-layout"
+                                 ? (layout == ScaleLayout::plain ? ScaleLayout::swizzled : ScaleLayout::plain)
+                                 : layout;
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+    // Inputs: A normal(0,1) in bf16; W normal(0,1) quantized on the GPU. The scale buffer is sized
+    // for either layout so a deliberately misread layout stays in bounds.
+    DeviceBuffer<__nv_bfloat16> A(size_t(M) * K), C(size_t(M) * N);
+    DeviceBuffer<uint8_t> Wq(size_t(N) * K / 2);
+    DeviceBuffer<uint8_t> Ws(std::max(nvfp4::scale_bytes(ScaleLayout::plain, N, K),
+                                      nvfp4::scale_bytes(ScaleLayout::swizzled, N, K)));
+    DeviceBuffer<float> gs(2);
+    {
+      DeviceBuffer<float> Wf(size_t(N) * K);
+      fill_normal_gpu(Wf.get(), Wf.size(), o.seed * 2 + 1, stream);
+      amax_gpu(Wf.get(), Wf.size(), gs.get() + 1, stream);
+      global_scale_gpu(gs.get() + 1, gs.get(), stream);
+      CUDA_CHECK(cudaMemsetAsync(Ws.get(), 0, Ws.bytes(), stream));
+      quantize_gpu(Wf.get(), N, K, gs.get(), layout, Wq.get(), Ws.get(), stream);
+    }
+    fill_normal_gpu(A.get(), A.size(), o.seed * 2, stream);
+
+    Nvfp4Matrix wh;
+    wh.rows = N;
+    wh.cols = K;
+    wh.layout = layout;
+    wh.packed.resize(Wq.size());
+    wh.scales.resize(nvfp4::scale_bytes(layout, N, K));
+    CUDA_CHECK(cudaMemcpyAsync(wh.packed.data(), Wq.get(), Wq.size(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(wh.scales.data(), Ws.get(), wh.scales.size(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(&wh.global_scale, gs.get(), sizeof(float), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    GemmArgs args{M, N, K, A.get(), Wq.get(), Ws.get(), told, wh.global_scale, C.get(), stream};
+    be->prepare(args);
+
+    // Reference on the checked rows, from the exact bytes the GPU holds.
+    const std::vector<int> rows = rows_to_check(M, N, K, o.check_budget);
+    auto reference_rows = [&]() {
+      std::vector<uint16_t> a_bf(static_cast<size_t>(M) * K);
+      CUDA_CHECK(cudaMemcpy(a_bf.data(), A.get(), a_bf.size() * 2, cudaMemcpyDeviceToHost));
+      std::vector<float> a_f(static_cast<size_t>(M) * K);
+      for (size_t i = 0; i < a_f.size(); ++i) a_f[i] = bf16_to_f32(a_bf[i]);
+      std::vector<double> a_ref(rows.size() * static_cast<size_t>(K));
+      if (be->quantizes_activations()) {
+        // W4A4: the backend multiplies NVFP4(A); so must the reference (same quantizer).
+        const Nvfp4Matrix aq = quantize_cpu(a_f, M, K, ScaleLayout::plain);
+        for (size_t i = 0; i < rows.size(); ++i)
+          for (int k = 0; k < K; ++k) a_ref[i * K + k] = aq.at(rows[i], k);
+      } else {
+        for (size_t i = 0; i < rows.size(); ++i)
+          for (int k = 0; k < K; ++k) a_ref[i * K + k] = a_f[static_cast<size_t>(rows[i]) * K + k];
+      }
+      return reference_gemm_fp64(a_ref, static_cast<int>(rows.size()), wh, 0);
+    };
+    const std::vector<double> ref = reference_rows();
+
+    auto poison = [&]() { CUDA_CHECK(cudaMemsetAsync(C.get(), 0xFF, C.bytes(), stream)); };  // bf16 NaN
+    poison();
+    be->run(args);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    Check first = check_output(args, rows, ref);
+
+    // Timing: fresh A each run (different seed), L2 flushed, C poisoned; all outside the events.
+    L2Flusher flusher(dev.l2_bytes);
+    uint64_t run_no = 0;
+    auto before = [&]() {
+      fill_normal_gpu(A.get(), A.size(), o.seed * 2 + 1000003 * (++run_no), stream);
+      poison();
+    };
+    const TimingStats t = summarize(time_runs(o.warmup, o.iters, stream, flusher, before, [&] { be->run(args); }));
+
+    // Same inputs as the first check again, after the timed runs.
+    fill_normal_gpu(A.get(), A.size(), o.seed * 2, stream);
+    poison();
+    be->run(args);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    Check second = check_output(args, rows, ref);
+    CUDA_CHECK(cudaStreamDestroy(stream));
+
+    const Check& worst = !first.cmp.passed ? first : second;
+    const double secs = t.p50 * 1e-3;
+    out["rel_err"] = std::max(first.cmp.rel_err, second.cmp.rel_err);
+    out["max_abs_err"] = std::max(first.cmp.max_abs_err, second.cmp.max_abs_err);
+    out["mismatches"] = worst.cmp.mismatches;
+    out["checked_rows"] = rows.size();
+    out["tolerance"] = kRelTol;
+    out["ms_p50"] = t.p50;
+    out["ms_min"] = t.min;
+    out["ms_p90"] = t.p90;
+    out["iters"] = t.runs;
+    out["tflops"] = secs > 0 ? 2.0 * M * N * K / secs * 1e-12 : 0.0;
+    out["gbps"] = secs > 0 ? be->min_bytes(M, N, K) / secs * 1e-9 : 0.0;
+    out["min_bytes"] = be->min_bytes(M, N, K);
+    if (const std::string v = be->variant(); !v.empty()) out["variant"] = v;
+    if (first.cmp.passed && second.cmp.passed) return finish(out, "passed", exit_code::kPassed, "");
+    if (!worst.cmp.first_mismatches.empty()) out["first_mismatches"] = worst.cmp.first_mismatches;
+    return finish(out, "wrong_output", exit_code::kWrongOutput, describe_failure(worst));
+  } catch (const CudaError& e) {
+    out["cuda_error"] = cudaGetErrorName(e.code);
+    const bool oom = e.code == cudaErrorMemoryAllocation;
+    return finish(out, oom ? "oom" : "crashed", exit_code::kError, e.what());
+  } catch (const std::exception& e) {
+    return finish(out, "crashed", exit_code::kError, e.what());
+  }
+}
+
+}  // namespace gauntlet::kernels

@@ -1,0 +1,23 @@
+// `gauntlet-kernels gemm`: run one backend on one shape, check it against the fp64 CPU
+// reference, time it, print one JSON line, and return the exit code (exit_codes.hpp).
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gauntlet::kernels {
+
+struct GemmOptions {
+  std::string backend;
+  int M = 0, N = 0, K = 0;
+  uint64_t seed = 1;
+  int iters = 20, warmup = 3;
+  std::string scale_layout = "plain";  // plain | swizzled
+  std::string fault;                   // "" | scale-layout
+  std::string mma_path = "auto";       // auto | wgmma | sync
+  long long check_budget = 1LL << 31;  // fp64 MACs the CPU reference may spend (rows are sampled past it)
+};
+
+int run_gemm(const GemmOptions& o, nlohmann::json& out);
+
+}  // namespace gauntlet::kernels

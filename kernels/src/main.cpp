@@ -1,0 +1,71 @@
+// gauntlet-kernels: NVFP4 GEMM backends, node preflight. Subcommands: list, gemm, preflight.
+// Every subcommand prints one JSON document on stdout; exit codes are in exit_codes.hpp.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "backend.hpp"
+#include "exit_codes.hpp"
+#include "gemm_cmd.hpp"
+#include "preflight.hpp"
+
+#ifndef GAUNTLET_VERSION
+#define GAUNTLET_VERSION "dev"
+#endif
+
+using namespace gauntlet::kernels;
+using json = nlohmann::json;
+
+int main(int argc, char** argv) {
+  CLI::App app{"gauntlet-kernels: NVFP4 GEMM backends checked against an fp64 reference, and node preflight"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", GAUNTLET_VERSION);
+
+  auto* list = app.add_subcommand("list", "backends and the CUDA architectures each was built for");
+
+  GemmOptions g;
+  auto* gemm = app.add_subcommand("gemm", "run one backend on one shape; exit 0 passed, 3 unsupported, 4 wrong output");
+  gemm->add_option("--backend", g.backend, "reference | dequant_cublas | mma | gemv | sm120_native")->required();
+  gemm->add_option("--m", g.M, "rows of A and C")->required();
+  gemm->add_option("--n", g.N, "rows of W, columns of C")->required();
+  gemm->add_option("--k", g.K, "reduction length (multiple of 16)")->required();
+  gemm->add_option("--seed", g.seed, "input seed")->capture_default_str();
+  gemm->add_option("--iters", g.iters, "timed runs (median reported)")->capture_default_str();
+  gemm->add_option("--warmup", g.warmup, "untimed runs first")->capture_default_str();
+  gemm->add_option("--scale-layout", g.scale_layout, "plain | swizzled (128x4 tiles)")->capture_default_str();
+  gemm->add_option("--fault", g.fault, "scale-layout: read scales in the wrong layout on purpose");
+  gemm->add_option("--mma-path", g.mma_path, "mma backend: auto | wgmma | sync")->capture_default_str();
+  gemm->add_option("--check-budget", g.check_budget, "fp64 multiply-adds the CPU check may spend")->capture_default_str();
+
+  PreflightOptions p;
+  auto* pre = app.add_subcommand("preflight", "copy bandwidth, bf16 GEMM rate, ECC state; non-zero exit: take no trials");
+  pre->add_option("--gemm-size", p.gemm_size, "M = N = K of the bf16 GEMM")->capture_default_str();
+  pre->add_option("--copy-mib", p.copy_mib, "MiB per copy")->capture_default_str();
+  pre->add_option("--iters", p.iters, "timed runs (median)")->capture_default_str();
+  pre->add_flag("--errors-only", p.skip_perf, "skip the measurements, read the error counters only");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return exit_code::kUsage;
+  }
+
+  json out;
+  int code = exit_code::kPassed;
+  if (*list) {
+    out["version"] = GAUNTLET_VERSION;
+    out["backends"] = json::array();
+    for (const auto& b : list_backends())
+      out["backends"].push_back({{"name", b.name}, {"archs", b.archs}, {"description", b.description}});
+  } else if (*gemm) {
+    code = run_gemm(g, out);
+  } else if (*pre) {
+    code = run_preflight(p, out);
+  }
+  std::cout << out.dump() << std::endl;
+  return code;
+}

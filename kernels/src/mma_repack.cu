@@ -1,0 +1,53 @@
+// Weight repack for the tiled `mma` kernels (see mma_repack.cuh).
+#include "cuda_check.hpp"
+#include "mma_repack.cuh"
+
+namespace gauntlet::kernels {
+namespace {
+using namespace nvfp4;
+
+__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint8_t* out, int Npad, int Kpad) {
+  const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const size_t row_out = Kpad / 2;
+  if (idx >= size_t(Npad) * row_out) return;
+  const int n = int(idx / row_out), b = int(idx % row_out);
+  out[idx] = (n < N && b < K / 2) ? w[size_t(n) * (K / 2) + b] : 0;
+}
+
+__global__ void repack_s_kernel(const uint8_t* s, ScaleLayout layout, int N, int K, uint8_t* out, int Npad,
+                                int Kpad) {
+  const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const int cols = Kpad / kBlock;
+  if (idx >= size_t(Npad) * cols) return;
+  const int n = int(idx / cols), c = int(idx % cols);
+  out[idx] = (n < N && c < K / kBlock) ? s[scale_index(layout, n, c, N, K)] : 0;
+}
+}  // namespace
+
+RepackedWeights::~RepackedWeights() {
+  if (w) cudaFree(w);
+  if (s) cudaFree(s);
+}
+
+void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out) {
+  if (out.w) CUDA_CHECK(cudaFree(out.w));
+  if (out.s) CUDA_CHECK(cudaFree(out.s));
+  out.w = out.s = nullptr;
+  out.Npad = (a.N + n_align - 1) / n_align * n_align;
+  out.Kpad = (a.K + k_align - 1) / k_align * k_align;
+  const size_t wb = size_t(out.Npad) * out.Kpad / 2, sb = size_t(out.Npad) * out.Kpad / kBlock;
+  CUDA_CHECK(cudaMalloc(&out.w, wb));
+  CUDA_CHECK(cudaMalloc(&out.s, sb));
+  repack_w_kernel<<<unsigned((wb + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.N, a.K, out.w, out.Npad, out.Kpad);
+  CUDA_CHECK_LAUNCH();
+  repack_s_kernel<<<unsigned((sb + 255) / 256), 256, 0, a.stream>>>(a.Ws, a.layout, a.N, a.K, out.s, out.Npad,
+                                                                    out.Kpad);
+  CUDA_CHECK_LAUNCH();
+}
+
+cudaError_t repack_probe() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, repack_w_kernel);
+}
+
+}  // namespace gauntlet::kernels

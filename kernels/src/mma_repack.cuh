@@ -1,0 +1,27 @@
+// One-time weight repack for the `mma` backend (the kind of offline step Marlin-style kernels
+// take): W padded to [Npad, Kpad/2] and its scales to plain row-major [Npad, Kpad/16] whatever the
+// input layout, zeros in the padding, so the tiled kernels need no bounds checks on W.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backend.hpp"
+
+namespace gauntlet::kernels {
+
+struct RepackedWeights {
+  uint8_t* w = nullptr;
+  uint8_t* s = nullptr;
+  int Npad = 0, Kpad = 0;
+  RepackedWeights() = default;
+  RepackedWeights(const RepackedWeights&) = delete;
+  RepackedWeights& operator=(const RepackedWeights&) = delete;
+  ~RepackedWeights();
+};
+
+// n_align and k_align are the kernel's tile sizes (k_align a multiple of 32).
+void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out);
+cudaError_t repack_probe();
+
+}  // namespace gauntlet::kernels

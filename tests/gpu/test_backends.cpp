@@ -1,0 +1,102 @@
+// Every backend through the same path as `gauntlet-kernels gemm` (fresh random inputs, poisoned
+// outputs, fp64 CPU reference, a second check after timed runs) on awkward sizes, fixed seeds.
+#include <gtest/gtest.h>
+
+#include "device_info.hpp"
+#include "exit_codes.hpp"
+#include "gemm_cmd.hpp"
+#include "gpu_env.hpp"
+
+using namespace gauntlet::kernels;
+
+namespace {
+struct Case {
+  std::string backend;
+  int M, N, K;
+  std::string layout = "plain";
+  std::string mma_path = "auto";
+};
+
+std::string name_of(const Case& c) {
+  std::string p = c.mma_path == "auto" ? "" : "_" + c.mma_path;
+  return c.backend + p + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + "_" +
+         c.layout;
+}
+
+int run_case(const Case& c, nlohmann::json& out, const std::string& fault = "", uint64_t seed = 7) {
+  GemmOptions o;
+  o.backend = c.backend;
+  o.M = c.M;
+  o.N = c.N;
+  o.K = c.K;
+  o.scale_layout = c.layout;
+  o.mma_path = c.mma_path;
+  o.fault = fault;
+  o.seed = seed;
+  o.iters = 3;
+  o.warmup = 1;
+  return run_gemm(o, out);
+}
+}  // namespace
+
+class Backends : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Backends, MatchFp64Reference) {
+  SKIP_WITHOUT_GPU();
+  const Case c = GetParam();
+  const DeviceInfo dev = query_device();
+  if (c.mma_path == "wgmma" && dev.arch != "sm_90") GTEST_SKIP() << "wgmma path needs sm_90, have " << dev.arch;
+  nlohmann::json out;
+  const int code = run_case(c, out);
+  if (c.backend == "sm120_native" && dev.cc_major != 12) {
+    // Built for sm_120a only: must refuse with the runtime's own words, never run.
+    EXPECT_EQ(code, exit_code::kUnsupported) << out.dump();
+    EXPECT_EQ(out.value("verdict", ""), "unsupported");
+    EXPECT_NE(out.value("detail", "").find("no kernel image"), std::string::npos) << out.dump();
+    return;
+  }
+  EXPECT_EQ(code, exit_code::kPassed) << out.dump();
+  EXPECT_EQ(out.value("verdict", ""), "passed") << out.dump();
+  EXPECT_LT(out.value("rel_err", 1.0), 5e-3) << out.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Awkward, Backends,
+    ::testing::Values(
+        Case{"reference", 5, 33, 48}, Case{"reference", 17, 130, 208, "swizzled"},
+        Case{"dequant_cublas", 7, 129, 80}, Case{"dequant_cublas", 130, 257, 1040, "swizzled"},
+        Case{"gemv", 1, 1001, 528}, Case{"gemv", 7, 333, 1024, "swizzled"}, Case{"gemv", 16, 2050, 4096},
+        Case{"gemv", 16, 257, 48}, Case{"mma", 1, 300, 64}, Case{"mma", 129, 300, 208},
+        Case{"mma", 257, 513, 1040, "swizzled"}, Case{"mma", 384, 512, 4096},
+        Case{"mma", 129, 300, 208, "plain", "sync"}, Case{"mma", 257, 513, 1040, "swizzled", "sync"},
+        Case{"mma", 200, 700, 512, "plain", "wgmma"}, Case{"sm120_native", 33, 65, 128},
+        Case{"sm120_native", 16, 256, 1024, "swizzled"}),
+    [](const ::testing::TestParamInfo<Case>& i) { return name_of(i.param); });
+
+TEST(Fault, MisreadScaleLayoutIsWrongOutput) {
+  SKIP_WITHOUT_GPU();
+  for (const char* be : {"reference", "mma", "gemv", "dequant_cublas"}) {
+    for (const char* layout : {"plain", "swizzled"}) {
+      nlohmann::json out;
+      const int code = run_case(Case{be, 16, 384, 512, layout}, out, "scale-layout");
+      EXPECT_EQ(code, exit_code::kWrongOutput) << be << " " << layout << " " << out.dump();
+      EXPECT_EQ(out.value("verdict", ""), "wrong_output");
+      EXPECT_GT(out.value("rel_err", 0.0), 0.05);
+    }
+  }
+}
+
+TEST(Shapes, GemvRefusesLargeM) {
+  SKIP_WITHOUT_GPU();
+  nlohmann::json out;
+  EXPECT_EQ(run_case(Case{"gemv", 17, 64, 64}, out), exit_code::kUnsupported) << out.dump();
+}
+
+TEST(Seeds, DifferentSeedsStillPass) {
+  SKIP_WITHOUT_GPU();
+  for (uint64_t seed : {1, 2, 3}) {
+    nlohmann::json out;
+    EXPECT_EQ(run_case(Case{"mma", 100, 200, 320}, out, "", seed), 0) << out.dump();
+    EXPECT_EQ(run_case(Case{"gemv", 3, 200, 320}, out, "", seed), 0) << out.dump();
+  }
+}
