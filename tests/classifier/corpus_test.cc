@@ -1,0 +1,108 @@
+// Runs every tests/classifier/NN-name.log against its NN-name.expect.json and reports accuracy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "workers/classifier/classifier.h"
+#include "workers/classifier/signals.h"
+
+namespace fs = std::filesystem;
+using gauntlet::Classification;
+using gauntlet::ExitInfo;
+
+namespace {
+
+struct Case {
+  std::string name;
+  fs::path log;
+  nlohmann::json expect;
+};
+
+std::vector<Case> LoadCorpus() {
+  std::vector<Case> out;
+  for (const auto& entry : fs::directory_iterator(GAUNTLET_CLASSIFIER_CORPUS)) {
+    if (entry.path().extension() != ".log") continue;
+    fs::path expect = entry.path();
+    expect.replace_extension(".expect.json");
+    std::ifstream in(expect);
+    Case c{entry.path().stem().string(), entry.path(), nlohmann::json()};
+    if (in) c.expect = nlohmann::json::parse(in);
+    out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  return out;
+}
+
+ExitInfo ExitFor(const nlohmann::json& e) {
+  ExitInfo x;
+  if (e.contains("exit_code")) x.exit_code = e["exit_code"].get<int>();
+  if (e.contains("signal")) {
+    const auto& s = e["signal"];
+    x.signal = s.is_number() ? std::optional<int>(s.get<int>()) : gauntlet::SignalNumber(s.get<std::string>());
+  }
+  x.timed_out = e.value("timed_out", false);
+  x.cancelled = e.value("cancelled", false);
+  return x;
+}
+
+TEST(Corpus, EveryLogMatchesItsExpectation) {
+  auto corpus = LoadCorpus();
+  ASSERT_GE(corpus.size(), 30u) << "the corpus needs at least 30 logs";
+  size_t verdict_ok = 0, signature_ok = 0;
+  for (const auto& c : corpus) {
+    SCOPED_TRACE(c.name);
+    ASSERT_TRUE(c.expect.is_object()) << "missing or invalid " << c.name << ".expect.json";
+    ASSERT_TRUE(c.expect.contains("verdict") && c.expect.contains("signature"));
+    ASSERT_FALSE(c.expect.value("source", std::string()).empty()) << "say which public report style it follows";
+    Classification got = gauntlet::ClassifyFile(c.log.string(), ExitFor(c.expect));
+    const bool v = got.verdict == c.expect["verdict"].get<std::string>();
+    const bool s = got.signature == c.expect["signature"].get<std::string>();
+    verdict_ok += v;
+    signature_ok += v && s;
+    EXPECT_TRUE(v && s) << "got " << gauntlet::ToJson(got).dump() << "\nwant verdict="
+                        << c.expect["verdict"] << " signature=" << c.expect["signature"];
+    if (got.verdict != "passed") {
+      EXPECT_FALSE(got.evidence.empty());
+    }
+    EXPECT_LE(got.evidence.size(), 300u);
+  }
+  const double n = static_cast<double>(corpus.size());
+  std::printf("corpus: %zu logs, verdict accuracy %.1f%%, verdict+signature accuracy %.1f%%\n", corpus.size(),
+              100.0 * verdict_ok / n, 100.0 * signature_ok / n);
+  // docs/CLASSIFIER.md states the accuracy; keep it true.
+  EXPECT_EQ(verdict_ok, corpus.size());
+  EXPECT_EQ(signature_ok, corpus.size());
+}
+
+TEST(Corpus, CoversEveryFailureVerdict) {
+  std::set<std::string> seen;
+  for (const auto& c : LoadCorpus())
+    if (c.expect.is_object()) seen.insert(c.expect["verdict"].get<std::string>());
+  for (const char* v : {"passed", "unsupported", "crashed", "wrong_output", "timeout", "oom", "infra_error"})
+    EXPECT_TRUE(seen.count(v)) << v;
+}
+
+TEST(Corpus, ChunkingDoesNotChangeAnyResult) {
+  for (const auto& c : LoadCorpus()) {
+    SCOPED_TRACE(c.name);
+    std::ifstream in(c.log, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const ExitInfo exit = ExitFor(c.expect);
+    const Classification whole = gauntlet::ClassifyText(text, exit);
+    for (size_t chunk : {1u, 3u, 17u, 64u, 4096u}) {
+      gauntlet::Classifier cl;
+      for (size_t i = 0; i < text.size(); i += chunk) cl.Feed(std::string_view(text).substr(i, chunk));
+      Classification got = cl.Finish(exit);
+      EXPECT_EQ(got.verdict, whole.verdict) << "chunk " << chunk;
+      EXPECT_EQ(got.signature, whole.signature) << "chunk " << chunk;
+      EXPECT_EQ(got.evidence, whole.evidence) << "chunk " << chunk;
+    }
+  }
+}
+
+}  // namespace

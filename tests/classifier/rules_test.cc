@@ -1,0 +1,194 @@
+// Suite rules (parsing, precedence, benign lines, regex) and the decision between exit status,
+// built-in evidence and ranks.
+#include <gtest/gtest.h>
+
+#include "workers/classifier/classifier.h"
+
+using namespace gauntlet;
+
+namespace {
+
+ExitInfo Code(int c) {
+  ExitInfo e;
+  e.exit_code = c;
+  return e;
+}
+ExitInfo Sig(int s) {
+  ExitInfo e;
+  e.signal = s;
+  return e;
+}
+
+std::string InvalidArgument(const char* json) {
+  try {
+    ParseSignatureRules(nlohmann::json::parse(json));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(SuiteRules, ParseAndValidate) {
+  auto rules = ParseSignatureRules(nlohmann::json::parse(
+      R"([{"match": "trtllm-gen MoE kernels are SM100-only", "verdict": "unsupported"},
+          {"match": "Error Internal at: \\d+", "regex": true, "verdict": "crashed", "signature": "crashed:cutlass_internal"}])"));
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_FALSE(rules[0].regex);
+  EXPECT_TRUE(rules[1].regex);
+  EXPECT_EQ(rules[1].signature, "crashed:cutlass_internal");
+  EXPECT_TRUE(ParseSignatureRules(nlohmann::json()).empty());
+
+  EXPECT_NE(InvalidArgument(R"({"match": "x"})").find("signatures: must be an array"), std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"verdict": "crashed"}])").find("signatures[0].match"), std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "", "verdict": "crashed"}])").find("signatures[0].match"), std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "verdict": "exploded"}])").find("signatures[0].verdict"),
+            std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "verdict": "skipped"}])").find("signatures[0].verdict"),
+            std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "verdict": "oom"}, {"match": "(", "regex": true, "verdict": "oom"}])")
+                .find("signatures[1].match: invalid regex"),
+            std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "regex": "yes", "verdict": "oom"}])").find("signatures[0].regex"),
+            std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "verdit": "oom"}])").find("signatures[0].verdit"), std::string::npos);
+  EXPECT_NE(InvalidArgument(R"([{"match": "x", "verdict": "oom", "signature": 3}])").find("signatures[0].signature"),
+            std::string::npos);
+}
+
+TEST(SuiteRules, TakePrecedenceOverBuiltins) {
+  const std::string log =
+      "Traceback (most recent call last):\n"
+      "  File \"/x/flashinfer/fused_moe/core.py\", line 10, in run\n"
+      "RuntimeError: trtllm-gen MoE kernels are SM100-only; no kernel image is available for execution on the device\n";
+  EXPECT_EQ(ClassifyText(log, Code(1)).signature, "unsupported:no_kernel_image");
+  std::vector<SignatureRule> rules = {{"trtllm-gen MoE kernels are SM100-only", false, "unsupported", ""}};
+  auto c = ClassifyText(log, Code(1), rules);
+  EXPECT_EQ(c.verdict, "unsupported");
+  EXPECT_EQ(c.signature, "unsupported:trtllm-gen MoE kernels are SM100-only");
+  EXPECT_NE(c.evidence.find("SM100-only"), std::string::npos);
+  // Even when the process claims success.
+  EXPECT_EQ(ClassifyText("note: trtllm-gen MoE kernels are SM100-only\n", Code(0), rules).verdict, "unsupported");
+  // Case-sensitive substring: a differently-cased line does not match the suite rule.
+  std::vector<SignatureRule> marker = {{"Backend Refused", false, "unsupported", ""}};
+  EXPECT_EQ(ClassifyText("backend refused\n", Code(0), marker).verdict, "passed");
+  EXPECT_EQ(ClassifyText("Backend Refused\n", Code(0), marker).verdict, "unsupported");
+}
+
+TEST(SuiteRules, FirstRuleInSuiteOrderWins) {
+  std::vector<SignatureRule> rules = {{"second marker", false, "oom", "oom:custom"},
+                                      {"first marker", false, "crashed", "crashed:custom"}};
+  auto c = ClassifyText("first marker\nsecond marker\n", Code(1), rules);
+  EXPECT_EQ(c.signature, "oom:custom");
+}
+
+TEST(SuiteRules, RegexWithAndWithoutLiteral) {
+  std::vector<SignatureRule> with_literal = {{"Error Internal at: \\d+", true, "crashed", "crashed:cutlass_at"}};
+  EXPECT_EQ(ClassifyText("x\nGot cutlass error: Error Internal at: 123\n", Code(1), with_literal).signature,
+            "crashed:cutlass_at");
+  EXPECT_EQ(ClassifyText("Error Internal at: none\n", Code(0), with_literal).verdict, "passed");
+  // No literal can be proven: the regex runs on every line, still correct.
+  std::vector<SignatureRule> alternation = {{"^(foo|bar) exploded$", true, "crashed", "crashed:fb"}};
+  EXPECT_EQ(ClassifyText("a\nbar exploded\n", Code(1), alternation).signature, "crashed:fb");
+  // Anchors apply to the message after a rank prefix, too.
+  EXPECT_EQ(ClassifyText("[rank2]: foo exploded\n", Code(1), alternation).signature, "crashed:fb");
+}
+
+TEST(SuiteRules, PassedMarksBenignLines) {
+  const std::string log = "ERROR: FusedMoE is not supported on this GPU architecture sm_120\nall done\n";
+  EXPECT_EQ(ClassifyText(log, Code(1)).verdict, "unsupported");
+  std::vector<SignatureRule> benign = {{"FusedMoE is not supported", false, "passed", ""}};
+  auto c = ClassifyText(log, Code(1), benign);
+  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.signature, "crashed:exit_code:1");
+}
+
+TEST(Decision, ExitZeroWithoutEvidencePasses) {
+  EXPECT_EQ(ClassifyText("loading\nready\n", Code(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText("", Code(0)).signature, "");
+  EXPECT_EQ(ClassifyText("hello\n", ExitInfo{}).verdict, "passed");
+  // A handled traceback in a successful run is not a failure...
+  EXPECT_EQ(ClassifyText("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: retry\nok\n", Code(0))
+                .verdict,
+            "passed");
+  // ...but a refusal that the program swallowed is.
+  auto c = ClassifyText("This example requires a GPU with compute capability 100a or later.\n", Code(0));
+  EXPECT_EQ(c.verdict, "unsupported");
+  EXPECT_EQ(c.signature, "unsupported:arch_gate:This example requires a GPU with compute capability <n>a or later.");
+}
+
+TEST(Decision, ExitStatusFallbacks) {
+  EXPECT_EQ(ClassifyText("bye\n", Code(3)).signature, "crashed:exit_code:3");
+  EXPECT_EQ(ClassifyText("bye\n", Code(3)).evidence, "bye");
+  EXPECT_EQ(ClassifyText("bye\n", Sig(11)).signature, "crashed:signal:SIGSEGV");
+  EXPECT_EQ(ClassifyText("bye\n", Code(139)).signature, "crashed:signal:SIGSEGV");
+  EXPECT_EQ(ClassifyText("bye\n", Sig(9)).signature, "crashed:signal:SIGKILL");
+  EXPECT_EQ(ClassifyText("loading\nKilled\n", Sig(9)).signature, "oom:host");
+  EXPECT_EQ(ClassifyText("bash: line 1:  4242 Killed    python3 x.py\n", Code(137)).signature, "oom:host");
+  // "Killed" without SIGKILL is just a word.
+  EXPECT_EQ(ClassifyText("Killed\n", Code(1)).signature, "crashed:exit_code:1");
+  ExitInfo t;
+  t.timed_out = true;
+  t.signal = 9;
+  EXPECT_EQ(ClassifyText("waiting\n", t).signature, "timeout:stage_limit");
+  ExitInfo x;
+  x.cancelled = true;
+  x.exit_code = 1;
+  EXPECT_EQ(ClassifyText("RuntimeError: x\n", x).verdict, "cancelled");
+}
+
+TEST(Decision, RootCauseBeatsTimeoutAndWatchdog) {
+  const std::string log =
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank1]:   File \"/w/model_runner.py\", line 5, in forward\n"
+      "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+      "[rank0]:[E0601 13:10:01.0 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+      "WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600012 milliseconds before timing out.\n";
+  ExitInfo t;
+  t.timed_out = true;
+  EXPECT_EQ(ClassifyText(log, t).signature, "crashed:illegal_memory_access");
+  EXPECT_EQ(ClassifyText(log, Sig(6)).signature, "crashed:illegal_memory_access");
+  // Only the watchdog: a hang.
+  const std::string hang = log.substr(log.find("[rank0]:[E"));
+  EXPECT_EQ(ClassifyText(hang, Sig(6)).signature, "timeout:nccl_watchdog");
+  EXPECT_EQ(ClassifyText(hang, t).signature, "timeout:nccl_watchdog");
+}
+
+TEST(Decision, FirstFailingRankWinsEvenIfLaterRanksFailHarder) {
+  const std::string log =
+      "[rank2]: Traceback (most recent call last):\n"
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank2]:   File \"/w/layer.py\", line 5, in forward\n"
+      "[rank0]:   File \"/w/comm.py\", line 9, in all_reduce\n"
+      "[rank2]: ValueError: shape mismatch in expert 12 of 256\n"
+      "[rank0]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0.\n";
+  auto c = ClassifyText(log, Code(1));
+  EXPECT_EQ(c.signature, "crashed:ValueError:shape mismatch in expert <n> of <n>@layer.py");
+  EXPECT_NE(c.evidence.find("[rank2]"), std::string::npos);
+}
+
+TEST(Decision, ChainedExceptionsUseTheLastExceptionLine) {
+  const std::string log =
+      "Traceback (most recent call last):\n"
+      "  File \"/a/loader.py\", line 3, in load\n"
+      "KeyError: 'model.layers.3.mlp.gate'\n"
+      "\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/a/main.py\", line 1, in <module>\n"
+      "  File \"/a/weights.py\", line 77, in load_weights\n"
+      "RuntimeError: Failed to load weight model.layers.3.mlp.gate from shard 2\n";
+  EXPECT_EQ(ClassifyText(log, Code(1)).signature,
+            "crashed:RuntimeError:Failed to load weight model.layers.<n>.mlp.gate from shard <n>@weights.py");
+}
+
+TEST(Decision, AdvisoryRefusalsDoNotDecide) {
+  const std::string log =
+      "WARNING 06-01 10:00:00 [cuda.py:12] FlashInfer sampler is not supported on this GPU, falling back to PyTorch\n"
+      "[2025-06-01 10:00:00 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.\n"
+      "done\n";
+  EXPECT_EQ(ClassifyText(log, Code(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText(log, Code(2)).signature, "crashed:exit_code:2");
+}

@@ -1,0 +1,382 @@
+// Streaming classification: split into lines, prefilter each line with one Aho-Corasick pass,
+// run rules and traceback tracking only on candidate lines, keep per-rank summaries (bounded),
+// and decide at Finish. Decision order and rationale: docs/CLASSIFIER.md.
+#include "workers/classifier/classifier.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "workers/classifier/aho_corasick.h"
+#include "workers/classifier/builtin_rules.h"
+#include "workers/classifier/log_line.h"
+#include "workers/classifier/normalize.h"
+#include "workers/classifier/regex_literal.h"
+#include "workers/classifier/signals.h"
+#include "workers/classifier/traceback.h"
+
+namespace gauntlet {
+namespace {
+
+constexpr size_t kMaxLine = 64 * 1024;     // longer lines are cut (same cut whatever the chunking)
+constexpr size_t kMaxRuleScan = 4096;      // rules read the first 4 KiB of a candidate line
+constexpr size_t kMaxRanks = 1024;         // distinct writers tracked; the rest share one slot
+constexpr size_t kLastLineBytes = 512;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr std::string_view kTracebackNeedle = "traceback (most recent call last)";
+
+struct Incident {
+  std::string verdict;
+  std::string signature;
+  std::string evidence;
+};
+
+struct RankState {
+  TracebackTracker tb;
+  uint64_t first[5] = {kNever, kNever, kNever, kNever, kNever};  // first line of each tier
+  std::optional<Incident> last[5];                                 // last incident of each tier
+};
+
+struct CompiledRule {
+  SignatureRule rule;
+  std::optional<std::regex> re;
+  bool every_line = false;  // regex without a provable literal: tried on every line
+  uint32_t needle = 0;
+  std::string signature;
+};
+
+// Immutable per Classifier: the automaton and the compiled suite rules.
+struct Engine {
+  const BuiltinRules* builtin = &DefaultBuiltinRules();
+  std::vector<CompiledRule> suite;
+  std::optional<AhoCorasick> ac;
+  uint32_t builtin_count = 0;
+  uint32_t traceback_needle = 0;
+  bool any_every_line = false;
+};
+
+std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e, const std::string& frame) {
+  std::string sig(verdict);
+  sig += ':';
+  sig += e.type;
+  std::string msg = NormalizeMessage(e.message);
+  if (!msg.empty()) sig += ":" + msg;
+  if (!frame.empty()) sig += "@" + SanitizeUtf8(frame);
+  return sig;
+}
+
+bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
+
+}  // namespace
+
+struct Classifier::State {
+  std::shared_ptr<const Engine> engine;
+  std::string partial;
+  bool partial_overflow = false;
+  uint64_t line_no = 0;
+  std::unordered_map<std::string, RankState> ranks;
+  std::string last_opener_rank;
+  int open_tracebacks = 0;
+  std::vector<std::optional<Incident>> suite_hits;  // first match of each suite rule
+  std::optional<Incident> first_strong;
+  std::optional<Incident> killed_line;
+  std::string last_line;
+  // Scratch for one line's needle hits.
+  std::vector<uint8_t> hit;
+  std::vector<uint32_t> touched;
+
+  void ProcessLine(std::string_view line);
+  void SlowPath(std::string_view line, bool any_needle);
+  RankState& Rank(const std::string& key);
+  void Record(RankState& rs, Tier tier, Incident inc);
+  std::optional<Incident> Pick(int lo, int hi) const;
+  Classification Decide(const ExitInfo& exit) const;
+};
+
+RankState& Classifier::State::Rank(const std::string& key) {
+  auto it = ranks.find(key);
+  if (it != ranks.end()) return it->second;
+  if (ranks.size() >= kMaxRanks) return ranks["~other"];
+  return ranks[key];
+}
+
+void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
+  const int t = static_cast<int>(tier);
+  rs.first[t] = std::min(rs.first[t], line_no);
+  rs.last[t] = std::move(inc);
+}
+
+void Classifier::State::ProcessLine(std::string_view line) {
+  ++line_no;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  {
+    std::string_view t = TrimSpace(line);
+    if (!t.empty()) last_line.assign(t.substr(0, kLastLineBytes));
+  }
+  const Engine& e = *engine;
+  bool any = e.ac->Scan(line, [this](uint32_t id) {
+    if (!hit[id]) {
+      hit[id] = 1;
+      touched.push_back(id);
+    }
+  });
+  if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
+  for (uint32_t id : touched) hit[id] = 0;
+  touched.clear();
+}
+
+void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
+  const Engine& e = *engine;
+  LogLine parsed = ParseLogLine(line);
+  std::string rank = parsed.rank;
+  // Unprefixed continuation lines belong to the traceback that a prefixed line opened (SGLang
+  // logs "[.. TP0] Scheduler hit an exception: Traceback ..." and the frames without prefix).
+  if (rank.empty() && !last_opener_rank.empty()) {
+    auto it = ranks.find(last_opener_rank);
+    if (it != ranks.end() && it->second.tb.open()) rank = last_opener_rank;
+  }
+  RankState& rs = Rank(rank);
+  const bool was_open = rs.tb.open();
+  const auto role = (any_needle || was_open) ? rs.tb.Observe(parsed.message) : TracebackTracker::Role::kNone;
+  open_tracebacks += static_cast<int>(rs.tb.open()) - static_cast<int>(was_open);
+  if (role == TracebackTracker::Role::kOpener) last_opener_rank = rank;
+
+  // Suite rules see every line, frames included.
+  bool benign = false;
+  for (size_t i = 0; i < e.suite.size(); ++i) {
+    const CompiledRule& r = e.suite[i];
+    if (!r.every_line && !hit[r.needle]) continue;
+    if (suite_hits[i] && r.rule.verdict != "passed") continue;
+    bool m;
+    if (r.re) {
+      m = std::regex_search(line.begin(), line.end(), *r.re) ||
+          std::regex_search(parsed.message.begin(), parsed.message.end(), *r.re);
+    } else {
+      m = line.find(r.rule.match) != std::string_view::npos;
+    }
+    if (!m) continue;
+    if (r.rule.verdict == "passed") {
+      benign = true;
+      continue;
+    }
+    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line)};
+  }
+  if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
+
+  std::optional<ExceptionLine> exc;
+  if (role == TracebackTracker::Role::kException) exc = ParseExceptionLine(parsed.message);
+  if (!any_needle && !exc) return;
+
+  std::string_view raw = line.substr(0, kMaxRuleScan);
+  std::string lower = ToLowerAscii(raw);
+  LineContext ctx{raw, lower, &parsed, exc ? &*exc : nullptr};
+  const uint32_t n_builtin = e.builtin_count;
+  std::optional<RuleHit> h =
+      any_needle ? e.builtin->Match([&](uint32_t id) { return id < n_builtin && hit[id] != 0; }, ctx) : std::nullopt;
+
+  Incident inc;
+  Tier tier;
+  bool strong = false;
+  if (exc) {
+    const std::string& frame = rs.tb.innermost_file();
+    if (h && h->keyed && !h->needs_sigkill) {
+      inc = {std::string(h->verdict), h->key, TrimEvidence(line)};
+      tier = h->tier;
+      strong = h->strong;
+    } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
+      tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
+      inc = {std::string(h->verdict), ExceptionSignature(h->verdict, *exc, frame), TrimEvidence(line)};
+    } else {
+      std::string verdict = "crashed";
+      tier = Tier::kGeneric;
+      if (exc->type == "AssertionError") verdict = "wrong_output";
+      if (exc->type == "TimeoutError") {
+        verdict = "timeout";
+        tier = Tier::kSecondary;
+      }
+      if (exc->type == "KeyboardInterrupt" || exc->type == "SystemExit") tier = Tier::kSecondary;
+      inc = {verdict, ExceptionSignature(verdict, *exc, frame), TrimEvidence(line)};
+    }
+  } else if (h) {
+    if (h->needs_sigkill) {
+      if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line)};
+      return;
+    }
+    if (h->rule == "pytest_failed") {
+      // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg"
+      std::string_view msg = parsed.message;
+      size_t dash = msg.find(" - ");
+      std::string_view node = msg.substr(7, dash - 7);
+      std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
+      if (!pe) return;
+      std::string file(PathBasename(node.substr(0, node.find("::"))));
+      std::string verdict = pe->type == "AssertionError" ? "wrong_output" : "crashed";
+      inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
+      tier = Tier::kGeneric;
+    } else {
+      inc = {std::string(h->verdict), h->key, TrimEvidence(line)};
+      tier = h->tier;
+      strong = h->strong;
+    }
+  } else {
+    return;
+  }
+  if (strong && !first_strong) first_strong = inc;
+  Record(rs, tier, std::move(inc));
+}
+
+// The rank whose first incident in tiers [lo, hi] came earliest decides; it reports its strongest
+// tier, and within that tier its last incident (the final exception of a chain).
+std::optional<Incident> Classifier::State::Pick(int lo, int hi) const {
+  const RankState* best = nullptr;
+  uint64_t earliest = kNever;
+  for (const auto& [key, rs] : ranks) {
+    uint64_t f = kNever;
+    for (int t = lo; t <= hi; ++t) f = std::min(f, rs.first[t]);
+    if (f < earliest) {
+      earliest = f;
+      best = &rs;
+    }
+  }
+  if (!best) return std::nullopt;
+  for (int t = hi; t >= lo; --t)
+    if (best->last[t]) return best->last[t];
+  return std::nullopt;
+}
+
+Classification Classifier::State::Decide(const ExitInfo& exit) const {
+  auto out = [](const Incident& i) { return Classification{i.verdict, i.signature, i.evidence}; };
+  const std::string last = TrimEvidence(last_line);
+  if (exit.cancelled) return {"cancelled", "cancelled:by_user", last};
+  // The suite's own rules win; among several, the first in the suite's order.
+  for (size_t i = 0; i < suite_hits.size(); ++i)
+    if (suite_hits[i]) return out(*suite_hits[i]);
+
+  const bool exited_ok = exit.exit_code && *exit.exit_code == 0 && !exit.signal && !exit.timed_out;
+  if (exited_ok) {
+    // Exit 0 is believed unless the log holds a refusal or device fault that no program survives
+    // correctly (e.g. a CUTLASS example that prints "requires compute capability 100" and returns 0).
+    if (first_strong) return out(*first_strong);
+    return {"passed", "", ""};
+  }
+  if (auto p = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific))) return out(*p);
+
+  if (exit.timed_out) {
+    for (auto [lo, hi] : {std::pair{2, 2}, std::pair{1, 1}}) {
+      if (auto s = Pick(lo, hi); s && s->verdict == "timeout") return out(*s);
+    }
+    return {"timeout", "timeout:stage_limit", last};
+  }
+  std::optional<int> sig = exit.signal;
+  if (!sig && exit.exit_code && *exit.exit_code > 128 && *exit.exit_code < 160) sig = *exit.exit_code - 128;
+  if (sig && IsCrashSignal(*sig)) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
+  if (sig && *sig == 9 && killed_line) return out(*killed_line);
+  if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
+  if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return out(*s);
+  if (sig) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
+  if (exit.exit_code && *exit.exit_code != 0)
+    return {"crashed", "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
+  return {"passed", "", ""};
+}
+
+Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::make_unique<State>()) {
+  auto engine = std::make_shared<Engine>();
+  std::vector<std::string> needles = engine->builtin->needles();
+  engine->builtin_count = static_cast<uint32_t>(needles.size());
+  engine->traceback_needle = static_cast<uint32_t>(needles.size());
+  needles.emplace_back(kTracebackNeedle);
+  for (auto& r : suite_rules) {
+    CompiledRule c;
+    c.signature = r.signature.empty() ? SanitizeUtf8(r.verdict + ":" + r.match.substr(0, 120)) : r.signature;
+    std::string literal = r.match;
+    if (r.regex) {
+      c.re.emplace(r.match, std::regex::ECMAScript | std::regex::optimize);
+      literal = RequiredLiteral(r.match);
+      if (literal.size() < 3) {
+        c.every_line = true;
+        engine->any_every_line = true;
+      }
+    }
+    if (!c.every_line) {
+      c.needle = static_cast<uint32_t>(needles.size());
+      needles.push_back(literal);
+    }
+    c.rule = std::move(r);
+    engine->suite.push_back(std::move(c));
+  }
+  engine->ac.emplace(needles);
+  state_->hit.assign(needles.size(), 0);
+  state_->suite_hits.resize(engine->suite.size());
+  state_->engine = std::move(engine);
+}
+
+Classifier::~Classifier() = default;
+Classifier::Classifier(Classifier&&) noexcept = default;
+Classifier& Classifier::operator=(Classifier&&) noexcept = default;
+
+void Classifier::Feed(std::string_view chunk) {
+  State& s = *state_;
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    if (!nl) {
+      // No line end yet: keep (at most kMaxLine bytes of) the partial line.
+      if (!s.partial_overflow) {
+        size_t room = kMaxLine - s.partial.size();
+        s.partial.append(chunk.substr(0, room));
+        if (chunk.size() > room) s.partial_overflow = true;
+      }
+      return;
+    }
+    size_t len = static_cast<const char*>(nl) - chunk.data();
+    std::string_view piece = chunk.substr(0, len);
+    if (s.partial.empty() && !s.partial_overflow) {
+      s.ProcessLine(piece.substr(0, kMaxLine));  // zero-copy common case
+    } else {
+      if (!s.partial_overflow) s.partial.append(piece.substr(0, kMaxLine - s.partial.size()));
+      s.ProcessLine(s.partial);
+      s.partial.clear();
+      s.partial_overflow = false;
+    }
+    chunk.remove_prefix(len + 1);
+  }
+}
+
+Classification Classifier::Finish(const ExitInfo& exit) const {
+  if (state_->partial.empty()) return state_->Decide(exit);
+  State copy = *state_;  // Finish is const: the unterminated last line is processed on a copy
+  copy.ProcessLine(copy.partial);
+  return copy.Decide(exit);
+}
+
+Classification ClassifyText(std::string_view log, const ExitInfo& exit, const std::vector<SignatureRule>& rules) {
+  Classifier c(rules);
+  c.Feed(log);
+  return c.Finish(exit);
+}
+
+Classification ClassifyFile(const std::string& path, const ExitInfo& exit, const std::vector<SignatureRule>& rules) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  Classifier c(rules);
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    size_t n = std::fread(buf.data(), 1, buf.size(), f);
+    if (n > 0) c.Feed(std::string_view(buf.data(), n));
+    if (n < buf.size()) break;
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw std::runtime_error("cannot read " + path);
+  return c.Finish(exit);
+}
+
+nlohmann::json ToJson(const Classification& c) {
+  return {{"verdict", c.verdict}, {"signature", c.signature}, {"evidence", c.evidence}};
+}
+
+}  // namespace gauntlet

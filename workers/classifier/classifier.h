@@ -1,0 +1,73 @@
+// Failure classifier: turns a stage's log plus how the process ended into a verdict, a stable
+// signature and one evidence line. Rules and signature keys: docs/CLASSIFIER.md.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gauntlet {
+
+// One entry of a suite's "signatures" array. `match` is a case-sensitive substring, or an
+// ECMAScript regex searched in each line when `regex` is set. An empty `signature` means
+// "<verdict>:<match>". Verdict "passed" marks matching lines as benign (built-in rules skip them).
+struct SignatureRule {
+  std::string match;
+  bool regex = false;
+  std::string verdict;
+  std::string signature;
+};
+
+// How the stage's process ended. All empty means "unknown": the log alone decides.
+struct ExitInfo {
+  std::optional<int> exit_code;
+  std::optional<int> signal;  // signal number (SIGSEGV = 11)
+  bool timed_out = false;
+  bool cancelled = false;
+};
+
+// verdict is "passed" (signature and evidence empty) when nothing failed.
+struct Classification {
+  std::string verdict;
+  std::string signature;
+  std::string evidence;
+};
+
+// Parses a suite's "signatures" JSON array; throws std::invalid_argument naming the bad field
+// (e.g. "signatures[2].verdict: ...").
+std::vector<SignatureRule> ParseSignatureRules(const nlohmann::json& arr);
+
+// Streaming classifier. Feed the log in chunks of any size; memory stays bounded (lines are capped
+// at 64 KiB, per-rank state is a few strings). The result does not depend on how the log was
+// chunked. Not thread-safe; Finish may be called several times (e.g. with different ExitInfo).
+class Classifier {
+ public:
+  explicit Classifier(std::vector<SignatureRule> suite_rules = {});
+  ~Classifier();
+  Classifier(Classifier&&) noexcept;
+  Classifier& operator=(Classifier&&) noexcept;
+
+  void Feed(std::string_view chunk);
+  Classification Finish(const ExitInfo& exit) const;
+
+  struct State;  // defined in classifier.cc
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// One-shot helpers over Classifier.
+Classification ClassifyText(std::string_view log, const ExitInfo& exit,
+                            const std::vector<SignatureRule>& rules = {});
+// Reads the file in 1 MiB chunks; throws std::runtime_error if it cannot be opened or read.
+Classification ClassifyFile(const std::string& path, const ExitInfo& exit,
+                            const std::vector<SignatureRule>& rules = {});
+
+// Serialises as {"verdict", "signature", "evidence"} (what `gauntlet classify` prints).
+nlohmann::json ToJson(const Classification& c);
+
+}  // namespace gauntlet

@@ -1,0 +1,82 @@
+#include "workers/classifier/traceback.h"
+
+#include <array>
+#include <cctype>
+
+#include "workers/classifier/normalize.h"
+
+namespace gauntlet {
+namespace {
+
+constexpr int kMaxJunkLines = 64;
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool LooksLikeExceptionName(std::string_view name) {
+  static constexpr std::array<std::string_view, 9> kSuffixes = {
+      "Error", "Exception", "Exit", "Interrupt", "Failed", "Failure", "Warning", "Timeout", "Iteration"};
+  for (auto suf : kSuffixes)
+    if (name.size() > suf.size() - 1 && name.ends_with(suf)) return true;
+  static constexpr std::array<std::string_view, 4> kKnown = {"OutOfResources", "Unsupported",
+                                                             "InternalTorchDynamoError", "CompilationError"};
+  for (auto k : kKnown)
+    if (name == k) return true;
+  return name.find("Error") != std::string_view::npos || name.find("Exception") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<ExceptionLine> ParseExceptionLine(std::string_view msg) {
+  if (msg.empty() || !IsIdentStart(msg[0])) return std::nullopt;
+  size_t i = 0;
+  size_t last_dot = std::string_view::npos;
+  while (i < msg.size()) {
+    if (!IsIdentStart(msg[i])) return std::nullopt;
+    while (i < msg.size() && IsIdentChar(msg[i])) ++i;
+    if (i < msg.size() && msg[i] == '.' && i + 1 < msg.size() && IsIdentStart(msg[i + 1])) {
+      last_dot = i;
+      ++i;
+      continue;
+    }
+    break;
+  }
+  std::string_view dotted = msg.substr(0, i);
+  std::string_view name = last_dot == std::string_view::npos ? dotted : dotted.substr(last_dot + 1);
+  if (!LooksLikeExceptionName(name)) return std::nullopt;
+  std::string_view rest = msg.substr(i);
+  if (!TrimSpace(rest).empty()) {
+    if (rest[0] != ':') return std::nullopt;
+    rest.remove_prefix(1);
+  }
+  return ExceptionLine{std::string(name), TrimSpace(rest)};
+}
+
+TracebackTracker::Role TracebackTracker::Observe(std::string_view msg) {
+  if (msg.find("Traceback (most recent call last)") != std::string_view::npos) {
+    open_ = true;
+    frames_ = 0;
+    junk_ = 0;
+    innermost_.clear();
+    return Role::kOpener;
+  }
+  if (!open_) return Role::kNone;
+  std::string_view t = TrimSpace(msg);
+  if (t.starts_with("File \"")) {
+    size_t end = t.find('"', 6);
+    if (end != std::string_view::npos) innermost_ = std::string(PathBasename(t.substr(6, end - 6)));
+    ++frames_;
+    return Role::kFrame;
+  }
+  if (t.empty() || std::isspace(static_cast<unsigned char>(msg[0]))) return Role::kBody;
+  if (frames_ > 0) {
+    if (ParseExceptionLine(msg)) {
+      open_ = false;
+      return Role::kException;
+    }
+  }
+  if (++junk_ > kMaxJunkLines) open_ = false;
+  return Role::kOther;
+}
+
+}  // namespace gauntlet
