@@ -148,16 +148,16 @@ BuiltinRules::BuiltinRules() {
           return Hit("ptxas", "crashed", "crashed:ptxas:" + Norm(c, 80));
         return std::nullopt;
       });
+  Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
+        return Hit("no_binary_for_gpu", "unsupported", "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
+      });
   Add("no_kernel_image",
       {"no kernel image is available", "cudaerrornokernelimagefordevice", "no_kernel_image_for_device"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         return Hit("no_kernel_image", "unsupported", "unsupported:no_kernel_image", Tier::kSpecific, true, true);
-      });
-  Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu"},
-      [](const LineContext& c) -> std::optional<RuleHit> {
-        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
-        return Hit("no_binary_for_gpu", "unsupported", "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
       });
   Add("invalid_kernel_image",
       {"device kernel image is invalid", "cuda_error_invalid_image", "invalid device function",

@@ -34,6 +34,8 @@ struct Incident {
   std::string verdict;
   std::string signature;
   std::string evidence;
+  bool keyed = false;      // a fixed-key fact (no kernel image, OOM...), not an exception's own words
+  bool exception = false;  // came from the exception line that ended a traceback
 };
 
 struct RankState {
@@ -72,6 +74,17 @@ std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e,
 
 bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
 
+// Among specific facts from one rank, causes outrank consequences: a GPU that lacks the code
+// (unsupported) or the memory (oom) makes later launches fail, never the other way round.
+int CausePriority(std::string_view verdict) {
+  if (verdict == "unsupported") return 5;
+  if (verdict == "oom") return 4;
+  if (verdict == "infra_error") return 3;
+  if (verdict == "wrong_output") return 2;
+  if (verdict == "crashed") return 1;
+  return 0;
+}
+
 }  // namespace
 
 struct Classifier::State {
@@ -108,6 +121,14 @@ RankState& Classifier::State::Rank(const std::string& key) {
 void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
   const int t = static_cast<int>(tier);
   rs.first[t] = std::min(rs.first[t], line_no);
+  // Otherwise the last one wins (the final exception of a chain ended the process), except that
+  // a second fixed-key fact of the same kind is a consequence of the first, and the lines that
+  // continue an exception's message ("Mismatched elements: ...") do not replace the exception.
+  if (tier == Tier::kSpecific && rs.last[t]) {
+    const Incident& kept = *rs.last[t];
+    const int before = CausePriority(kept.verdict), now = CausePriority(inc.verdict);
+    if (before > now || (before == now && (kept.keyed || (kept.exception && !inc.exception)))) return;
+  }
   rs.last[t] = std::move(inc);
 }
 
@@ -185,7 +206,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   if (exc) {
     const std::string& frame = rs.tb.innermost_file();
     if (h && h->keyed && !h->needs_sigkill) {
-      inc = {std::string(h->verdict), h->key, TrimEvidence(line)};
+      inc = {std::string(h->verdict), h->key, TrimEvidence(line), true};
       tier = h->tier;
       strong = h->strong;
     } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
@@ -219,19 +240,20 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
       inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
       tier = Tier::kGeneric;
     } else {
-      inc = {std::string(h->verdict), h->key, TrimEvidence(line)};
+      inc = {std::string(h->verdict), h->key, TrimEvidence(line), h->keyed};
       tier = h->tier;
       strong = h->strong;
     }
   } else {
     return;
   }
+  inc.exception = exc.has_value();
   if (strong && !first_strong) first_strong = inc;
   Record(rs, tier, std::move(inc));
 }
 
 // The rank whose first incident in tiers [lo, hi] came earliest decides; it reports its strongest
-// tier, and within that tier its last incident (the final exception of a chain).
+// tier, and within that tier the incident Record kept (see there).
 std::optional<Incident> Classifier::State::Pick(int lo, int hi) const {
   const RankState* best = nullptr;
   uint64_t earliest = kNever;

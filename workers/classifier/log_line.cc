@@ -160,7 +160,9 @@ bool PeelNccl(std::string_view& s, std::string& rank) {
   size_t i = 1;
   while (i < rest.size() && IsDigit(rest[i])) ++i;
   if (i == 1 || i >= rest.size() || rest[i] != ']') return false;
-  if (!rest.substr(i + 1).starts_with(" NCCL")) return false;
+  // "[3] NCCL WARN ..." or "[3] transport/net_ib.cc:2118 NCCL WARN ...".
+  const size_t nccl = rest.find(" NCCL", i);
+  if (nccl == std::string_view::npos || nccl > i + 64) return false;
   if (rank.empty()) rank = "gpu" + std::string(rest.substr(1, i - 1));
   s = rest.substr(i + 2);
   return true;

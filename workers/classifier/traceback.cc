@@ -25,6 +25,18 @@ bool LooksLikeExceptionName(std::string_view name) {
   return name.find("Error") != std::string_view::npos || name.find("Exception") != std::string_view::npos;
 }
 
+// Dispatch and decorator frames that sit between any two real frames: the signature names the
+// innermost frame that is not one of these, so it says which layer or op failed.
+bool IsGlueFrame(std::string_view path) {
+  static constexpr std::array<std::string_view, 10> kGlue = {
+      "torch/_ops.py", "torch/nn/modules/module.py", "torch/utils/_contextlib.py", "/contextlib.py",
+      "/functools.py", "torch/_dynamo/eval_frame.py", "torch/_library/custom_ops.py", "torch/_compile.py",
+      "torch/autograd/function.py", "torch/_library/autograd.py"};
+  for (auto g : kGlue)
+    if (path.ends_with(g)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<ExceptionLine> ParseExceptionLine(std::string_view msg) {
@@ -58,13 +70,17 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg) {
     frames_ = 0;
     junk_ = 0;
     innermost_.clear();
+    innermost_glue_.clear();
     return Role::kOpener;
   }
   if (!open_) return Role::kNone;
   std::string_view t = TrimSpace(msg);
   if (t.starts_with("File \"")) {
     size_t end = t.find('"', 6);
-    if (end != std::string_view::npos) innermost_ = std::string(PathBasename(t.substr(6, end - 6)));
+    if (end != std::string_view::npos) {
+      std::string_view path = t.substr(6, end - 6);
+      (IsGlueFrame(path) ? innermost_glue_ : innermost_) = std::string(PathBasename(path));
+    }
     ++frames_;
     return Role::kFrame;
   }

@@ -25,14 +25,16 @@ class TracebackTracker {
   // Feeds one message (prefix already removed). kException means this line ends the traceback.
   Role Observe(std::string_view msg);
   bool open() const { return open_; }
-  // Basename of the innermost (last printed) frame's file, e.g. "modelopt_quant.py".
-  const std::string& innermost_file() const { return innermost_; }
+  // Basename of the innermost (last printed) frame's file, e.g. "modelopt_quant.py", skipping
+  // torch dispatch/decorator glue (torch/_ops.py, nn/modules/module.py...) unless that is all there is.
+  const std::string& innermost_file() const { return innermost_.empty() ? innermost_glue_ : innermost_; }
 
  private:
   bool open_ = false;
   int frames_ = 0;
   int junk_ = 0;  // unrelated lines seen while open (interleaved output); gives up after a while
   std::string innermost_;
+  std::string innermost_glue_;
 };
 
 }  // namespace gauntlet
