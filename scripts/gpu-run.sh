@@ -62,6 +62,7 @@ echo "== benchmarks =="
 BENCH_LOG="$OUT/bench_runs.jsonl" ITERS=${ITERS:-50} bench/kernels/run.sh "$GK" >"$OUT/bench.json"
 cat "$OUT/bench_runs.jsonl" | cut -c1-400
 
+if [[ "${SKIP_SDPA:-0}" != 1 ]]; then
 echo "== torch-sdpa sample =="
 : >"$OUT/sdpa.jsonl"
 for be in FLASH_ATTENTION EFFICIENT_ATTENTION CUDNN_ATTENTION MATH; do
@@ -73,6 +74,7 @@ for be in FLASH_ATTENTION EFFICIENT_ATTENTION CUDNN_ATTENTION MATH; do
   done
 done
 rm -f "$OUT/sdpa_result.json"
+fi
 python3 - "$OUT/bench.json" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))

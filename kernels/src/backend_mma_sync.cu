@@ -74,11 +74,11 @@ __global__ void __launch_bounds__(kThreads) mma_sync_kernel(Params p) {
       const uint32_t words[4] = {wreg.x, wreg.y, wreg.z, wreg.w};
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // two 16-element scale blocks
-        const __nv_bfloat162 sc = dev::scale_to_bf16x2_folded(uint8_t(sreg >> (8 * h)));
-        uint4 out[2];
-        uint32_t* o = reinterpret_cast<uint32_t*>(out);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) o[j] = dev::dequant2((words[2 * h + j / 4] >> (8 * (j % 4))) & 0xFF, sc);
+        const __nv_bfloat162 sc = dev::scale_to_bf16x2_folded((sreg >> (8 * h)) & 0xFF);
+        uint32_t o[8];
+        dev::dequant8(words[2 * h], sc, *reinterpret_cast<uint32_t(*)[4]>(&o[0]));
+        dev::dequant8(words[2 * h + 1], sc, *reinterpret_cast<uint32_t(*)[4]>(&o[4]));
+        const uint4* out = reinterpret_cast<const uint4*>(o);
         *reinterpret_cast<uint4*>(&sB[buf][tid * LDS + h * 16]) = out[0];
         *reinterpret_cast<uint4*>(&sB[buf][tid * LDS + h * 16 + 8]) = out[1];
       }

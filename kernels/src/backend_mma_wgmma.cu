@@ -145,17 +145,14 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
         asm volatile("bar.sync 1, 128;\n" ::: "memory");  // everyone's copies of tile jd landed
         const uint8_t* rw = rawW + q * kRawW;
         const uint8_t* rs = rawS + q * kRawS;
-        const uint32_t b_base = smem_u32(sB + s * kBBytes);
-#pragma unroll 4
-        for (int i = 0; i < 16; ++i) {  // B: 256 rows x 8 chunks of 8 bf16 (4 packed bytes)
+        uint8_t* b_tile = sB + s * kBBytes;
+#pragma unroll 8
+        for (int i = 0; i < 16; ++i) {  // B: 256 rows x 8 chunks of 8 bf16 (one packed word each)
           const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
           const uint32_t word = *reinterpret_cast<const uint32_t*>(rw + r * 32 + c * 4);
-          const __nv_bfloat162 sc = dev::scale_to_bf16x2_folded(rs[r * 4 + (c >> 1)]);
-          const uint32_t o0 = dev::dequant2(word & 0xFF, sc), o1 = dev::dequant2((word >> 8) & 0xFF, sc);
-          const uint32_t o2 = dev::dequant2((word >> 16) & 0xFF, sc), o3 = dev::dequant2(word >> 24, sc);
-          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(b_base + swz(r, c)), "r"(o0), "r"(o1),
-                       "r"(o2), "r"(o3)
-                       : "memory");
+          uint32_t o[4];
+          dev::dequant8(word, dev::scale_to_bf16x2_folded(rs[r * 4 + (c >> 1)]), o);
+          *reinterpret_cast<uint4*>(b_tile + swz(r, c)) = make_uint4(o[0], o[1], o[2], o[3]);
         }
         // Generic-proxy writes (st.shared, cp.async) must be visible to the tensor cores' async proxy.
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

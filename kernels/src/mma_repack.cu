@@ -6,12 +6,19 @@ namespace gauntlet::kernels {
 namespace {
 using namespace nvfp4;
 
-__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint8_t* out, int Npad, int Kpad) {
+// One thread per 32-bit word (8 elements) of the output.
+__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint32_t* out, int Npad, int Kpad) {
   const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const size_t row_out = Kpad / 2;
-  if (idx >= size_t(Npad) * row_out) return;
-  const int n = int(idx / row_out), b = int(idx % row_out);
-  out[idx] = (n < N && b < K / 2) ? w[size_t(n) * (K / 2) + b] : 0;
+  const size_t words_out = Kpad / 8;
+  if (idx >= size_t(Npad) * words_out) return;
+  const int n = int(idx / words_out), q = int(idx % words_out);
+  uint32_t in = 0;
+  if (n < N && q < K / 8) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4);
+  uint32_t o = 0;
+  constexpr int kFrom[8] = {0, 2, 4, 6, 1, 3, 5, 7};  // nibble i of the output holds element kFrom[i]
+#pragma unroll
+  for (int i = 0; i < 8; ++i) o |= ((in >> (4 * kFrom[i])) & 0xFu) << (4 * i);
+  out[idx] = o;
 }
 
 __global__ void repack_s_kernel(const uint8_t* s, ScaleLayout layout, int N, int K, uint8_t* out, int Npad,
@@ -38,7 +45,10 @@ void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights
   const size_t wb = size_t(out.Npad) * out.Kpad / 2, sb = size_t(out.Npad) * out.Kpad / kBlock;
   CUDA_CHECK(cudaMalloc(&out.w, wb));
   CUDA_CHECK(cudaMalloc(&out.s, sb));
-  repack_w_kernel<<<unsigned((wb + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.N, a.K, out.w, out.Npad, out.Kpad);
+  const size_t words = wb / 4;
+  repack_w_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.N, a.K,
+                                                                       reinterpret_cast<uint32_t*>(out.w), out.Npad,
+                                                                       out.Kpad);
   CUDA_CHECK_LAUNCH();
   repack_s_kernel<<<unsigned((sb + 255) / 256), 256, 0, a.stream>>>(a.Ws, a.layout, a.N, a.K, out.s, out.Npad,
                                                                     out.Kpad);

@@ -1,6 +1,8 @@
-// One-time weight repack for the `mma` backend (the kind of offline step Marlin-style kernels
-// take): W padded to [Npad, Kpad/2] and its scales to plain row-major [Npad, Kpad/16] whatever the
-// input layout, zeros in the padding, so the tiled kernels need no bounds checks on W.
+// One-time weight repack for the `mma` and `gemv` backends (the kind of offline step Marlin-style
+// kernels take): W padded to [Npad, Kpad/2] and its scales to plain row-major [Npad, Kpad/16]
+// whatever the input layout, zeros in the padding, so the kernels need no bounds checks on W.
+// Within every 8-element group (one 32-bit word) the nibbles are reordered to elements
+// 0,2,4,6,1,3,5,7, so that dev::dequant8 turns a word into natural-order bf16 pairs cheaply.
 #pragma once
 #include <cuda_runtime.h>
 

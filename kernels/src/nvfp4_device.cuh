@@ -9,20 +9,14 @@
 
 namespace gauntlet::kernels::dev {
 
-// One byte (two E2M1 codes, low nibble first) -> bf16x2 bits holding value * 2^-126. Putting the
-// 3 magnitude bits straight into bf16's exponent/mantissa makes every code a bf16 whose value is
-// the E2M1 value times 2^-126 (codes 0..1 land on bf16 subnormals, which bf16 math keeps).
-__device__ __forceinline__ uint32_t e2m1x2_to_bf16x2_bits(uint32_t byte) {
-  const uint32_t y = (byte | (byte << 12)) & 0x000F000Fu;  // lo nibble -> bits 0..3, hi -> 16..19
-  return ((y & 0x00070007u) << 6) | ((y & 0x00080008u) << 12);
-}
-
-// The multiplier that pairs with e2m1x2_to_bf16x2_bits: E4M3 scale * 2^118, so the product is
+// The multiplier that pairs with the bit-placed E2M1 values: E4M3 scale * 2^118, so the product is
 // e2m1 * scale * 2^-8, exact in bf16 (at most 6 significant bits, exponent well inside range).
-// Callers multiply the final fp32 sum by global_scale * 256.
+// Callers multiply the final fp32 sum by global_scale * 256. The E4M3 code is decoded by placing
+// its bits in an fp32 (exponent field 4 bits wide at the bottom, mantissa at the top): that float is
+// scale * 2^-120, subnormal codes included (fp32 math keeps denormals here: no -ftz).
 constexpr float kDequantFold = 256.0f;
-__device__ __forceinline__ __nv_bfloat162 scale_to_bf16x2_folded(uint8_t code) {
-  const float s = nvfp4::e4m3_decode(code) * 0x1.0p118f;
+__device__ __forceinline__ __nv_bfloat162 scale_to_bf16x2_folded(uint32_t code) {
+  const float s = __uint_as_float((code & 0x7Fu) << 20) * 0x1.0p120f * 0x1.0p118f;
   const __nv_bfloat16 b = __float2bfloat16_rn(s);  // exact: s has at most 4 significant bits
   return __nv_bfloat162(b, b);
 }
@@ -34,9 +28,24 @@ __device__ __forceinline__ uint32_t bf16x2_as_bits(__nv_bfloat162 v) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// Two decoded elements (times scale, times 2^-8) as bf16x2 bits.
-__device__ __forceinline__ uint32_t dequant2(uint32_t byte, __nv_bfloat162 scale_folded) {
-  return bf16x2_as_bits(__hmul2(bits_as_bf16x2(e2m1x2_to_bf16x2_bits(byte)), scale_folded));
+
+// Eight E2M1 codes in one 32-bit word, stored in the repacked nibble order (nibble i holds element
+// 0,2,4,6,1,3,5,7 for i = 0..7; see mma_repack.cuh), to four bf16x2 in natural order (elements 0-1,
+// 2-3, 4-5, 6-7), each times the folded scale. Nibbles i and i+4 sit 16 bits apart, so one shift
+// and one LOP3 place both halves of a bf16x2 at once: ~3 integer ops and one HMUL2 per pair.
+// The 3 magnitude bits land in bf16's exponent/mantissa, so each placed value is the E2M1 value
+// times 2^-126 (codes 0 and 1 become bf16 subnormals, which bf16 math keeps); the folded scale
+// brings it to e2m1 * scale * 2^-8.
+__device__ __forceinline__ void dequant8(uint32_t w, __nv_bfloat162 sc, uint32_t (&out)[4]) {
+  constexpr uint32_t kMag = 0x01C001C0u, kSign = 0x80008000u;
+  const uint32_t p0 = ((w << 6) & kMag) | ((w << 12) & kSign);
+  const uint32_t p1 = ((w << 2) & kMag) | ((w << 8) & kSign);
+  const uint32_t p2 = ((w >> 2) & kMag) | ((w << 4) & kSign);
+  const uint32_t p3 = ((w >> 6) & kMag) | (w & kSign);
+  out[0] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p0), sc));
+  out[1] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p1), sc));
+  out[2] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p2), sc));
+  out[3] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p3), sc));
 }
 
 }  // namespace gauntlet::kernels::dev
