@@ -18,7 +18,7 @@ build: deps $(BUILD)/build.ninja
 
 run: build
 	@mkdir -p var
-	$(BUILD)/gauntlet serve --db var/gauntlet.db --listen $(LISTEN) --local-worker
+	$(BUILD)/bin/gauntlet serve --db var/gauntlet.db --listen $(LISTEN) --local-worker
 
 test: build
 	@bash scripts/install-test-deps.sh

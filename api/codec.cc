@@ -1,0 +1,120 @@
+#include "api/codec.h"
+
+#include <charconv>
+
+namespace gauntlet::api {
+using nlohmann::json;
+
+namespace {
+json Opt(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
+json Opt(const std::optional<int64_t>& v) { return v ? json(*v) : json(); }
+}  // namespace
+
+json SuiteJson(const SuiteRow& s, bool full) {
+  json j = {{"name", s.name}, {"version", s.version}, {"created_at", s.created_at},
+            {"description", s.definition.value("description", "")}};
+  json params = json::object();
+  if (s.definition.contains("parameters"))
+    for (auto& [k, v] : s.definition["parameters"].items()) params[k] = v;
+  j["parameters"] = params;
+  j["requires"] = s.definition.value("requires", json::object());
+  json stages = json::array();
+  for (auto& st : s.definition.value("stages", json::array()))
+    stages.push_back({{"name", st.value("name", "")}, {"kind", st.value("kind", "")}});
+  j["stages"] = stages;
+  if (full) {
+    j["definition"] = s.definition;
+    j["source_dir"] = s.source_dir;
+  }
+  return j;
+}
+
+json SweepJson(const SweepRow& s) {
+  int64_t done = s.by_state.value("done", int64_t{0});
+  return {{"id", s.id},
+          {"suite", s.suite},
+          {"suite_version", s.suite_version},
+          {"name", s.name},
+          {"priority", s.priority},
+          {"trials", s.trial_count},
+          {"done", done},
+          {"finished", done == s.trial_count},
+          {"created_at", s.created_at},
+          {"cancelled_at", Opt(s.cancelled_at)},
+          {"by_state", s.by_state},
+          {"by_verdict", s.by_verdict},
+          {"request", s.request}};
+}
+
+json TrialJson(const TrialRow& t) {
+  json j = {{"id", t.id},
+            {"sweep", t.sweep_id},
+            {"suite", t.suite},
+            {"suite_version", t.suite_version},
+            {"config", t.config},
+            {"config_key", t.config_key},
+            {"target", t.target_index},
+            {"repeat", t.repeat_index},
+            {"state", t.state},
+            {"verdict", Opt(t.verdict)},
+            {"signature", Opt(t.signature)},
+            {"hardware", Opt(t.hardware)},
+            {"node", Opt(t.node)},
+            {"node_id", Opt(t.node_id)},
+            {"gpus", Opt(t.gpus)},
+            {"attempt", t.attempt},
+            {"max_attempts", t.max_attempts},
+            {"evidence_trial", Opt(t.evidence_trial)},
+            {"cancel_requested", t.cancel_requested},
+            {"created_at", t.created_at},
+            {"started_at", Opt(t.started_at)},
+            {"finished_at", Opt(t.finished_at)},
+            {"log_size", t.log_size}};
+  if (!t.result.is_null()) j["result"] = t.result;
+  return j;
+}
+
+http::Response FromStatus(const Status& s) {
+  switch (s.code()) {
+    case Code::kNotFound: return http::Problem(404, "Not Found", s.message(), s.field());
+    case Code::kInvalid: return http::Problem(422, "Unprocessable Entity", s.message(), s.field());
+    case Code::kConflict: return http::Problem(409, "Conflict", s.message(), s.field());
+    case Code::kUnavailable: return http::Problem(503, "Service Unavailable", s.message());
+    case Code::kForbidden: return http::Problem(403, "Forbidden", s.message());
+    default: return http::Problem(500, "Internal Server Error", "the server failed to answer; see its log");
+  }
+}
+
+std::string CsvCell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string CsvRow(const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    out += CsvCell(cells[i]);
+  }
+  return out + "\r\n";
+}
+
+bool WantsCsv(const http::Request& r) {
+  auto f = r.Query("format");
+  if (f) return *f == "csv";
+  return r.Header("accept").find("text/csv") != std::string::npos;
+}
+
+std::optional<int64_t> ParseId(const std::string& s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace gauntlet::api

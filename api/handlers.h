@@ -1,0 +1,33 @@
+// The REST API's handlers, grouped by resource; Routes() is the one route table (DESIGN.md "REST API").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "api/router.h"
+#include "daemon/coordinator.h"
+#include "daemon/events.h"
+#include "store/store.h"
+
+namespace gauntlet::api {
+
+// What handlers reach. Owned by the serve command; outlives the server.
+struct Context {
+  Store& store;
+  Coordinator& coord;
+  EventBus& events;
+  std::string web_dir;       // static dashboard files
+  int64_t started_at = 0;
+};
+
+// Each returns its resource's routes; Routes() concatenates them in matching order.
+std::vector<http::Route> SuiteRoutes(Context& c);
+std::vector<http::Route> SweepRoutes(Context& c);
+std::vector<http::Route> TrialRoutes(Context& c);
+std::vector<http::Route> WorkerRoutes(Context& c);
+std::vector<http::Route> MetaRoutes(Context& c);
+std::vector<http::Route> Routes(Context& c);
+
+// The OpenAPI 3 document (api/openapi.json, compiled in).
+const std::string& OpenApiDocument();
+
+}  // namespace gauntlet::api

@@ -1,0 +1,96 @@
+// Health, OpenAPI, Prometheus metrics, the event stream and the static dashboard.
+#include <fstream>
+#include <sstream>
+
+#include "api/codec.h"
+#include "api/handlers.h"
+
+namespace gauntlet::api {
+using http::Request;
+using http::Response;
+using http::Role;
+using nlohmann::json;
+
+namespace {
+std::string ContentType(const std::string& path) {
+  auto ends = [&](const char* ext) {
+    std::string e(ext);
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends(".html")) return "text/html; charset=utf-8";
+  if (ends(".js") || ends(".mjs")) return "text/javascript; charset=utf-8";
+  if (ends(".css")) return "text/css; charset=utf-8";
+  if (ends(".svg")) return "image/svg+xml";
+  if (ends(".png")) return "image/png";
+  if (ends(".json")) return "application/json";
+  return "application/octet-stream";
+}
+
+Response StaticFile(const std::string& dir, const std::string& rel) {
+  if (rel.find("..") != std::string::npos || rel.find('\0') != std::string::npos)
+    return http::Problem(404, "Not Found", "no such file");
+  std::ifstream in(dir + "/" + rel, std::ios::binary);
+  if (!in) return http::Problem(404, "Not Found", "no such file: " + rel);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  Response r{200, ContentType(rel), ss.str()};
+  r.headers.emplace_back("Cache-Control", "no-cache");
+  return r;
+}
+
+void Metric(std::string& out, const std::string& name, const std::string& type, const std::string& help) {
+  out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+}  // namespace
+
+std::vector<http::Route> MetaRoutes(Context& c) {
+  return {
+      {"GET", "/api/v1/health", Role::kRead,
+       [&c](Request&) -> Response {
+         auto s = c.store.ListSuites();
+         json j = {{"status", s.ok() ? "ok" : "degraded"}, {"version", GAUNTLET_VERSION},
+                   {"store", s.ok() ? "ok" : s.status().message()}, {"uptime_s", (NowMs() - c.started_at) / 1000}};
+         return http::Json(s.ok() ? 200 : 503, j);
+       }},
+      {"GET", "/api/v1/openapi.json", Role::kRead,
+       [](Request&) -> Response { return Response{200, "application/json", OpenApiDocument()}; }},
+      {"GET", "/api/v1/events", Role::kRead,
+       [&c](Request& r) -> Response {
+         int64_t last = 0, sweep = 0;
+         if (auto h = r.Header("last-event-id"); !h.empty()) last = ParseId(h).value_or(0);
+         if (auto q = r.Query("since")) last = ParseId(*q).value_or(0);
+         if (auto q = r.Query("sweep")) sweep = ParseId(*q).value_or(0);
+         Response out;
+         out.content_type = "text/event-stream";
+         out.stream = c.events.Subscribe(last, sweep);
+         return out;
+       }},
+      {"GET", "/metrics", Role::kRead,
+       [&c](Request&) -> Response {
+         std::string out;
+         json st = c.coord.Stats();
+         Metric(out, "gauntlet_queue_depth", "gauge", "Trials queued and not yet leased.");
+         out += "gauntlet_queue_depth " + st["queued"].dump() + "\n";
+         Metric(out, "gauntlet_leases_active", "gauge", "Trials leased or running.");
+         out += "gauntlet_leases_active " + st["leased"].dump() + "\n";
+         Metric(out, "gauntlet_workers_waiting", "gauge", "Workers in a lease long-poll.");
+         out += "gauntlet_workers_waiting " + st["waiting_workers"].dump() + "\n";
+         Metric(out, "gauntlet_nodes", "gauge", "Registered nodes by state.");
+         for (const char* s : {"online", "draining", "offline", "quarantined"})
+           out += std::string("gauntlet_nodes{state=\"") + s + "\"} " + std::to_string(st["nodes"].value(s, 0)) + "\n";
+         Metric(out, "gauntlet_lease_wait_seconds", "summary", "Time from a trial's queueing to its lease.");
+         out += "gauntlet_lease_wait_seconds_sum " + st.value("lease_wait_sum_s", json(0.0)).dump() + "\n";
+         out += "gauntlet_lease_wait_seconds_count " + st.value("lease_wait_count", json(0)).dump() + "\n";
+         if (auto counts = c.store.CountTrials(); counts.ok()) {
+           Metric(out, "gauntlet_trials", "gauge", "Trials by state and verdict.");
+           for (auto& [state, verdict, n] : *counts)
+             out += "gauntlet_trials{state=\"" + state + "\",verdict=\"" + verdict + "\"} " + std::to_string(n) + "\n";
+         }
+         return Response{200, "text/plain; version=0.0.4; charset=utf-8", out};
+       }},
+      {"GET", "/", Role::kPublic, [&c](Request&) -> Response { return StaticFile(c.web_dir, "index.html"); }},
+      {"GET", "/web/*", Role::kPublic, [&c](Request& r) -> Response { return StaticFile(c.web_dir, r.params["*"]); }},
+  };
+}
+
+}  // namespace gauntlet::api

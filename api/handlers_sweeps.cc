@@ -1,0 +1,98 @@
+// Sweeps: submit, list, show, cancel, retry.
+#include "api/codec.h"
+#include "api/handlers.h"
+
+namespace gauntlet::api {
+using http::Request;
+using http::Response;
+using http::Role;
+using nlohmann::json;
+
+namespace {
+int Limit(const Request& r, int def = 100) {
+  auto v = r.Query("limit");
+  if (!v) return def;
+  auto n = ParseId(*v);
+  return n ? static_cast<int>(std::clamp<int64_t>(*n, 1, 1000)) : def;
+}
+}  // namespace
+
+std::vector<http::Route> SweepRoutes(Context& c) {
+  auto with_sweep = [&c](Request& r, auto fn) -> Response {
+    auto id = ParseId(r.params["id"]);
+    if (!id) return http::Problem(404, "Not Found", "no sweep '" + r.params["id"] + "'", "id");
+    return fn(*id);
+  };
+  return {
+      {"POST", "/api/v1/sweeps", Role::kSubmit,
+       [&c](Request& r) -> Response {
+         json body = http::ParseJson(r.body);
+         auto res = c.coord.Submit(body);
+         if (!res.ok()) return FromStatus(res.status());
+         Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials},
+                                         {"url", "/api/v1/sweeps/" + std::to_string(res->sweep)}});
+         out.headers.emplace_back("Location", "/api/v1/sweeps/" + std::to_string(res->sweep));
+         return out;
+       }},
+      {"GET", "/api/v1/sweeps", Role::kRead,
+       [&c](Request& r) -> Response {
+         int64_t after = 0;
+         if (auto a = r.Query("after")) after = ParseId(*a).value_or(0);
+         int limit = Limit(r, 50);
+         auto rows = c.store.ListSweeps(after, limit + 1);
+         if (!rows.ok()) return FromStatus(rows.status());
+         json items = json::array();
+         for (size_t i = 0; i < rows->size() && static_cast<int>(i) < limit; ++i) {
+           json j = SweepJson((*rows)[i]);
+           j.erase("request");
+           j.update(c.coord.SweepExtras((*rows)[i].id));
+           items.push_back(j);
+         }
+         json next = static_cast<int>(rows->size()) > limit ? json((*rows)[limit - 1].id) : json();
+         if (WantsCsv(r)) {
+           std::string csv = CsvRow({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
+           for (auto& j : items) {
+             int64_t passed = j["by_verdict"].value("passed", int64_t{0});
+             int64_t skipped = j["by_verdict"].value("skipped", int64_t{0});
+             int64_t cancelled = j["by_verdict"].value("cancelled", int64_t{0});
+             int64_t done = j["done"].get<int64_t>();
+             csv += CsvRow({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"],
+                            std::to_string(j["trials"].get<int64_t>()), std::to_string(done), std::to_string(passed),
+                            std::to_string(done - passed - skipped - cancelled),
+                            std::to_string(j["created_at"].get<int64_t>())});
+           }
+           return Response{200, "text/csv; charset=utf-8", csv};
+         }
+         return http::Json({{"items", items}, {"next", next}});
+       }},
+      {"GET", "/api/v1/sweeps/{id}", Role::kRead,
+       [&c, with_sweep](Request& r) -> Response {
+         return with_sweep(r, [&](int64_t id) -> Response {
+           auto s = c.store.GetSweep(id);
+           if (!s.ok()) return FromStatus(s.status());
+           json j = SweepJson(*s);
+           j.update(c.coord.SweepExtras(id));
+           return http::Json(j);
+         });
+       }},
+      {"POST", "/api/v1/sweeps/{id}/cancel", Role::kSubmit,
+       [&c, with_sweep](Request& r) -> Response {
+         return with_sweep(r, [&](int64_t id) -> Response {
+           if (Status s = c.coord.CancelSweep(id); !s.ok()) return FromStatus(s);
+           auto sw = c.store.GetSweep(id);
+           if (!sw.ok()) return FromStatus(sw.status());
+           return http::Json(SweepJson(*sw));
+         });
+       }},
+      {"POST", "/api/v1/sweeps/{id}/retry", Role::kSubmit,
+       [&c, with_sweep](Request& r) -> Response {
+         return with_sweep(r, [&](int64_t id) -> Response {
+           auto n = c.coord.RetrySweep(id);
+           if (!n.ok()) return FromStatus(n.status());
+           return http::Json({{"sweep", id}, {"requeued", *n}});
+         });
+       }},
+  };
+}
+
+}  // namespace gauntlet::api

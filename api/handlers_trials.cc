@@ -1,0 +1,123 @@
+// Trials: filter and page, show one, read its log, cancel it.
+#include "api/codec.h"
+#include <set>
+#include "api/handlers.h"
+
+namespace gauntlet::api {
+using http::Request;
+using http::Response;
+using http::Role;
+using nlohmann::json;
+
+namespace {
+std::string Str(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+}  // namespace
+
+std::vector<http::Route> TrialRoutes(Context& c) {
+  return {
+      {"GET", "/api/v1/trials", Role::kRead,
+       [&c](Request& r) -> Response {
+         TrialFilter f;
+         for (auto& [k, v] : r.query) {
+           if (k == "sweep") {
+             auto id = ParseId(v);
+             if (!id) return http::Problem(400, "Bad Request", "sweep is a sweep id", "sweep");
+             f.sweep = *id;
+           } else if (k == "suite") f.suite = v;
+           else if (k == "state") f.state = v;
+           else if (k == "verdict") f.verdict = v;
+           else if (k == "hardware") f.hardware = v;
+           else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
+           else if (k == "after") {
+             auto id = ParseId(v);
+             if (!id) return http::Problem(400, "Bad Request", "after is a trial id (from next)", "after");
+             f.after = *id;
+           } else if (k == "limit") {
+             auto n = ParseId(v);
+             if (!n || *n < 1) return http::Problem(400, "Bad Request", "limit is a positive integer", "limit");
+             f.limit = static_cast<int>(std::min<int64_t>(*n, 10000));
+           } else if (k != "format") {
+             return http::Problem(400, "Bad Request", "unknown filter '" + k + "'", k);
+           }
+         }
+         const int limit = f.limit;
+         f.limit = limit + 1;
+         auto rows = c.store.ListTrials(f);
+         if (!rows.ok()) return FromStatus(rows.status());
+         const bool more = static_cast<int>(rows->size()) > limit;
+         if (more) rows->pop_back();
+         json next = more ? json(rows->back().id) : json();
+         if (WantsCsv(r)) {
+           // Parameters as columns: the union of config keys, in name order.
+           std::set<std::string> params;
+           for (auto& t : *rows)
+             for (auto& [k, v] : t.config.items()) params.insert(k);
+           std::vector<std::string> head = {"id", "sweep", "suite", "state", "verdict", "signature", "hardware", "node",
+                                            "attempt"};
+           for (auto& p : params) head.push_back("param." + p);
+           std::string csv = CsvRow(head);
+           for (auto& t : *rows) {
+             std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
+                                             t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
+                                             t.node.value_or(""), std::to_string(t.attempt)};
+             for (auto& p : params) row.push_back(t.config.contains(p) ? Str(t.config[p]) : "");
+             csv += CsvRow(row);
+           }
+           Response out{200, "text/csv; charset=utf-8", csv};
+           if (more) out.headers.emplace_back("Link", "<?after=" + std::to_string(rows->back().id) + ">; rel=\"next\"");
+           return out;
+         }
+         json items = json::array();
+         for (auto& t : *rows) items.push_back(TrialJson(t));
+         return http::Json({{"items", items}, {"next", next}});
+       }},
+      {"GET", "/api/v1/trials/{id}", Role::kRead,
+       [&c](Request& r) -> Response {
+         auto id = ParseId(r.params["id"]);
+         if (!id) return http::Problem(404, "Not Found", "no trial '" + r.params["id"] + "'", "id");
+         auto t = c.store.GetTrial(*id);
+         if (!t.ok()) return FromStatus(t.status());
+         return http::Json(TrialJson(*t));
+       }},
+      {"GET", "/api/v1/trials/{id}/log", Role::kRead,
+       [&c](Request& r) -> Response {
+         auto id = ParseId(r.params["id"]);
+         if (!id) return http::Problem(404, "Not Found", "no trial '" + r.params["id"] + "'", "id");
+         int64_t offset = 0, max = 1 << 20;
+         if (auto o = r.Query("offset")) {
+           auto v = ParseId(*o);
+           if (!v) return http::Problem(400, "Bad Request", "offset is a byte offset", "offset");
+           offset = *v;
+         }
+         if (auto m = r.Query("limit")) max = std::clamp<int64_t>(ParseId(*m).value_or(max), 1, 8 << 20);
+         std::string text;
+         int64_t size = 0, next = 0;
+         if (Status s = c.store.ReadLog(*id, offset, max, &text, &size, &next); !s.ok()) return FromStatus(s);
+         auto t = c.store.GetTrial(*id);
+         const bool done = t.ok() && t->state == "done";
+         if (r.Query("format") == "json")
+           return http::Json({{"trial", *id}, {"offset", offset}, {"next", next}, {"size", size}, {"done", done},
+                              {"text", text}});
+         Response out{200, "text/plain; charset=utf-8", std::move(text)};
+         out.headers.emplace_back("X-Log-Size", std::to_string(size));
+         out.headers.emplace_back("X-Next-Offset", std::to_string(next));
+         out.headers.emplace_back("X-Trial-Done", done ? "true" : "false");
+         return out;
+       }},
+      {"POST", "/api/v1/trials/{id}/cancel", Role::kSubmit,
+       [&c](Request& r) -> Response {
+         auto id = ParseId(r.params["id"]);
+         if (!id) return http::Problem(404, "Not Found", "no trial '" + r.params["id"] + "'", "id");
+         if (Status s = c.coord.CancelTrial(*id); !s.ok()) return FromStatus(s);
+         auto t = c.store.GetTrial(*id);
+         if (!t.ok()) return FromStatus(t.status());
+         return http::Json(TrialJson(*t));
+       }},
+  };
+}
+
+}  // namespace gauntlet::api

@@ -1,0 +1,85 @@
+// The worker protocol (DESIGN.md "Worker protocol") and the fleet view.
+#include "api/codec.h"
+#include "api/handlers.h"
+
+namespace gauntlet::api {
+using http::Request;
+using http::Response;
+using http::Role;
+using nlohmann::json;
+
+std::vector<http::Route> WorkerRoutes(Context& c) {
+  auto node_id = [](Request& r) { return ParseId(r.params["id"]); };
+  return {
+      {"POST", "/api/v1/nodes/register", Role::kWorker,
+       [&c](Request& r) -> Response {
+         auto res = c.coord.Register(http::ParseJson(r.body));
+         if (!res.ok()) return FromStatus(res.status());
+         return http::Json(*res);
+       }},
+      {"GET", "/api/v1/nodes", Role::kRead, [&c](Request&) -> Response { return http::Json({{"items", c.coord.NodesJson()}}); }},
+      {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
+       [&c, node_id](Request& r) -> Response {
+         auto id = node_id(r);
+         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+         std::vector<int> free;
+         if (body.contains("free_gpus")) {
+           if (!body["free_gpus"].is_array()) return http::Problem(422, "Unprocessable Entity", "free_gpus is a list", "free_gpus");
+           for (auto& g : body["free_gpus"]) {
+             if (!g.is_number_integer()) return http::Problem(422, "Unprocessable Entity", "GPU indices are integers", "free_gpus");
+             free.push_back(g.get<int>());
+           }
+         }
+         double wait_s = body.value("wait_s", 0.0);
+         if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
+         return c.coord.Lease(*id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)));
+       }},
+      {"POST", "/api/v1/nodes/{id}/drain", Role::kAdmin,
+       [&c, node_id](Request& r) -> Response {
+         auto id = node_id(r);
+         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         if (Status s = c.coord.Drain(*id); !s.ok()) return FromStatus(s);
+         return http::Json({{"node", *id}, {"state", "draining"}});
+       }},
+      {"POST", "/api/v1/nodes/{id}/resume", Role::kAdmin,
+       [&c, node_id](Request& r) -> Response {
+         auto id = node_id(r);
+         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         if (Status s = c.coord.SetNodeState(*id, "online", ""); !s.ok()) return FromStatus(s);
+         return http::Json({{"node", *id}, {"state", "online"}});
+       }},
+      {"POST", "/api/v1/nodes/{id}/quarantine", Role::kWorker,
+       [&c, node_id](Request& r) -> Response {
+         auto id = node_id(r);
+         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+         std::string reason = body.value("reason", "quarantined by its worker");
+         if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
+         return http::Json({{"node", *id}, {"state", "quarantined"}, {"reason", reason}});
+       }},
+      {"POST", "/api/v1/leases/{lease}/heartbeat", Role::kWorker,
+       [&c](Request& r) -> Response {
+         json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+         auto res = c.coord.Heartbeat(r.params["lease"], body);
+         if (!res.ok()) return FromStatus(res.status());
+         return http::Json(*res);
+       }},
+      {"POST", "/api/v1/leases/{lease}/log", Role::kWorker,
+       [&c](Request& r) -> Response {
+         auto off = r.Query("offset");
+         auto offset = off ? ParseId(*off) : std::optional<int64_t>();
+         if (!offset) return http::Problem(400, "Bad Request", "offset (the chunk's byte offset) is required", "offset");
+         if (Status s = c.coord.AppendLog(r.params["lease"], *offset, r.body); !s.ok()) return FromStatus(s);
+         return http::Json({{"next", *offset + static_cast<int64_t>(r.body.size())}});
+       }},
+      {"POST", "/api/v1/leases/{lease}/result", Role::kWorker,
+       [&c](Request& r) -> Response {
+         auto res = c.coord.Report(r.params["lease"], http::ParseJson(r.body));
+         if (!res.ok()) return FromStatus(res.status());
+         return http::Json(*res);
+       }},
+  };
+}
+
+}  // namespace gauntlet::api

@@ -1,0 +1,571 @@
+#include "daemon/coordinator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+const std::set<std::string> kReportVerdicts = {"passed", "unsupported", "crashed", "wrong_output",
+                                               "timeout", "oom", "infra_error", "cancelled"};
+std::vector<int> ParseGpuList(const std::optional<std::string>& s) {
+  std::vector<int> out;
+  if (!s) return out;
+  size_t i = 0;
+  while (i < s->size()) {
+    size_t j = s->find(',', i);
+    if (j == std::string::npos) j = s->size();
+    if (j > i) out.push_back(std::stoi(s->substr(i, j - i)));
+    i = j + 1;
+  }
+  return out;
+}
+Config ConfigFromJson(const json& j) {
+  Config c;
+  for (auto& [k, v] : j.items()) c[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return c;
+}
+}  // namespace
+
+class Coordinator::WallClock : public Clock {
+ public:
+  int64_t NowMs() override { return gauntlet::NowMs(); }
+};
+
+class Coordinator::StoreAdapter : public SchedulerStore {
+ public:
+  explicit StoreAdapter(Coordinator& c) : c_(c) {}
+  Status Lease(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
+               const std::string& gpus, const std::string& hardware) override {
+    return c_.store_.LeaseTrial(trial, node, lease, epoch, deadline, gpus, hardware);
+  }
+  Status Requeue(int64_t trial, int attempt) override { return c_.store_.RequeueTrial(trial, attempt); }
+  Status Finish(const ResultRow& r, std::optional<int64_t> evidence) override {
+    return c_.store_.FinishTrial(r, evidence);
+  }
+  Status FinishMany(const std::vector<int64_t>& t, const std::string& v, const std::string& s,
+                    std::optional<int64_t> e) override {
+    return c_.store_.FinishMany(t, v, s, e);
+  }
+  Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) override {
+    return c_.store_.SetNodeState(node, state, reason);
+  }
+  std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& key, const std::string& hardware,
+                                        int64_t node) override {
+    auto sit = c_.suites_.find(suite_id);
+    if (sit == c_.suites_.end()) return std::nullopt;
+    auto fit = c_.fingerprints_.find({node, sit->second->name});
+    if (fit == c_.fingerprints_.end()) return std::nullopt;  // unknown software: run it
+    return c_.store_.FindResult(suite_id, key, hardware, fit->second);
+  }
+
+ private:
+  Coordinator& c_;
+};
+
+Coordinator::Coordinator(Store& store, EventBus& events, CoordinatorOptions opts)
+    : store_(store), events_(events), opts_(opts), clock_(new WallClock), adapter_(new StoreAdapter(*this)) {
+  sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
+  Restore();
+  ticker_ = std::thread([this] { Ticker(); });
+}
+
+Coordinator::~Coordinator() { Stop(); }
+
+void Coordinator::Stop() {
+  {
+    std::lock_guard lock(tick_mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  tick_cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  std::map<int64_t, Waiter> waiters;
+  {
+    std::lock_guard lock(mu_);
+    waiters.swap(waiters_);
+  }
+  for (auto& [n, w] : waiters) w.deferred->Complete(http::Response{204, "application/json", ""});
+}
+
+Result<const Suite*> Coordinator::SuiteById(int64_t id) {
+  auto it = suites_.find(id);
+  if (it != suites_.end()) return it->second.get();
+  auto row = store_.GetSuiteById(id);
+  if (!row.ok()) return row.status();
+  auto parsed = ParseSuite(row->definition);
+  if (!parsed.ok()) return Status::Internal("stored suite " + row->name + " no longer parses: " + parsed.status().message());
+  auto s = std::make_unique<Suite>(std::move(*parsed));
+  s->id = id;
+  s->version = row->version;
+  s->source_dir = row->source_dir;
+  const Suite* p = s.get();
+  suites_[id] = std::move(s);
+  return p;
+}
+
+std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
+                                                 const std::vector<Config>& configs) {
+  std::vector<QueuedTrial> out;
+  out.reserve(configs.size() * req.targets.size() * req.repeats);
+  std::vector<Need> needs;
+  for (auto& t : req.targets) needs.push_back(MakeNeed(suite.requires_, t.req, t.gpu_name));
+  const double cost = suite.definition.value("cost_s", 60.0);
+  int64_t id = first_id;
+  for (auto& c : configs)
+    for (size_t t = 0; t < req.targets.size(); ++t)
+      for (int r = 0; r < req.repeats; ++r) {
+        QueuedTrial q;
+        q.id = id++;
+        q.suite_id = suite.id;
+        q.target = static_cast<int>(t);
+        q.need = needs[t];
+        q.config = c;
+        q.config_key = ConfigKey(c);
+        q.max_attempts = req.max_attempts;
+        q.cost_s = cost;
+        out.push_back(std::move(q));
+      }
+  return out;
+}
+
+void Coordinator::Restore() {
+  std::lock_guard lock(mu_);
+  auto nodes = store_.ListNodes();
+  if (nodes.ok())
+    for (auto& n : *nodes) {
+      auto inv = ParseInventory(n.inventory);
+      if (!inv.ok()) continue;
+      NodeState st;
+      st.id = n.id;
+      st.name = n.name;
+      st.inv = *inv;
+      st.state = n.state;
+      st.reason = n.reason;
+      sched_->UpsertNode(std::move(st));
+    }
+  auto active = store_.ActiveTrials();
+  if (!active.ok()) {
+    spdlog::error("restore: {}", active.status().message());
+    return;
+  }
+  std::map<int64_t, std::vector<QueuedTrial>> queued;
+  std::map<int64_t, SweepInfo> infos;
+  size_t leases = 0;
+  for (auto& t : *active) {
+    if (!requests_.count(t.sweep_id)) {
+      auto sw = store_.GetSweep(t.sweep_id);
+      if (!sw.ok()) continue;
+      auto req = ParseSweepRequest(sw->request);
+      if (!req.ok()) continue;
+      requests_[t.sweep_id] = std::make_shared<SweepRequest>(*req);
+      SweepInfo info{t.sweep_id, req->priority, req->prune, req->reuse, {}};
+      if (auto su = SuiteById(t.suite_id); su.ok())
+        for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;
+      infos[t.sweep_id] = info;
+    }
+    auto su = SuiteById(t.suite_id);
+    if (!su.ok()) continue;
+    const SweepRequest& req = *requests_[t.sweep_id];
+    SweepRequest one = req;
+    one.repeats = 1;
+    one.targets = {req.targets.at(std::min<size_t>(t.target_index, req.targets.size() - 1))};
+    auto q = MakeQueued(**su, one, t.id, {ConfigFromJson(t.config)});
+    q[0].target = t.target_index;
+    q[0].attempt = t.attempt;
+    q[0].max_attempts = t.max_attempts;
+    q[0].sweep = t.sweep_id;
+    if (t.state == "queued") {
+      queued[t.sweep_id].push_back(std::move(q[0]));
+    } else if (t.lease_id && t.node_id) {
+      ActiveLease l;
+      l.trial = t.id;
+      l.node = *t.node_id;
+      l.sweep = t.sweep_id;
+      l.epoch = t.epoch;
+      l.lease = *t.lease_id;
+      l.gpus = ParseGpuList(t.gpus);
+      l.hardware = t.hardware.value_or("");
+      l.cancel = t.cancel_requested;
+      l.spec = std::move(q[0]);
+      sched_->RestoreLease(l);
+      ++leases;
+    }
+  }
+  for (auto& [sweep, info] : infos) {
+    for (auto& q : queued[sweep]) q.sweep = sweep;
+    sched_->AddSweep(info, std::move(queued[sweep]));
+  }
+  spdlog::info("restored {} queued trials, {} leases, {} nodes", sched_->queued(), leases,
+               nodes.ok() ? nodes->size() : 0);
+}
+
+Result<SubmitResult> Coordinator::Submit(const json& body) {
+  auto req = ParseSweepRequest(body);
+  if (!req.ok()) return req.status();
+  auto row = store_.GetSuite(req->suite);
+  if (!row.ok()) return row.status();
+  const Suite* suite;
+  {
+    std::lock_guard lock(mu_);
+    auto s = SuiteById(row->id);
+    if (!s.ok()) return s.status();
+    suite = *s;
+  }
+  auto configs = ExpandSweep(*suite, *req);
+  if (!configs.ok()) return configs.status();
+  std::vector<NewTrial> trials;
+  trials.reserve(configs->size() * req->targets.size() * req->repeats);
+  for (auto& c : *configs) {
+    NewTrial nt;
+    nt.config_json = ConfigJson(c).dump();
+    nt.config_key = ConfigKey(c);
+    for (size_t t = 0; t < req->targets.size(); ++t)
+      for (int r = 0; r < req->repeats; ++r) {
+        nt.target_index = static_cast<int>(t);
+        nt.repeat_index = r;
+        trials.push_back(nt);
+      }
+  }
+  json stored = body;
+  stored["suite_version"] = suite->version;
+  int64_t first = 0;
+  auto sweep = store_.CreateSweep(suite->id, req->name, stored, req->priority, req->max_attempts, trials, &first);
+  if (!sweep.ok()) return sweep.status();
+  auto queued = MakeQueued(*suite, *req, first, *configs);
+  for (auto& q : queued) q.sweep = *sweep;
+  {
+    std::lock_guard lock(mu_);
+    requests_[*sweep] = std::make_shared<SweepRequest>(*req);
+    SweepInfo info{*sweep, req->priority, req->prune, req->reuse, {}};
+    for (auto& st : suite->stages) info.gate_on[st.name] = st.gate_on;
+    sched_->AddSweep(info, std::move(queued));
+    ServeWaitersLocked();
+  }
+  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
+  return SubmitResult{*sweep, static_cast<int64_t>(trials.size())};
+}
+
+Status Coordinator::CancelSweep(int64_t sweep) {
+  std::vector<int64_t> cancelled, stopping;
+  if (Status s = store_.CancelSweep(sweep, &cancelled, &stopping); !s.ok()) return s;
+  {
+    std::lock_guard lock(mu_);
+    sched_->Cancel(cancelled, stopping);
+  }
+  events_.Publish("sweep.cancelled", {{"sweep", sweep}, {"cancelled", cancelled.size()}, {"stopping", stopping.size()}});
+  return Status::Ok();
+}
+
+Status Coordinator::CancelTrial(int64_t trial) {
+  bool done = false;
+  if (Status s = store_.CancelTrial(trial, &done); !s.ok()) return s;
+  auto t = store_.GetTrial(trial);
+  {
+    std::lock_guard lock(mu_);
+    if (done) sched_->Cancel({trial}, {});
+    else sched_->Cancel({}, {trial});
+  }
+  events_.Publish("trial.changed", {{"trial", trial}, {"sweep", t.ok() ? t->sweep_id : 0},
+                                    {"state", done ? "done" : "stopping"}, {"verdict", done ? "cancelled" : ""}});
+  return Status::Ok();
+}
+
+Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
+  auto sw = store_.GetSweep(sweep);
+  if (!sw.ok()) return sw.status();
+  auto rows = store_.RequeueDone(sweep, {"infra_error", "timeout"});
+  if (!rows.ok()) return rows.status();
+  std::lock_guard lock(mu_);
+  auto su = SuiteById(sw->suite_id);
+  if (!su.ok()) return su.status();
+  auto rit = requests_.find(sweep);
+  if (rit == requests_.end()) {
+    auto req = ParseSweepRequest(sw->request);
+    if (!req.ok()) return req.status();
+    rit = requests_.emplace(sweep, std::make_shared<SweepRequest>(*req)).first;
+  }
+  std::vector<QueuedTrial> queued;
+  for (auto& t : *rows) {
+    SweepRequest one = *rit->second;
+    one.repeats = 1;
+    one.targets = {one.targets.at(std::min<size_t>(t.target_index, one.targets.size() - 1))};
+    auto q = MakeQueued(**su, one, t.id, {ConfigFromJson(t.config)});
+    q[0].target = t.target_index;
+    q[0].sweep = sweep;
+    queued.push_back(std::move(q[0]));
+  }
+  SweepInfo info{sweep, rit->second->priority, rit->second->prune, false, {}};
+  for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;
+  const int64_t n = static_cast<int64_t>(queued.size());
+  sched_->AddSweep(info, std::move(queued));
+  ServeWaitersLocked();
+  events_.Publish("sweep.retried", {{"sweep", sweep}, {"requeued", n}});
+  return n;
+}
+
+Result<json> Coordinator::Register(const json& body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  std::string name = body.value("name", "");
+  if (name.empty() || name.size() > 200) return Status::Invalid("name is required (at most 200 characters)", "name");
+  auto inv = ParseInventory(body.value("inventory", json::object()));
+  if (!inv.ok()) return Status::Invalid(inv.status().message(), "inventory." + inv.status().field());
+  if (body.contains("labels") && body["labels"].is_object())
+    for (auto& [k, v] : body["labels"].items())
+      if (v.is_string()) inv->labels[k] = v.get<std::string>();
+  const std::string hardware = NodeHardware(*inv);
+  auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, body.value("fingerprint", json::object()),
+                                 hardware);
+  if (!row.ok()) return row.status();
+  {
+    std::lock_guard lock(mu_);
+    NodeState st;
+    st.id = row->id;
+    st.name = name;
+    st.inv = *inv;
+    st.state = row->state;
+    st.reason = row->reason;
+    sched_->UpsertNode(std::move(st));
+    ServeWaitersLocked();
+  }
+  events_.Publish("node.registered", {{"node", row->id}, {"name", name}, {"hardware", hardware}});
+  return json{{"node", row->id}, {"heartbeat_ms", opts_.heartbeat_ms}, {"lease_ttl_ms", opts_.sched.lease_ttl_ms},
+              {"state", row->state}, {"hardware", hardware}};
+}
+
+json Coordinator::GrantJson(const Grant& g) {
+  json j = {{"lease", g.lease}, {"epoch", g.epoch}, {"trial", g.trial}, {"gpus", g.gpus},
+            {"hardware", g.hardware}, {"attempt", g.attempt}, {"heartbeat_ms", opts_.heartbeat_ms}};
+  auto t = store_.GetTrial(g.trial);
+  if (t.ok()) {
+    j["sweep"] = t->sweep_id;
+    j["config"] = t->config;
+    if (auto su = SuiteById(t->suite_id); su.ok()) {
+      j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"definition", (*su)->definition},
+                    {"source_dir", (*su)->source_dir}};
+    }
+  }
+  return j;
+}
+
+void Coordinator::ServeWaitersLocked() {
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    if (it->second.deferred->done()) {
+      it = waiters_.erase(it);
+      continue;
+    }
+    std::vector<int64_t> reused;
+    auto g = sched_->TryLease(it->first, it->second.free, &reused);
+    for (int64_t r : reused) events_.Publish("trial.changed", {{"trial", r}, {"state", "done"}, {"reused", true}});
+    if (g.ok() && *g) {
+      json body = GrantJson(**g);
+      events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                        {"state", "leased"}, {"node", it->first}});
+      it->second.deferred->Complete(http::Json(body));
+      it = waiters_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait) {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> reused;
+  auto g = sched_->TryLease(node, free, &reused);
+  for (int64_t r : reused) events_.Publish("trial.changed", {{"trial", r}, {"state", "done"}, {"reused", true}});
+  if (!g.ok()) {
+    if (g.status().code() == Code::kNotFound) return http::Problem(404, "Not Found", g.status().message(), "node");
+    return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
+  }
+  if (*g) {
+    json body = GrantJson(**g);
+    events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                      {"state", "leased"}, {"node", node}});
+    return http::Json(body);
+  }
+  if (wait.count() <= 0) return http::Response{204, "application/json", ""};
+  auto old = waiters_.find(node);
+  if (old != waiters_.end()) {
+    old->second.deferred->Complete(http::Response{204, "application/json", ""});
+    waiters_.erase(old);
+  }
+  auto d = std::make_shared<http::Deferred>(wait, [] { return http::Response{204, "application/json", ""}; });
+  std::weak_ptr<http::Deferred> weak = d;
+  d->on_abandon = [this, node, weak] {
+    std::lock_guard l(mu_);
+    auto it = waiters_.find(node);
+    if (it != waiters_.end() && it->second.deferred == weak.lock()) waiters_.erase(it);
+  };
+  waiters_[node] = Waiter{free, d};
+  http::Response r;
+  r.deferred = d;
+  return r;
+}
+
+Result<json> Coordinator::Heartbeat(const std::string& lease, const json& body) {
+  std::lock_guard lock(mu_);
+  auto l = sched_->Heartbeat(lease);
+  if (!l.ok()) return l.status();
+  const ActiveLease* a = *l;
+  if (body.is_object() && body.value("running", false)) {
+    if (Status s = store_.MarkRunning(a->trial, a->epoch); !s.ok()) return s;
+  }
+  return json{{"cancel", a->cancel}, {"epoch", a->epoch}, {"trial", a->trial}};
+}
+
+Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::string_view data) {
+  int64_t trial;
+  {
+    std::lock_guard lock(mu_);
+    auto t = sched_->CheckLease(lease);
+    if (!t.ok()) return t.status();
+    trial = *t;
+  }
+  return store_.AppendLog(trial, offset, data, opts_.log_cap);
+}
+
+Result<json> Coordinator::Report(const std::string& lease, const json& body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  ResultRow r;
+  r.verdict = body.value("verdict", "");
+  if (!kReportVerdicts.count(r.verdict)) return Status::Invalid("verdict '" + r.verdict + "' is not known", "verdict");
+  auto str = [&](const char* k) -> std::string {
+    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
+  };
+  r.signature = str("signature");
+  r.evidence = str("evidence").substr(0, 2000);
+  r.failing_stage = str("failing_stage");
+  if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();
+  if (body.contains("signal") && body["signal"].is_string()) r.signal = body["signal"].get<std::string>();
+  if (body.contains("metrics")) {
+    if (!body["metrics"].is_object()) return Status::Invalid("metrics is an object", "metrics");
+    r.metrics = body["metrics"];
+  }
+  if (body.contains("stages")) {
+    if (!body["stages"].is_array()) return Status::Invalid("stages is a list", "stages");
+    r.stages = body["stages"];
+  }
+  if (body.contains("fingerprint")) r.fingerprint = body["fingerprint"];
+  std::lock_guard lock(mu_);
+  int64_t sweep = 0, trial = 0, node = 0;
+  auto it = sched_->leases().find(lease);
+  if (it != sched_->leases().end()) {
+    sweep = it->second.sweep;
+    trial = it->second.trial;
+    node = it->second.node;
+    if (auto su = SuiteById(it->second.spec.suite_id); su.ok() && !r.fingerprint.empty())
+      fingerprints_[{node, (*su)->name}] = r.fingerprint.dump();
+  }
+  auto out = sched_->Report(lease, r);
+  if (!out.ok()) return out.status();
+  if (!out->duplicate) {
+    events_.Publish("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
+                                      {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
+    if (!out->skipped.empty())
+      events_.Publish("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
+                                         {"key", out->prune_key.value_or("")}});
+    ServeWaitersLocked();
+  }
+  return json{{"accepted", true}, {"duplicate", out->duplicate}, {"requeued", out->requeued},
+              {"skipped", out->skipped.size()}};
+}
+
+Status Coordinator::Drain(int64_t node) { return SetNodeState(node, "draining", "drained by an admin"); }
+
+Status Coordinator::SetNodeState(int64_t node, const std::string& state, const std::string& reason) {
+  std::lock_guard lock(mu_);
+  Status s = sched_->SetNodeState(node, state, reason);
+  if (s.ok()) {
+    events_.Publish("node.changed", {{"node", node}, {"state", state}, {"reason", reason}});
+    if (state == "online") ServeWaitersLocked();
+  }
+  return s;
+}
+
+json Coordinator::NodesJson() {
+  auto rows = store_.ListNodes();
+  json out = json::array();
+  if (!rows.ok()) return out;
+  std::lock_guard lock(mu_);
+  const int64_t now = NowMs();
+  for (auto& n : *rows) {
+    json j = {{"id", n.id}, {"name", n.name}, {"inventory", n.inventory}, {"labels", n.labels},
+              {"fingerprint", n.fingerprint}, {"hardware", n.hardware}, {"state", n.state}, {"reason", n.reason},
+              {"registered_at", n.registered_at}, {"last_heartbeat", n.last_heartbeat}};
+    if (const NodeState* st = sched_->Node(n.id)) {
+      j["state"] = st->state;
+      j["reason"] = st->reason;
+      j["last_heartbeat"] = st->last_seen;
+      j["busy_gpus"] = st->busy_gpus;
+      j["waiting"] = waiters_.count(n.id) > 0;
+    }
+    j["heartbeat_age_s"] = (now - j["last_heartbeat"].get<int64_t>()) / 1000.0;
+    json running = json::array();
+    for (auto& [lid, l] : sched_->leases())
+      if (l.node == n.id) running.push_back({{"trial", l.trial}, {"sweep", l.sweep}, {"gpus", l.gpus}});
+    j["running"] = running;
+    out.push_back(j);
+  }
+  return out;
+}
+
+json Coordinator::SweepExtras(int64_t sweep) {
+  std::lock_guard lock(mu_);
+  json j;
+  j["running"] = sched_->RunningIn(sweep);
+  json unmatched = json::array();
+  auto rit = requests_.find(sweep);
+  for (int t : sched_->UnmatchableTargets(sweep)) {
+    json target = rit != requests_.end() && t < static_cast<int>(rit->second->targets.size())
+                      ? rit->second->targets[t].raw
+                      : json(t);
+    unmatched.push_back({{"target", target}, {"index", t},
+                         {"detail", "no registered node can ever run this target; its trials wait for one"}});
+  }
+  j["unmatched_targets"] = unmatched;
+  auto [skipped, saved] = sched_->Saved(sweep);
+  j["pruned"] = {{"trials", skipped}, {"gpu_hours_saved", saved / 3600.0}};
+  return j;
+}
+
+json Coordinator::Stats() {
+  std::lock_guard lock(mu_);
+  json nodes = json::object();
+  for (auto& [id, n] : sched_->nodes()) nodes[n.state] = nodes.value(n.state, 0) + 1;
+  auto [wait_ms, waits] = sched_->LeaseWait();
+  return {{"queued", sched_->queued()}, {"leased", sched_->leased()}, {"nodes", nodes},
+          {"waiting_workers", waiters_.size()}, {"lease_wait_sum_s", wait_ms / 1000.0}, {"lease_wait_count", waits}};
+}
+
+void Coordinator::Ticker() {
+  int64_t last_keepalive = NowMs();
+  int64_t last_touch = NowMs();
+  std::unique_lock lk(tick_mu_);
+  while (!stopping_) {
+    tick_cv_.wait_for(lk, std::chrono::milliseconds(opts_.tick_ms));
+    if (stopping_) break;
+    lk.unlock();
+    {
+      std::lock_guard lock(mu_);
+      auto changed = sched_->Tick();
+      for (int64_t t : changed) events_.Publish("trial.changed", {{"trial", t}, {"state", "expired"}});
+      if (!changed.empty()) ServeWaitersLocked();
+      if (NowMs() - last_touch > 5000) {
+        std::vector<std::pair<int64_t, int64_t>> seen;
+        for (auto& [id, n] : sched_->nodes()) seen.emplace_back(id, n.last_seen);
+        store_.TouchNodes(seen);
+        last_touch = NowMs();
+      }
+    }
+    if (NowMs() - last_keepalive > 15000) {
+      events_.KeepAlive();
+      last_keepalive = NowMs();
+    }
+    lk.lock();
+  }
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,428 @@
+#include "daemon/scheduler.h"
+
+#include <algorithm>
+#include <random>
+
+namespace gauntlet {
+
+namespace {
+std::string JoinInts(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+bool Deterministic(const std::string& verdict) { return verdict == "unsupported"; }
+}  // namespace
+
+Scheduler::Scheduler(Clock& clock, SchedulerStore& store, SchedulerOptions opts)
+    : clock_(clock), store_(store), opts_(opts), rng_state_(std::random_device{}() | 1ull) {
+  rng_state_ = (rng_state_ << 32) ^ std::random_device{}();
+}
+
+std::string Scheduler::NewLeaseId() {
+  // xorshift64* seeded from random_device: lease ids must not be guessable across restarts only
+  // loosely (tokens guard the API); uniqueness is what matters, and the epoch fences.
+  auto next = [this] {
+    rng_state_ ^= rng_state_ >> 12;
+    rng_state_ ^= rng_state_ << 25;
+    rng_state_ ^= rng_state_ >> 27;
+    return rng_state_ * 2685821657736338717ull;
+  };
+  char buf[33];
+  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(next()),
+           static_cast<unsigned long long>(next()));
+  return buf;
+}
+
+void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials) {
+  Sweep& sw = sweeps_[info.id];
+  sw.info = info;
+  std::stable_sort(trials.begin(), trials.end(),
+                   [](const QueuedTrial& a, const QueuedTrial& b) { return a.cost_s < b.cost_s; });
+  const int64_t now = clock_.NowMs();
+  for (auto& t : trials) {
+    if (t.queued_at == 0) t.queued_at = now;
+    sw.by_target[t.target].push_back(std::move(t));
+    ++queued_count_;
+  }
+}
+
+void Scheduler::RestoreLease(const ActiveLease& l) {
+  ActiveLease copy = l;
+  copy.deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+  next_epoch_ = std::max(next_epoch_, l.epoch + 1);
+  lease_of_trial_[l.trial] = l.lease;
+  auto nit = nodes_.find(l.node);
+  if (nit != nodes_.end())
+    for (int g : l.gpus) nit->second.busy_gpus.insert(g);
+  sweeps_[l.sweep].running++;
+  leases_[l.lease] = std::move(copy);
+}
+
+void Scheduler::UpsertNode(NodeState node) {
+  node.last_seen = clock_.NowMs();
+  auto it = nodes_.find(node.id);
+  if (it != nodes_.end()) {
+    node.busy_gpus = it->second.busy_gpus;
+    node.infra_streak = it->second.infra_streak;
+    if (it->second.state == "quarantined" && node.state != "quarantined") {
+      node.state = "quarantined";
+      node.reason = it->second.reason;
+    }
+  }
+  // GPUs held by leases restored before the node re-registered stay busy.
+  for (auto& [id, l] : leases_)
+    if (l.node == node.id)
+      for (int g : l.gpus) node.busy_gpus.insert(g);
+  nodes_[node.id] = std::move(node);
+}
+
+const NodeState* Scheduler::Node(int64_t id) const {
+  auto it = nodes_.find(id);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+Status Scheduler::SetNodeState(int64_t id, const std::string& state, const std::string& reason) {
+  auto it = nodes_.find(id);
+  if (it == nodes_.end()) return Status::NotFound("no node " + std::to_string(id));
+  if (Status s = store_.SetNodeState(id, state, reason); !s.ok()) return s;
+  it->second.state = state;
+  it->second.reason = reason;
+  if (state == "online") it->second.infra_streak = 0;
+  return Status::Ok();
+}
+
+void Scheduler::Touch(int64_t id) {
+  auto it = nodes_.find(id);
+  if (it == nodes_.end()) return;
+  it->second.last_seen = clock_.NowMs();
+  if (it->second.state == "offline") {
+    it->second.state = "online";
+    it->second.reason.clear();
+    store_.SetNodeState(id, "online", "");
+  }
+}
+
+int64_t Scheduler::RunningIn(int64_t sweep) const {
+  auto it = sweeps_.find(sweep);
+  return it == sweeps_.end() ? 0 : it->second.running;
+}
+
+std::pair<int64_t, double> Scheduler::Saved(int64_t sweep) const {
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return {0, 0};
+  return {it->second.skipped, it->second.saved_gpu_s};
+}
+
+Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vector<int>& free_gpus,
+                                                 std::vector<int64_t>* reused) {
+  auto nit = nodes_.find(node_id);
+  if (nit == nodes_.end()) return Status::NotFound("no node " + std::to_string(node_id) + "; register first");
+  NodeState& node = nit->second;
+  node.last_seen = clock_.NowMs();
+  if (node.state != "online") return std::optional<Grant>();
+  // The daemon's view wins where it knows better: GPUs under a live lease are not free, whatever
+  // the worker says (its report may predate the grant).
+  std::vector<int> free;
+  for (int g : free_gpus)
+    if (!node.busy_gpus.count(g)) free.push_back(g);
+  // Priority first, then fair share (fewest running), then the older sweep.
+  std::vector<Sweep*> order;
+  order.reserve(sweeps_.size());
+  for (auto& [id, sw] : sweeps_)
+    if (!sw.by_target.empty()) order.push_back(&sw);
+  std::sort(order.begin(), order.end(), [](const Sweep* a, const Sweep* b) {
+    if (a->info.priority != b->info.priority) return a->info.priority > b->info.priority;
+    if (a->running != b->running) return a->running < b->running;
+    return a->info.id < b->info.id;
+  });
+  for (Sweep* sw : order) {
+    Status err;
+    auto g = LeaseOne(*sw, node, free, reused, &err);
+    if (!err.ok()) return err;
+    if (g) return g;
+  }
+  return std::optional<Grant>();
+}
+
+std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free,
+                                         std::vector<int64_t>* reused, Status* err) {
+  for (auto it = sw.by_target.begin(); it != sw.by_target.end();) {
+    auto& dq = it->second;
+    while (!dq.empty() && tombstones_.count(dq.front().id)) {
+      tombstones_.erase(dq.front().id);
+      dq.pop_front();
+    }
+    if (dq.empty()) {
+      it = sw.by_target.erase(it);
+      continue;
+    }
+    // All trials of one target share a Need, so the front decides for the whole deque, except
+    // for a trial avoiding this node after an infra error: look a little further for another.
+    auto pick = PickGpus(node.inv, free, dq.front().need);
+    if (!pick) {
+      ++it;
+      continue;
+    }
+    size_t k = 0;
+    while (k < dq.size() && k < 64 && (dq[k].avoid_nodes.count(node.id) || tombstones_.count(dq[k].id))) ++k;
+    if (k == dq.size() || k == 64) {
+      // Every candidate avoids this node: take the front anyway when no other online node fits.
+      bool other = false;
+      for (auto& [nid, n] : nodes_)
+        if (nid != node.id && n.state == "online" && CouldEverFit(n.inv, dq.front().need)) other = true;
+      if (other || tombstones_.count(dq.front().id)) {
+        ++it;
+        continue;
+      }
+      k = 0;
+    }
+    QueuedTrial t = std::move(dq[k]);
+    dq.erase(dq.begin() + static_cast<long>(k));
+    --queued_count_;
+    const std::string hardware = HardwareClass(node.inv, *pick);
+    if (sw.info.reuse) {
+      if (auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node.id)) {
+        ResultRow r = *prior;
+        r.trial_id = t.id;
+        r.attempt = t.attempt + 1;
+        r.finished_at = clock_.NowMs();
+        r.node_id.reset();
+        int64_t evidence = prior->trial_id;
+        r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
+        if (Status s = store_.Finish(r, evidence); !s.ok()) {
+          *err = s;
+          return std::nullopt;
+        }
+        if (reused) reused->push_back(t.id);
+        return LeaseOne(sw, node, free, reused, err);  // this one is settled; look again
+      }
+    }
+    Grant g;
+    g.trial = t.id;
+    g.lease = NewLeaseId();
+    g.epoch = next_epoch_++;
+    g.gpus = *pick;
+    g.hardware = hardware;
+    g.attempt = t.attempt + 1;
+    const int64_t deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+    if (Status s = store_.Lease(t.id, node.id, g.lease, g.epoch, deadline, JoinInts(g.gpus), hardware); !s.ok()) {
+      dq.push_front(std::move(t));
+      ++queued_count_;
+      *err = s;
+      return std::nullopt;
+    }
+    for (int x : g.gpus) node.busy_gpus.insert(x);
+    lease_wait_sum_ms_ += clock_.NowMs() - t.queued_at;
+    ++lease_wait_count_;
+    ActiveLease l;
+    l.trial = t.id;
+    l.node = node.id;
+    l.sweep = sw.info.id;
+    l.epoch = g.epoch;
+    l.deadline = deadline;
+    l.lease = g.lease;
+    l.gpus = g.gpus;
+    l.hardware = hardware;
+    t.attempt = g.attempt;
+    l.spec = std::move(t);
+    lease_of_trial_[l.trial] = l.lease;
+    leases_[l.lease] = std::move(l);
+    sw.running++;
+    if (dq.empty()) sw.by_target.erase(it);
+    return g;
+  }
+  return std::nullopt;
+}
+
+Result<const ActiveLease*> Scheduler::Heartbeat(const std::string& lease) {
+  auto it = leases_.find(lease);
+  if (it == leases_.end()) {
+    if (finished_leases_.count(lease)) return Status::Conflict("lease " + lease + " has ended");
+    return Status::Conflict("lease " + lease + " is not current (expired or unknown)");
+  }
+  it->second.deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+  Touch(it->second.node);
+  return &it->second;
+}
+
+Result<int64_t> Scheduler::CheckLease(const std::string& lease) const {
+  auto it = leases_.find(lease);
+  if (it == leases_.end()) return Status::Conflict("lease " + lease + " is not current");
+  return it->second.trial;
+}
+
+void Scheduler::EndLease(const std::string& lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  auto nit = nodes_.find(it->second.node);
+  if (nit != nodes_.end())
+    for (int g : it->second.gpus) nit->second.busy_gpus.erase(g);
+  auto sit = sweeps_.find(it->second.sweep);
+  if (sit != sweeps_.end()) sit->second.running--;
+  lease_of_trial_.erase(it->second.trial);
+  finished_leases_[lease_id] = it->second.trial;
+  finished_order_.push_back(lease_id);
+  while (finished_order_.size() > 100000) {
+    finished_leases_.erase(finished_order_.front());
+    finished_order_.pop_front();
+  }
+  leases_.erase(it);
+}
+
+Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r) {
+  ReportOutcome out;
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) {
+    if (finished_leases_.count(lease_id)) {
+      out.duplicate = true;
+      return out;
+    }
+    return Status::Conflict("lease " + lease_id + " is not current (expired, or a newer attempt holds the trial)");
+  }
+  ActiveLease l = it->second;
+  r.trial_id = l.trial;
+  r.attempt = l.spec.attempt;
+  r.node_id = l.node;
+  r.hardware = l.hardware;
+  if (r.finished_at == 0) r.finished_at = clock_.NowMs();
+  auto nit = nodes_.find(l.node);
+  if (r.verdict == "infra_error" && !l.cancel) {
+    if (nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
+        nit->second.state == "online") {
+      SetNodeState(l.node, "quarantined",
+                   std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
+    }
+    if (l.spec.attempt < l.spec.max_attempts) {
+      // Keep the attempt's result as history, then queue it again, away from this node.
+      if (Status s = store_.Requeue(l.trial, l.spec.attempt); !s.ok()) return s;
+      EndLease(lease_id);
+      QueuedTrial t = l.spec;
+      t.avoid_nodes.insert(l.node);
+      t.queued_at = clock_.NowMs();
+      auto& sw = sweeps_[l.sweep];
+      sw.by_target[t.target].push_front(std::move(t));
+      ++queued_count_;
+      out.requeued = true;
+      return out;
+    }
+  } else if (nit != nodes_.end()) {
+    nit->second.infra_streak = 0;
+  }
+  if (Status s = store_.Finish(r, std::nullopt); !s.ok()) return s;
+  EndLease(lease_id);
+  auto sit = sweeps_.find(l.sweep);
+  if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l, r, &out);
+  return out;
+}
+
+void Scheduler::Prune(Sweep& sw, const ActiveLease& ev, const ResultRow& r, ReportOutcome* out) {
+  auto g = sw.info.gate_on.find(r.failing_stage);
+  if (g == sw.info.gate_on.end() || g->second.empty()) return;
+  bool settle = Deterministic(r.verdict);
+  if (r.verdict == "crashed" && !r.signature.empty()) settle = ++sw.crash_signatures[r.signature] >= 2;
+  if (!settle) return;
+  std::string key;
+  Config gate;
+  for (auto& k : g->second) {
+    auto v = ev.spec.config.find(k);
+    if (v == ev.spec.config.end()) return;
+    gate[k] = v->second;
+    key += (key.empty() ? "" : "&") + k + "=" + v->second;
+  }
+  // Same hardware class: queued trials whose target the evidence's hardware serves the same way.
+  std::vector<int64_t> ids;
+  double saved = 0;
+  for (auto& [target, dq] : sw.by_target) {
+    if (target != ev.spec.target) continue;
+    for (auto& t : dq) {
+      if (tombstones_.count(t.id)) continue;
+      bool same = true;
+      for (auto& [k, v] : gate) {
+        auto c = t.config.find(k);
+        same = same && c != t.config.end() && c->second == v;
+      }
+      if (!same) continue;
+      ids.push_back(t.id);
+      saved += t.cost_s * std::max(1, t.need.gpus);
+    }
+  }
+  if (ids.empty()) return;
+  if (!store_.FinishMany(ids, "skipped", "skipped:" + r.signature, ev.trial).ok()) return;
+  for (int64_t id : ids) tombstones_.insert(id);
+  queued_count_ -= ids.size();
+  sw.skipped += static_cast<int64_t>(ids.size());
+  sw.saved_gpu_s += saved;
+  out->skipped = std::move(ids);
+  out->prune_key = key;
+}
+
+void Scheduler::Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running) {
+  for (int64_t id : queued)
+    if (tombstones_.insert(id).second && queued_count_ > 0) --queued_count_;
+  for (int64_t id : running) {
+    auto it = lease_of_trial_.find(id);
+    if (it != lease_of_trial_.end()) leases_[it->second].cancel = true;
+  }
+}
+
+std::vector<int64_t> Scheduler::Tick() {
+  const int64_t now = clock_.NowMs();
+  std::vector<int64_t> changed;
+  std::vector<std::string> expired;
+  for (auto& [id, l] : leases_)
+    if (l.deadline < now) expired.push_back(id);
+  for (auto& id : expired) {
+    ActiveLease l = leases_[id];
+    if (l.spec.attempt < l.spec.max_attempts && !l.cancel) {
+      if (!store_.Requeue(l.trial, l.spec.attempt).ok()) continue;
+      EndLease(id);
+      QueuedTrial t = l.spec;
+      t.avoid_nodes.insert(l.node);
+      t.queued_at = now;
+      sweeps_[l.sweep].by_target[t.target].push_front(std::move(t));
+      ++queued_count_;
+    } else {
+      ResultRow r;
+      r.trial_id = l.trial;
+      r.attempt = l.spec.attempt;
+      r.verdict = l.cancel ? "cancelled" : "infra_error";
+      r.signature = l.cancel ? "cancelled:by_user" : "infra_error:lease_expired";
+      r.evidence = "the lease expired after " + std::to_string(l.spec.attempt) + " attempt(s)";
+      r.node_id = l.node;
+      r.hardware = l.hardware;
+      r.finished_at = now;
+      if (!store_.Finish(r, std::nullopt).ok()) continue;
+      EndLease(id);
+    }
+    changed.push_back(l.trial);
+  }
+  for (auto& [id, n] : nodes_) {
+    if ((n.state == "online" || n.state == "draining") && now - n.last_seen > opts_.offline_after_ms) {
+      bool has_lease = false;
+      for (auto& [lid, l] : leases_) has_lease = has_lease || l.node == id;
+      if (!has_lease && n.state == "online") {
+        n.state = "offline";
+        n.reason = "no heartbeat for " + std::to_string((now - n.last_seen) / 1000) + " s";
+        store_.SetNodeState(id, "offline", n.reason);
+      }
+    }
+  }
+  return changed;
+}
+
+std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
+  std::vector<int> out;
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return out;
+  for (auto& [target, dq] : it->second.by_target) {
+    if (dq.empty()) continue;
+    bool any = false;
+    for (auto& [id, n] : nodes_)
+      if (n.state != "offline" && CouldEverFit(n.inv, dq.front().need)) any = true;
+    if (!any) out.push_back(target);
+  }
+  return out;
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,184 @@
+// The scheduler: a pure state machine over queued trials, nodes and leases (DESIGN.md "Scheduling").
+// It owns no threads and does no I/O of its own: time comes from a Clock, and every change that must
+// survive a restart goes through SchedulerStore before memory changes. Not thread-safe: the daemon
+// serializes calls (daemon/dispatcher.h).
+#pragma once
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/hardware.h"
+#include "daemon/sweep.h"
+#include "store/status.h"
+#include "store/store.h"
+
+namespace gauntlet {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t NowMs() = 0;  // wall-clock milliseconds
+};
+
+// Persistence the scheduler needs; the daemon's adapter writes to the Store, tests use a fake.
+class SchedulerStore {
+ public:
+  virtual ~SchedulerStore() = default;
+  virtual Status Lease(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
+                       const std::string& gpus, const std::string& hardware) = 0;
+  virtual Status Requeue(int64_t trial, int attempt) = 0;
+  virtual Status Finish(const ResultRow& r, std::optional<int64_t> evidence) = 0;
+  virtual Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict,
+                            const std::string& signature, std::optional<int64_t> evidence) = 0;
+  virtual Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) = 0;
+  // An earlier judged result for reuse: same suite version, config and hardware class, and the
+  // fingerprint that `node` last reported for that suite.
+  virtual std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& config_key,
+                                                const std::string& hardware, int64_t node) = 0;
+};
+
+struct SchedulerOptions {
+  int64_t lease_ttl_ms = 30000;      // a lease dies this long after its last heartbeat
+  int64_t offline_after_ms = 30000;  // a node unheard of this long goes offline
+  int quarantine_after = 3;          // infra errors in a row before a node takes no new leases
+};
+
+// A queued trial as the scheduler sees it.
+struct QueuedTrial {
+  int64_t id = 0;
+  int64_t sweep = 0;
+  int64_t suite_id = 0;
+  int target = 0;
+  Need need;
+  Config config;
+  std::string config_key;
+  int attempt = 0;  // attempts made so far
+  int max_attempts = 3;
+  double cost_s = 60;  // estimated seconds; cheaper first within a sweep
+  std::set<int64_t> avoid_nodes;  // nodes where it met infra errors
+  int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
+};
+
+struct SweepInfo {
+  int64_t id = 0;
+  int priority = 0;
+  bool prune = true;
+  bool reuse = true;
+  std::map<std::string, std::vector<std::string>> gate_on;  // stage -> gate keys
+};
+
+struct NodeState {
+  int64_t id = 0;
+  std::string name;
+  Inventory inv;
+  std::string state = "online";  // online, draining, offline, quarantined
+  std::string reason;
+  int64_t last_seen = 0;
+  int infra_streak = 0;
+  std::set<int> busy_gpus;
+};
+
+struct Grant {
+  int64_t trial = 0;
+  std::string lease;
+  int64_t epoch = 0;
+  std::vector<int> gpus;
+  std::string hardware;
+  int attempt = 0;
+};
+
+struct ActiveLease {
+  int64_t trial = 0, node = 0, sweep = 0, epoch = 0, deadline = 0;
+  std::string lease;
+  std::vector<int> gpus;
+  std::string hardware;
+  bool cancel = false;
+  QueuedTrial spec;  // to requeue it
+};
+
+// What a reported result led to, for events and answers.
+struct ReportOutcome {
+  bool duplicate = false;             // the same result was already taken (idempotent retry)
+  std::vector<int64_t> skipped;       // trials pruning settled
+  std::optional<std::string> prune_key;
+  bool requeued = false;              // infra_error with attempts left
+};
+
+class Scheduler {
+ public:
+  Scheduler(Clock& clock, SchedulerStore& store, SchedulerOptions opts);
+
+  void AddSweep(const SweepInfo& sweep, std::vector<QueuedTrial> trials);
+  // Re-creates a lease found in the store at start; its deadline starts afresh.
+  void RestoreLease(const ActiveLease& lease);
+  void UpsertNode(NodeState node);
+  const NodeState* Node(int64_t id) const;
+  const std::unordered_map<int64_t, NodeState>& nodes() const { return nodes_; }
+  Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
+  void Touch(int64_t node);
+
+  // Picks the next trial for `node` given the GPUs the worker says are free, leases it and returns
+  // it; nullopt if nothing fits now. Reusable results are filed on the way (their ids in `reused`).
+  Result<std::optional<Grant>> TryLease(int64_t node, const std::vector<int>& free_gpus,
+                                        std::vector<int64_t>* reused = nullptr);
+  // Renews a lease. Returns the lease (with its cancel flag) or NotFound/Conflict when lost.
+  Result<const ActiveLease*> Heartbeat(const std::string& lease);
+  // Takes a final result for a lease (idempotent; Conflict for a lease that is not current).
+  Result<ReportOutcome> Report(const std::string& lease, ResultRow result);
+  // Validates a lease for a log append (Conflict when stale); returns its trial.
+  Result<int64_t> CheckLease(const std::string& lease) const;
+  // Cancels: queued trials are dropped (the caller has stored them as cancelled), running ones flagged.
+  void Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running);
+  // Expires leases past their deadline and marks silent nodes offline. Returns trial ids whose
+  // state changed (requeued or ended), for events.
+  std::vector<int64_t> Tick();
+
+  // Sweeps none of whose queued trials any known node could ever run (for "no node can run this").
+  std::vector<int> UnmatchableTargets(int64_t sweep) const;
+  size_t queued() const { return queued_count_; }
+  // Sum (ms) and count of queue-to-lease waits since start.
+  std::pair<int64_t, int64_t> LeaseWait() const { return {lease_wait_sum_ms_, lease_wait_count_}; }
+  size_t leased() const { return leases_.size(); }
+  int64_t RunningIn(int64_t sweep) const;
+  const std::unordered_map<std::string, ActiveLease>& leases() const { return leases_; }
+  // Prune savings per sweep: trials skipped and estimated GPU-seconds not spent.
+  std::pair<int64_t, double> Saved(int64_t sweep) const;
+
+ private:
+  struct Sweep {
+    SweepInfo info;
+    std::map<int, std::deque<QueuedTrial>> by_target;  // per target: cheapest first
+    int64_t running = 0;
+    int64_t skipped = 0;
+    double saved_gpu_s = 0;
+    std::map<std::string, int> crash_signatures;  // signature -> times seen (prune after two)
+  };
+  std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
+                                Status* err);
+  void Prune(Sweep& sw, const ActiveLease& evidence, const ResultRow& r, ReportOutcome* out);
+  void EndLease(const std::string& lease_id);
+  std::string NewLeaseId();
+
+  Clock& clock_;
+  SchedulerStore& store_;
+  SchedulerOptions opts_;
+  std::map<int64_t, Sweep> sweeps_;
+  std::unordered_map<int64_t, NodeState> nodes_;
+  std::unordered_map<std::string, ActiveLease> leases_;
+  std::unordered_map<int64_t, std::string> lease_of_trial_;
+  std::set<int64_t> tombstones_;  // queued trials cancelled or pruned, dropped lazily from the deques
+  std::unordered_map<std::string, int64_t> finished_leases_;  // lease -> trial, for idempotent reports
+  std::deque<std::string> finished_order_;
+  size_t queued_count_ = 0;
+  int64_t lease_wait_sum_ms_ = 0, lease_wait_count_ = 0;
+  int64_t next_epoch_ = 1;
+  uint64_t rng_state_;
+};
+
+}  // namespace gauntlet

@@ -1,0 +1,34 @@
+// `gauntlet serve`: the daemon process (store, suites, scheduler, HTTP server, signals).
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace gauntlet {
+
+struct ServeOptions {
+  std::string db = "./var/gauntlet.db";
+  std::string listen = "127.0.0.1:8080";
+  std::string suites;      // default: the built-in suites/ folder
+  std::string tokens;      // tokens file; empty: no tokens
+  bool insecure = false;   // allow a non-loopback bind without tokens
+  std::string web;         // dashboard folder; default: the built-in web/
+  std::string port_file;   // write the bound port here once listening (for tests and scripts)
+  int threads = 4;
+  int64_t lease_ttl_ms = 30000;
+  int64_t heartbeat_ms = 5000;
+  int64_t offline_after_ms = 30000;
+  int quarantine_after = 3;
+  int64_t log_cap_mb = 16;
+  bool local_worker = false;  // also start one `gauntlet worker` beside the daemon
+  std::string exe;            // this executable (for the local worker)
+};
+
+// Runs until SIGINT/SIGTERM; returns the process exit code (0 clean stop, 2 bad configuration).
+int RunServe(const ServeOptions& opts);
+
+// Splits "host:port" ("[::1]:8080" for IPv6); false if malformed.
+bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port);
+// True for 127.0.0.0/8, ::1 and "localhost".
+bool IsLoopback(const std::string& host);
+
+}  // namespace gauntlet

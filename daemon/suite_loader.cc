@@ -1,0 +1,41 @@
+#include "daemon/suite_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "daemon/suite.h"
+#include "daemon/yaml_json.h"
+
+namespace gauntlet {
+namespace fs = std::filesystem;
+
+Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::NotFound("suites folder " + dir + " does not exist");
+  std::vector<fs::path> files;
+  for (auto& e : fs::directory_iterator(dir, ec)) {
+    auto ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<fs::path, nlohmann::json>> parsed;
+  for (auto& f : files) {
+    auto j = ReadJsonOrYaml(f.string());
+    if (!j.ok()) return j.status();
+    auto s = ParseSuite(*j);
+    if (!s.ok())
+      return Status::Invalid(f.string() + ": " + s.status().field() + ": " + s.status().message(), s.status().field());
+    parsed.emplace_back(f, *j);
+  }
+  std::vector<LoadedSuite> out;
+  const std::string abs = fs::absolute(dir).lexically_normal().string();
+  for (auto& [f, j] : parsed) {
+    bool created = false;
+    auto row = store.PutSuite(j["name"], j, abs, &created);
+    if (!row.ok()) return row.status();
+    out.push_back({f.filename().string(), row->name, row->version, created});
+  }
+  return out;
+}
+
+}  // namespace gauntlet

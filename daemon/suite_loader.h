@@ -1,0 +1,21 @@
+// Loads the suites found in a folder (*.json, *.yaml, *.yml; not recursive) into the store.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "store/status.h"
+#include "store/store.h"
+
+namespace gauntlet {
+
+struct LoadedSuite {
+  std::string file, name;
+  int version = 0;
+  bool created = false;
+};
+
+// Validates every suite file in `dir`; stores them only if all are valid (a typo must not half-load
+// a folder). An error names the file and the field at fault. The suite's folder is kept for {suite_dir}.
+Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store);
+
+}  // namespace gauntlet

@@ -1,0 +1,111 @@
+#include "store/migrations.h"
+
+namespace gauntlet {
+
+const std::vector<std::string>& Migrations() {
+  // Append only: a released migration never changes, or databases in the field diverge.
+  static const std::vector<std::string> k = {
+      // 1: suites, sweeps, trials (the first release: submissions only).
+      R"sql(
+CREATE TABLE suites(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  digest TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  source_dir TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  UNIQUE(name, version));
+CREATE TABLE sweeps(
+  id INTEGER PRIMARY KEY,
+  suite_id INTEGER NOT NULL REFERENCES suites(id),
+  name TEXT NOT NULL DEFAULT '',
+  request TEXT NOT NULL,
+  priority INTEGER NOT NULL DEFAULT 0,
+  trial_count INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  cancelled_at INTEGER);
+CREATE TABLE trials(
+  id INTEGER PRIMARY KEY,
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),
+  suite_id INTEGER NOT NULL REFERENCES suites(id),
+  config TEXT NOT NULL,
+  config_key TEXT NOT NULL,
+  target_index INTEGER NOT NULL,
+  repeat_index INTEGER NOT NULL DEFAULT 0,
+  state TEXT NOT NULL DEFAULT 'queued',
+  verdict TEXT,
+  signature TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER);
+CREATE INDEX trials_by_sweep ON trials(sweep_id, state);
+CREATE INDEX trials_by_suite ON trials(suite_id, config_key);
+)sql",
+      // 2: the worker protocol: nodes, leases on trials, results per attempt, log chunks.
+      R"sql(
+CREATE TABLE nodes(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  inventory TEXT NOT NULL,
+  labels TEXT NOT NULL DEFAULT '{}',
+  fingerprint TEXT NOT NULL DEFAULT '{}',
+  hardware TEXT NOT NULL DEFAULT '',
+  state TEXT NOT NULL DEFAULT 'online',
+  reason TEXT NOT NULL DEFAULT '',
+  registered_at INTEGER NOT NULL,
+  last_heartbeat INTEGER NOT NULL);
+ALTER TABLE trials ADD COLUMN hardware TEXT;
+ALTER TABLE trials ADD COLUMN node_id INTEGER REFERENCES nodes(id);
+ALTER TABLE trials ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN max_attempts INTEGER NOT NULL DEFAULT 3;
+ALTER TABLE trials ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN lease_id TEXT;
+ALTER TABLE trials ADD COLUMN lease_deadline INTEGER;
+ALTER TABLE trials ADD COLUMN gpus TEXT;
+ALTER TABLE trials ADD COLUMN evidence_trial INTEGER;
+ALTER TABLE trials ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN started_at INTEGER;
+ALTER TABLE trials ADD COLUMN log_size INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX trials_active ON trials(state) WHERE state != 'done';
+CREATE TABLE results(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  attempt INTEGER NOT NULL,
+  verdict TEXT NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '',
+  failing_stage TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER,
+  signal TEXT,
+  metrics TEXT NOT NULL DEFAULT '{}',
+  stages TEXT NOT NULL DEFAULT '[]',
+  fingerprint TEXT NOT NULL DEFAULT '{}',
+  node_id INTEGER,
+  hardware TEXT NOT NULL DEFAULT '',
+  finished_at INTEGER NOT NULL,
+  PRIMARY KEY(trial_id, attempt));
+CREATE TABLE log_chunks(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  offset INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY(trial_id, offset)) WITHOUT ROWID;
+)sql",
+  };
+  return k;
+}
+
+void Migrate(sql::Db& db, int target) {
+  const auto& ms = Migrations();
+  if (target < 0) target = static_cast<int>(ms.size());
+  int v = db.UserVersion();
+  if (v > static_cast<int>(ms.size()))
+    throw sql::Error(SQLITE_ERROR, "database schema version " + std::to_string(v) +
+                                       " is newer than this gauntlet knows (" + std::to_string(ms.size()) + ")");
+  for (; v < target; ++v) {
+    sql::Txn txn(db);
+    db.Exec(ms[v]);
+    db.Exec("PRAGMA user_version=" + std::to_string(v + 1));
+    txn.Commit();
+  }
+}
+
+}  // namespace gauntlet

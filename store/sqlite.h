@@ -1,0 +1,101 @@
+// Thin RAII wrappers over SQLite's C API: a connection, a prepared statement, a transaction.
+// None of these types is thread-safe; use one connection per thread or guard it with a mutex.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace gauntlet::sql {
+
+// Thrown for SQLite failures; the store converts it into Status at its boundary.
+class Error : public std::runtime_error {
+ public:
+  Error(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+class Stmt;
+
+// An open database connection; closes on destruction. Move-only.
+class Db {
+ public:
+  // Opens (creating if needed) `path`; ":memory:" gives a private in-memory database.
+  // Sets WAL (on files), foreign keys on, a busy timeout; throws Error on failure.
+  explicit Db(const std::string& path, bool readonly = false);
+  ~Db();
+  Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+  Db& operator=(Db&&) = delete;
+  Db(const Db&) = delete;
+
+  // Runs one or more statements without results; throws Error.
+  void Exec(std::string_view sql);
+  // Prepares a statement owned by the caller.
+  Stmt Prepare(std::string_view sql);
+  int64_t LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
+  int Changes() const { return sqlite3_changes(db_); }
+  int UserVersion();
+  sqlite3* raw() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// A prepared statement; finalizes on destruction. Bind indexes start at 1.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
+  Stmt(const Stmt&) = delete;
+
+  Stmt& Bind(int i, int64_t v);
+  Stmt& Bind(int i, int v) { return Bind(i, static_cast<int64_t>(v)); }
+  Stmt& Bind(int i, double v);
+  Stmt& Bind(int i, std::string_view v);  // copied by SQLite (SQLITE_TRANSIENT)
+  Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
+  Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  Stmt& BindBlob(int i, std::string_view v);
+  Stmt& BindNull(int i);
+  template <typename T>
+  Stmt& Bind(int i, const std::optional<T>& v) { return v ? Bind(i, *v) : BindNull(i); }
+
+  // Advances; true while a row is available. Throws Error on failure.
+  bool Step();
+  // Steps to completion (for writes) and resets.
+  void Run();
+  void Reset();  // resets and clears bindings for reuse
+
+  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  double Double(int col) const { return sqlite3_column_double(s_, col); }
+  std::string Text(int col) const;
+  std::string_view TextView(int col) const;  // valid until the next Step/Reset
+  std::optional<int64_t> OptInt(int col) const { return IsNull(col) ? std::nullopt : std::optional(Int(col)); }
+  std::optional<std::string> OptText(int col) const { return IsNull(col) ? std::nullopt : std::optional(Text(col)); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_;
+};
+
+// BEGIN IMMEDIATE on construction; rolls back on destruction unless Commit() was called.
+class Txn {
+ public:
+  explicit Txn(Db& db);
+  ~Txn();
+  Txn(const Txn&) = delete;
+  void Commit();
+
+ private:
+  Db& db_;
+  bool done_ = false;
+};
+
+}  // namespace gauntlet::sql

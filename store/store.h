@@ -1,0 +1,200 @@
+// The typed store: every query the daemon makes, over one SQLite file (DESIGN.md "Storage").
+// Thread-safe: writes are serialized on one connection; reads use a pool of connections (file
+// databases) so they never wait for a writer. Every write returns only after its commit.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "store/sqlite.h"
+#include "store/status.h"
+
+namespace gauntlet {
+
+struct SuiteRow {
+  int64_t id = 0;
+  std::string name;
+  int version = 0;
+  nlohmann::json definition;
+  std::string source_dir;
+  int64_t created_at = 0;
+};
+
+struct NewTrial {
+  std::string config_json;  // {"param": "value", ...}
+  std::string config_key;   // canonical key (ConfigKey)
+  int target_index = 0;
+  int repeat_index = 0;
+};
+
+struct SweepRow {
+  int64_t id = 0;
+  int64_t suite_id = 0;
+  std::string suite;
+  int suite_version = 0;
+  std::string name;
+  nlohmann::json request;
+  int priority = 0;
+  int64_t trial_count = 0;
+  int64_t created_at = 0;
+  std::optional<int64_t> cancelled_at;
+  nlohmann::json by_state = nlohmann::json::object();    // state -> count
+  nlohmann::json by_verdict = nlohmann::json::object();  // verdict -> count
+};
+
+struct TrialRow {
+  int64_t id = 0, sweep_id = 0, suite_id = 0;
+  std::string suite;
+  int suite_version = 0;
+  nlohmann::json config;
+  std::string config_key;
+  int target_index = 0, repeat_index = 0;
+  std::string state;
+  std::optional<std::string> verdict, signature, hardware, lease_id, gpus, node;
+  std::optional<int64_t> node_id, lease_deadline, evidence_trial, started_at, finished_at;
+  int attempt = 0, max_attempts = 3;
+  int64_t epoch = 0, created_at = 0, log_size = 0;
+  bool cancel_requested = false;
+  nlohmann::json result;  // the latest attempt's result row, or null
+};
+
+struct TrialFilter {
+  std::optional<int64_t> sweep;
+  std::optional<std::string> suite, state, verdict, hardware;
+  std::vector<std::pair<std::string, std::string>> params;  // param.NAME=VALUE
+  int64_t after = 0;
+  int limit = 100;
+};
+
+struct NodeRow {
+  int64_t id = 0;
+  std::string name;
+  nlohmann::json inventory, labels, fingerprint;
+  std::string hardware, state, reason;
+  int64_t registered_at = 0, last_heartbeat = 0;
+};
+
+struct ResultRow {
+  int64_t trial_id = 0;
+  int attempt = 0;
+  std::string verdict, signature, evidence, failing_stage;
+  std::optional<int> exit_code;
+  std::optional<std::string> signal;
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json stages = nlohmann::json::array();
+  nlohmann::json fingerprint = nlohmann::json::object();
+  std::optional<int64_t> node_id;
+  std::string hardware;
+  int64_t finished_at = 0;
+};
+
+// Milliseconds since the Unix epoch (wall clock), the unit of every stored time.
+int64_t NowMs();
+
+class Store {
+ public:
+  // Opens (and migrates) the database at `path` (":memory:" for a private in-memory one).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+
+  // Suites. PutSuite stores a definition as a new version when it differs from the latest one of
+  // that name (old trials keep theirs); `created` says whether a version was added.
+  Result<SuiteRow> PutSuite(const std::string& name, const nlohmann::json& definition, const std::string& source_dir,
+                            bool* created = nullptr);
+  Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);
+  Result<SuiteRow> GetSuiteById(int64_t id);
+  Result<std::vector<SuiteRow>> ListSuites();  // latest version of each
+
+  // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction.
+  // The new trials get consecutive ids from *first_trial, in the order given.
+  Result<int64_t> CreateSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
+                              int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial);
+  // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over).
+  Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts);
+  Result<SweepRow> GetSweep(int64_t id);
+  Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit);  // newest first; after = id bound
+  // Cancels what is not done: queued trials end cancelled now (their ids in `cancelled`); leased and
+  // running ones get cancel_requested, their workers stop them (ids in `stopping`).
+  Status CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vector<int64_t>* stopping);
+  Status CancelTrial(int64_t id, bool* now_done);
+
+  // Trials.
+  Result<TrialRow> GetTrial(int64_t id);
+  Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f);
+
+  // Nodes.
+  Result<NodeRow> RegisterNode(const std::string& name, const nlohmann::json& inventory, const nlohmann::json& labels,
+                               const nlohmann::json& fingerprint, const std::string& hardware);
+  Result<std::vector<NodeRow>> ListNodes();
+  Status SetNodeState(int64_t id, const std::string& state, const std::string& reason);
+  Status TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_seen);  // (node, ms)
+
+  // Worker protocol writes (called by the scheduler's persistence adapter).
+  Status LeaseTrial(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
+                    const std::string& gpus, const std::string& hardware);
+  Status MarkRunning(int64_t trial, int64_t epoch);
+  Status ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines);
+  Status FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial = std::nullopt);
+  Status RequeueTrial(int64_t trial, int attempt);
+  Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
+                    std::optional<int64_t> evidence_trial);
+  // Appends log bytes at `offset`; idempotent for a chunk already stored. Beyond `cap` bytes the
+  // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept.
+  Status AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap);
+  // Reads log text from `offset` (about `max` bytes); `size` is the total written so far and `next`
+  // the offset to read from next. Where the cap cut bytes out, a one-line note stands in for them.
+  Status ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* out, int64_t* size, int64_t* next);
+
+  // The latest judged result of `config_key` in that suite version on `hardware` under `fingerprint`
+  // (verdicts that say something about the config only: not infra_error, timeout, cancelled, skipped).
+  std::optional<ResultRow> FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
+                                      const std::string& fingerprint);
+  // Trial counts over the whole store by (state, verdict); verdict empty where none yet.
+  Result<std::vector<std::tuple<std::string, std::string, int64_t>>> CountTrials();
+  // Trials not done, for rebuilding the scheduler at start.
+  Result<std::vector<TrialRow>> ActiveTrials();
+  // Runs `fn` on a read connection (pooled; safe from any thread).
+  template <typename F>
+  auto Read(F&& fn) {
+    Lease l(this);
+    return fn(*l.db);
+  }
+  // Runs `fn` inside one write transaction and commits; rolls back when fn throws.
+  template <typename F>
+  auto Write(F&& fn) {
+    std::lock_guard lock(write_mu_);
+    sql::Txn txn(*writer_);
+    if constexpr (std::is_void_v<decltype(fn(*writer_))>) {
+      fn(*writer_);
+      txn.Commit();
+    } else {
+      auto r = fn(*writer_);
+      txn.Commit();
+      return r;
+    }
+  }
+
+ private:
+  explicit Store(std::string path);
+  struct Lease {  // a read connection checked out of the pool
+    explicit Lease(Store* s);
+    ~Lease();
+    Store* store;
+    sql::Db* db;
+    std::unique_ptr<sql::Db> owned;
+    std::unique_lock<std::mutex> mem_lock;  // in-memory databases read through the writer
+  };
+  std::string path_;
+  bool memory_;
+  std::mutex write_mu_;
+  std::unique_ptr<sql::Db> writer_;
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<sql::Db>> pool_;
+};
+
+}  // namespace gauntlet

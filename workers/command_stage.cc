@@ -1,0 +1,113 @@
+#include "workers/command_stage.h"
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "daemon/suite.h"
+#include "workers/process.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+void Judge(const Classification& c, const std::optional<std::string>& file_verdict, const std::string& file_detail,
+           bool timed_out, bool stopped, StageOutcome* out) {
+  static const std::set<std::string> kKnown = {"passed", "unsupported", "crashed", "wrong_output", "timeout", "oom",
+                                               "infra_error"};
+  if (stopped) {
+    out->verdict = "cancelled";
+    out->signature = "cancelled:stopped";
+    out->evidence = "the stage was stopped (cancel, lease lost or worker shutdown)";
+    return;
+  }
+  if (timed_out) {
+    out->verdict = "timeout";
+    out->signature = c.verdict == "timeout" && !c.signature.empty() ? c.signature : "timeout:" + out->stage;
+    out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
+    return;
+  }
+  if (file_verdict && kKnown.count(*file_verdict)) {
+    out->verdict = *file_verdict;
+    if (out->verdict == "passed") {
+      out->signature.clear();
+      out->evidence = file_detail;
+      return;
+    }
+    // The stage said what failed; the classifier's signature is more specific when it agrees.
+    if (out->signature.empty())
+      out->signature = c.verdict == out->verdict && !c.signature.empty() ? c.signature : out->verdict + ":" + out->stage;
+    out->evidence = !file_detail.empty() ? file_detail : c.evidence;
+    return;
+  }
+  out->verdict = c.verdict.empty() ? "crashed" : c.verdict;
+  out->signature = c.signature;
+  out->evidence = c.evidence;
+  if (out->verdict != "passed" && out->signature.empty()) out->signature = out->verdict + ":" + out->stage;
+}
+
+StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const std::vector<SignatureRule>& rules) {
+  StageOutcome out;
+  out.stage = stage.value("name", "stage");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int port = FreePort();
+  const std::string result_file = ctx.workdir + "/" + out.stage + ".result.json";
+  std::error_code ec;
+  std::filesystem::remove(result_file, ec);
+  auto vars = StageVars(ctx, port);
+  ProcessSpec spec;
+  for (auto& a : stage.value("argv", json::array())) spec.argv.push_back(Substitute(a.get<std::string>(), vars));
+  spec.env = StageEnv(ctx, stage, port, result_file);
+  spec.cwd = ctx.workdir;
+  std::string header = "=== stage " + out.stage + ":";
+  for (auto& a : spec.argv) header += " " + a;
+  ctx.log->Append(header + "\n");
+  auto proc = Process::Start(spec);
+  if (!proc.ok()) {
+    out.verdict = "crashed";
+    out.signature = "crashed:program_not_found";
+    out.evidence = proc.status().message();
+    ctx.log->Append("gauntlet: " + out.evidence + "\n");
+    return out;
+  }
+  Classifier classifier(rules);
+  std::string last_line, partial;
+  const int timeout_s = stage.value("timeout_s", 3600);
+  auto exit = (*proc)->Run(
+      t0 + std::chrono::seconds(timeout_s),
+      [&](std::string_view chunk) {
+        ctx.log->Append(chunk);
+        classifier.Feed(chunk);
+        // Track the last complete non-empty line, for "metrics on the last stdout line".
+        partial.append(chunk);
+        size_t end = partial.find_last_of('\n');
+        if (end != std::string::npos) {
+          size_t start = partial.find_last_of('\n', end == 0 ? 0 : end - 1);
+          std::string line = partial.substr(start == std::string::npos || start == end ? 0 : start + 1,
+                                            end - (start == std::string::npos || start == end ? 0 : start + 1));
+          if (!line.empty() && line.find_first_not_of(" \t\r") != std::string::npos) last_line = line;
+          partial.erase(0, end + 1);
+        }
+        if (partial.size() > (1u << 20)) partial.erase(0, partial.size() - (1u << 20));
+      },
+      ctx.should_stop, ctx.kill_grace);
+  if (!partial.empty() && partial.find_first_not_of(" \t\r") != std::string::npos) last_line = partial;
+  out.exit_code = exit.exit_code;
+  if (exit.signal) out.signal = SignalName(*exit.signal);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::optional<std::string> file_verdict;
+  std::string detail;
+  while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
+  ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail);
+  ExitInfo ei;
+  ei.exit_code = exit.exit_code;
+  ei.signal = exit.signal;
+  ei.timed_out = exit.timed_out;
+  ei.cancelled = exit.stopped;
+  Judge(classifier.Finish(ei), file_verdict, detail, exit.timed_out, exit.stopped, &out);
+  ctx.log->Append("=== stage " + out.stage + " ended: " + out.verdict +
+                  (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +
+                  std::to_string(static_cast<int>(out.seconds * 1000)) + " ms\n");
+  return out;
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,21 @@
+// The `command` stage: run argv to completion under a timeout, stream its output to the trial log,
+// read metrics, and judge it with the shared classifier.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "workers/classifier/classifier.h"
+#include "workers/stage.h"
+
+namespace gauntlet {
+
+// Runs one command stage. Never throws; a stage that cannot start is reported as crashed (program
+// missing: the config's fault) with the reason as evidence.
+StageOutcome RunCommandStage(const TrialContext& ctx, const nlohmann::json& stage,
+                             const std::vector<SignatureRule>& rules);
+
+// Turns how a stage ended plus what it said into its verdict (shared by command and server stages).
+// `file_verdict` (from GAUNTLET_RESULT_FILE) wins over the exit status, except for timeouts and stops.
+void Judge(const Classification& c, const std::optional<std::string>& file_verdict, const std::string& file_detail,
+           bool timed_out, bool stopped, StageOutcome* out);
+
+}  // namespace gauntlet

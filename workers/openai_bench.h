@@ -1,0 +1,40 @@
+// The benchmark client for OpenAI-compatible servers: streamed completions at a fixed concurrency,
+// measuring output tokens/s, requests/s, time to first token and inter-token latency.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gauntlet {
+
+struct BenchSpec {
+  std::string base;     // "http://127.0.0.1:PORT"
+  std::string model;
+  int concurrency = 1;
+  int requests = 16;
+  int input_tokens = 128;   // approximated by repeated words
+  int output_tokens = 64;
+  bool chat = false;
+  std::function<bool()> should_stop;
+};
+
+struct BenchResult {
+  int concurrency = 0, ok = 0, errors = 0;
+  double seconds = 0, output_tokens = 0;
+  double output_tok_s = 0, req_s = 0;
+  double ttft_ms_mean = 0, ttft_ms_p50 = 0, ttft_ms_p99 = 0;
+  double itl_ms_mean = 0, itl_ms_p50 = 0, itl_ms_p99 = 0;
+  std::string first_error;
+  std::vector<std::string> samples;  // a few generated texts, for garbage checks
+};
+
+// Runs one concurrency level; blocking. Thread-safe to call from one thread at a time.
+BenchResult RunBench(const BenchSpec& spec);
+// Metrics named "<name>@c<concurrency>" with units, ready for a stage's metrics.
+nlohmann::json BenchMetrics(const BenchResult& r);
+// The p-th percentile (0..100) of values (copied; nearest-rank on sorted data); 0 for none.
+double Percentile(std::vector<double> v, double p);
+
+}  // namespace gauntlet

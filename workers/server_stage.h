@@ -1,0 +1,16 @@
+// The `server` stage (DESIGN.md): launch an OpenAI-compatible server, wait until it is ready, run
+// the smoke prompts with garbage detection, benchmark each concurrency level, then stop it and
+// confirm its GPUs are free again.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "workers/classifier/classifier.h"
+#include "workers/stage.h"
+
+namespace gauntlet {
+
+// Never throws. A server that dies while starting is judged at once from its log and exit status.
+StageOutcome RunServerStage(const TrialContext& ctx, const nlohmann::json& stage,
+                            const std::vector<SignatureRule>& rules);
+
+}  // namespace gauntlet

@@ -1,0 +1,131 @@
+#include "workers/stage.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/suite.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+std::string GpuList(const std::vector<int>& g) {
+  std::string s;
+  for (int x : g) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+std::string Upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
+std::map<std::string, std::string> StageVars(const TrialContext& ctx, int port) {
+  std::map<std::string, std::string> v = ctx.config;
+  v["port"] = std::to_string(port);
+  v["suite_dir"] = ctx.suite_dir;
+  v["workdir"] = ctx.workdir;
+  v["trial_id"] = std::to_string(ctx.trial);
+  v["gpus"] = GpuList(ctx.gpus);
+  v["node"] = ctx.node_name;
+  return v;
+}
+
+std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const json& stage, int port,
+                                            const std::string& result_file) {
+  std::map<std::string, std::string> env;
+  // PATH: the worker's own folder first (gauntlet-kernels), then the worker's PATH or a default.
+  const char* path = getenv("PATH");
+  env["PATH"] = (ctx.exe_dir.empty() ? "" : ctx.exe_dir + ":") +
+                (path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  env["HOME"] = ctx.workdir;
+  env["LANG"] = "C.UTF-8";
+  env["PYTHONUNBUFFERED"] = "1";
+  for (const char* k : {"LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_HOME", "TMPDIR", "HF_HOME", "TRANSFORMERS_CACHE"})
+    if (const char* v = getenv(k)) env[k] = v;
+  for (auto& k : ctx.pass_env)
+    if (const char* v = getenv(k.c_str())) env[k] = v;
+  std::string arch;
+  std::string gpu_name;
+  if (ctx.inv && !ctx.gpus.empty())
+    for (auto& g : ctx.inv->gpus)
+      if (g.index == ctx.gpus[0]) {
+        arch = g.Arch();
+        gpu_name = g.name;
+      }
+  env["CUDA_VISIBLE_DEVICES"] = GpuList(ctx.gpus);
+  env["GAUNTLET_TRIAL_ID"] = std::to_string(ctx.trial);
+  env["GAUNTLET_PORT"] = std::to_string(port);
+  env["GAUNTLET_WORKDIR"] = ctx.workdir;
+  env["GAUNTLET_RESULT_FILE"] = result_file;
+  env["GAUNTLET_NODE"] = ctx.node_name;
+  env["GAUNTLET_GPU_NAME"] = gpu_name;
+  env["GAUNTLET_GPU_ARCH"] = arch;
+  env["GAUNTLET_SUITE_DIR"] = ctx.suite_dir;
+  for (auto& [k, v] : ctx.config) env["GAUNTLET_PARAM_" + Upper(k)] = v;
+  if (stage.contains("env") && stage["env"].is_object()) {
+    auto vars = StageVars(ctx, port);
+    for (auto& [k, v] : stage["env"].items())
+      if (v.is_string()) env[k] = Substitute(v.get<std::string>(), vars);
+  }
+  return env;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  int port = 0;
+  socklen_t len = sizeof a;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+namespace {
+void MergeMetrics(const json& m, StageOutcome* out) {
+  if (!m.is_object()) return;
+  for (auto& [k, v] : m.items()) {
+    if (v.is_number()) out->metrics[k] = {{"value", v}};
+    else if (v.is_object() && v.contains("value") && v["value"].is_number()) out->metrics[k] = v;
+  }
+}
+}  // namespace
+
+void ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
+                 std::optional<std::string>* file_verdict, std::string* file_detail) {
+  std::ifstream in(result_file);
+  if (in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    json j = json::parse(ss.str(), nullptr, false);
+    if (j.is_object()) {
+      MergeMetrics(j.value("metrics", json::object()), out);
+      if (j.contains("verdict") && j["verdict"].is_string()) *file_verdict = j["verdict"].get<std::string>();
+      if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
+      if (j.contains("signature") && j["signature"].is_string()) out->signature = j["signature"].get<std::string>();
+      return;
+    }
+  }
+  if (!last_json_line.empty()) {
+    json j = json::parse(last_json_line, nullptr, false);
+    if (j.is_object() && j.contains("metrics")) {
+      MergeMetrics(j["metrics"], out);
+      if (j.contains("verdict") && j["verdict"].is_string()) *file_verdict = j["verdict"].get<std::string>();
+      if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
+    }
+  }
+}
+
+}  // namespace gauntlet

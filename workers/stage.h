@@ -1,0 +1,56 @@
+// What stage runners share: the trial's context, the stage environment (DESIGN.md "Stage
+// environment"), argv substitution, and the outcome of one stage.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/hardware.h"
+#include "workers/log_sink.h"
+
+namespace gauntlet {
+
+struct TrialContext {
+  int64_t trial = 0;
+  std::string node_name;
+  nlohmann::json suite;         // the suite definition
+  std::string suite_dir;        // folder of the suite file ({suite_dir}); may be empty
+  std::map<std::string, std::string> config;  // parameter -> value
+  std::vector<int> gpus;        // allocated GPU indices
+  const Inventory* inv = nullptr;
+  std::string workdir;          // fresh per trial
+  std::string exe_dir;          // folder of the gauntlet binary (gauntlet-kernels lives beside it)
+  std::vector<std::string> pass_env;  // worker environment variables passed through
+  std::function<bool()> should_stop;  // cancel, lease lost, or drain-kill
+  LogSink* log = nullptr;
+  std::chrono::milliseconds kill_grace{5000};
+};
+
+struct StageOutcome {
+  std::string stage;
+  std::string verdict = "passed";
+  std::string signature, evidence;
+  std::optional<int> exit_code;
+  std::optional<std::string> signal;
+  nlohmann::json metrics = nlohmann::json::object();  // name -> {"value", "unit"}
+  double seconds = 0;
+};
+
+// The variables placeholders resolve to for this trial and stage ({port} is fresh per stage).
+std::map<std::string, std::string> StageVars(const TrialContext& ctx, int port);
+// The child's whole environment: a minimal base, passed-through variables, DESIGN.md's stage
+// variables, and the stage's own "env" (placeholders substituted).
+std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohmann::json& stage, int port,
+                                            const std::string& result_file);
+// A free TCP port on loopback (bind to 0, read, close).
+int FreePort();
+// Reads metrics from a result file ({"metrics": {...}, "verdict", "detail"}) or from the last stdout
+// line that is a JSON object with "metrics". Numbers become {"value": n}; objects are kept.
+void ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
+                 std::optional<std::string>* file_verdict, std::string* file_detail);
+
+}  // namespace gauntlet

@@ -1,0 +1,32 @@
+// The worker agent (`gauntlet worker`): registers the node, long-polls for leases while it has room,
+// runs each trial on its own thread, and drains on SIGTERM (finishes its trials, then exits).
+#pragma once
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gauntlet {
+
+struct WorkerOptions {
+  std::string server = "http://127.0.0.1:8080";
+  std::string token;
+  std::string name;            // default: the host name
+  std::map<std::string, std::string> labels;
+  std::string inventory_file;  // declare the GPUs instead of discovering them
+  std::string workdir = "./var/work";
+  int max_trials = 0;          // concurrent trials; 0: one per GPU, or the CPU count on a CPU-only node
+  std::vector<std::string> pass_env;
+  int64_t kill_grace_ms = 5000;
+  int64_t drain_timeout_ms = 600000;  // on SIGTERM, how long running trials may take before they are stopped
+  double wait_s = 20;          // long-poll length
+  std::string preflight = "auto";  // auto: run gauntlet-kernels preflight where GPUs exist; off; or a program
+  int64_t preflight_period_s = 3600;
+  bool exit_when_idle = false;     // exit after idle_exit_s with nothing to do (Slurm-launched workers)
+  double idle_exit_s = 60;
+};
+
+// Runs until SIGTERM/SIGINT (drain) or a fatal error; returns the process exit code.
+int RunWorker(const WorkerOptions& opts);
+
+}  // namespace gauntlet
