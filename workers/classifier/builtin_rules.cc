@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <stdexcept>
 
 #include "workers/classifier/normalize.h"
 
@@ -85,21 +86,23 @@ void BuiltinRules::Add(std::string name, std::vector<std::string> needles,
   Rule r{std::move(name), {}, std::move(predicate)};
   for (auto& n : needles) {
     r.needle_ids.push_back(static_cast<uint32_t>(needles_.size()));
+    needle_rule_.push_back(static_cast<uint32_t>(rules_.size()));
     needles_.push_back(std::move(n));
   }
   rules_.push_back(std::move(r));
+  if (rules_.size() > 64) throw std::logic_error("BuiltinRules: more than 64 rules; widen the candidate mask");
 }
 
-std::optional<RuleHit> BuiltinRules::Match(const std::function<bool(uint32_t)>& hit, const LineContext& ctx) const {
-  for (const auto& r : rules_) {
-    bool candidate = false;
-    for (uint32_t id : r.needle_ids)
-      if (hit(id)) {
-        candidate = true;
-        break;
-      }
-    if (!candidate) continue;
-    if (auto h = r.predicate(ctx)) return h;
+std::optional<RuleHit> BuiltinRules::Match(const std::vector<uint32_t>& hit_ids, const LineContext& ctx) const {
+  // Candidate rules as a bitmask (there are fewer than 64), then run them in priority order.
+  static_assert(sizeof(uint64_t) * 8 >= 64);
+  uint64_t candidates = 0;
+  for (uint32_t id : hit_ids)
+    if (id < needle_rule_.size()) candidates |= uint64_t{1} << needle_rule_[id];
+  while (candidates) {
+    const int i = __builtin_ctzll(candidates);
+    candidates &= candidates - 1;
+    if (auto h = rules_[static_cast<size_t>(i)].predicate(ctx)) return h;
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 // docs/CLASSIFIER.md. Immutable after construction; Match is thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,9 +47,9 @@ class BuiltinRules {
   BuiltinRules();
   // Needles for the prefilter, ids 0..size()-1 (ASCII case-insensitive).
   const std::vector<std::string>& needles() const { return needles_; }
-  // First rule (in priority order) whose needle was hit and whose predicate holds.
-  // hit(id) says whether needle id occurred in the line.
-  std::optional<RuleHit> Match(const std::function<bool(uint32_t)>& hit, const LineContext& ctx) const;
+  // First rule (in priority order) that one of the line's needles (`hit_ids`, any order,
+  // duplicates allowed; ids >= needles().size() are ignored) names and whose predicate holds.
+  std::optional<RuleHit> Match(const std::vector<uint32_t>& hit_ids, const LineContext& ctx) const;
 
  private:
   struct Rule {
@@ -59,6 +60,7 @@ class BuiltinRules {
   void Add(std::string name, std::vector<std::string> needles,
            std::function<std::optional<RuleHit>(const LineContext&)> predicate);
   std::vector<std::string> needles_;
+  std::vector<uint32_t> needle_rule_;  // needle id -> index of the rule that owns it
   std::vector<Rule> rules_;
 };
 

@@ -99,6 +99,15 @@ struct Classifier::State {
   std::optional<Incident> first_strong;
   std::optional<Incident> killed_line;
   std::string last_line;
+  // The last non-blank line seen, as a view into the caller's chunk; copied into last_line once per
+  // Feed (CommitLastLine) instead of once per line.
+  std::string_view last_line_view;
+  bool last_line_pending = false;
+
+  void CommitLastLine() {
+    if (last_line_pending) last_line.assign(last_line_view.substr(0, kLastLineBytes));
+    last_line_pending = false;
+  }
   // Scratch for one line's needle hits.
   std::vector<uint8_t> hit;
   std::vector<uint32_t> touched;
@@ -137,7 +146,10 @@ void Classifier::State::ProcessLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   {
     std::string_view t = TrimSpace(line);
-    if (!t.empty()) last_line.assign(t.substr(0, kLastLineBytes));
+    if (!t.empty()) {
+      last_line_view = t;
+      last_line_pending = true;
+    }
   }
   const Engine& e = *engine;
   bool any = e.ac->Scan(line, [this](uint32_t id) {
@@ -196,9 +208,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   std::string_view raw = line.substr(0, kMaxRuleScan);
   std::string lower = ToLowerAscii(raw);
   LineContext ctx{raw, lower, &parsed, exc ? &*exc : nullptr};
-  const uint32_t n_builtin = e.builtin_count;
-  std::optional<RuleHit> h =
-      any_needle ? e.builtin->Match([&](uint32_t id) { return id < n_builtin && hit[id] != 0; }, ctx) : std::nullopt;
+  std::optional<RuleHit> h = any_needle ? e.builtin->Match(touched, ctx) : std::nullopt;
 
   Incident inc;
   Tier tier;
@@ -352,6 +362,7 @@ void Classifier::Feed(std::string_view chunk) {
         s.partial.append(chunk.substr(0, room));
         if (chunk.size() > room) s.partial_overflow = true;
       }
+      s.CommitLastLine();
       return;
     }
     size_t len = static_cast<const char*>(nl) - chunk.data();
@@ -361,17 +372,20 @@ void Classifier::Feed(std::string_view chunk) {
     } else {
       if (!s.partial_overflow) s.partial.append(piece.substr(0, kMaxLine - s.partial.size()));
       s.ProcessLine(s.partial);
+      s.CommitLastLine();  // the view points into partial, about to be cleared
       s.partial.clear();
       s.partial_overflow = false;
     }
     chunk.remove_prefix(len + 1);
   }
+  s.CommitLastLine();
 }
 
 Classification Classifier::Finish(const ExitInfo& exit) const {
   if (state_->partial.empty()) return state_->Decide(exit);
   State copy = *state_;  // Finish is const: the unterminated last line is processed on a copy
   copy.ProcessLine(copy.partial);
+  copy.CommitLastLine();
   return copy.Decide(exit);
 }
 

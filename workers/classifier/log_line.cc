@@ -10,7 +10,8 @@ bool IsUpper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; 
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
   return out;
 }
 

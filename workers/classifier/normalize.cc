@@ -205,23 +205,23 @@ std::string TrimEvidence(std::string_view line, size_t max_len) {
   return SanitizeUtf8(trimmed);
 }
 
+// Locale-free ASCII folding: std::tolower is a libc call per byte and shows up in profiles.
+inline char FoldAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+
 std::string ToLowerAscii(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = FoldAscii(c);
   return out;
 }
 
 bool ContainsCI(std::string_view haystack, std::string_view needle_lower) {
   if (needle_lower.empty()) return true;
   if (haystack.size() < needle_lower.size()) return false;
-  const auto first = static_cast<unsigned char>(needle_lower[0]);
+  const char first = needle_lower[0];
   for (size_t i = 0; i + needle_lower.size() <= haystack.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(haystack[i])) != first) continue;
+    if (FoldAscii(haystack[i]) != first) continue;
     size_t k = 1;
-    while (k < needle_lower.size() &&
-           std::tolower(static_cast<unsigned char>(haystack[i + k])) ==
-               static_cast<unsigned char>(needle_lower[k]))
-      ++k;
+    while (k < needle_lower.size() && FoldAscii(haystack[i + k]) == needle_lower[k]) ++k;
     if (k == needle_lower.size()) return true;
   }
   return false;

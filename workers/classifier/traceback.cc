@@ -9,6 +9,9 @@ namespace gauntlet {
 namespace {
 
 constexpr int kMaxJunkLines = 64;
+// A traceback longer than this was never going to end (e.g. an indented dump after a stray
+// "Traceback" line); give up so the classifier stops parsing every line.
+constexpr int kMaxTracebackLines = 4000;
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -69,11 +72,16 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg) {
     open_ = true;
     frames_ = 0;
     junk_ = 0;
+    lines_ = 0;
     innermost_.clear();
     innermost_glue_.clear();
     return Role::kOpener;
   }
   if (!open_) return Role::kNone;
+  if (++lines_ > kMaxTracebackLines) {
+    open_ = false;
+    return Role::kOther;
+  }
   std::string_view t = TrimSpace(msg);
   if (t.starts_with("File \"")) {
     size_t end = t.find('"', 6);

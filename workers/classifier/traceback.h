@@ -32,7 +32,8 @@ class TracebackTracker {
  private:
   bool open_ = false;
   int frames_ = 0;
-  int junk_ = 0;  // unrelated lines seen while open (interleaved output); gives up after a while
+  int junk_ = 0;   // unrelated lines seen while open (interleaved output); gives up after a while
+  int lines_ = 0;  // all lines seen while open
   std::string innermost_;
   std::string innermost_glue_;
 };
