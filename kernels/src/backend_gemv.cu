@@ -1,8 +1,8 @@
-// `gemv` backend (M <= 16): bandwidth-bound skinny GEMM. A block owns 16 weight rows; its 4 warps
-// split K four ways and add their partial sums through shared memory at the end (so there are
-// many small blocks: no half-empty last wave, short dependency chains). Each warp streams its
-// weights once, two 128-wide K chunks per step with the next step's loads already in flight,
-// dequantizes them in registers and feeds mma.sync m16n8k16 with A as the 16-row operand (rows
+// `gemv` backend (M <= 16): bandwidth-bound skinny GEMM. A block owns 32 weight rows (sharing each
+// activation load); its 4 warps split K four ways and add their partial sums through shared memory
+// at the end (many small blocks: no half-empty last wave, short dependency chains). Each warp
+// streams its weights once through its own 4-slot cp.async ring in shared memory (3 steps of loads
+// in flight without spending registers), dequantizes them in registers and feeds mma.sync m16n8k16 with A as the 16-row operand (rows
 // >= M are zeros), so 16 activation rows cost no more weight traffic than one.
 //
 // The K order inside an mma is free as long as A and B agree: lane (g = lane/4, t = lane%4)
@@ -18,9 +18,13 @@ namespace gauntlet::kernels {
 namespace {
 
 constexpr int kWarps = 4;    // K split
-constexpr int kGroups = 2;   // 8-row groups per block: 16 rows
+constexpr int kGroups = 4;   // 8-row groups per block: 32 rows share each A load
 constexpr int kStep = 2;     // 128-wide K chunks per pipeline step
+constexpr int kStages = 4;   // steps in flight per warp (cp.async ring in shared memory)
 constexpr int kRows = kGroups * 8;
+constexpr int kStepW = kStep * kGroups * 32 * 16;  // weight bytes per warp per step
+constexpr int kStepS = kStep * kGroups * 8 * 8;    // scale bytes: 8 rows x 8 scales per (u, r)
+constexpr int kSmem = kWarps * kStages * (kStepW + kStepS);
 
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   asm volatile(
@@ -47,51 +51,71 @@ __device__ __forceinline__ void load_a(const GemmArgs& a, int m, int k, uint32_t
   }
 }
 
-struct StepLoads {
-  uint4 w[kStep][kGroups];
-  uint32_t s[kStep][kGroups];  // two scale bytes (the lane's 32 elements)
-};
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 
-__device__ __forceinline__ void load_step(const Params& p, int n_base, int chunk, int lane, StepLoads& L) {
+// Each lane copies its own 16-byte weight pieces; lane t == 0 of each quad also copies the 8
+// scale bytes of its row (the quad's 4 lanes use 2 each).
+__device__ __forceinline__ void issue_step(const Params& p, int n_base, int chunk, int lane, uint8_t* sw,
+                                           uint8_t* ss) {
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int u = 0; u < kStep; ++u) {
-    const int k = (chunk + u) * 128 + 32 * t;
 #pragma unroll
     for (int r = 0; r < kGroups; ++r) {
       const size_t n = size_t(n_base + r * 8 + g);
-      L.w[u][r] = __ldg(reinterpret_cast<const uint4*>(p.w + n * (p.Kpad / 2) + k / 2));
-      L.s[u][r] = __ldg(reinterpret_cast<const uint16_t*>(p.s + n * (p.Kpad / 16) + k / 16));
+      const int k = (chunk + u) * 128 + 32 * t;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(sw + ((u * kGroups + r) * 32 + lane) * 16)),
+                   "l"(p.w + n * (p.Kpad / 2) + k / 2));
+      if (t == 0)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_u32(ss + ((u * kGroups + r) * 8 + g) * 8)),
+                     "l"(p.s + n * (p.Kpad / 16) + (chunk + u) * 8));
     }
   }
 }
 
 __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(Params p) {
-  __shared__ float partial[kWarps - 1][32][kGroups * 4];
+  extern __shared__ __align__(16) uint8_t smem[];
   const GemmArgs& a = p.a;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n_base = blockIdx.x * kRows;
-  const int chunks = p.Kpad / 128 / kWarps;  // per warp; Kpad % (128 * kWarps * kStep) == 0
-  const int c_begin = warp * chunks;
-  float acc[kStep][kGroups][4] = {};
+  const int steps = p.Kpad / 128 / kWarps / kStep;  // Kpad % (128 * kWarps * kStep) == 0
+  const int c_begin = warp * steps * kStep;
+  uint8_t* ring = smem + warp * kStages * (kStepW + kStepS);
+  auto slot_w = [&](int i) { return ring + (i % kStages) * (kStepW + kStepS); };
+  auto slot_s = [&](int i) { return slot_w(i) + kStepW; };
+  float acc[kGroups][4] = {};
 
-  StepLoads cur;
-  load_step(p, n_base, c_begin, lane, cur);
-  for (int c = 0; c < chunks; c += kStep) {
-    StepLoads next;
-    if (c + kStep < chunks) load_step(p, n_base, c_begin + c + kStep, lane, next);  // in flight during compute
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (i < steps) issue_step(p, n_base, c_begin + i * kStep, lane, slot_w(i), slot_s(i));
+    asm volatile("cp.async.commit_group;\n");
+  }
+  for (int i = 0; i < steps; ++i) {
+    // Refill the slot consumed last iteration (the __syncwarp at the end made that safe).
+    if (i + kStages - 1 < steps)
+      issue_step(p, n_base, c_begin + (i + kStages - 1) * kStep, lane, slot_w(i + kStages - 1),
+                 slot_s(i + kStages - 1));
+    asm volatile("cp.async.commit_group;\n");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 1));
+    __syncwarp();  // the quad leader's scale copy is visible to its quad
+    const uint8_t* sw = slot_w(i);
+    const uint8_t* ss = slot_s(i);
 #pragma unroll
     for (int u = 0; u < kStep; ++u) {
-      const int k = (c_begin + c + u) * 128 + 32 * t;
+      const int k = (c_begin + i * kStep + u) * 128 + 32 * t;
       uint32_t alo[16], ahi[16];
       load_a(a, g, k, alo);
       load_a(a, g + 8, k, ahi);
 #pragma unroll
       for (int r = 0; r < kGroups; ++r) {
-        const uint32_t words[4] = {cur.w[u][r].x, cur.w[u][r].y, cur.w[u][r].z, cur.w[u][r].w};
-        const __nv_bfloat162 s0 = dev::scale_to_bf16x2_folded(cur.s[u][r] & 0xFF);
-        const __nv_bfloat162 s1 = dev::scale_to_bf16x2_folded((cur.s[u][r] >> 8) & 0xFF);
+        const uint4 w4 = *reinterpret_cast<const uint4*>(sw + ((u * kGroups + r) * 32 + lane) * 16);
+        const uint32_t sc2 = *reinterpret_cast<const uint16_t*>(ss + ((u * kGroups + r) * 8 + g) * 8 + 2 * t);
+        const uint32_t words[4] = {w4.x, w4.y, w4.z, w4.w};
+        const __nv_bfloat162 s0 = dev::scale_to_bf16x2_folded(sc2 & 0xFF);
+        const __nv_bfloat162 s1 = dev::scale_to_bf16x2_folded(sc2 >> 8);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
           uint32_t b[4];
@@ -100,33 +124,31 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(Params p) {
           for (int h = 0; h < 2; ++h) {
             const int j = 2 * q + h;  // A words: pairs (4j,4j+1) -> 2j, (4j+2,4j+3) -> 2j+1
             const uint32_t af[4] = {alo[2 * j], ahi[2 * j], alo[2 * j + 1], ahi[2 * j + 1]};
-            mma_bf16_16816(acc[u][r], af, b[2 * h], b[2 * h + 1]);
+            mma_bf16_16816(acc[r], af, b[2 * h], b[2 * h + 1]);
           }
         }
       }
     }
-    if (c + kStep < chunks) cur = next;
+    __syncwarp();  // every lane is done with slot i before anyone refills it
   }
+  asm volatile("cp.async.wait_group 0;\n");
 
-  float sum[kGroups * 4];
-#pragma unroll
-  for (int r = 0; r < kGroups; ++r)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      float v = 0.0f;
-#pragma unroll
-      for (int u = 0; u < kStep; ++u) v += acc[u][r][i];
-      sum[r * 4 + i] = v;
-    }
+  // Partial sums of warps 1..3 go through shared memory (reusing the ring) to warp 0.
+  __syncthreads();
+  float* partial = reinterpret_cast<float*>(smem);  // [kWarps-1][32][kGroups*4]
   if (warp > 0)
 #pragma unroll
-    for (int i = 0; i < kGroups * 4; ++i) partial[warp - 1][lane][i] = sum[i];
+    for (int r = 0; r < kGroups; ++r)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) partial[((warp - 1) * 32 + lane) * kGroups * 4 + r * 4 + i] = acc[r][i];
   __syncthreads();
   if (warp != 0) return;
 #pragma unroll
   for (int w = 0; w < kWarps - 1; ++w)
 #pragma unroll
-    for (int i = 0; i < kGroups * 4; ++i) sum[i] += partial[w][lane][i];
+    for (int r = 0; r < kGroups; ++r)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[r][i] += partial[(w * 32 + lane) * kGroups * 4 + r * 4 + i];
 
   const float alpha = a.global_scale * dev::kDequantFold;
 #pragma unroll
@@ -136,8 +158,8 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(Params p) {
     for (int h = 0; h < 2; ++h) {
       const int m = g + 8 * h;
       if (m >= a.M) continue;
-      if (n < a.N) a.C[size_t(m) * a.N + n] = __float2bfloat16_rn(sum[r * 4 + 2 * h] * alpha);
-      if (n + 1 < a.N) a.C[size_t(m) * a.N + n + 1] = __float2bfloat16_rn(sum[r * 4 + 2 * h + 1] * alpha);
+      if (n < a.N) a.C[size_t(m) * a.N + n] = __float2bfloat16_rn(acc[r][2 * h] * alpha);
+      if (n + 1 < a.N) a.C[size_t(m) * a.N + n + 1] = __float2bfloat16_rn(acc[r][2 * h + 1] * alpha);
     }
   }
 }
@@ -153,10 +175,13 @@ class GemvBackend final : public Backend {
     const cudaError_t e = cudaFuncGetAttributes(&attr, gemv_kernel);
     return e != cudaSuccess ? e : repack_probe();
   }
-  void prepare(const GemmArgs& a) override { repack_for_mma(a, kRows, 128 * kWarps * kStep, w_); }
+  void prepare(const GemmArgs& a) override {
+    CUDA_CHECK(cudaFuncSetAttribute(gemv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+    repack_for_mma(a, kRows, 128 * kWarps * kStep, w_);
+  }
   void run(const GemmArgs& a) override {
     const Params p{a, w_.w, w_.s, w_.Kpad};
-    gemv_kernel<<<w_.Npad / kRows, kWarps * 32, 0, a.stream>>>(p);
+    gemv_kernel<<<w_.Npad / kRows, kWarps * 32, kSmem, a.stream>>>(p);
     CUDA_CHECK_LAUNCH();
   }
 
