@@ -1,5 +1,7 @@
 #include "api/codec.h"
 
+#include <spdlog/spdlog.h>
+
 #include <charconv>
 
 namespace gauntlet::api {
@@ -81,7 +83,9 @@ http::Response FromStatus(const Status& s) {
     case Code::kConflict: return http::Problem(409, "Conflict", s.message(), s.field());
     case Code::kUnavailable: return http::Problem(503, "Service Unavailable", s.message());
     case Code::kForbidden: return http::Problem(403, "Forbidden", s.message());
-    default: return http::Problem(500, "Internal Server Error", "the server failed to answer; see its log");
+    default:
+      spdlog::error("internal error: {}", s.message());
+      return http::Problem(500, "Internal Server Error", "the server failed to answer; see its log");
   }
 }
 

@@ -24,6 +24,7 @@ std::vector<http::Route> SuiteRoutes(Context& c);
 std::vector<http::Route> SweepRoutes(Context& c);
 std::vector<http::Route> TrialRoutes(Context& c);
 std::vector<http::Route> WorkerRoutes(Context& c);
+std::vector<http::Route> ResultRoutes(Context& c);
 std::vector<http::Route> MetaRoutes(Context& c);
 std::vector<http::Route> Routes(Context& c);
 

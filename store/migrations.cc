@@ -89,6 +89,41 @@ CREATE TABLE log_chunks(
   data BLOB NOT NULL,
   PRIMARY KEY(trial_id, offset)) WITHOUT ROWID;
 )sql",
+      // 3: the results index. Each trial keeps its key metric; `cells` holds the latest judged verdict
+      // of every (suite, config, hardware) with counts and the verdict before it, so the matrix and
+      // regressions read a few thousand rows instead of every trial.
+      R"sql(
+ALTER TABLE trials ADD COLUMN metric_name TEXT;
+ALTER TABLE trials ADD COLUMN metric_value REAL;
+ALTER TABLE trials ADD COLUMN metric_unit TEXT;
+ALTER TABLE trials ADD COLUMN fingerprint TEXT;
+CREATE INDEX trials_by_hardware ON trials(hardware, verdict);
+CREATE TABLE cells(
+  suite TEXT NOT NULL,
+  config_key TEXT NOT NULL,
+  hardware TEXT NOT NULL,
+  config TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  trial_id INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL DEFAULT '',
+  metric_name TEXT,
+  metric_value REAL,
+  metric_unit TEXT,
+  last_seen INTEGER NOT NULL,
+  counts TEXT NOT NULL DEFAULT '{}',
+  prev_verdict TEXT,
+  prev_signature TEXT,
+  prev_trial INTEGER,
+  prev_metric REAL,
+  PRIMARY KEY(suite, config_key, hardware)) WITHOUT ROWID;
+INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial_id, last_seen, counts)
+  SELECT su.name, t.config_key, t.hardware, t.config, t.verdict, COALESCE(t.signature, ''), t.id,
+         COALESCE(t.finished_at, 0), json_object(t.verdict, 1)
+  FROM trials t JOIN suites su ON su.id = t.suite_id
+  WHERE t.state = 'done' AND t.hardware IS NOT NULL AND t.verdict NOT IN ('cancelled')
+  GROUP BY su.name, t.config_key, t.hardware HAVING t.finished_at = MAX(t.finished_at);
+)sql",
   };
   return k;
 }

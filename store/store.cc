@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "store/migrations.h"
+#include "store/results_index.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -496,18 +497,29 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       auto ins = db.Prepare(
           "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
           "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      const std::string fingerprint = r.fingerprint.dump();
       ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
       ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
-      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, r.fingerprint.dump());
+      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
       ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
       ins.Run();
+      auto q = db.Prepare(
+          "SELECT su.name, t.config_key, t.config, COALESCE(json_extract(su.definition, '$.key_metric'), ''),"
+          " COALESCE(NULLIF(?, ''), t.hardware, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+      q.Bind(1, r.hardware).Bind(2, r.trial_id);
+      if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
+      CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
+                      r.trial_id, r.finished_at, KeyMetric(q.Text(3), r.metrics)};
       auto u = db.Prepare(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
-          " attempt=MAX(attempt, ?) WHERE id=?");
+          " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=? WHERE id=?");
       u.Bind(1, r.verdict).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
-      u.Bind(6, r.attempt).Bind(7, r.trial_id);
-      u.Run();
+      u.Bind(6, r.attempt).Bind(7, fingerprint);
+      if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
+      else u.BindNull(8).BindNull(9).BindNull(10);
+      u.Bind(11, r.trial_id).Run();
+      UpsertCell(db, cell);
       return Status::Ok();
     });
   });
@@ -526,14 +538,22 @@ Status Store::RequeueTrial(int64_t trial, int attempt) {
 }
 
 Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
-                         std::optional<int64_t> evidence_trial) {
+                         std::optional<int64_t> evidence_trial, const std::string& hardware) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
       auto u = db.Prepare(
-          "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL "
-          "WHERE id=? AND state != 'done'");
+          "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL,"
+          " hardware=COALESCE(NULLIF(?, ''), hardware) WHERE id=? AND state != 'done'");
+      auto q = db.Prepare(
+          "SELECT su.name, t.config_key, t.config FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
       const int64_t now = NowMs();
-      for (int64_t t : trials) u.Bind(1, verdict).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, t).Run();
+      for (int64_t t : trials) {
+        u.Bind(1, verdict).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
+        if (db.Changes() == 0 || hardware.empty()) continue;
+        q.Bind(1, t);
+        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}});
+        q.Reset();
+      }
       return Status::Ok();
     });
   });

@@ -141,8 +141,9 @@ class Store {
   Status ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines);
   Status FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial = std::nullopt);
   Status RequeueTrial(int64_t trial, int attempt);
+  // Ends still-unfinished trials with one verdict (pruning's skipped); `hardware` files them (may be empty).
   Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
-                    std::optional<int64_t> evidence_trial);
+                    std::optional<int64_t> evidence_trial, const std::string& hardware = "");
   // Appends log bytes at `offset`; idempotent for a chunk already stored. Beyond `cap` bytes the
   // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept.
   Status AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap);

@@ -1,0 +1,33 @@
+// The read side that answers "which configurations pass on which hardware, since when, how fast":
+// the matrix pivot, one config's history, failure clusters and regressions. Thread-safe (reads).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/status.h"
+#include "store/store.h"
+
+namespace gauntlet {
+
+struct MatrixQuery {
+  std::string suite;
+  std::vector<std::string> rows;  // one or two parameters
+  std::string cols = "hardware";  // "hardware" or a parameter
+  std::optional<int64_t> sweep;
+  std::optional<std::string> fingerprint;  // canonical JSON, as results store it
+};
+
+// {"suite", "rows", "cols", "key_metric", "row_keys", "col_keys", "cells": [...]}; see docs/API.md.
+Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q);
+// One config's verdicts over time, per hardware class and fingerprint.
+Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
+// Failure clusters with the parameter value that explains each (per hardware).
+Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
+// Configs whose latest verdict is worse than the one before on the same hardware, or whose key
+// metric fell by more than `threshold` (0.1 = 10%).
+Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold);
+
+}  // namespace gauntlet

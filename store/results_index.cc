@@ -1,0 +1,99 @@
+#include "store/results_index.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+std::optional<Metric> Read(const std::string& name, const json& v) {
+  if (v.is_number()) return Metric{name, v.get<double>(), ""};
+  if (v.is_object() && v.contains("value") && v["value"].is_number())
+    return Metric{name, v["value"].get<double>(), v.value("unit", "")};
+  return std::nullopt;
+}
+int Concurrency(const std::string& name) {
+  auto at = name.rfind("@c");
+  if (at == std::string::npos) return 0;
+  try {
+    return std::stoi(name.substr(at + 2));
+  } catch (...) {
+    return 0;
+  }
+}
+}  // namespace
+
+std::optional<Metric> KeyMetric(const std::string& key, const json& metrics) {
+  if (!metrics.is_object() || metrics.empty()) return std::nullopt;
+  if (!key.empty() && metrics.contains(key)) return Read(key, metrics[key]);
+  std::optional<Metric> best;
+  int best_c = -1;
+  for (auto& [k, v] : metrics.items())
+    if (k.rfind("output_tok_s", 0) == 0 && Concurrency(k) > best_c) {
+      best = Read(k, v);
+      best_c = Concurrency(k);
+    }
+  if (best) return best;
+  for (const char* k : {"tflops", "gbps", "tok_s", "ms_p50", "ms"})
+    if (metrics.contains(k))
+      if (auto m = Read(k, metrics[k])) return m;
+  for (auto& [k, v] : metrics.items())
+    if (auto m = Read(k, v)) return m;
+  return std::nullopt;
+}
+
+int Severity(const std::string& v) {
+  if (v == "passed") return 0;
+  if (v == "timeout" || v == "infra_error") return 1;
+  if (v == "unsupported") return 2;
+  if (v == "skipped" || v == "cancelled" || v.empty()) return -1;
+  return 3;
+}
+
+void UpsertCell(sql::Db& db, const CellUpdate& u) {
+  if (u.hardware.empty() || u.verdict == "cancelled") return;
+  const bool real = Severity(u.verdict) >= 0;
+  auto q = db.Prepare("SELECT verdict, signature, trial_id, metric_value FROM cells WHERE suite=? AND config_key=? AND hardware=?");
+  q.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware);
+  const std::string path = "$.\"" + u.verdict + "\"";
+  if (!q.Step()) {
+    auto ins = db.Prepare(
+        "INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial_id, fingerprint, metric_name,"
+        " metric_value, metric_unit, last_seen, counts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,json_object(?, 1))");
+    ins.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware).Bind(4, u.config_json).Bind(5, u.verdict);
+    ins.Bind(6, u.signature).Bind(7, u.trial).Bind(8, u.fingerprint);
+    if (u.metric) ins.Bind(9, u.metric->name).Bind(10, u.metric->value).Bind(11, u.metric->unit);
+    else ins.BindNull(9).BindNull(10).BindNull(11);
+    ins.Bind(12, u.at).Bind(13, u.verdict).Run();
+    return;
+  }
+  const std::string old_verdict = q.Text(0);
+  const bool replace = real || Severity(old_verdict) < 0;
+  if (!replace) {
+    auto c = db.Prepare(
+        "UPDATE cells SET counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1) WHERE suite=? AND "
+        "config_key=? AND hardware=?");
+    c.Bind(1, path).Bind(2, path).Bind(3, u.suite).Bind(4, u.config_key).Bind(5, u.hardware).Run();
+    return;
+  }
+  // The verdict being replaced becomes "previous" only if it was a real one: a skip between two runs
+  // must not hide a regression.
+  const bool keep_prev = Severity(old_verdict) < 0;
+  auto up = db.Prepare(
+      "UPDATE cells SET prev_verdict=CASE WHEN ? THEN prev_verdict ELSE verdict END,"
+      " prev_signature=CASE WHEN ? THEN prev_signature ELSE signature END,"
+      " prev_trial=CASE WHEN ? THEN prev_trial ELSE trial_id END,"
+      " prev_metric=CASE WHEN ? THEN prev_metric ELSE metric_value END,"
+      " config=?, verdict=?, signature=?, trial_id=?, fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
+      " last_seen=?, counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1)"
+      " WHERE suite=? AND config_key=? AND hardware=?");
+  int i = 1;
+  for (int k = 0; k < 4; ++k) up.Bind(i++, keep_prev ? 1 : 0);
+  up.Bind(i++, u.config_json).Bind(i++, u.verdict).Bind(i++, u.signature).Bind(i++, u.trial).Bind(i++, u.fingerprint);
+  if (u.metric) up.Bind(i++, u.metric->name).Bind(i++, u.metric->value).Bind(i++, u.metric->unit);
+  else {
+    up.BindNull(i++).BindNull(i++).BindNull(i++);
+  }
+  up.Bind(i++, u.at).Bind(i++, path).Bind(i++, path).Bind(i++, u.suite).Bind(i++, u.config_key).Bind(i++, u.hardware);
+  up.Run();
+}
+
+}  // namespace gauntlet

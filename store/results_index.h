@@ -1,0 +1,37 @@
+// The results index: what the matrix, history and regressions read. FinishTrial and FinishMany keep
+// it in the same transaction as the trial's own row, so it is never out of step with the trials.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "store/sqlite.h"
+
+namespace gauntlet {
+
+struct Metric {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+// The metric a cell shows: the suite's "key_metric" if the result has it; else output tokens/s at
+// the highest concurrency, then TFLOP/s, GB/s, then the first metric by name.
+std::optional<Metric> KeyMetric(const std::string& key_metric, const nlohmann::json& metrics);
+
+// How bad a verdict is, for regressions: passed 0 < timeout/infra_error 1 < unsupported 2 < the rest 3.
+// -1 for verdicts that say nothing about the config (skipped, cancelled).
+int Severity(const std::string& verdict);
+
+struct CellUpdate {
+  std::string suite, config_key, hardware, config_json, verdict, signature, fingerprint;
+  int64_t trial = 0, at = 0;
+  std::optional<Metric> metric;
+};
+
+// Records a finished trial in its cell. A skipped or cancelled trial only counts; it never hides
+// a real verdict. The verdict it replaces becomes the cell's "previous" (for regressions).
+void UpsertCell(sql::Db& db, const CellUpdate& u);
+
+}  // namespace gauntlet
