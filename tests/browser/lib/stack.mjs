@@ -1,0 +1,113 @@
+// A real Gauntlet: the daemon on port 0 with a temp database and the fixture suites, plus workers
+// whose --inventory declares GPUs (they run the CPU-only fixture commands but report those GPUs).
+import {spawn} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(HERE, '../../..');
+export const FIXTURES = path.join(HERE, '..', 'fixtures');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls fn until it returns a truthy value or the deadline passes (then throws with `what`). */
+export async function until(what, fn, {timeoutMs = 60000, everyMs = 100} = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+export class Stack {
+  constructor({bin, suites = path.join(FIXTURES, 'suites'), keep = false} = {}) {
+    this.bin = bin || process.env.GAUNTLET_BIN || path.join(ROOT, 'build', 'bin', 'gauntlet');
+    this.suites = suites;
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gauntlet-browser-'));
+    this.procs = [];
+    this.keep = keep;
+  }
+
+  spawn(name, args) {
+    const log = fs.openSync(path.join(this.dir, `${name}.log`), 'a');
+    const p = spawn(this.bin, args, {stdio: ['ignore', log, log]});
+    p.name = name;
+    this.procs.push(p);
+    return p;
+  }
+
+  async start() {
+    const portFile = path.join(this.dir, 'port');
+    const serve = this.spawn('serve', ['serve', '--db', path.join(this.dir, 'gauntlet.db'), '--listen', '127.0.0.1:0',
+      '--port-file', portFile, '--suites', this.suites]);
+    let exited = null;
+    serve.on('exit', (code) => (exited = code));
+    const port = await until('the daemon to write its port file', () => {
+      if (exited != null) throw new Error(`daemon exited (${exited}): ${this.log('serve')}`);
+      return fs.existsSync(portFile) && Number(fs.readFileSync(portFile, 'utf8').trim());
+    }, {timeoutMs: 30000});
+    this.url = `http://127.0.0.1:${port}`;
+    return this;
+  }
+
+  /** Starts a worker declaring the GPUs in fixtures/inventory-NAME.json; waits until it is registered. */
+  async worker(name, inventory = name) {
+    this.spawn(`worker-${name}`, ['worker', '--server', this.url, '--inventory', path.join(FIXTURES, `inventory-${inventory}.json`),
+      '--name', name, '--workdir', path.join(this.dir, `work-${name}`)]);
+    await until(`worker ${name} to register`, async () => (await this.get('/api/v1/nodes')).items.some((n) => n.name === name && n.state === 'online'));
+  }
+
+  log(name) {
+    try {
+      return fs.readFileSync(path.join(this.dir, `${name}.log`), 'utf8').slice(-4000);
+    } catch {
+      return '';
+    }
+  }
+
+  async get(p) {
+    const r = await fetch(this.url + p);
+    if (!r.ok) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
+    return r.json();
+  }
+
+  async post(p, body) {
+    const r = await fetch(this.url + p, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+    if (!r.ok) throw new Error(`POST ${p}: ${r.status} ${await r.text()}`);
+    return r.json();
+  }
+
+  async sweep(body) {
+    return this.post('/api/v1/sweeps', body);
+  }
+
+  async waitSweep(id, timeoutMs = 90000) {
+    return until(`sweep ${id} to finish`, async () => {
+      const s = await this.get(`/api/v1/sweeps/${id}`);
+      return s.finished && s;
+    }, {timeoutMs, everyMs: 200});
+  }
+
+  async stop() {
+    // Workers first (they hand back leases), then the daemon; SIGKILL whatever outlives a grace period.
+    const alive = (p) => p.exitCode == null && p.signalCode == null;
+    const stopAll = async (ps) => {
+      for (const p of ps) if (alive(p)) p.kill('SIGTERM');
+      await until('processes to exit', () => ps.every((p) => !alive(p)), {timeoutMs: 10000}).catch(() => {
+        for (const p of ps) if (alive(p)) p.kill('SIGKILL');
+      });
+    };
+    await stopAll(this.procs.filter((p) => p.name !== 'serve'));
+    await stopAll(this.procs.filter((p) => p.name === 'serve'));
+    if (!this.keep) fs.rmSync(this.dir, {recursive: true, force: true});
+  }
+}

@@ -1,0 +1,75 @@
+// REST client: JSON in and out, bearer token from localStorage, and a token prompt on 401.
+
+const TOKEN_KEY = 'gauntlet.token';
+let prompting = null;
+
+export function token() {
+  return localStorage.getItem(TOKEN_KEY) || '';
+}
+
+export function authHeaders(extra = {}) {
+  const t = token();
+  return t ? {...extra, Authorization: `Bearer ${t}`} : extra;
+}
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** Asks the person for a token once, however many requests were refused at the same time. */
+export function askToken(message) {
+  if (prompting) return prompting;
+  const dlg = document.getElementById('token-dialog');
+  const input = dlg.querySelector('input');
+  dlg.querySelector('.token-why').textContent = message || 'This Gauntlet server needs a token to answer.';
+  input.value = token();
+  prompting = new Promise((resolve) => {
+    dlg.addEventListener('close', () => {
+      if (dlg.returnValue === 'save') localStorage.setItem(TOKEN_KEY, input.value.trim());
+      prompting = null;
+      resolve(dlg.returnValue === 'save');
+    }, {once: true});
+  });
+  dlg.showModal();
+  return prompting;
+}
+
+/** fetch with the token; on 401 asks for one and tries again (once per new token). */
+export async function request(path, init = {}) {
+  for (let tries = 0; ; tries++) {
+    const res = await fetch(path, {...init, headers: authHeaders(init.headers || {})});
+    if (res.status !== 401 || tries > 2) return res;
+    const why = token() ? 'The saved token was refused. Enter another.' : undefined;
+    if (!(await askToken(why))) return res;
+  }
+}
+
+export async function api(path, {method = 'GET', body, signal} = {}) {
+  const init = {method, signal, headers: {Accept: 'application/json'}};
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers['Content-Type'] = 'application/json';
+  }
+  const res = await request(path, init);
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = {detail: text};
+  }
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+/** Query string from an object, skipping empty values. */
+export function qs(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v != null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? '?' + s : '';
+}

@@ -1,0 +1,33 @@
+// Failure clusters: one row per signature, with the parameter value that explains it when the
+// server found one ("backend = triton on NVIDIA H200"), its hardware, and example trials.
+
+import {h} from '../dom.js';
+import {verdictClass, verdictLabel} from '../verdict.js';
+
+function explained(e) {
+  if (!e) return h('span', {class: 'muted'}, 'no single parameter');
+  return h('span', {}, h('code', {}, `${e.param} = ${e.value}`), e.hardware ? h('span', {class: 'muted'}, ` on ${e.hardware}`) : null);
+}
+
+export function clustersTable(items, {limit = Infinity, more} = {}) {
+  const failures = (items || []).filter((c) => c.verdict !== 'passed');
+  if (!failures.length) return h('p', {class: 'muted', 'data-testid': 'no-clusters'}, 'No failures: nothing to cluster.');
+  const max = Math.max(...failures.map((c) => c.count));
+  const shown = failures.slice(0, limit);
+  const rows = shown.map((c) => h('tr', {'data-signature': c.signature},
+    h('td', {}, h('span', {class: `badge ${verdictClass(c.verdict)}`}, verdictLabel(c.verdict))),
+    h('td', {class: 'mono', style: 'overflow-wrap:anywhere;max-width:420px'}, c.signature || '(none)'),
+    h('td', {class: 'num'}, String(c.count),
+      h('div', {class: 'progress', style: 'height:6px;min-width:80px', 'aria-hidden': 'true'},
+        h('span', {class: `seg-${c.verdict}`, style: `width:${(100 * c.count) / max}%`}))),
+    h('td', {}, explained(c.explained_by)),
+    h('td', {}, (c.hardware || []).join(', ')),
+    h('td', {}, (c.trials || []).slice(0, 6).map((t, i) => [i ? ' ' : '', h('a', {href: `#/trials/${t}`}, `#${t}`)])),
+  ));
+  return h('div', {},
+    h('table', {class: 'list', 'aria-label': 'Failure clusters'},
+      h('thead', {}, h('tr', {}, ['Verdict', 'Signature', 'Trials', 'Explained by', 'Hardware', 'Examples']
+        .map((t, i) => h('th', {scope: 'col', class: i === 2 ? 'num' : null}, t)))),
+      h('tbody', {}, rows)),
+    failures.length > shown.length && more ? h('p', {}, h('a', {href: more}, `All ${failures.length} clusters →`)) : null);
+}

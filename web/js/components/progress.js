@@ -1,0 +1,39 @@
+// A sweep's progress: one bar segment per verdict (width = share of all trials), running striped,
+// and the verdict counts as chips that can link to the filtered trial list.
+
+import {h} from '../dom.js';
+import {VERDICTS, verdictClass, verdictLabel} from '../verdict.js';
+
+export function progressBar(sweep) {
+  const total = sweep.trials || 0;
+  const by = sweep.by_verdict || {};
+  const running = sweep.running || 0;
+  const bar = h('div', {class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': total,
+    'aria-valuenow': sweep.done || 0, 'aria-label': `${sweep.done || 0} of ${total} trials done`});
+  for (const v of VERDICTS) {
+    if (!by[v]) continue;
+    bar.append(h('span', {class: `seg-${v}`, style: `width:${(100 * by[v]) / total}%`, title: `${by[v]} ${verdictLabel(v)}`}));
+  }
+  if (running) bar.append(h('span', {class: 'seg-running', style: `width:${(100 * running) / total}%`, title: `${running} running`}));
+  return bar;
+}
+
+export function progressLabel(sweep) {
+  const total = sweep.trials || 0;
+  const pct = total ? Math.floor((100 * (sweep.done || 0)) / total) : 100;
+  return h('span', {class: 'progress-label', 'data-testid': 'done-total'}, `${sweep.done || 0}/${total} done · ${pct}%`);
+}
+
+/** Count chips; with linkFor(verdict) each is a link (e.g. to the trial list filtered by it). */
+export function countChips(byVerdict, {linkFor, current} = {}) {
+  const box = h('div', {class: 'counts'});
+  for (const v of VERDICTS) {
+    const n = byVerdict?.[v];
+    if (!n) continue;
+    const attrs = {class: `badge count ${verdictClass(v)}`, 'data-verdict': v, 'aria-current': current === v ? 'true' : null};
+    const body = [verdictLabel(v), ' ', h('b', {}, String(n))];
+    box.append(linkFor ? h('a', {...attrs, href: linkFor(v)}, body) : h('span', attrs, body));
+  }
+  if (!box.childElementCount) box.append(h('span', {class: 'muted'}, 'no verdicts yet'));
+  return box;
+}

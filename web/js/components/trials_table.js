@@ -1,0 +1,46 @@
+// A page of trials for a filter, with cursor paging (the API's `next`): never the whole sweep.
+
+import {api, qs} from '../api.js';
+import {fmtConfig, fmtSeconds, h} from '../dom.js';
+import {shortReason, verdictClass, verdictLabel} from '../verdict.js';
+
+export const PAGE = 50;
+
+function row(t) {
+  const secs = t.started_at && t.finished_at ? (t.finished_at - t.started_at) / 1000 : null;
+  const v = t.verdict;
+  return h('tr', {'data-trial': t.id},
+    h('td', {class: 'num'}, h('a', {href: `#/trials/${t.id}`}, `#${t.id}`)),
+    h('td', {class: 'mono'}, fmtConfig(t.config)),
+    h('td', {}, t.hardware || h('span', {class: 'muted'}, '–')),
+    h('td', {}, t.state),
+    h('td', {}, v ? h('span', {class: `badge ${verdictClass(v)}`}, verdictLabel(v)) : h('span', {class: 'muted'}, '…')),
+    h('td', {title: t.signature || ''}, t.signature ? shortReason(v, t.signature) : ''),
+    h('td', {}, t.node || ''),
+    h('td', {class: 'num'}, secs != null ? fmtSeconds(secs) : ''),
+  );
+}
+
+/**
+ * Shows one page of GET /api/v1/trials?{filter}. `cursor` is the `after` value of this page (from
+ * the URL, so a shared link opens the same page); onPage(after) moves to another page.
+ */
+export async function trialsTable(filter, {cursor, onPage, signal} = {}) {
+  const data = await api('/api/v1/trials' + qs({...filter, limit: PAGE, after: cursor}), {signal});
+  const box = h('div', {class: 'trials'});
+  if (!data.items.length) {
+    box.append(h('p', {class: 'muted'}, cursor ? 'No more trials.' : 'No trials match.'));
+  } else {
+    const tbody = h('tbody', {}, data.items.map(row));
+    box.append(h('table', {class: 'list', 'aria-label': 'Trials'},
+      h('thead', {}, h('tr', {}, ['Trial', 'Config', 'Hardware', 'State', 'Verdict', 'Reason', 'Node', 'Took']
+        .map((t, i) => h('th', {scope: 'col', class: i === 0 || i === 7 ? 'num' : null}, t)))),
+      tbody));
+  }
+  const pager = h('div', {class: 'pager'});
+  if (cursor) pager.append(h('button', {type: 'button', onclick: () => onPage?.('')}, '⇤ First page'));
+  if (data.next != null) pager.append(h('button', {type: 'button', 'data-testid': 'next-page', onclick: () => onPage?.(data.next)}, 'Next page →'));
+  pager.append(h('span', {class: 'muted'}, `${data.items.length} shown${cursor ? ` after #${cursor}` : ''}`));
+  box.append(pager);
+  return box;
+}

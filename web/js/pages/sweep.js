@@ -1,0 +1,138 @@
+// One sweep: counts, unmatched targets, prune savings, its matrix, failure clusters and a paged
+// trial list. Live: events of this sweep trigger a throttled refetch of the summary and matrix.
+
+import {api, qs} from '../api.js';
+import {fill, fmtAgo, fmtNum, h} from '../dom.js';
+import {throttle} from '../events.js';
+import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
+import {matrixView} from '../components/matrix.js';
+import {countChips, progressBar, progressLabel} from '../components/progress.js';
+import {trialsTable} from '../components/trials_table.js';
+import {clustersTable} from '../components/clusters_table.js';
+import {href} from '../router.js';
+
+export default async function render(ctx) {
+  const id = ctx.route.parts[1];
+  const q = ctx.route.query;
+  const verdict = q.get('verdict') || '';
+  const cursor = q.get('after') || '';
+  const link = (over) => href(['sweeps', id], {rows: q.get('rows'), cols: q.get('cols'), verdict, ...over});
+  const go = (over) => (location.hash = link(over));
+
+  const [sweep, suites] = await Promise.all([
+    api(`/api/v1/sweeps/${id}`, {signal: ctx.signal}),
+    api('/api/v1/suites', {signal: ctx.signal}),
+  ]);
+  const suite = suites.items.find((s) => s.name === sweep.suite) || {parameters: {}};
+  const values = sweepValues(suite, sweep);
+  const targets = sweep.request?.targets?.length || 1;
+  const def = defaultLayout(values, targets);
+  const layout = {rows: q.get('rows') ? q.get('rows').split(',') : def.rows, cols: q.get('cols') || def.cols};
+
+  const summary = h('section', {'aria-label': 'Summary'});
+  const matrixBox = h('div', {'aria-live': 'polite', 'aria-busy': 'true'}, h('p', {class: 'muted'}, 'Loading the matrix…'));
+  const clustersBox = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
+  const trialsBox = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
+  const explore = h('a', {href: href(['matrix'], {suite: sweep.suite, sweep: id, rows: layout.rows.join(','), cols: layout.cols})},
+    'open in the matrix explorer');
+  fill(ctx.main,
+    h('p', {class: 'muted'}, h('a', {href: '#/sweeps'}, 'Sweeps'), ' / ', `#${id}`),
+    h('h1', {}, sweep.name || `Sweep ${id}`),
+    summary,
+    h('h2', {id: 'matrix'}, 'Matrix'),
+    h('div', {class: 'row'},
+      matrixControls(Object.keys(values), layout, (l) => go({rows: l.rows.join(','), cols: l.cols, after: ''})),
+      h('span', {class: 'spacer'}), explore,
+      h('a', {href: '/api/v1/matrix' + matrixQuery(sweep, layout, 'csv'), download: `sweep-${id}-matrix.csv`}, 'CSV')),
+    matrixBox,
+    h('h2', {id: 'clusters'}, 'Failure clusters'),
+    clustersBox,
+    h('h2', {id: 'trials'}, verdict ? `Trials: ${verdict}` : 'Trials',
+      verdict ? h('a', {href: link({verdict: '', after: ''}), class: 'muted', style: 'font-size:13px;margin-left:10px'}, 'show all') : null),
+    trialsBox);
+
+  function renderSummary(s) {
+    const state = s.cancelled_at ? 'cancelled' : s.finished ? 'finished' : s.running ? `running (${s.running} now)` : 'queued';
+    const pruned = s.pruned || {};
+    fill(summary,
+      h('dl', {class: 'facts'},
+        h('dt', {}, 'Suite'), h('dd', {}, h('a', {href: href(['matrix'], {suite: s.suite})}, s.suite), ` v${s.suite_version}`),
+        h('dt', {}, 'State'), h('dd', {'data-testid': 'sweep-state'}, state),
+        h('dt', {}, 'Submitted'), h('dd', {}, fmtAgo(s.created_at)),
+        h('dt', {}, 'Targets'), h('dd', {}, (s.request?.targets || []).map((t) => JSON.stringify(t)).join(' · ') || 'any')),
+      h('div', {class: 'row'}, progressBar(s), progressLabel(s)),
+      countChips(s.by_verdict, {linkFor: (v) => link({verdict: v, after: ''}) + '', current: verdict}),
+      pruned.trials ? h('p', {'data-testid': 'pruned'},
+        `Pruning skipped ${pruned.trials} trial${pruned.trials === 1 ? '' : 's'} that an earlier failure already settled, `,
+        `saving about ${fmtNum(pruned.gpu_hours_saved)} GPU-hours.`) : null,
+      (s.unmatched_targets || []).length ? h('p', {class: 'note', role: 'note', 'data-testid': 'unmatched'},
+        'No registered node can run ', s.unmatched_targets.map((u) => h('code', {}, JSON.stringify(u.target))),
+        '; those trials wait until one registers.') : null,
+      actions(s));
+  }
+
+  function actions(s) {
+    const box = h('div', {class: 'row', style: 'margin-top:8px'});
+    if (!s.finished && !s.cancelled_at)
+      box.append(h('button', {type: 'button', class: 'danger', onclick: () => act('cancel', 'Cancel every trial of this sweep that has not finished?')}, 'Cancel sweep'));
+    if ((s.by_verdict?.infra_error || 0) + (s.by_verdict?.timeout || 0))
+      box.append(h('button', {type: 'button', onclick: () => act('retry')}, 'Retry infra errors and timeouts'));
+    return box;
+  }
+
+  async function act(what, confirmText) {
+    if (confirmText && !confirm(confirmText)) return;
+    try {
+      await api(`/api/v1/sweeps/${id}/${what}`, {method: 'POST'});
+      refresh();
+    } catch (e) {
+      alert(`${what} failed: ${e.message}`);
+    }
+  }
+
+  async function loadMatrix() {
+    try {
+      const m = await api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal});
+      if (ctx.alive) fill(matrixBox, matrixView(m));
+    } catch (e) {
+      if (ctx.alive) fill(matrixBox, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${e.message}`));
+    }
+    matrixBox.setAttribute('aria-busy', 'false');
+  }
+
+  async function loadClusters() {
+    try {
+      const c = await api('/api/v1/signatures' + qs({suite: sweep.suite, sweep: id}), {signal: ctx.signal});
+      if (ctx.alive) fill(clustersBox, clustersTable(c.items, {limit: 10, more: href(['clusters'], {suite: sweep.suite, sweep: id})}));
+    } catch (e) {
+      if (ctx.alive) fill(clustersBox, h('p', {class: 'error'}, `Failure clusters could not be loaded: ${e.message}`));
+    }
+  }
+
+  async function loadTrials() {
+    const t = await trialsTable({sweep: id, verdict}, {cursor, signal: ctx.signal, onPage: (after) => go({after})});
+    if (ctx.alive) fill(trialsBox, t);
+  }
+
+  renderSummary(sweep);
+  const refresh = throttle(async () => {
+    try {
+      const s = await api(`/api/v1/sweeps/${id}`, {signal: ctx.signal});
+      if (!ctx.alive) return;
+      renderSummary(s);
+      await Promise.all([loadMatrix(), loadClusters(), cursor ? null : loadTrials()]);
+    } catch (e) {
+      console.warn(e);
+    }
+  }, 1000);
+  ctx.onLeave(refresh.stop);
+  ctx.onEvents((batch) => {
+    if (batch.some((e) => e.sweep == id || e.type === 'reconnect' || (e.type === 'trial.changed' && !e.sweep))) refresh();
+  });
+  // The first view is complete when summary, matrix and first trial page are on screen.
+  await Promise.all([loadMatrix(), loadClusters(), loadTrials()]);
+}
+
+function matrixQuery(sweep, layout, format) {
+  return qs({suite: sweep.suite, rows: layout.rows.join(','), cols: layout.cols, sweep: sweep.id, format});
+}
