@@ -192,3 +192,12 @@ TEST(Decision, AdvisoryRefusalsDoNotDecide) {
   EXPECT_EQ(ClassifyText(log, Code(0)).verdict, "passed");
   EXPECT_EQ(ClassifyText(log, Code(2)).signature, "crashed:exit_code:2");
 }
+
+TEST(Decision, NcclWarnAloneNeedsAKnownFailure) {
+  const std::string log = "node1:17:17 [0] NCCL WARN Failed to open libibverbs.so[.1]\nserving\n";
+  EXPECT_EQ(ClassifyText(log, ExitInfo{}).verdict, "passed");
+  EXPECT_EQ(ClassifyText(log, Code(0)).verdict, "passed");
+  auto c = ClassifyText(log, Code(1));
+  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.signature, "crashed:nccl:Failed to open libibverbs.so[.<n>]");
+}

@@ -1,7 +1,10 @@
 #include "workers/classifier/aho_corasick.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <queue>
+#include <stdexcept>
 
 namespace gauntlet {
 namespace {
@@ -54,9 +57,27 @@ AhoCorasick::AhoCorasick(const std::vector<std::string>& needles) : needle_count
       }
     }
   }
-  // Flatten; uppercase bytes share the lowercase transition (case-insensitive ASCII).
+  // Byte classes: one column per folded byte that occurs in a needle, column 0 for the rest (they
+  // all behave alike: no trie edge starts with them). Uppercase ASCII shares its lowercase column.
+  int column_of_folded[256];
+  std::fill(std::begin(column_of_folded), std::end(column_of_folded), 0);
+  for (const auto& n : needles)
+    for (unsigned char c : n)
+      if (column_of_folded[Fold(c)] == 0) column_of_folded[Fold(c)] = static_cast<int>(classes_++);
+  int representative[256] = {};
+  for (int c = 0; c < 256; ++c) {
+    byte_class_[c] = static_cast<uint8_t>(column_of_folded[Fold(static_cast<unsigned char>(c))]);
+    representative[byte_class_[c]] = Fold(static_cast<unsigned char>(c));
+  }
+  // Column 0 needs a byte outside every needle; the loop above may have overwritten it.
+  for (int c = 0; c < 256; ++c)
+    if (byte_class_[c] == 0) {
+      representative[0] = c;
+      break;
+    }
   const size_t n = go.size();
-  delta_.assign(n * 256, 0);
+  if (n * classes_ >= kStateMask) throw std::length_error("AhoCorasick: needles too large");
+  delta_.assign(n * classes_, 0);
   out_begin_.assign(n + 1, 0);
   for (size_t s = 0; s < n; ++s) {
     out_begin_[s] = static_cast<uint32_t>(outputs_.size());
@@ -64,10 +85,11 @@ AhoCorasick::AhoCorasick(const std::vector<std::string>& needles) : needle_count
   }
   out_begin_[n] = static_cast<uint32_t>(outputs_.size());
   for (size_t s = 0; s < n; ++s) {
-    for (int c = 0; c < 256; ++c) {
-      uint32_t t = static_cast<uint32_t>(go[s][Fold(static_cast<unsigned char>(c))]);
-      if (!out[t].empty()) t |= kHasOutput;
-      delta_[(s << 8) | static_cast<size_t>(c)] = t;
+    for (size_t k = 0; k < classes_; ++k) {
+      const auto t = static_cast<uint32_t>(go[s][representative[k]]);
+      uint32_t row = t * static_cast<uint32_t>(classes_);
+      if (!out[t].empty()) row |= kHasOutput;
+      delta_[s * classes_ + k] = row;
     }
   }
 }

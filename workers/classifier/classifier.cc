@@ -308,7 +308,12 @@ Classification Classifier::State::Decide(const ExitInfo& exit) const {
   if (!sig && exit.exit_code && *exit.exit_code > 128 && *exit.exit_code < 160) sig = *exit.exit_code - 128;
   if (sig && IsCrashSignal(*sig)) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
   if (sig && *sig == 9 && killed_line) return out(*killed_line);
-  if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
+  // NCCL WARN lines also show up in healthy runs ("Failed to open libibverbs.so"): they only
+  // explain a failure we know happened, never decide one on their own.
+  const bool known_failure = sig || (exit.exit_code && *exit.exit_code != 0);
+  if (known_failure) {
+    if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
+  }
   if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return out(*s);
   if (sig) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
   if (exit.exit_code && *exit.exit_code != 0)
