@@ -63,3 +63,12 @@ TEST(Traceback, TracksInnermostFrame) {
   EXPECT_EQ(t.innermost_file(), "inner.py");
   EXPECT_FALSE(t.open());
 }
+
+TEST(LogLine, LevelsThatMakeRefusalsAdvisory) {
+  EXPECT_EQ(ParseLogLine("node1:17:17 [0] NCCL INFO NVLS multicast support is not available on dev 0").level,
+            LogLevel::kInfo);
+  auto g = ParseLogLine("W1201 04:15:45.718000 90001 torch/distributed/elastic/multiprocessing/api.py:900] Sending SIGTERM");
+  EXPECT_EQ(g.level, LogLevel::kWarning);
+  EXPECT_EQ(g.message, "Sending SIGTERM");
+  EXPECT_EQ(ParseLogLine("E1201 04:15:46.102000 90001 api.py:874] failed (exitcode: 1)").level, LogLevel::kError);
+}

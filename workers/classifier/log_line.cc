@@ -183,6 +183,18 @@ bool PeelIsoTime(std::string_view& s) {
   return true;
 }
 
+// Bare glog / c10 prefix: "W1201 04:15:45.718000 90001 torch/distributed/elastic/api.py:900] msg".
+bool PeelGlogBare(std::string_view& s, LogLevel& level) {
+  if (s.size() < 16 || !(s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') || !IsDigit(s[1]) ||
+      !IsDigit(s[2]) || !IsDigit(s[3]) || !IsDigit(s[4]) || s[5] != ' ' || !IsDigit(s[6]) || s[8] != ':')
+    return false;
+  size_t close = s.find("] ");
+  if (close == std::string_view::npos || close > 200) return false;
+  level = s[0] == 'I' ? LogLevel::kInfo : s[0] == 'W' ? LogLevel::kWarning : LogLevel::kError;
+  s.remove_prefix(close + 2);
+  return true;
+}
+
 bool PeelAnsi(std::string_view& s) {
   if (s.empty() || s[0] != '\x1b') return false;
   size_t i = 1;
@@ -203,7 +215,7 @@ LogLine ParseLogLine(std::string_view raw) {
   for (int round = 0; round < 8; ++round) {
     if (PeelAnsi(s) || PeelTorchrun(s, out.rank) || PeelPidTag(s, out.rank) ||
         PeelBracket(s, out.rank, out.level) || PeelVllmLevel(s, out.level) || PeelNccl(s, out.rank) ||
-        PeelIsoTime(s))
+        PeelIsoTime(s) || PeelGlogBare(s, out.level))
       continue;
     if (IsUpper(s.empty() ? ' ' : s[0]) && PeelPythonLogging(s, out.level)) continue;
     break;
@@ -215,7 +227,7 @@ LogLine ParseLogLine(std::string_view raw) {
     if (head.starts_with("warning") || head.starts_with("[warning") || head.starts_with("warn:") ||
         head.find("warning:") != std::string::npos)
       out.level = LogLevel::kWarning;
-    else if (head.starts_with("info") || head.starts_with("[info"))
+    else if (head.starts_with("info") || head.starts_with("[info") || head.starts_with("nccl info"))
       out.level = LogLevel::kInfo;
   }
   return out;
