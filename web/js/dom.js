@@ -72,3 +72,10 @@ export function fmtSeconds(s) {
 export function fmtConfig(config) {
   return Object.entries(config || {}).map(([k, v]) => `${k}=${v}`).join(', ');
 }
+
+/** A software fingerprint ({framework: "x", cuda: "13.0"}) → "framework x · cuda 13.0". */
+export function fmtFingerprint(fp) {
+  if (fp == null || fp === '') return 'unknown software';
+  if (typeof fp === 'string') return fp;
+  return Object.entries(fp).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ') || 'unknown software';
+}

@@ -23,8 +23,22 @@ function niceTicks(lo, hi, n = 5) {
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw) || raw;
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
-  return {ticks: out, lo: Math.min(lo, out[0]), hi: Math.max(hi, out[out.length - 1])};
+  for (let v = Math.floor(lo / step) * step; v < hi + step * 0.999; v += step) out.push(Number(v.toPrecision(12)));
+  return {ticks: out, lo: out[0], hi: out[out.length - 1]};
+}
+
+// Time axes step in human units (seconds to weeks) and label with what changes across the span.
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800]
+  .map((s) => s * 1000);
+function timeTicks(lo, hi, n = 5) {
+  const step = TIME_STEPS.find((st) => (hi - lo) / st <= n) || TIME_STEPS[TIME_STEPS.length - 1];
+  const tz = new Date().getTimezoneOffset() * 60000;  // align day steps to local midnight
+  const out = [];
+  for (let v = Math.ceil((lo - tz) / step) * step + tz; v <= hi; v += step) out.push(v);
+  const f = fmtTime;
+  const label = step >= 86400000 ? (t) => f(t).slice(5, 10) : hi - lo > 86400000 ? (t) => f(t).slice(5, 16)
+    : step >= 60000 ? (t) => f(t).slice(11, 16) : (t) => f(t).slice(11, 19);
+  return {ticks: out, label};
 }
 
 /**
@@ -49,9 +63,13 @@ export function lineChart({series, xKind = 'linear', xLabel = '', yLabel = '', w
   let xlo = Math.min(...xs);
   let xhi = Math.max(...xs);
   if (xhi === xlo) {
-    xlo -= 1;
-    xhi += 1;
+    const pad = xKind === 'time' ? 60000 : 1;
+    xlo -= pad;
+    xhi += pad;
   }
+  const xpad = (xhi - xlo) * 0.04;  // keep end points off the axes
+  xlo -= xpad;
+  xhi += xpad;
   const y = niceTicks(Math.min(0, ...pts.map((p) => p.y)), Math.max(...pts.map((p) => p.y)));
   const X = (x) => m.l + ((fx(x) - xlo) / (xhi - xlo)) * (width - m.l - m.r);
   const Y = (v) => height - m.b - ((v - y.lo) / (y.hi - y.lo)) * (height - m.t - m.b);
@@ -63,13 +81,11 @@ export function lineChart({series, xKind = 'linear', xLabel = '', yLabel = '', w
     axis.append(s('text', {x: m.l - 6, y: Y(t) + 4, 'text-anchor': 'end'}, fmtNum(t)));
   }
   let xticks;
+  let xlabel = fmtNum;
   if (xKind === 'log2') xticks = [...new Set(pts.map((p) => p.x))].sort((a, b) => a - b);
-  else if (xKind === 'time') xticks = niceTicks(xlo, xhi, 4).ticks.filter((t) => t >= xlo && t <= xhi);
+  else if (xKind === 'time') ({ticks: xticks, label: xlabel} = timeTicks(xlo, xhi));
   else xticks = niceTicks(xlo, xhi, 6).ticks.filter((t) => t >= xlo && t <= xhi);
-  for (const t of xticks) {
-    const label = xKind === 'time' ? fmtTime(t).slice(5, 16) : fmtNum(t);
-    axis.append(s('text', {x: X(t), y: height - m.b + 16, 'text-anchor': 'middle'}, label));
-  }
+  for (const t of xticks) axis.append(s('text', {x: X(t), y: height - m.b + 16, 'text-anchor': 'middle'}, xlabel(t)));
   axis.append(s('line', {x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b}));
   axis.append(s('line', {x1: m.l, x2: m.l, y1: m.t, y2: height - m.b}));
   if (xLabel) axis.append(s('text', {x: (m.l + width - m.r) / 2, y: height - 6, 'text-anchor': 'middle'}, xLabel));

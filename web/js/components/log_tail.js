@@ -31,9 +31,9 @@ export function logTail(trial, ctx) {
         pre.append(text);
         if (stuckToBottom) pre.scrollTop = pre.scrollHeight;
       }
-      const moved = Number.isFinite(next) && next > offset;
+      const size = Number(res.headers.get('X-Log-Size'));
       if (Number.isFinite(next)) offset = next;
-      if (done && moved) done = false;  // drain what is left before stopping
+      if (done && Number.isFinite(size) && offset < size) done = false;  // drain what is left before stopping
       status.textContent = done ? `Log complete (${offset.toLocaleString('en-US')} bytes).` : 'Following the log as the trial runs…';
       status.dataset.state = done ? 'done' : 'following';
     } catch (e) {

@@ -20,7 +20,7 @@ export function byConcurrency(metrics) {
 }
 
 export function metricsTable(metrics) {
-  const names = Object.keys(metrics || {}).sort();
+  const names = Object.keys(metrics || {}).sort((a, b) => a.localeCompare(b, 'en', {numeric: true}));
   if (!names.length) return h('p', {class: 'muted'}, 'No metrics reported.');
   return h('table', {class: 'list', style: 'max-width:560px', 'aria-label': 'Metrics'},
     h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Metric'), h('th', {scope: 'col', class: 'num'}, 'Value'))),
@@ -37,7 +37,7 @@ export function concurrencyCharts(metrics, {max = 2, seriesName = 'this trial'} 
     return h('div', {'data-testid': `chart-${base}`},
       h('h3', {}, `${base}${unit} by concurrency`),
       lineChart({series: [{name: seriesName, points: pts.map((p) => ({x: p.c, y: p.value, title: `c=${p.c}: ${p.value}${unit}`}))}],
-        xKind: 'log2', xLabel: 'concurrency', yLabel: base + unit, width: 560, height: 240, title: `${base} by concurrency`}));
+        xKind: 'log2', xLabel: 'concurrency', yLabel: base + unit, width: 520, height: 240, title: `${base} by concurrency`}));
   });
 }
 

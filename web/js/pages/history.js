@@ -2,7 +2,7 @@
 // metric, and throughput by concurrency of the latest passing run on each hardware class.
 
 import {api, qs} from '../api.js';
-import {fill, fmtMetric, fmtTime, h} from '../dom.js';
+import {fill, fmtFingerprint, fmtMetric, fmtTime, h} from '../dom.js';
 import {lineChart, PALETTE} from '../components/chart.js';
 import {byConcurrency} from '../components/metrics.js';
 import {href} from '../router.js';
@@ -21,7 +21,7 @@ export function parseKey(key) {
 }
 export const makeKey = (config) => Object.keys(config).sort().map((k) => `${k}=${config[k]}`).join('&');
 
-const fpText = (fp) => (fp == null || fp === '' ? 'unknown software' : typeof fp === 'string' ? fp : JSON.stringify(fp));
+const fpText = fmtFingerprint;
 
 function configPicker(suite, config, onChange) {
   const box = h('div', {class: 'controls'});
@@ -30,7 +30,7 @@ function configPicker(suite, config, onChange) {
     config[name] = cur;
     const input = Array.isArray(decl)
       ? h('select', {name}, decl.map((v) => h('option', {value: v, selected: String(v) === String(cur)}, String(v))))
-      : h('input', {name, value: cur, style: 'width:160px'});
+      : h('input', {name, value: cur, size: 12});
     input.addEventListener('change', () => onChange({...config, [name]: input.value}));
     box.append(h('label', {}, name, input));
   }
@@ -66,7 +66,7 @@ async function throughputChart(series, ctx) {
   if (!lines.length) return null;
   return h('section', {'data-testid': 'throughput-chart'}, h('h2', {}, 'Throughput by concurrency'),
     h('p', {class: 'muted'}, 'Latest passing run on each hardware class.'),
-    lineChart({series: lines, xKind: 'log2', xLabel: 'concurrent requests', yLabel: `output tokens/s${unit ? '' : ''}`, title: 'Output tokens per second by concurrency'}));
+    lineChart({series: lines, xKind: 'log2', xLabel: 'concurrent requests', yLabel: `output tokens/s`, title: 'Output tokens per second by concurrency'}));
 }
 
 export default async function render(ctx) {

@@ -2,7 +2,7 @@
 // chart, the failure signature and evidence, and the log, followed live while it runs.
 
 import {api} from '../api.js';
-import {fill, fmtConfig, fmtSeconds, fmtTime, h} from '../dom.js';
+import {fill, fmtConfig, fmtFingerprint, fmtSeconds, fmtTime, h} from '../dom.js';
 import {throttle} from '../events.js';
 import {logTail} from '../components/log_tail.js';
 import {concurrencyCharts, metricsTable} from '../components/metrics.js';
@@ -41,7 +41,7 @@ function facts(t) {
     ['Created', fmtTime(t.created_at)],
     ['Started', t.started_at ? fmtTime(t.started_at) : null],
     ['Finished', t.finished_at ? `${fmtTime(t.finished_at)}${dur ? ` (took ${dur})` : ''}` : null],
-    ['Fingerprint', r.fingerprint && Object.keys(r.fingerprint).length ? h('code', {}, JSON.stringify(r.fingerprint)) : null],
+    ['Fingerprint', r.fingerprint && Object.keys(r.fingerprint).length ? h('code', {}, fmtFingerprint(r.fingerprint)) : null],
   ];
   return h('dl', {class: 'facts'}, pairs.filter(([, v]) => v != null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
@@ -70,7 +70,8 @@ export default async function render(ctx) {
         h('tbody', {}, Object.entries(t.config || {}).map(([k, v]) => h('tr', {}, h('th', {scope: 'row'}, k), h('td', {class: 'mono'}, String(v)))))),
       h('p', {}, h('a', {href: href(['history'], {suite: t.suite, config: t.config_key})}, 'This config over time →')),
       h('h2', {}, 'Stages'), stagesTable(r.stages),
-      h('h2', {}, 'Metrics'), h('div', {class: 'row', style: 'align-items:start;gap:24px'}, metricsTable(r.metrics),
+      h('h2', {}, 'Metrics'), metricsTable(r.metrics),
+      h('div', {class: 'row', style: 'align-items:start;gap:24px'},
         concurrencyCharts(r.metrics, {seriesName: `${fmtConfig(t.config)} on ${t.hardware || 'unknown'}`})));
   }
 

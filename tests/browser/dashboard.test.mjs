@@ -1,0 +1,236 @@
+// The dashboard against a real daemon and real workers: a sweep of the ui-fixture suite runs on a
+// 2×H200 (sm_90) node and a 1×RTX PRO 6000 (sm_120) node, then every page is opened and checked
+// for what a person would look for. Screenshots go to build/browser-screenshots/.
+import assert from 'node:assert/strict';
+import {after, before, describe, it} from 'node:test';
+import {launch} from './lib/browser.mjs';
+import {newPage, open, shot} from './lib/page.mjs';
+import {Stack, until} from './lib/stack.mjs';
+
+const TARGETS = [{arch: 'sm_90'}, {arch: 'sm_120'}];
+const H200 = 'NVIDIA H200 · sm_90 · x1';
+const RTX = 'NVIDIA RTX PRO 6000 Blackwell · sm_120 · x1';
+
+let stack;
+let browser;
+let first;  // the finished first sweep, as the API reports it
+
+before(async () => {
+  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  await stack.worker('h200');
+  await stack.worker('sm120');
+  const s = await stack.sweep({suite: 'ui-fixture', name: 'bring-up', targets: TARGETS});
+  assert.equal(s.trials, 16);
+  first = await stack.waitSweep(s.id);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  if (stack) {
+    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}`);
+    await stack.stop();
+  }
+});
+
+/** The cell of the sweep matrix for a row (backend, dtype) and a column. */
+const cell = (page, backend, dtype, col) => page.evaluate(([b, d, c]) => {
+  const table = document.querySelector('table.matrix');
+  const cols = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const tr of table.querySelectorAll('tbody tr')) {
+    const keys = [...tr.querySelectorAll('th')].map((th) => th.textContent);
+    if (keys[0] === b && keys[1] === d) {
+      const td = tr.children[cols.indexOf(c)];
+      return {cls: td.className, text: td.textContent, href: td.querySelector('a')?.getAttribute('href'),
+        bg: getComputedStyle(td).backgroundColor};
+    }
+  }
+  return null;
+}, [backend, dtype, col]);
+
+const rgb = (s) => s.match(/\d+/g).slice(0, 3).map(Number);
+
+describe('dashboard', () => {
+  it('lists sweeps with progress bars and verdict counts', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/sweeps', 'sweeps');
+    const row = page.locator(`tr[data-sweep="${first.id}"]`);
+    assert.match(await row.locator('[data-testid=done-total]').textContent(), /16\/16 done · 100%/);
+    for (const [v, n] of Object.entries(first.by_verdict))
+      assert.equal(await row.locator(`.count[data-verdict="${v}"] b`).textContent(), String(n), `count of ${v}`);
+    assert.ok(await row.locator('.progress .seg-passed').count(), 'a green segment for passed trials');
+    assert.ok(await row.locator('.progress .seg-crashed').count(), 'a red segment for crashed trials');
+    await shot(page, '01-sweeps');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('shows a sweep: counts, prune savings, matrix coloured by verdict with reasons, clusters, trials', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
+    assert.equal(await page.locator('h1').textContent(), 'bring-up');
+    assert.match(await page.locator('[data-testid=pruned]').textContent(), /Pruning skipped 2 trials/);
+    // Columns are hardware classes, rows backend × dtype.
+    const heads = await page.locator('table.matrix thead th').allTextContents();
+    assert.deepEqual(heads.slice(0, 2), ['backend', 'dtype']);
+    assert.ok(heads.includes(H200) && heads.includes(RTX), `hardware columns in ${heads}`);
+    assert.equal(await page.locator('table.matrix tbody tr').count(), 8);
+
+    const ok = await cell(page, 'cutlass', 'bf16', H200);
+    assert.match(ok.cls, /v-passed/);
+    assert.match(ok.text, /✓ [\d,]+(\.\d+)? tok\/s/);
+    const [r, g, b] = rgb(ok.bg);
+    assert.ok(g > r && g > b, `passed cell is green, got ${ok.bg}`);
+    const refused = await cell(page, 'trtllm', 'bf16', RTX);
+    assert.match(refused.cls, /v-unsupported/);
+    assert.match(refused.text, /SM100/);
+    const crash = await cell(page, 'triton', 'bf16', H200);
+    assert.match(crash.cls, /v-crashed/);
+    assert.match(crash.text, /✗ illegal memory access/);
+    const [cr, cg] = rgb(crash.bg);
+    assert.ok(cr > cg, `crashed cell is red, got ${crash.bg}`);
+    const garbage = await cell(page, 'cudnn', 'fp8', H200);
+    assert.match(garbage.cls, /v-wrong_output/);
+    assert.match(garbage.text, /garbage output/);
+    assert.match((await cell(page, 'triton', 'fp8', RTX)).cls, /v-skipped/);
+
+    // Counts next to the progress bar match the API; the clusters name the explaining parameter.
+    for (const [v, n] of Object.entries(first.by_verdict))
+      assert.equal(await page.locator(`section .count[data-verdict="${v}"] b`).textContent(), String(n));
+    const crashCluster = page.locator('tr[data-signature="crashed:illegal_memory_access"]');
+    assert.match(await crashCluster.textContent(), /backend = triton/);
+    assert.equal(await page.locator('table[aria-label=Trials] tbody tr').count(), 16);
+    await shot(page, '02-sweep');
+
+    // A verdict chip filters the trial list (and the URL says so).
+    await page.locator('section .count[data-verdict="crashed"]').click();
+    await page.waitForSelector('html[data-ready="sweep"]');
+    assert.match(page.url(), /verdict=crashed/);
+    await until('the filtered trial list', async () => (await page.locator('table[aria-label=Trials] tbody tr').count()) === first.by_verdict.crashed);
+
+    // A cell links to its trial.
+    await page.goto(`${stack.url}/#/sweeps/${first.id}`);
+    await page.waitForSelector('html[data-ready="sweep"]');
+    await page.click(`table.matrix a[href="${garbage.href}"]`);
+    await page.waitForSelector('html[data-ready="trial"]');
+    assert.equal(await page.locator('[data-testid=verdict]').first().textContent(), 'wrong output');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('explores the matrix with other rows and columns, kept in the URL', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/matrix?suite=ui-fixture', 'matrix');
+    await page.selectOption('select[name=cols]', 'dtype');
+    await page.waitForURL(/cols=dtype/);
+    await page.waitForSelector('html[data-ready="matrix"]');
+    await until('dtype columns', async () => {
+      const heads = await page.locator('table.matrix thead th').allTextContents();
+      return heads.includes('bf16') && heads.includes('fp8');
+    });
+    const url = page.url();
+    await page.reload();
+    await page.waitForSelector('html[data-ready="matrix"]');
+    assert.equal(await page.locator('select[name=cols]').inputValue(), 'dtype', 'a reload shows the same view');
+    assert.ok(url.includes('rows='), url);
+    await shot(page, '03-matrix-explorer');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('shows a trial: stages, metrics, throughput chart, log, evidence link', async () => {
+    const {items} = await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=skipped`);
+    const skipped = items[0];
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/trials/${skipped.id}`, 'trial');
+    await page.click('[data-testid=evidence-trial]');
+    await page.waitForSelector('html[data-ready="trial"]');
+    assert.match(page.url(), new RegExp(`#/trials/${skipped.evidence_trial}$`));
+
+    const passed = (await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=passed&param.backend=cutlass`)).items[0];
+    await open(page, stack.url, `#/trials/${passed.id}`, 'trial');
+    assert.equal(await page.locator('tr[data-stage]').count(), 2);
+    assert.match(await page.locator('tr[data-stage=bench]').textContent(), /passed/);
+    assert.match(await page.locator('tr[data-metric="output_tok_s@c64"]').textContent(), /tok\/s/);
+    assert.equal(await page.locator('[data-testid="chart-output_tok_s"] svg circle').count(), 3, 'one point per concurrency');
+    await page.waitForSelector('[data-testid=log-status][data-state=done]');
+    assert.match(await page.locator('[data-testid=log]').textContent(), /=== trial \d+: passed/);
+    await shot(page, '04-trial');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('lists nodes with their GPUs, state and heartbeat age', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/nodes', 'nodes');
+    assert.equal(await page.locator('tr[data-node=h200] li[data-gpu]').count(), 2);
+    assert.equal(await page.locator('tr[data-node=sm120] li[data-gpu]').count(), 1);
+    assert.match(await page.locator('tr[data-node=sm120]').textContent(), /sm_120/);
+    assert.equal(await page.locator('tr[data-node=h200] [data-testid=node-state]').textContent(), 'online');
+    assert.match(await page.locator('tr[data-node=h200] [data-testid=heartbeat]').textContent(), /s ago/);
+    await shot(page, '05-nodes');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('shows failure clusters and regressions', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/clusters?suite=ui-fixture', 'clusters');
+    const sigs = await page.locator('tr[data-signature]').evaluateAll((trs) => trs.map((t) => t.dataset.signature));
+    assert.ok(sigs.includes('crashed:illegal_memory_access'), sigs.join());
+    assert.ok(sigs.some((s) => s.startsWith('unsupported:')), sigs.join());
+    assert.match(await page.locator('tr[data-signature="crashed:illegal_memory_access"] .badge').textContent(), /crashed/);
+    await page.waitForSelector('[data-testid=no-regressions], table[aria-label=Regressions]');
+    await shot(page, '06-clusters');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('updates the sweep list live over SSE and follows a running trial\'s log', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/sweeps', 'sweeps');
+    await page.waitForSelector('#live[data-state=live]');
+    await page.evaluate(() => (window.__sameDocument = true));
+    // Submitted behind the page's back: it must appear and progress without a reload.
+    const s2 = await stack.sweep({suite: 'ui-fixture', name: 'live one', reuse: false, targets: TARGETS,
+      parameters: {backend: ['cutlass'], delay: ['2']}});
+    const row = page.locator(`tr[data-sweep="${s2.id}"]`);
+    await row.waitFor({timeout: 10000});
+    assert.match(await row.textContent(), /live one/);
+    await until('the new sweep to show progress', async () => /[1-4]\/4 done/.test(await row.locator('[data-testid=done-total]').textContent()), {timeoutMs: 60000});
+    await shot(page, '07-sweeps-live');
+    await until('the new sweep to finish on screen', async () => /4\/4 done/.test(await row.locator('[data-testid=done-total]').textContent()), {timeoutMs: 60000});
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, 'updated in place, not reloaded');
+
+    // A trial followed from queued to done: its log grows while it runs, then the verdict lands.
+    const s3 = await stack.sweep({suite: 'ui-fixture', name: 'log tail', reuse: false, targets: [{arch: 'sm_90'}],
+      parameters: {backend: ['cutlass'], dtype: ['bf16'], delay: ['3']}});
+    const trial = (await stack.get(`/api/v1/trials?sweep=${s3.id}`)).items[0];
+    await open(page, stack.url, `#/trials/${trial.id}`, 'trial');
+    const log = page.locator('[data-testid=log]');
+    await until('log lines while the trial runs', async () => /step 1\/3/.test(await log.textContent()), {timeoutMs: 30000});
+    const whileRunning = await page.locator('[data-testid=state]').textContent();
+    assert.notEqual(whileRunning, 'done', 'the log tail shows output before the trial finishes');
+    await shot(page, '08-trial-log-tail');
+    await page.waitForSelector('[data-testid=log-status][data-state=done]', {timeout: 30000});
+    assert.match(await log.textContent(), /step 3\/3[\s\S]*=== trial \d+: passed/);
+    await until('the verdict to arrive over SSE', async () => (await page.locator('[data-testid=verdict]').first().textContent()) === 'passed');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('charts one config over time per hardware class', async () => {
+    const page = await newPage(browser.context);
+    const key = 'backend=cutlass&delay=0&dtype=bf16';
+    await open(page, stack.url, `#/history?suite=ui-fixture&config=${encodeURIComponent(key)}`, 'history');
+    assert.equal(await page.locator('[data-testid=config-key]').textContent(), key);
+    await page.waitForSelector('[data-testid=metric-chart] svg circle');
+    assert.equal(await page.locator('[data-testid=metric-chart] svg circle').count(), 2, 'one run on each hardware class');
+    await page.waitForSelector('[data-testid=throughput-chart] svg polyline');
+    assert.equal(await page.locator('[data-testid=throughput-chart] svg polyline').count(), 2, 'a throughput line per hardware class');
+    assert.equal(await page.locator('table[aria-label="Runs of this config"] tbody tr').count(), 2);
+    await shot(page, '09-history');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,30 @@
+// Page helpers: open a dashboard route and wait for its "complete" marker, collect errors, screenshot.
+import fs from 'node:fs';
+import path from 'node:path';
+import {ROOT} from './stack.mjs';
+
+export const SHOTS = process.env.GAUNTLET_SCREENSHOTS || path.join(ROOT, 'build', 'browser-screenshots');
+
+/** A page that records uncaught errors and console errors, so each test can assert there were none. */
+export async function newPage(context) {
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
+  });
+  return page;
+}
+
+/** Navigates to a hash route and waits until the app marks that page's first render complete. */
+export async function open(page, base, hash, ready) {
+  await page.goto(`${base}/${hash}`);
+  await page.waitForSelector(`html[data-ready="${ready}"]`, {timeout: 15000});
+}
+
+export async function shot(page, name) {
+  fs.mkdirSync(SHOTS, {recursive: true});
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({path: file, fullPage: true});
+  return file;
+}
