@@ -33,12 +33,14 @@ bool IsAdvisory(const LineContext& c) {
   return MentionsFallback(c.lower) || HasAny(c.lower, kMore);
 }
 
-// "sm_90", "sm90", "SM100", "sm_120a" with a non-letter before "sm".
+// "sm_90", "sm90", "SM100", "sm_120a", "SM>=80", "sm 90" with a non-letter before "sm".
 bool MentionsSmArch(std::string_view lower) {
   for (size_t i = lower.find("sm"); i != std::string_view::npos; i = lower.find("sm", i + 1)) {
     if (i > 0 && std::isalpha(static_cast<unsigned char>(lower[i - 1]))) continue;
     size_t j = i + 2;
-    if (j < lower.size() && lower[j] == '_') ++j;
+    while (j < lower.size() && j < i + 5 && (lower[j] == '_' || lower[j] == ' ' || lower[j] == '>' ||
+                                             lower[j] == '<' || lower[j] == '='))
+      ++j;
     if (j < lower.size() && std::isdigit(static_cast<unsigned char>(lower[j]))) return true;
   }
   return false;

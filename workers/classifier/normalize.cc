@@ -160,7 +160,12 @@ std::string NormalizeMessage(std::string_view s, size_t max_len) {
   size_t lead = 0;
   while (lead < out.size() && out[lead] == ' ') ++lead;
   out.erase(0, lead);
-  CutUtf8(out, max_len);
+  if (out.size() > max_len) {
+    CutUtf8(out, max_len);
+    // End on a word boundary when one is near, so keys read well ("... use float16", not "... use flo").
+    size_t space = out.rfind(' ');
+    if (space != std::string::npos && space + 24 > out.size()) out.resize(space);
+  }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return SanitizeUtf8(out);
 }
