@@ -73,7 +73,7 @@ std::string QuotedAfter(std::string_view raw, std::string_view lower, std::strin
   if (open == std::string_view::npos || open > at + marker.size() + 4) return "";
   size_t close = raw.find('\'', open + 1);
   if (close == std::string_view::npos || close - open > 40) return "";
-  return std::string(raw.substr(open + 1, close - open - 1));
+  return SanitizeUtf8(raw.substr(open + 1, close - open - 1));
 }
 
 // Normalised message for plain-line signatures; the prefix-free message reads best.
