@@ -35,10 +35,10 @@ after(async () => {
 
 /** The cell of the sweep matrix for a row (backend, dtype) and a column. */
 const cell = (page, backend, dtype, col) => page.evaluate(([b, d, c]) => {
-  const table = document.querySelector('table.matrix');
-  const cols = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
-  for (const tr of table.querySelectorAll('tbody tr')) {
-    const keys = [...tr.querySelectorAll('th')].map((th) => th.textContent);
+  const grid = document.querySelector('.mx[role=table]');
+  const cols = [...grid.querySelectorAll('.mx-head [role=columnheader]')].map((th) => th.textContent);
+  for (const tr of grid.querySelectorAll('.mx-body[role=row]')) {
+    const keys = [...tr.querySelectorAll('[role=rowheader]')].map((th) => th.textContent);
     if (keys[0] === b && keys[1] === d) {
       const td = tr.children[cols.indexOf(c)];
       return {cls: td.className, text: td.textContent, href: td.querySelector('a')?.getAttribute('href'),
@@ -71,10 +71,10 @@ describe('dashboard', () => {
     assert.equal(await page.locator('h1').textContent(), 'bring-up');
     assert.match(await page.locator('[data-testid=pruned]').textContent(), /Pruning skipped 2 trials/);
     // Columns are hardware classes, rows backend × dtype.
-    const heads = await page.locator('table.matrix thead th').allTextContents();
+    const heads = await page.locator('.mx-head [role=columnheader]').allTextContents();
     assert.deepEqual(heads.slice(0, 2), ['backend', 'dtype']);
     assert.ok(heads.includes(H200) && heads.includes(RTX), `hardware columns in ${heads}`);
-    assert.equal(await page.locator('table.matrix tbody tr').count(), 8);
+    assert.equal(await page.locator('.mx-body[role=row]').count(), 8);
 
     const ok = await cell(page, 'cutlass', 'bf16', H200);
     assert.match(ok.cls, /v-passed/);
@@ -111,7 +111,7 @@ describe('dashboard', () => {
     // A cell links to its trial.
     await page.goto(`${stack.url}/#/sweeps/${first.id}`);
     await page.waitForSelector('html[data-ready="sweep"]');
-    await page.click(`table.matrix a[href="${garbage.href}"]`);
+    await page.click(`.mx a[href="${garbage.href}"]`);
     await page.waitForSelector('html[data-ready="trial"]');
     assert.equal(await page.locator('[data-testid=verdict]').first().textContent(), 'wrong output');
     assert.deepEqual(page.errors, []);
@@ -125,7 +125,7 @@ describe('dashboard', () => {
     await page.waitForURL(/cols=dtype/);
     await page.waitForSelector('html[data-ready="matrix"]');
     await until('dtype columns', async () => {
-      const heads = await page.locator('table.matrix thead th').allTextContents();
+      const heads = await page.locator('.mx-head [role=columnheader]').allTextContents();
       return heads.includes('bf16') && heads.includes('fp8');
     });
     const url = page.url();

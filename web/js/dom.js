@@ -37,7 +37,9 @@ export function esc(s) {
 export function fmtNum(v, digits = 3) {
   if (v == null || Number.isNaN(v)) return '–';
   const a = Math.abs(v);
-  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
+  // Grouped by hand: toLocaleString goes through ICU and costs ~20 µs a call, which a matrix
+  // of 10,000 throughput cells feels.
+  if (a >= 1000) return String(Math.round(v)).replace(/\B(?=(\d{3})+$)/g, ',');
   if (a >= 100) return v.toFixed(0);
   return Number(v.toPrecision(digits)).toString();
 }

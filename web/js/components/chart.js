@@ -83,7 +83,11 @@ export function lineChart({series, xKind = 'linear', xLabel = '', yLabel = '', w
   let xticks;
   let xlabel = fmtNum;
   if (xKind === 'log2') xticks = [...new Set(pts.map((p) => p.x))].sort((a, b) => a - b);
-  else if (xKind === 'time') ({ticks: xticks, label: xlabel} = timeTicks(xlo, xhi));
+  else if (xKind === 'time') {
+    ({ticks: xticks, label: xlabel} = timeTicks(xlo, xhi));
+    // Runs closer together than one step: label the first and the last run instead.
+    if (xticks.length < 2) xticks = [...new Set([Math.min(...xs), Math.max(...xs)])];
+  }
   else xticks = niceTicks(xlo, xhi, 6).ticks.filter((t) => t >= xlo && t <= xhi);
   for (const t of xticks) axis.append(s('text', {x: X(t), y: height - m.b + 16, 'text-anchor': 'middle'}, xlabel(t)));
   axis.append(s('line', {x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b}));

@@ -1,33 +1,69 @@
 // The compatibility matrix: rows are parameter values, columns hardware classes (or a parameter),
-// each cell the latest verdict with its reason ("❌ illegal memory access", "✅ 2,100 tok/s"), linked
-// to the trial. Built as one HTML string: a 10,000-cell matrix renders in tens of milliseconds.
+// each cell the latest verdict with its reason ("✗ illegal memory access", "✓ 2,100 tok/s"), linked
+// to the trial. Built as one HTML string, so a 10,000-cell matrix costs one parse.
 
 import {esc, fmtMetric, fmtTime, h} from '../dom.js';
 import {VERDICTS, shortReason, verdictClass, verdictIcon, verdictLabel} from '../verdict.js';
 
 const keyOf = (row, col) => JSON.stringify(row) + '\u0000' + col;
 
+function cellTitle(c) {
+  const counts = Object.entries(c.counts || {}).filter(([, n]) => n);
+  return [verdictLabel(c.verdict), c.signature, c.metric ? `${c.metric.name} = ${fmtMetric(c.metric)}` : '',
+    counts.map(([k, n]) => `${n} ${k}`).join(', '), c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '']
+    .filter(Boolean).join('\n');
+}
+
+// Kept lean (no title, no data attributes): 10,000 of these are parsed on a sweep's first view.
+// Tooltips are attached on hover or focus instead (see matrixView).
 function cellHtml(c) {
-  if (!c) return '<td class="v-none empty"><span class="cell" aria-label="not run">·</span></td>';
+  if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
   const v = c.verdict;
   // No verdict yet: the cell counts trials by state (queued, running).
   const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
     : v === 'passed' && c.metric ? fmtMetric(c.metric) : shortReason(v, c.signature);
-  const counts = Object.entries(c.counts || {}).filter(([, n]) => n);
-  const runs = counts.reduce((a, [, n]) => a + n, 0);
-  const title = [verdictLabel(v), c.signature, c.metric ? `${c.metric.name} = ${fmtMetric(c.metric)}` : '',
-    counts.map(([k, n]) => `${n} ${k}`).join(', '), c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '']
-    .filter(Boolean).join('\n');
-  const n = runs > 1 ? `<span class="n">×${runs}</span>` : '';
-  const body = `${verdictIcon(v)} ${esc(text)}${n}`;
-  const inner = c.trial != null
-    ? `<a href="#/trials/${c.trial}" title="${esc(title)}">${body}</a>`
-    : `<span class="cell" title="${esc(title)}">${body}</span>`;
-  return `<td class="${verdictClass(v)}" data-verdict="${esc(v || 'pending')}">${inner}</td>`;
+  let runs = 0;
+  for (const k in c.counts) runs += c.counts[k];
+  const body = `${verdictIcon(v)} ${esc(text)}${runs > 1 ? `<span class="n">×${runs}</span>` : ''}`;
+  return c.trial != null
+    ? `<div role="cell" class="mx-cell ${verdictClass(v)}"><a href="#/trials/${c.trial}">${body}</a></div>`
+    : `<div role="cell" class="mx-cell ${verdictClass(v)}"><span>${body}</span></div>`;
 }
 
-/** Renders matrix API data into a new element (legend + scrollable table). */
-export function matrixView(m) {
+const CELL_PX = 176;
+const ROW_PX = 28;
+const FIRST_ROWS = 40;
+const CHUNK_CELLS = 2500;
+
+/** Appends rows[from..] to grid a chunk at a time when the browser is idle; stops if the grid leaves the page. */
+function appendRest(grid, rows, from, rowHtml, perChunk) {
+  if (from >= rows.length) {
+    grid.dataset.complete = 'true';
+    return;
+  }
+  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 16));
+  const step = () => {
+    if (!grid.isConnected) return;  // replaced by a refresh or the person left the page
+    const end = Math.min(rows.length, from + perChunk);
+    const html = [];
+    for (let r = from; r < end; r++) html.push(rowHtml(rows[r]));
+    grid.insertAdjacentHTML('beforeend', html.join(''));
+    from = end;
+    if (from < rows.length) idle(step, {timeout: 200});
+    else grid.dataset.complete = 'true';
+  };
+  idle(step, {timeout: 200});
+}
+const keyPx = (values, name) => Math.min(260, 18 + 7.2 * Math.max(name.length, ...values.map((v) => String(v).length)));
+
+/**
+ * Renders matrix API data into a new element (legend + scrollable grid). Rows are separate boxes
+ * with `content-visibility: auto`, so the browser lays out only the rows in view, and every column
+ * has a fixed width, which keeps rows aligned. Rows beyond the first screenful (or beyond
+ * `keep.scrollTop`, when a live refresh replaces a scrolled matrix) are appended in idle-time
+ * chunks after the first paint, so a 100 × 100 matrix never blocks the page for long.
+ */
+export function matrixView(m, keep = {}) {
   const wrap = h('div', {class: 'matrix-view'});
   if (!m.row_keys?.length || !m.col_keys?.length) {
     wrap.append(h('p', {class: 'muted'}, 'No results yet for this selection.'));
@@ -42,20 +78,52 @@ export function matrixView(m) {
   const byKey = new Map();
   for (const c of m.cells || []) byKey.set(keyOf(c.row, c.col), c);
   const rowNames = m.rows || [];
-  const parts = ['<table class="matrix"><caption class="skip">Verdict per ', esc(rowNames.join(' × ')), ' and ',
-    esc(m.cols), '</caption><thead><tr>'];
-  for (const r of rowNames) parts.push(`<th class="rowkey" scope="col">${esc(r)}</th>`);
-  for (const col of m.col_keys) parts.push(`<th scope="col">${esc(col)}</th>`);
-  parts.push('</tr></thead><tbody>');
-  for (const row of m.row_keys) {
-    parts.push('<tr>');
-    for (const v of row) parts.push(`<th class="rowkey" scope="row">${esc(v)}</th>`);
-    for (const col of m.col_keys) parts.push(cellHtml(byKey.get(keyOf(row, col))));
-    parts.push('</tr>');
-  }
-  parts.push('</tbody></table>');
-  const scroller = h('div', {class: 'matrix-wrap', tabindex: 0, 'aria-label': 'Compatibility matrix'});
-  scroller.innerHTML = parts.join('');
+  const nRow = rowNames.length;
+  const keyWidths = rowNames.map((name, i) => Math.round(keyPx(m.row_keys.map((r) => r[i]), name)));
+  const lefts = keyWidths.map((_, i) => keyWidths.slice(0, i).reduce((a, b) => a + b, 0));
+  const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${CELL_PX}px)`].join(' ');
+  const width = keyWidths.reduce((a, b) => a + b, 0) + CELL_PX * m.col_keys.length;
+  const keyCell = (role, i, text) =>
+    `<div role="${role}" class="mx-key${i === nRow - 1 ? ' last' : ''}" style="left:${lefts[i]}px">${esc(text)}</div>`;
+
+  const parts = [`<div class="mx-row mx-head" role="row">`];
+  rowNames.forEach((r, i) => parts.push(keyCell('columnheader', i, r)));
+  for (const col of m.col_keys) parts.push(`<div role="columnheader" class="mx-col">${esc(col)}</div>`);
+  parts.push('</div>');
+  const rowHtml = (row) => {
+    const out = ['<div class="mx-row mx-body" role="row">'];
+    row.forEach((v, i) => out.push(keyCell('rowheader', i, v)));
+    for (const col of m.col_keys) out.push(cellHtml(byKey.get(keyOf(row, col))));
+    out.push('</div>');
+    return out.join('');
+  };
+  const first = Math.min(m.row_keys.length, Math.max(FIRST_ROWS, Math.ceil(((keep.scrollTop || 0) + 1600) / ROW_PX)));
+  for (let r = 0; r < first; r++) parts.push(rowHtml(m.row_keys[r]));
+  const grid = h('div', {class: 'mx', role: 'table', 'aria-label': `Verdict per ${rowNames.join(' × ')} and ${m.cols}`,
+    'aria-rowcount': m.row_keys.length + 1, style: `--tpl:${template};width:${width}px`});
+  grid.innerHTML = parts.join('');
+  const scroller = h('div', {class: 'matrix-wrap', tabindex: 0, 'aria-label': 'Compatibility matrix, scrollable'}, grid);
+  // Tooltips (verdict, signature, metric, counts, last seen) on first hover or keyboard focus.
+  const explain = (e) => {
+    const cell = e.target.closest('.mx-cell');
+    if (!cell || cell.dataset.titled) return;
+    cell.dataset.titled = '1';
+    const rowEl = cell.parentElement;
+    const r = Array.prototype.indexOf.call(grid.children, rowEl) - 1;
+    const ci = Array.prototype.indexOf.call(rowEl.children, cell) - nRow;
+    const c = byKey.get(keyOf(m.row_keys[r], m.col_keys[ci]));
+    if (c) (cell.firstElementChild || cell).title = cellTitle(c);
+  };
+  scroller.addEventListener('mouseover', explain);
+  scroller.addEventListener('focusin', explain);
   wrap.append(scroller);
+  if (keep.scrollTop || keep.scrollLeft) requestAnimationFrame(() => scroller.scrollTo(keep.scrollLeft || 0, keep.scrollTop || 0));
+  appendRest(grid, m.row_keys, first, rowHtml, Math.max(1, Math.floor(CHUNK_CELLS / m.col_keys.length)));
   return wrap;
+}
+
+/** Where a matrix inside `box` is scrolled to, so a live refresh can keep the person's place. */
+export function scrollOf(box) {
+  const el = box.querySelector('.matrix-wrap');
+  return el ? {scrollTop: el.scrollTop, scrollLeft: el.scrollLeft} : {};
 }

@@ -97,7 +97,9 @@ export default async function render(ctx) {
   const metricName = series.flatMap((s) => s.points).find((p) => p.metric)?.metric?.name;
   const chartSeries = series.map((s, i) => ({
     name: `${s.hardware} · ${fpText(s.fingerprint)}`, color: PALETTE[i % PALETTE.length],
-    points: s.points.filter((p) => p.metric).map((p) => ({x: p.finished_at, y: p.metric.value, color: DOT[verdictFamily(p.verdict)],
+    // Dots take the series colour; only a run that did not pass (but still measured) stands out.
+    points: s.points.filter((p) => p.metric).map((p) => ({x: p.finished_at, y: p.metric.value,
+      color: p.verdict === 'passed' ? null : DOT[verdictFamily(p.verdict)],
       title: `${fmtTime(p.finished_at)} ${verdictLabel(p.verdict)} ${fmtMetric(p.metric)}`, href: `#/trials/${p.trial}`})),
   }));
   const parts = [];

@@ -5,7 +5,7 @@ import {api, qs} from '../api.js';
 import {fill, h} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
-import {matrixView} from '../components/matrix.js';
+import {matrixView, scrollOf} from '../components/matrix.js';
 import {href} from '../router.js';
 
 export default async function render(ctx) {
@@ -57,7 +57,7 @@ export default async function render(ctx) {
       if (!ctx.alive) return;
       fill(metricNote, `Latest verdict per cell${state.sweep ? ` in sweep #${state.sweep}` : ' across all sweeps'}.`,
         ' Click a cell for its trial; ', h('a', {href: href(['history'], {suite: state.suite})}, 'history'), ' shows one config over time.');
-      fill(box, matrixView(m));
+      fill(box, matrixView(m, scrollOf(box)));
     } catch (e) {
       if (ctx.alive) fill(box, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${e.message}`));
     }

@@ -5,7 +5,7 @@ import {api, qs} from '../api.js';
 import {fill, fmtAgo, fmtNum, h} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
-import {matrixView} from '../components/matrix.js';
+import {matrixView, scrollOf} from '../components/matrix.js';
 import {countChips, progressBar, progressLabel} from '../components/progress.js';
 import {trialsTable} from '../components/trials_table.js';
 import {clustersTable} from '../components/clusters_table.js';
@@ -19,10 +19,17 @@ export default async function render(ctx) {
   const link = (over) => href(['sweeps', id], {rows: q.get('rows'), cols: q.get('cols'), verdict, ...over});
   const go = (over) => (location.hash = link(over));
 
-  const [sweep, suites] = await Promise.all([
-    api(`/api/v1/sweeps/${id}`, {signal: ctx.signal}),
-    api('/api/v1/suites', {signal: ctx.signal}),
-  ]);
+  // With rows and cols in the URL the matrix needs only the suite's name, which the sweep gives;
+  // fetch it alongside the suites instead of after them.
+  const sweepP = api(`/api/v1/sweeps/${id}`, {signal: ctx.signal});
+  const early = q.get('rows') && q.get('cols')
+    ? sweepP.then((sw) => api('/api/v1/matrix' + matrixQuery(sw, {rows: q.get('rows').split(','), cols: q.get('cols')}), {signal: ctx.signal}))
+    : null;
+  early?.catch(() => {});
+  const firstTrials = trialsTable({sweep: id, verdict}, {cursor, signal: ctx.signal, onPage: (after) => go({after})});
+  firstTrials.catch(() => {});
+  const [sweep, suites] = await Promise.all([sweepP, api('/api/v1/suites', {signal: ctx.signal})]);
+  performance.mark('gauntlet:sweep-fetched');
   const suite = suites.items.find((s) => s.name === sweep.suite) || {parameters: {}};
   const values = sweepValues(suite, sweep);
   const targets = sweep.request?.targets?.length || 1;
@@ -90,10 +97,12 @@ export default async function render(ctx) {
     }
   }
 
-  async function loadMatrix() {
+  async function loadMatrix(pending) {
     try {
-      const m = await api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal});
-      if (ctx.alive) fill(matrixBox, matrixView(m));
+      const m = await (pending || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal}));
+      performance.mark('gauntlet:matrix-fetched');
+      if (ctx.alive) fill(matrixBox, matrixView(m, scrollOf(matrixBox)));
+      performance.mark('gauntlet:matrix-rendered');
     } catch (e) {
       if (ctx.alive) fill(matrixBox, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${e.message}`));
     }
@@ -109,9 +118,13 @@ export default async function render(ctx) {
     }
   }
 
-  async function loadTrials() {
-    const t = await trialsTable({sweep: id, verdict}, {cursor, signal: ctx.signal, onPage: (after) => go({after})});
-    if (ctx.alive) fill(trialsBox, t);
+  async function loadTrials(pending) {
+    try {
+      const t = await (pending || trialsTable({sweep: id, verdict}, {cursor, signal: ctx.signal, onPage: (after) => go({after})}));
+      if (ctx.alive) fill(trialsBox, t);
+    } catch (e) {
+      if (ctx.alive) fill(trialsBox, h('p', {class: 'error'}, `Trials could not be loaded: ${e.message}`));
+    }
   }
 
   renderSummary(sweep);
@@ -129,8 +142,12 @@ export default async function render(ctx) {
   ctx.onEvents((batch) => {
     if (batch.some((e) => e.sweep == id || e.type === 'reconnect' || (e.type === 'trial.changed' && !e.sweep))) refresh();
   });
-  // The first view is complete when summary, matrix and first trial page are on screen.
-  await Promise.all([loadMatrix(), loadClusters(), loadTrials()]);
+  // The first view is complete when summary, matrix, clusters and the first trial page are on
+  // screen. Clusters (below the fold) are asked for once the matrix has arrived, so on a small
+  // server the two aggregations do not compete.
+  const matrixP = early || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal});
+  matrixP.catch(() => {});
+  await Promise.all([loadMatrix(matrixP), loadTrials(firstTrials), matrixP.catch(() => null).then(loadClusters)]);
 }
 
 function matrixQuery(sweep, layout, format) {
