@@ -15,6 +15,6 @@ if (missing.length) {
   process.exit(77);
 }
 const files = process.argv.slice(2);
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(files.length ? files : [path.join(here, 'dashboard.test.mjs')])],
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(files.length ? files : [path.join(here, 'dashboard.test.mjs'), path.join(here, 'token.test.mjs')])],
   {stdio: 'inherit', cwd: here});
 process.exit(r.status ?? 1);

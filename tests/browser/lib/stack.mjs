@@ -29,7 +29,8 @@ export async function until(what, fn, {timeoutMs = 60000, everyMs = 100} = {}) {
 }
 
 export class Stack {
-  constructor({bin, suites = path.join(FIXTURES, 'suites'), keep = false} = {}) {
+  constructor({bin, suites = path.join(FIXTURES, 'suites'), keep = false, args = []} = {}) {
+    this.args = args;  // extra `serve` flags, e.g. --tokens FILE
     this.bin = bin || process.env.GAUNTLET_BIN || path.join(ROOT, 'build', 'bin', 'gauntlet');
     this.suites = suites;
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gauntlet-browser-'));
@@ -48,7 +49,7 @@ export class Stack {
   async start() {
     const portFile = path.join(this.dir, 'port');
     const serve = this.spawn('serve', ['serve', '--db', path.join(this.dir, 'gauntlet.db'), '--listen', '127.0.0.1:0',
-      '--port-file', portFile, '--suites', this.suites]);
+      '--port-file', portFile, '--suites', this.suites, ...this.args]);
     let exited = null;
     serve.on('exit', (code) => (exited = code));
     const port = await until('the daemon to write its port file', () => {

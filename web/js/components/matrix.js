@@ -19,9 +19,7 @@ function cellTitle(c) {
 function cellHtml(c) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
   const v = c.verdict;
-  // No verdict yet: the cell counts trials by state (queued, running).
-  const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
-    : v === 'passed' && c.metric ? fmtMetric(c.metric) : shortReason(v, c.signature);
+  const text = cellText(c);  // no verdict yet: the trials' states (queued, running)
   let runs = 0;
   for (const k in c.counts) runs += c.counts[k];
   const body = `${verdictIcon(v)} ${esc(text)}${runs > 1 ? `<span class="n">×${runs}</span>` : ''}`;
@@ -30,7 +28,7 @@ function cellHtml(c) {
     : `<div role="cell" class="mx-cell ${verdictClass(v)}"><span>${body}</span></div>`;
 }
 
-const CELL_PX = 176;
+const CELL_PX = 240;  // widest a column gets
 const ROW_PX = 28;
 const FIRST_ROWS = 40;
 const CHUNK_CELLS = 2500;
@@ -54,7 +52,9 @@ function appendRest(grid, rows, from, rowHtml, perChunk) {
   };
   idle(step, {timeout: 200});
 }
-const keyPx = (values, name) => Math.min(260, 18 + 7.2 * Math.max(name.length, ...values.map((v) => String(v).length)));
+const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(name.length, ...values.map((v) => String(v).length))));
+const cellText = (c) => (!c.verdict ? Object.keys(c.counts || {}).join(', ') || 'pending'
+  : c.verdict === 'passed' && c.metric ? fmtMetric(c.metric) : shortReason(c.verdict, c.signature));
 
 /**
  * Renders matrix API data into a new element (legend + scrollable grid). Rows are separate boxes
@@ -81,8 +81,12 @@ export function matrixView(m, keep = {}) {
   const nRow = rowNames.length;
   const keyWidths = rowNames.map((name, i) => Math.round(keyPx(m.row_keys.map((r) => r[i]), name)));
   const lefts = keyWidths.map((_, i) => keyWidths.slice(0, i).reduce((a, b) => a + b, 0));
-  const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${CELL_PX}px)`].join(' ');
-  const width = keyWidths.reduce((a, b) => a + b, 0) + CELL_PX * m.col_keys.length;
+  // Column width from a sample of the cells' texts: roomy for a small matrix, compact for a big one.
+  let longest = 8;
+  for (let i = 0; i < Math.min(400, m.cells?.length || 0); i++) longest = Math.max(longest, cellText(m.cells[i]).length + 4);
+  const cellPx = Math.round(Math.min(CELL_PX, Math.max(110, 24 + 7 * longest)));
+  const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${cellPx}px)`].join(' ');
+  const width = keyWidths.reduce((a, b) => a + b, 0) + cellPx * m.col_keys.length;
   const keyCell = (role, i, text) =>
     `<div role="${role}" class="mx-key${i === nRow - 1 ? ' last' : ''}" style="left:${lefts[i]}px">${esc(text)}</div>`;
 

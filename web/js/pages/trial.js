@@ -60,7 +60,7 @@ export default async function render(ctx) {
   function show(t) {
     fill(head,
       h('p', {class: 'muted'}, h('a', {href: '#/sweeps'}, 'Sweeps'), ' / ', h('a', {href: `#/sweeps/${t.sweep}`}, `#${t.sweep}`), ' / ', `trial #${t.id}`),
-      h('div', {class: 'row'}, h('h1', {}, `Trial #${t.id}`), t.verdict ? badge(t.verdict) : h('span', {class: 'badge v-pending'}, t.state),
+      h('div', {class: 'row'}, h('h1', {}, `Trial #${t.id}`), t.verdict ? badge(t.verdict) : h('span', {class: `badge state-${t.state}`}, t.state),
         h('span', {class: 'spacer'}), t.state !== 'done' ? cancel : null));
     const r = t.result || {};
     fill(body,
