@@ -46,8 +46,8 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     return c_.store_.FinishTrial(r, evidence);
   }
   Status FinishMany(const std::vector<int64_t>& t, const std::string& v, const std::string& s,
-                    std::optional<int64_t> e) override {
-    return c_.store_.FinishMany(t, v, s, e);
+                    std::optional<int64_t> e, const std::string& hw) override {
+    return c_.store_.FinishMany(t, v, s, e, hw);
   }
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) override {
     return c_.store_.SetNodeState(node, state, reason);
@@ -157,9 +157,12 @@ void Coordinator::Restore() {
   for (auto& t : *active) {
     if (!requests_.count(t.sweep_id)) {
       auto sw = store_.GetSweep(t.sweep_id);
-      if (!sw.ok()) continue;
-      auto req = ParseSweepRequest(sw->request);
-      if (!req.ok()) continue;
+      auto req = sw.ok() ? ParseSweepRequest(sw->request) : Result<SweepRequest>(sw.status());
+      if (!req.ok()) {
+        // Should not happen (requests were validated before they were stored); say so loudly.
+        spdlog::error("restore: sweep {} cannot be rebuilt: {}", t.sweep_id, req.status().message());
+        continue;
+      }
       requests_[t.sweep_id] = std::make_shared<SweepRequest>(*req);
       SweepInfo info{t.sweep_id, req->priority, req->prune, req->reuse, {}};
       if (auto su = SuiteById(t.suite_id); su.ok())
@@ -229,10 +232,8 @@ Result<SubmitResult> Coordinator::Submit(const json& body) {
         trials.push_back(nt);
       }
   }
-  json stored = body;
-  stored["suite_version"] = suite->version;
   int64_t first = 0;
-  auto sweep = store_.CreateSweep(suite->id, req->name, stored, req->priority, req->max_attempts, trials, &first);
+  auto sweep = store_.CreateSweep(suite->id, req->name, body, req->priority, req->max_attempts, trials, &first);
   if (!sweep.ok()) return sweep.status();
   auto queued = MakeQueued(*suite, *req, first, *configs);
   for (auto& q : queued) q.sweep = *sweep;

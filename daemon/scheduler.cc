@@ -134,6 +134,7 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
   std::sort(order.begin(), order.end(), [](const Sweep* a, const Sweep* b) {
     if (a->info.priority != b->info.priority) return a->info.priority > b->info.priority;
     if (a->running != b->running) return a->running < b->running;
+    if (a->last_served != b->last_served) return a->last_served < b->last_served;
     return a->info.id < b->info.id;
   });
   for (Sweep* sw : order) {
@@ -229,6 +230,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     lease_of_trial_[l.trial] = l.lease;
     leases_[l.lease] = std::move(l);
     sw.running++;
+    sw.last_served = ++serve_seq_;
     if (dq.empty()) sw.by_target.erase(it);
     return g;
   }
@@ -252,7 +254,7 @@ Result<int64_t> Scheduler::CheckLease(const std::string& lease) const {
   return it->second.trial;
 }
 
-void Scheduler::EndLease(const std::string& lease_id) {
+void Scheduler::EndLease(const std::string& lease_id, bool reported) {
   auto it = leases_.find(lease_id);
   if (it == leases_.end()) return;
   auto nit = nodes_.find(it->second.node);
@@ -261,11 +263,13 @@ void Scheduler::EndLease(const std::string& lease_id) {
   auto sit = sweeps_.find(it->second.sweep);
   if (sit != sweeps_.end()) sit->second.running--;
   lease_of_trial_.erase(it->second.trial);
-  finished_leases_[lease_id] = it->second.trial;
-  finished_order_.push_back(lease_id);
-  while (finished_order_.size() > 100000) {
-    finished_leases_.erase(finished_order_.front());
-    finished_order_.pop_front();
+  if (reported) {
+    finished_leases_[lease_id] = it->second.trial;
+    finished_order_.push_back(lease_id);
+    while (finished_order_.size() > 100000) {
+      finished_leases_.erase(finished_order_.front());
+      finished_order_.pop_front();
+    }
   }
   leases_.erase(it);
 }
@@ -296,7 +300,7 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
     if (l.spec.attempt < l.spec.max_attempts) {
       // Keep the attempt's result as history, then queue it again, away from this node.
       if (Status s = store_.Requeue(l.trial, l.spec.attempt); !s.ok()) return s;
-      EndLease(lease_id);
+      EndLease(lease_id, true);
       QueuedTrial t = l.spec;
       t.avoid_nodes.insert(l.node);
       t.queued_at = clock_.NowMs();
@@ -310,7 +314,7 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
     nit->second.infra_streak = 0;
   }
   if (Status s = store_.Finish(r, std::nullopt); !s.ok()) return s;
-  EndLease(lease_id);
+  EndLease(lease_id, true);
   auto sit = sweeps_.find(l.sweep);
   if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l, r, &out);
   return out;
@@ -348,7 +352,7 @@ void Scheduler::Prune(Sweep& sw, const ActiveLease& ev, const ResultRow& r, Repo
     }
   }
   if (ids.empty()) return;
-  if (!store_.FinishMany(ids, "skipped", "skipped:" + r.signature, ev.trial).ok()) return;
+  if (!store_.FinishMany(ids, "skipped", "skipped:" + r.signature, ev.trial, ev.hardware).ok()) return;
   for (int64_t id : ids) tombstones_.insert(id);
   queued_count_ -= ids.size();
   sw.skipped += static_cast<int64_t>(ids.size());
@@ -376,7 +380,7 @@ std::vector<int64_t> Scheduler::Tick() {
     ActiveLease l = leases_[id];
     if (l.spec.attempt < l.spec.max_attempts && !l.cancel) {
       if (!store_.Requeue(l.trial, l.spec.attempt).ok()) continue;
-      EndLease(id);
+      EndLease(id, false);
       QueuedTrial t = l.spec;
       t.avoid_nodes.insert(l.node);
       t.queued_at = now;
@@ -393,7 +397,7 @@ std::vector<int64_t> Scheduler::Tick() {
       r.hardware = l.hardware;
       r.finished_at = now;
       if (!store_.Finish(r, std::nullopt).ok()) continue;
-      EndLease(id);
+      EndLease(id, false);
     }
     changed.push_back(l.trial);
   }

@@ -35,7 +35,8 @@ class SchedulerStore {
   virtual Status Requeue(int64_t trial, int attempt) = 0;
   virtual Status Finish(const ResultRow& r, std::optional<int64_t> evidence) = 0;
   virtual Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict,
-                            const std::string& signature, std::optional<int64_t> evidence) = 0;
+                            const std::string& signature, std::optional<int64_t> evidence,
+                            const std::string& hardware) = 0;
   virtual Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) = 0;
   // An earlier judged result for reuse: same suite version, config and hardware class, and the
   // fingerprint that `node` last reported for that suite.
@@ -155,6 +156,7 @@ class Scheduler {
     SweepInfo info;
     std::map<int, std::deque<QueuedTrial>> by_target;  // per target: cheapest first
     int64_t running = 0;
+    uint64_t last_served = 0;  // lease sequence number of its latest grant (round robin on ties)
     int64_t skipped = 0;
     double saved_gpu_s = 0;
     std::map<std::string, int> crash_signatures;  // signature -> times seen (prune after two)
@@ -162,7 +164,8 @@ class Scheduler {
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   void Prune(Sweep& sw, const ActiveLease& evidence, const ResultRow& r, ReportOutcome* out);
-  void EndLease(const std::string& lease_id);
+  // Frees the lease's GPUs; `reported`: its result was taken (a retried report is then idempotent).
+  void EndLease(const std::string& lease_id, bool reported);
   std::string NewLeaseId();
 
   Clock& clock_;
@@ -178,6 +181,7 @@ class Scheduler {
   size_t queued_count_ = 0;
   int64_t lease_wait_sum_ms_ = 0, lease_wait_count_ = 0;
   int64_t next_epoch_ = 1;
+  uint64_t serve_seq_ = 0;
   uint64_t rng_state_;
 };
 

@@ -73,15 +73,28 @@ const ParamSpec* Suite::Param(const std::string& n) const {
   return nullptr;
 }
 
+namespace {
+// The length of an identifier placeholder "{name}" starting at s[i] ('{'), or 0 if there is none:
+// braces around anything else (a Python dict in an argv element) are literal text.
+size_t PlaceholderAt(const std::string& s, size_t i) {
+  size_t j = i + 1;
+  if (j >= s.size() || !(isalpha(static_cast<unsigned char>(s[j])) || s[j] == '_')) return 0;
+  while (j < s.size() && (isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+  return j < s.size() && s[j] == '}' ? j - i + 1 : 0;
+}
+}  // namespace
+
 std::vector<std::string> PlaceholdersIn(const std::string& s) {
   std::vector<std::string> out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '{') {
-      if (i + 1 < s.size() && s[i + 1] == '{') { ++i; continue; }
-      size_t end = s.find('}', i);
-      if (end == std::string::npos) break;
-      out.push_back(s.substr(i + 1, end - i - 1));
-      i = end;
+    if (s[i] != '{') continue;
+    if (i + 1 < s.size() && s[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    if (size_t n = PlaceholderAt(s, i)) {
+      out.push_back(s.substr(i + 1, n - 2));
+      i += n - 1;
     }
   }
   return out;
@@ -92,12 +105,19 @@ std::string Substitute(const std::string& s, const std::map<std::string, std::st
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) { out += c; ++i; continue; }
+    if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
     if (c == '{') {
-      size_t end = s.find('}', i);
-      if (end != std::string::npos) {
-        auto it = vars.find(s.substr(i + 1, end - i - 1));
-        if (it != vars.end()) { out += it->second; i = end; continue; }
+      if (size_t n = PlaceholderAt(s, i)) {
+        auto it = vars.find(s.substr(i + 1, n - 2));
+        if (it != vars.end()) {
+          out += it->second;
+          i += n - 1;
+          continue;
+        }
       }
     }
     out += c;

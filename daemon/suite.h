@@ -63,7 +63,8 @@ Result<Suite> ParseSuite(const nlohmann::json& j);
 // Parses the requirements object shared by suites ("requires") and sweep targets.
 Status ParseRequirements(const nlohmann::json& j, const std::string& field, Requirements* out);
 
-// Returns the placeholder names in an argv element ("{a}-{b}" -> a, b); "{{" and "}}" are literal braces.
+// Returns the placeholder names in an argv element ("{a}-{b}" -> a, b). Only "{identifier}" is a
+// placeholder; other braces are literal, and "{{" / "}}" write literal braces.
 std::vector<std::string> PlaceholdersIn(const std::string& s);
 
 // Substitutes placeholders; unknown names are left as written. Never goes through a shell.

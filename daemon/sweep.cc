@@ -154,9 +154,11 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
 
   std::vector<Config> out;
   std::set<std::string> seen;
-  auto add = [&](Config c) {
-    for (auto& ex : req.exclude)
-      if (Matches(c, ex)) return;
+  // Exclude trims the grid; an explicit include is added back even where an exclude matches it.
+  auto add = [&](Config c, bool included) {
+    if (!included)
+      for (auto& ex : req.exclude)
+        if (Matches(c, ex)) return;
     if (seen.insert(ConfigKey(c)).second) out.push_back(std::move(c));
   };
   std::vector<size_t> idx(axes.size(), 0);
@@ -164,7 +166,7 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
     while (true) {
       Config c;
       for (size_t i = 0; i < axes.size(); ++i) c[suite.params[i].name] = axes[i][idx[i]];
-      add(std::move(c));
+      add(std::move(c), false);
       size_t d = axes.size();
       while (d > 0) {
         --d;
@@ -190,7 +192,7 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
         }
       partial = std::move(next);
     }
-    for (auto& c : partial) add(std::move(c));
+    for (auto& c : partial) add(std::move(c), true);
   }
   if (out.empty()) return Status::Invalid("no configuration is left after exclude", "exclude");
   const int64_t trials = static_cast<int64_t>(out.size()) * per_config;

@@ -22,7 +22,10 @@ void Judge(const Classification& c, const std::optional<std::string>& file_verdi
   }
   if (timed_out) {
     out->verdict = "timeout";
-    out->signature = c.verdict == "timeout" && !c.signature.empty() ? c.signature : "timeout:" + out->stage;
+    // The classifier's key is kept when the log explains the hang (an NCCL watchdog, say); its
+    // generic "the limit passed" key says less than the stage's name.
+    const bool specific = c.verdict == "timeout" && !c.signature.empty() && c.signature != "timeout:stage_limit";
+    out->signature = specific ? c.signature : "timeout:" + out->stage;
     out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
     return;
   }

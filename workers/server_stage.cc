@@ -151,10 +151,16 @@ StageOutcome RunServerStage(const TrialContext& ctx, const json& stage, const st
       }
       if (Clock::now() > ready_deadline) {
         srv.Stop();
-        Classification c = srv.Classify(ExitInfoProc{});
-        // A log that already explains the hang (an NCCL watchdog, an OOM) says more than "not ready".
-        if (c.verdict != "passed" && c.verdict != "crashed") Judge(c, std::nullopt, "", false, false, &out);
-        else Fail(&out, "timeout", "timeout:server_not_ready", "the server was not ready after " +
+        ExitInfoProc hung;
+        hung.timed_out = true;
+        Classification c = srv.Classify(hung);
+        // A log that already explains the hang (one rank's illegal memory access, an NCCL watchdog,
+        // an OOM) says more than "not ready": keep it unless it is only the time limit itself.
+        if (c.verdict != "passed" && c.signature.rfind("timeout:stage_limit", 0) != 0) {
+          out.verdict = c.verdict;
+          out.signature = c.signature;
+          out.evidence = c.evidence;
+        } else Fail(&out, "timeout", "timeout:server_not_ready", "the server was not ready after " +
                   std::to_string(ready.value("timeout_s", stage.value("timeout_s", 1800))) + " s");
         return finish(out);
       }

@@ -1,0 +1,120 @@
+// The route table: 404 differs from 405 (with Allow), tokens and roles, handler exceptions become
+// 500 without internals, and every route appears in the OpenAPI document.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "api/handlers.h"
+#include "api/router.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet::http {
+namespace {
+using nlohmann::json;
+
+Router MakeRouter(const Auth* auth) {
+  return Router(
+      {{"GET", "/api/v1/things", Role::kRead, [](Request&) { return Json({{"ok", true}}); }},
+       {"POST", "/api/v1/things", Role::kSubmit, [](Request&) { return Json(201, {{"made", true}}); }},
+       {"GET", "/api/v1/things/{id}", Role::kRead, [](Request& r) { return Json({{"id", r.params["id"]}}); }},
+       {"POST", "/api/v1/boom", Role::kRead,
+        [](Request&) -> Response { throw std::runtime_error("secret internals /etc/passwd"); }},
+       {"GET", "/web/*", Role::kPublic, [](Request& r) { return Json({{"file", r.params["*"]}}); }}},
+      auth);
+}
+
+Response Call(const Router& router, const std::string& method, const std::string& path, const std::string& token = "") {
+  Request r;
+  r.method = method;
+  r.path = path;
+  if (!token.empty()) r.headers["authorization"] = "Bearer " + token;
+  return router.Dispatch(r);
+}
+
+TEST(Router, NotFoundDiffersFromMethodNotAllowed) {
+  Router router = MakeRouter(nullptr);
+  EXPECT_EQ(Call(router, "GET", "/api/v1/nothing").status, 404);
+  Response r = Call(router, "DELETE", "/api/v1/things");
+  EXPECT_EQ(r.status, 405);
+  ASSERT_EQ(r.headers.size(), 1u);
+  EXPECT_EQ(r.headers[0].first, "Allow");
+  EXPECT_EQ(r.headers[0].second, "GET, POST");
+  EXPECT_EQ(r.content_type, "application/problem+json");
+  EXPECT_EQ(json::parse(Call(router, "GET", "/api/v1/things/42").body)["id"], "42");
+  EXPECT_EQ(json::parse(Call(router, "GET", "/web/js/app.js").body)["file"], "js/app.js");
+}
+
+TEST(Router, HandlerExceptionsAre500WithoutInternals) {
+  Router router = MakeRouter(nullptr);
+  Response r = Call(router, "POST", "/api/v1/boom");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body.find("passwd"), std::string::npos);
+}
+
+TEST(Router, TokensAndRoles) {
+  test::TempDir dir;
+  auto path = dir.Write("tokens", "# comment\nread sha256:" + Sha256Hex("r-token") + " alice\nsubmit sha256:" +
+                                      Sha256Hex("s-token") + "\n");
+  auto auth = Auth::Load(path);
+  ASSERT_TRUE(auth.ok()) << auth.status().message();
+  Router router = MakeRouter(&*auth);
+  EXPECT_EQ(Call(router, "GET", "/api/v1/things").status, 401);
+  EXPECT_EQ(Call(router, "GET", "/api/v1/things", "wrong").status, 401);
+  EXPECT_EQ(Call(router, "GET", "/api/v1/things", "r-token").status, 200);
+  EXPECT_EQ(Call(router, "POST", "/api/v1/things", "r-token").status, 403);
+  EXPECT_EQ(Call(router, "POST", "/api/v1/things", "s-token").status, 201);
+  EXPECT_EQ(Call(router, "GET", "/web/index.html").status, 200);  // the dashboard's files hold no data
+}
+
+TEST(Router, TokensFileErrorsNameTheLine) {
+  test::TempDir dir;
+  auto r = Auth::Load(dir.Write("tokens", "read sha256:abc\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(":1:"), std::string::npos);
+  EXPECT_FALSE(Auth::Load(dir.Write("t2", "root sha256:" + Sha256Hex("x"))).ok());
+  EXPECT_FALSE(Auth::Load(dir.path() + "/missing").ok());
+}
+
+TEST(Router, RoleRules) {
+  EXPECT_TRUE(Allows(Role::kAdmin, Role::kWorker));
+  EXPECT_TRUE(Allows(Role::kWorker, Role::kRead));
+  EXPECT_FALSE(Allows(Role::kWorker, Role::kSubmit));
+  EXPECT_FALSE(Allows(Role::kSubmit, Role::kWorker));
+  EXPECT_FALSE(Allows(Role::kRead, Role::kAdmin));
+}
+
+TEST(OpenApi, EveryRouteInTheTableIsDocumented) {
+  auto store = std::move(*Store::Open(":memory:"));
+  EventBus events;
+  Coordinator coord(*store, events, {});
+  api::Context ctx{*store, coord, events, "", 0};
+  json doc = json::parse(api::OpenApiDocument());
+  ASSERT_EQ(doc["openapi"].get<std::string>().rfind("3.0", 0), 0u);
+  auto routes = api::Routes(ctx);
+  EXPECT_GT(routes.size(), 20u);
+  for (auto& r : routes) {
+    std::string path = r.pattern;
+    if (path.size() > 2 && path.substr(path.size() - 2) == "/*") path = path.substr(0, path.size() - 1) + "{path}";
+    std::string method = r.method;
+    for (auto& c : method) c = static_cast<char>(tolower(c));
+    EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method))
+        << r.method << " " << r.pattern << " is missing from api/openapi.json";
+  }
+  coord.Stop();
+}
+
+TEST(Http, JsonDepthAndSyntaxErrors) {
+  std::string deep(100, '[');
+  deep += std::string(100, ']');
+  EXPECT_THROW(ParseJson(deep), BadJson);
+  EXPECT_NO_THROW(ParseJson(std::string(10, '[') + std::string(10, ']')));
+  try {
+    ParseJson("{\"a\": ");
+    FAIL();
+  } catch (const BadJson& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::http

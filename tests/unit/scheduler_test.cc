@@ -1,0 +1,306 @@
+// The scheduler as a pure state machine: a fake clock, a fake store, no threads.
+#include <gtest/gtest.h>
+
+#include "daemon/scheduler.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+class FakeClock : public Clock {
+ public:
+  int64_t now = 1000000;
+  int64_t NowMs() override { return now; }
+};
+
+class FakeStore : public SchedulerStore {
+ public:
+  std::vector<int64_t> leased, requeued, finished;
+  std::map<int64_t, std::string> verdicts;
+  std::map<int64_t, std::optional<int64_t>> evidence;
+  std::map<int64_t, std::string> node_states;
+  std::optional<ResultRow> reusable;
+  bool fail_leases = false;
+  Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&, const std::string&) override {
+    if (fail_leases) return Status::Internal("disk full");
+    leased.push_back(trial);
+    return Status::Ok();
+  }
+  Status Requeue(int64_t trial, int) override {
+    requeued.push_back(trial);
+    return Status::Ok();
+  }
+  Status Finish(const ResultRow& r, std::optional<int64_t> e) override {
+    finished.push_back(r.trial_id);
+    verdicts[r.trial_id] = r.verdict;
+    evidence[r.trial_id] = e;
+    return Status::Ok();
+  }
+  Status FinishMany(const std::vector<int64_t>& t, const std::string& v, const std::string&, std::optional<int64_t> e,
+                    const std::string&) override {
+    for (auto id : t) {
+      finished.push_back(id);
+      verdicts[id] = v;
+      evidence[id] = e;
+    }
+    return Status::Ok();
+  }
+  Status SetNodeState(int64_t n, const std::string& s, const std::string&) override {
+    node_states[n] = s;
+    return Status::Ok();
+  }
+  std::optional<ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
+    return reusable;
+  }
+};
+
+NodeState MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
+  NodeState n;
+  n.id = id;
+  n.name = name;
+  for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, name, "GPU-" + std::to_string(i), cc_major, cc_minor, 100000});
+  return n;
+}
+
+QueuedTrial Trial(int64_t id, int64_t sweep, Config cfg, Need need = {}, int target = 0) {
+  QueuedTrial t;
+  t.id = id;
+  t.sweep = sweep;
+  t.config = cfg;
+  t.config_key = ConfigKey(cfg);
+  t.need = need;
+  t.target = target;
+  t.max_attempts = 2;
+  return t;
+}
+
+Need Gpu(const std::string& arch) {
+  Need n;
+  n.gpus = 1;
+  n.arch = {arch};
+  return n;
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  FakeClock clock;
+  FakeStore store;
+  SchedulerOptions opts{1000, 5000, 2};
+  Scheduler s{clock, store, opts};
+
+  std::optional<Grant> Lease(int64_t node, std::vector<int> free) {
+    auto g = s.TryLease(node, free);
+    EXPECT_TRUE(g.ok());
+    return g.ok() ? *g : std::nullopt;
+  }
+  void Report(const Grant& g, const std::string& verdict, const std::string& stage = "k", const std::string& sig = "") {
+    ResultRow r;
+    r.verdict = verdict;
+    r.failing_stage = stage;
+    r.signature = sig.empty() ? verdict + ":x" : sig;
+    ASSERT_TRUE(s.Report(g.lease, r).ok());
+  }
+};
+
+TEST_F(SchedulerTest, LeasesOnlyToMatchingHardwareAndOneTrialPerGpu) {
+  s.UpsertNode(MakeNode(1, "h200", 2, 9));
+  s.UpsertNode(MakeNode(2, "rtx", 1, 12));
+  // One target per hardware need, as sweeps make them.
+  s.AddSweep({1, 0, true, true, {}}, {Trial(10, 1, {{"b", "x"}}, Gpu("sm_120"), 0), Trial(11, 1, {{"b", "y"}}, Gpu("sm_90"), 1),
+                                       Trial(12, 1, {{"b", "z"}}, Gpu("sm_90"), 1), Trial(13, 1, {{"b", "w"}}, Gpu("sm_90"), 1)});
+  auto a = Lease(1, {0, 1});
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->trial, 11);
+  EXPECT_EQ(a->hardware, "h200 · sm_90 · x1");
+  auto b = Lease(1, {0, 1});  // the worker's list is stale: GPU 0 is under a lease
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->trial, 12);
+  EXPECT_NE(a->gpus, b->gpus);
+  EXPECT_FALSE(Lease(1, {0, 1}));  // both GPUs busy
+  auto c = Lease(2, {0});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->trial, 10);
+}
+
+TEST_F(SchedulerTest, FairShareDoesNotStarveASmallSweepBehindABigOne) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  std::vector<QueuedTrial> big;
+  for (int i = 0; i < 1000; ++i) big.push_back(Trial(100 + i, 1, {{"i", std::to_string(i)}}));
+  s.AddSweep({1, 0, true, true, {}}, big);
+  std::vector<int64_t> order;
+  for (int i = 0; i < 3; ++i) {
+    auto g = Lease(1, {});
+    order.push_back(g->trial);
+    Report(*g, "passed");
+  }
+  s.AddSweep({2, 0, true, true, {}}, {Trial(5000, 2, {{"i", "a"}}), Trial(5001, 2, {{"i", "b"}})});
+  for (int i = 0; i < 4; ++i) {
+    auto g = Lease(1, {});
+    order.push_back(g->trial);
+    Report(*g, "passed");
+  }
+  // The small sweep's two trials are served within the next four leases, alternating.
+  EXPECT_NE(std::find(order.begin() + 3, order.end(), 5000), order.end());
+  EXPECT_NE(std::find(order.begin() + 3, order.end(), 5001), order.end());
+}
+
+TEST_F(SchedulerTest, PriorityComesFirst) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}})});
+  s.AddSweep({2, 5, true, true, {}}, {Trial(2, 2, {{"a", "1"}})});
+  EXPECT_EQ(Lease(1, {})->trial, 2);
+}
+
+TEST_F(SchedulerTest, ExpiredLeasesRequeueUntilAttemptsRunOut) {
+  s.UpsertNode(MakeNode(1, "a", 0, 0));
+  s.UpsertNode(MakeNode(2, "b", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(7, 1, {{"a", "1"}})});
+  auto g1 = Lease(1, {});
+  ASSERT_TRUE(g1);
+  clock.now += 1500;
+  s.Touch(2);
+  EXPECT_EQ(s.Tick(), std::vector<int64_t>{7});
+  EXPECT_EQ(store.requeued, std::vector<int64_t>{7});
+  EXPECT_FALSE(Lease(1, {}));  // it avoids the node that lost it while another could take it
+  auto g2 = Lease(2, {});
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(g2->attempt, 2);
+  EXPECT_GT(g2->epoch, g1->epoch);
+  // The old lease is stale: its report is refused.
+  ResultRow r;
+  r.verdict = "passed";
+  EXPECT_EQ(s.Report(g1->lease, r).status().code(), Code::kConflict);
+  clock.now += 1500;
+  s.Tick();
+  EXPECT_EQ(store.verdicts[7], "infra_error");  // max_attempts (2) reached
+}
+
+TEST_F(SchedulerTest, HeartbeatsKeepALeaseAndReportsAreIdempotent) {
+  s.UpsertNode(MakeNode(1, "a", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(7, 1, {{"a", "1"}})});
+  auto g = Lease(1, {});
+  for (int i = 0; i < 5; ++i) {
+    clock.now += 800;
+    ASSERT_TRUE(s.Heartbeat(g->lease).ok());
+    s.Tick();
+  }
+  EXPECT_TRUE(store.requeued.empty());
+  Report(*g, "passed");
+  ResultRow again;
+  again.verdict = "passed";
+  auto dup = s.Report(g->lease, again);
+  ASSERT_TRUE(dup.ok());
+  EXPECT_TRUE(dup->duplicate);
+  EXPECT_EQ(store.finished.size(), 1u);
+  EXPECT_EQ(s.Heartbeat(g->lease).status().code(), Code::kConflict);
+}
+
+TEST_F(SchedulerTest, AnUnsupportedGateSkipsQueuedTrialsSharingItsKeyOnTheSameTarget) {
+  s.UpsertNode(MakeNode(1, "rtx", 1, 12));
+  std::vector<QueuedTrial> ts;
+  int64_t id = 1;
+  for (std::string moe : {"trtllm", "cutlass"})
+    for (std::string gemm : {"a", "b", "c"})
+      for (int target : {0, 1}) ts.push_back(Trial(id++, 1, {{"moe", moe}, {"gemm", gemm}}, Gpu("sm_120"), target));
+  s.AddSweep({1, 0, true, true, {{"k", {"moe"}}}}, ts);
+  auto g = Lease(1, {0});
+  ASSERT_TRUE(g);  // trial 1: moe=trtllm gemm=a target 0
+  Report(*g, "unsupported", "k", "unsupported:sm100_only");
+  // Skipped: moe=trtllm on target 0 (gemm b, c); not target 1, not moe=cutlass.
+  std::set<int64_t> skipped;
+  for (auto& [t, v] : store.verdicts)
+    if (v == "skipped") skipped.insert(t);
+  EXPECT_EQ(skipped, (std::set<int64_t>{3, 5}));
+  EXPECT_EQ(store.evidence[3], std::optional<int64_t>(1));
+  // No pruned trial is ever leased.
+  std::set<int64_t> later;
+  while (auto n = Lease(1, {0})) {
+    later.insert(n->trial);
+    Report(*n, "passed");
+  }
+  for (auto t : skipped) EXPECT_FALSE(later.count(t));
+  EXPECT_EQ(later.size(), ts.size() - 3);
+  EXPECT_EQ(s.Saved(1).first, 2);
+}
+
+TEST_F(SchedulerTest, ACrashPrunesOnlyWhenItsSignatureRepeats) {
+  s.UpsertNode(MakeNode(1, "rtx", 1, 12));
+  std::vector<QueuedTrial> ts;
+  for (int i = 1; i <= 4; ++i) ts.push_back(Trial(i, 1, {{"moe", "cutedsl"}, {"i", std::to_string(i)}}, Gpu("sm_120")));
+  s.AddSweep({1, 0, true, true, {{"k", {"moe"}}}}, ts);
+  auto g1 = Lease(1, {0});
+  Report(*g1, "crashed", "k", "crashed:RuntimeError:boom@x.py");
+  EXPECT_EQ(store.finished.size(), 1u);
+  auto g2 = Lease(1, {0});
+  Report(*g2, "crashed", "k", "crashed:RuntimeError:boom@x.py");
+  EXPECT_EQ(store.finished.size(), 4u);
+  EXPECT_FALSE(Lease(1, {0}));
+}
+
+TEST_F(SchedulerTest, PruneOffRunsEverything) {
+  s.UpsertNode(MakeNode(1, "rtx", 1, 12));
+  s.AddSweep({1, 0, false, true, {{"k", {"moe"}}}},
+             {Trial(1, 1, {{"moe", "x"}, {"g", "1"}}, Gpu("sm_120")), Trial(2, 1, {{"moe", "x"}, {"g", "2"}}, Gpu("sm_120"))});
+  Report(*Lease(1, {0}), "unsupported");
+  EXPECT_TRUE(Lease(1, {0}).has_value());
+}
+
+TEST_F(SchedulerTest, InfraErrorsRetryElsewhereAndQuarantineTheNode) {
+  s.UpsertNode(MakeNode(1, "bad", 0, 0));
+  s.UpsertNode(MakeNode(2, "good", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}}), Trial(2, 1, {{"a", "2"}})});
+  auto g = Lease(1, {});
+  Report(*g, "infra_error");
+  EXPECT_EQ(store.requeued, std::vector<int64_t>{g->trial});
+  auto g2 = Lease(1, {});  // the other trial; the retried one avoids this node
+  ASSERT_TRUE(g2);
+  EXPECT_NE(g2->trial, g->trial);
+  Report(*g2, "infra_error");
+  EXPECT_EQ(store.node_states[1], "quarantined");
+  EXPECT_FALSE(Lease(1, {}));
+  auto g3 = Lease(2, {});
+  ASSERT_TRUE(g3);
+  Report(*g3, "passed");
+}
+
+TEST_F(SchedulerTest, ReuseFilesAnEarlierVerdictWithoutRunning) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  ResultRow prior;
+  prior.trial_id = 99;
+  prior.verdict = "unsupported";
+  prior.signature = "unsupported:x";
+  store.reusable = prior;
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}})});
+  std::vector<int64_t> reused;
+  auto g = s.TryLease(1, {}, &reused);
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE(g->has_value());
+  EXPECT_EQ(reused, std::vector<int64_t>{1});
+  EXPECT_EQ(store.verdicts[1], "unsupported");
+  EXPECT_EQ(store.evidence[1], std::optional<int64_t>(99));
+  EXPECT_TRUE(store.leased.empty());
+}
+
+TEST_F(SchedulerTest, AStoreFailureLeavesTheTrialQueued) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}})});
+  store.fail_leases = true;
+  EXPECT_FALSE(s.TryLease(1, {}).ok());
+  store.fail_leases = false;
+  EXPECT_EQ(Lease(1, {})->trial, 1);
+}
+
+TEST_F(SchedulerTest, SilentNodesGoOfflineAndTargetsNoNodeServesAreReported) {
+  s.UpsertNode(MakeNode(1, "h200", 1, 9));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}}, Gpu("sm_120"), 0), Trial(2, 1, {{"a", "1"}}, Gpu("sm_90"), 1)});
+  EXPECT_EQ(s.UnmatchableTargets(1), std::vector<int>{0});
+  clock.now += 6000;
+  s.Tick();
+  EXPECT_EQ(s.Node(1)->state, "offline");
+  EXPECT_EQ(store.node_states[1], "offline");
+  s.Touch(1);
+  EXPECT_EQ(s.Node(1)->state, "online");
+}
+
+}  // namespace
+}  // namespace gauntlet

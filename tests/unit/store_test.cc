@@ -1,0 +1,160 @@
+// The store: migrations (fresh, and from an old schema on a file), suite versions, sweep expansion
+// persisted in one transaction, trial filters and paging, logs with their cap, transactions.
+#include <gtest/gtest.h>
+
+#include "store/migrations.h"
+#include "store/store.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+json SuiteDef(int v = 1) {
+  return {{"name", "s"}, {"version", v}, {"parameters", {{"a", {"x", "y"}}}},
+          {"stages", {{{"name", "run"}, {"kind", "command"}, {"argv", {"true"}}}}}};
+}
+
+TEST(Store, MigratesFreshDatabaseToLatest) {
+  auto s = Store::Open(":memory:");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  int v = (*s)->Read([](sql::Db& db) { return db.UserVersion(); });
+  EXPECT_EQ(v, static_cast<int>(Migrations().size()));
+}
+
+TEST(Store, MigratesAnOldSchemaFileKeepingItsRows) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/old.db";
+  {
+    sql::Db db(path);
+    Migrate(db, 1);  // a database written by the first release
+    ASSERT_EQ(db.UserVersion(), 1);
+    db.Exec("INSERT INTO suites(name, version, digest, definition, created_at) VALUES('old', 1, 'd', '{}', 1)");
+    db.Exec("INSERT INTO sweeps(suite_id, request, trial_count, created_at) VALUES(1, '{}', 1, 1)");
+    db.Exec("INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, created_at)"
+            " VALUES(1, 1, '{\"a\":\"x\"}', 'a=x', 0, 1)");
+  }
+  auto s = Store::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->Read([](sql::Db& db) { return db.UserVersion(); }), static_cast<int>(Migrations().size()));
+  auto t = (*s)->GetTrial(1);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->state, "queued");
+  EXPECT_EQ(t->attempt, 0);  // a column added by migration 2, with its default
+}
+
+TEST(Store, RefusesADatabaseNewerThanItKnows) {
+  test::TempDir dir;
+  {
+    sql::Db db(dir.path() + "/new.db");
+    db.Exec("PRAGMA user_version=999");
+  }
+  auto s = Store::Open(dir.path() + "/new.db");
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(Store, AFailedMigrationLeavesThePreviousVersion) {
+  sql::Db db(":memory:");
+  Migrate(db, 1);
+  db.Exec("CREATE TABLE results(x)");  // makes migration 2 fail after its ALTERs ran
+  EXPECT_THROW(Migrate(db), sql::Error);
+  EXPECT_EQ(db.UserVersion(), 1);
+  // The ALTERs before the failing CREATE TABLE results were rolled back with it.
+  auto s = db.Prepare("SELECT COUNT(*) FROM pragma_table_info('trials') WHERE name='attempt'");
+  s.Step();
+  EXPECT_EQ(s.Int(0), 0);
+}
+
+TEST(Store, TransactionRollsBackUnlessCommitted) {
+  sql::Db db(":memory:");
+  db.Exec("CREATE TABLE t(x)");
+  {
+    sql::Txn txn(db);
+    db.Exec("INSERT INTO t VALUES(1)");
+  }
+  {
+    sql::Txn txn(db);
+    db.Exec("INSERT INTO t VALUES(2)");
+    txn.Commit();
+  }
+  auto s = db.Prepare("SELECT group_concat(x) FROM t");
+  s.Step();
+  EXPECT_EQ(s.Text(0), "2");
+}
+
+TEST(Store, AChangedSuiteIsANewVersionAndTheSameOneIsNot) {
+  auto s = std::move(*Store::Open(":memory:"));
+  bool created = false;
+  auto v1 = s->PutSuite("s", SuiteDef(), "/x", &created);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_TRUE(created);
+  auto again = s->PutSuite("s", SuiteDef(), "/x", &created);
+  EXPECT_FALSE(created);
+  EXPECT_EQ(again->id, v1->id);
+  json changed = SuiteDef();
+  changed["parameters"]["a"].push_back("z");
+  auto v2 = s->PutSuite("s", changed, "/x", &created);
+  EXPECT_TRUE(created);
+  EXPECT_EQ(v2->version, 2);
+  EXPECT_EQ(s->GetSuite("s")->version, 2);
+  EXPECT_EQ(s->GetSuite("s", 1)->definition, SuiteDef());
+  EXPECT_EQ(s->ListSuites()->size(), 1u);
+}
+
+TEST(Store, TrialsFilterAndPage) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  std::vector<NewTrial> trials;
+  for (int i = 0; i < 25; ++i)
+    trials.push_back({json{{"a", i % 2 ? "x" : "y"}}.dump(), i % 2 ? "a=x" : "a=y", 0, i});
+  int64_t first = 0;
+  auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
+  ASSERT_TRUE(sweep.ok());
+  EXPECT_EQ(first, 1);
+  TrialFilter f;
+  f.sweep = *sweep;
+  f.params = {{"a", "x"}};
+  f.limit = 5;
+  std::vector<int64_t> seen;
+  while (true) {
+    auto page = s->ListTrials(f);
+    ASSERT_TRUE(page.ok());
+    for (auto& t : *page) {
+      EXPECT_EQ(t.config["a"], "x");
+      seen.push_back(t.id);
+    }
+    if (page->size() < 5) break;
+    f.after = page->back().id;
+  }
+  EXPECT_EQ(seen.size(), 12u);
+  auto sw = s->GetSweep(*sweep);
+  EXPECT_EQ(sw->by_state["queued"], 25);
+}
+
+TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  int64_t first = 0;
+  s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first);
+  ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());
+  ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());  // a retried chunk
+  ASSERT_TRUE(s->AppendLog(first, 6, "world", 100).ok());
+  EXPECT_EQ(s->AppendLog(first, 50, "gap", 100).code(), Code::kConflict);
+  std::string text;
+  int64_t size = 0, next = 0;
+  ASSERT_TRUE(s->ReadLog(first, 0, 1 << 20, &text, &size, &next).ok());
+  EXPECT_EQ(text, "hello world");
+  EXPECT_EQ(next, 11);
+  // Past the cap: the middle goes, head and tail stay, and the reader is told what was cut.
+  for (int i = 0; i < 20; ++i) s->AppendLog(first, size + i * 10, std::string(9, static_cast<char>('a' + i)) + "\n", 100);
+  text.clear();
+  s->ReadLog(first, 0, 1 << 20, &text, &size, &next);
+  EXPECT_EQ(size, 211);
+  EXPECT_EQ(text.rfind("hello world", 0), 0u);
+  EXPECT_NE(text.find("cut here"), std::string::npos);
+  EXPECT_NE(text.find("ttttttttt"), std::string::npos);
+  EXPECT_EQ(next, 211);
+}
+
+}  // namespace
+}  // namespace gauntlet

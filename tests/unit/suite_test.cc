@@ -1,0 +1,118 @@
+// Suite validation: every rejection names the field at fault.
+#include <gtest/gtest.h>
+
+#include "daemon/suite.h"
+#include "daemon/suite_loader.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+json Valid() {
+  return json::parse(R"({
+    "name": "demo", "version": 1,
+    "requires": {"gpus": 1, "arch": ["sm_90"]},
+    "parameters": {"backend": ["a", "b"], "model": {"pattern": "^[a-z/]+$", "default": "m/x"}},
+    "stages": [{"name": "k", "kind": "command", "gate_on": ["backend"], "argv": ["run", "--b", "{backend}", "{model}", "{port}"]},
+               {"name": "s", "kind": "server", "argv": ["serve", "--port", "{port}"],
+                "smoke": [{"prompt": "p", "expect": "x"}]}],
+    "signatures": [{"match": "SM100-only", "verdict": "unsupported"}]
+  })");
+}
+
+std::string FieldOf(const json& j) {
+  auto r = ParseSuite(j);
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().field();
+}
+
+TEST(Suite, AcceptsAValidSuite) {
+  auto r = ParseSuite(Valid());
+  ASSERT_TRUE(r.ok()) << r.status().field() << ": " << r.status().message();
+  EXPECT_EQ(r->params.size(), 2u);
+  EXPECT_EQ(r->stages[0].gate_on, std::vector<std::string>{"backend"});
+  EXPECT_EQ(r->requires_.arch, std::vector<std::string>{"sm_90"});
+  EXPECT_TRUE(r->Param("model")->Accepts("org/name"));
+  EXPECT_FALSE(r->Param("model")->Accepts("Bad Name"));
+}
+
+TEST(Suite, RejectsUnknownStageKind) {
+  json j = Valid();
+  j["stages"][1]["kind"] = "container";
+  EXPECT_EQ(FieldOf(j), "stages[1].kind");
+}
+
+TEST(Suite, RejectsPlaceholderNamingNoParameter) {
+  json j = Valid();
+  j["stages"][0]["argv"][2] = "{backnd}";
+  EXPECT_EQ(FieldOf(j), "stages[0].argv[2]");
+}
+
+TEST(Suite, RejectsEmptyValueList) {
+  json j = Valid();
+  j["parameters"]["backend"] = json::array();
+  EXPECT_EQ(FieldOf(j), "parameters.backend");
+}
+
+TEST(Suite, RejectsBadPattern) {
+  json j = Valid();
+  j["parameters"]["model"]["pattern"] = "([a-z";
+  EXPECT_EQ(FieldOf(j), "parameters.model.pattern");
+}
+
+TEST(Suite, RejectsOtherMistakesByField) {
+  json j = Valid();
+  j["stages"][0]["gate_on"] = {"nope"};
+  EXPECT_EQ(FieldOf(j), "stages[0].gate_on");
+  j = Valid();
+  j["requires"]["arch"] = {"hopper"};
+  EXPECT_EQ(FieldOf(j), "requires.arch");
+  j = Valid();
+  j["signatures"][0]["verdict"] = "meh";
+  EXPECT_EQ(FieldOf(j), "signatures[0].verdict");
+  j = Valid();
+  j["stages"][1]["smoke"][0]["regex"] = "(";
+  EXPECT_EQ(FieldOf(j), "stages[1].smoke[0].regex");
+  j = Valid();
+  j["extra"] = 1;
+  EXPECT_EQ(FieldOf(j), "extra");
+  j = Valid();
+  j["name"] = "Has Spaces";
+  EXPECT_EQ(FieldOf(j), "name");
+}
+
+TEST(Suite, SubstitutesPlaceholdersWithoutAShell) {
+  EXPECT_EQ(Substitute("--x={a}-{b} {{literal}}", {{"a", "1"}, {"b", "$(rm -rf /)"}}), "--x=1-$(rm -rf /) {literal}");
+  EXPECT_EQ(PlaceholdersIn("{a}{{b}}{c}"), (std::vector<std::string>{"a", "c"}));
+  // Braces around anything but an identifier are text: Python code in an argv needs no escaping.
+  EXPECT_TRUE(PlaceholdersIn("print({'k': 1})").empty());
+  EXPECT_EQ(Substitute("d = {'x': {a}}", {{"a", "1"}}), "d = {'x': 1}");
+}
+
+TEST(SuiteLoader, LoadsBuiltInAndExampleSuites) {
+  for (std::string dir : {test::SourceDir() + "/suites", test::SourceDir() + "/suites/examples"}) {
+    auto store = std::move(*Store::Open(":memory:"));
+    auto r = LoadSuitesDir(dir, *store);
+    ASSERT_TRUE(r.ok()) << dir << ": " << r.status().message();
+  }
+}
+
+TEST(SuiteLoader, ABadFileNamesFileAndFieldAndLoadsNothing) {
+  test::TempDir dir;
+  json good = Valid();
+  dir.Write("a.json", good.dump());
+  json bad = Valid();
+  bad["name"] = "other";
+  bad["stages"][0]["kind"] = "nope";
+  dir.Write("b.yaml", "name: other\nparameters: {x: [1]}\nstages:\n  - {name: k, kind: nope, argv: [a]}\n");
+  auto store = std::move(*Store::Open(":memory:"));
+  auto r = LoadSuitesDir(dir.path(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("b.yaml"), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().field(), "stages[0].kind");
+  EXPECT_EQ(store->ListSuites()->size(), 0u);
+}
+
+}  // namespace
+}  // namespace gauntlet
