@@ -1,0 +1,56 @@
+// End to end with real worker processes running trivial trials (`true`) (issue 3's targets: 500
+// trials/s or more; submit to first trial running under 50 ms, p50/p99).
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "tests/support/harness.h"
+
+int main(int argc, char** argv) {
+  using namespace gauntlet;
+  using nlohmann::json;
+  const int n_workers = argc > 1 ? std::atoi(argv[1]) : 4;
+  const int trials = argc > 2 ? std::atoi(argv[2]) : 5000;
+  test::TempDir dir;
+  test::Daemon d(dir.path(), std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", {"--threads", "2"});
+  std::vector<std::unique_ptr<test::Child>> ws;
+  for (int i = 0; i < n_workers; ++i)
+    ws.push_back(test::StartWorker(dir.path(), d.url(), "w" + std::to_string(i), json::object(), {"--max-trials", "4"}));
+  test::WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == static_cast<size_t>(n_workers); });
+  // Latency: submit a one-trial sweep and wait for it to be leased/running; repeated.
+  std::vector<double> lat;
+  for (int i = 0; i < 40; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    json sw = d.PostJson("/api/v1/sweeps", {{"suite", "bench-trivial"}, {"parameters", {{"a", {"0"}}, {"b", {std::to_string(i)}}}}, {"reuse", false}}, 201);
+    http::Client c(d.url(), "");
+    const std::string path = "/api/v1/trials?sweep=" + sw["id"].dump();
+    test::WaitFor([&] {
+      auto r = c.Send("GET", path);
+      if (!r.ok()) return false;
+      auto st = json::parse(r->body)["items"][0]["state"];
+      return st != "queued";
+    }, std::chrono::seconds(10));
+    lat.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    d.WaitSweep(sw["id"]);
+  }
+  std::sort(lat.begin(), lat.end());
+  // Throughput.
+  const int a = std::max(1, trials / 1000);
+  json params = {{"a", json::array()}, {"b", json::array()}};
+  for (int i = 0; i < a; ++i) params["a"].push_back(std::to_string(i));
+  for (int i = 0; i < trials / a; ++i) params["b"].push_back(std::to_string(i));
+  auto t0 = std::chrono::steady_clock::now();
+  json sw = d.PostJson("/api/v1/sweeps", {{"suite", "bench-trivial"}, {"parameters", params}, {"max_trials", 100000}, {"reuse", false}}, 201);
+  json fin = d.WaitSweep(sw["id"], std::chrono::minutes(10));
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << json{{"bench", "e2e_trivial_trials"},
+                    {"workers", n_workers},
+                    {"trials", sw["trials"]},
+                    {"passed", fin["by_verdict"].value("passed", 0)},
+                    {"seconds", s},
+                    {"trials_per_s", sw["trials"].get<double>() / s},
+                    {"submit_to_leased_ms_p50", lat[lat.size() / 2]},
+                    {"submit_to_leased_ms_p99", lat[lat.size() * 99 / 100]}}
+                   .dump()
+            << "\n";
+}
