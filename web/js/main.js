@@ -87,6 +87,7 @@ async function show() {
   if (!ctx.alive) return;
   document.documentElement.dataset.ready = name;
   if (window.__gauntletFirstRender == null) window.__gauntletFirstRender = performance.now();
+  window.dispatchEvent(new Event('gauntlet:ready'));
 }
 
 window.addEventListener('hashchange', show);

@@ -30,28 +30,44 @@ function cellHtml(c) {
 
 const CELL_PX = 240;  // widest a column gets
 const ROW_PX = 28;
-const FIRST_ROWS = 40;
+const FIRST_ROWS = 40;  // more than a 75vh scroll box shows
 const CHUNK_CELLS = 2500;
 
-/** Appends rows[from..] to grid a chunk at a time when the browser is idle; stops if the grid leaves the page. */
-function appendRest(grid, rows, from, rowHtml, perChunk) {
-  if (from >= rows.length) {
-    grid.dataset.complete = 'true';
-    return;
-  }
+/**
+ * Completes the matrix when the browser is idle: first the columns left out of the first
+ * `rendered` rows (when only `firstCols` columns were built), then the remaining rows, a chunk at
+ * a time. Stops if the grid leaves the page (a refresh replaced it, or the person navigated).
+ */
+function appendRest(grid, {rows, rendered, firstCols, nCol, rowHtml, restCells, perChunk}) {
   const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 16));
-  const step = () => {
-    if (!grid.isConnected) return;  // replaced by a refresh or the person left the page
-    const end = Math.min(rows.length, from + perChunk);
-    const html = [];
-    for (let r = from; r < end; r++) html.push(rowHtml(rows[r]));
-    grid.insertAdjacentHTML('beforeend', html.join(''));
-    from = end;
-    if (from < rows.length) idle(step, {timeout: 200});
-    else grid.dataset.complete = 'true';
+  let widen = firstCols < nCol ? 0 : rendered;  // next row to widen
+  let next = rendered;  // next row to append
+  const done = () => {
+    grid.dataset.complete = 'true';
+    performance.mark('gauntlet:matrix-complete');
   };
-  idle(step, {timeout: 200});
+  const step = () => {
+    if (!grid.isConnected) return;
+    if (widen < rendered) {
+      const els = grid.querySelectorAll(':scope > .mx-body');
+      const end = Math.min(rendered, widen + perChunk);
+      for (; widen < end; widen++) els[widen].insertAdjacentHTML('beforeend', restCells(rows[widen], firstCols));
+    } else {
+      const end = Math.min(rows.length, next + perChunk);
+      const html = [];
+      for (; next < end; next++) html.push(rowHtml(rows[next]));
+      grid.insertAdjacentHTML('beforeend', html.join(''));
+    }
+    if (widen < rendered || next < rows.length) idle(step, {timeout: 200});
+    else done();
+  };
+  // Waits for the page's first view to be complete: appended earlier, these cells would fill the
+  // idle gaps while other requests are in flight and delay the first paint.
+  const begin = () => (widen >= rendered && next >= rows.length ? done() : idle(step, {timeout: 200}));
+  if (document.documentElement.dataset.ready) begin();
+  else window.addEventListener('gauntlet:ready', begin, {once: true});
 }
+
 const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(name.length, ...values.map((v) => String(v).length))));
 const cellText = (c) => (!c.verdict ? Object.keys(c.counts || {}).join(', ') || 'pending'
   : c.verdict === 'passed' && c.metric ? fmtMetric(c.metric) : shortReason(c.verdict, c.signature));
@@ -94,15 +110,22 @@ export function matrixView(m, keep = {}) {
   rowNames.forEach((r, i) => parts.push(keyCell('columnheader', i, r)));
   for (const col of m.col_keys) parts.push(`<div role="columnheader" class="mx-col">${esc(col)}</div>`);
   parts.push('</div>');
-  const rowHtml = (row) => {
-    const out = ['<div class="mx-row mx-body" role="row">'];
-    row.forEach((v, i) => out.push(keyCell('rowheader', i, v)));
-    for (const col of m.col_keys) out.push(cellHtml(byKey.get(keyOf(row, col))));
-    out.push('</div>');
+  const cells = (row, from, to) => {
+    const out = [];
+    for (let i = from; i < to; i++) out.push(cellHtml(byKey.get(keyOf(row, m.col_keys[i]))));
     return out.join('');
   };
+  const nCol = m.col_keys.length;
+  const rowHtml = (row, upto = nCol) => {
+    let keys = '';
+    row.forEach((v, i) => (keys += keyCell('rowheader', i, v)));
+    return `<div class="mx-row mx-body" role="row">${keys}${cells(row, 0, upto)}</div>`;
+  };
+  // The first view holds what the scroll box can show: enough rows for its height (or for where a
+  // refreshed matrix was scrolled to) and enough columns for the window's width.
   const first = Math.min(m.row_keys.length, Math.max(FIRST_ROWS, Math.ceil(((keep.scrollTop || 0) + 1600) / ROW_PX)));
-  for (let r = 0; r < first; r++) parts.push(rowHtml(m.row_keys[r]));
+  const firstCols = Math.min(nCol, Math.ceil(((keep.scrollLeft || 0) + Math.max(window.innerWidth, 1600)) / cellPx) + 1);
+  for (let r = 0; r < first; r++) parts.push(rowHtml(m.row_keys[r], firstCols));
   const grid = h('div', {class: 'mx', role: 'table', 'aria-label': `Verdict per ${rowNames.join(' × ')} and ${m.cols}`,
     'aria-rowcount': m.row_keys.length + 1, style: `--tpl:${template};width:${width}px`});
   grid.innerHTML = parts.join('');
@@ -122,7 +145,8 @@ export function matrixView(m, keep = {}) {
   scroller.addEventListener('focusin', explain);
   wrap.append(scroller);
   if (keep.scrollTop || keep.scrollLeft) requestAnimationFrame(() => scroller.scrollTo(keep.scrollLeft || 0, keep.scrollTop || 0));
-  appendRest(grid, m.row_keys, first, rowHtml, Math.max(1, Math.floor(CHUNK_CELLS / m.col_keys.length)));
+  appendRest(grid, {rows: m.row_keys, rendered: first, firstCols, nCol, rowHtml, restCells: (row, from) => cells(row, from, nCol),
+    perChunk: Math.max(1, Math.floor(CHUNK_CELLS / nCol))});
   return wrap;
 }
 
