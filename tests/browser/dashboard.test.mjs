@@ -219,6 +219,21 @@ describe('dashboard', () => {
     await page.close();
   });
 
+  it('notes targets no node can run, and cancels the sweep from the page', async () => {
+    const s = await stack.sweep({suite: 'ui-fixture', name: 'no such hardware', targets: [{arch: 'sm_100'}],
+      parameters: {backend: ['cutlass'], dtype: ['bf16']}});
+    const page = await newPage(browser.context);
+    page.on('dialog', (d) => d.accept());
+    await open(page, stack.url, `#/sweeps/${s.id}`, 'sweep');
+    assert.match(await page.locator('[data-testid=unmatched]').textContent(), /No registered node can run .*sm_100/);
+    await shot(page, '09-sweep-unmatched');
+    await page.getByRole('button', {name: 'Cancel sweep'}).click();
+    await until('the page to show the sweep cancelled', async () => (await page.locator('[data-testid=sweep-state]').textContent()) === 'cancelled');
+    assert.equal(await page.locator('section .count[data-verdict=cancelled] b').textContent(), '1');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   it('charts one config over time per hardware class', async () => {
     const page = await newPage(browser.context);
     const key = 'backend=cutlass&delay=0&dtype=bf16';
@@ -229,7 +244,7 @@ describe('dashboard', () => {
     await page.waitForSelector('[data-testid=throughput-chart] svg polyline');
     assert.equal(await page.locator('[data-testid=throughput-chart] svg polyline').count(), 2, 'a throughput line per hardware class');
     assert.equal(await page.locator('table[aria-label="Runs of this config"] tbody tr').count(), 2);
-    await shot(page, '09-history');
+    await shot(page, '10-history');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -36,7 +36,7 @@ it('asks for a token on 401 and then shows the page with live updates', async ()
   await page.goto(`${stack.url}/#/sweeps`);
   const dialog = page.locator('#token-dialog');
   await dialog.waitFor({state: 'visible'});
-  await shot(page, '10-token-dialog');
+  await shot(page, '11-token-dialog');
   await dialog.locator('input').fill(TOKEN);
   await dialog.locator('button[value=save]').click();
   await page.waitForSelector('html[data-ready="sweeps"]');

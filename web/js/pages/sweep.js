@@ -102,6 +102,7 @@ export default async function render(ctx) {
       const m = await (pending || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal}));
       performance.mark('gauntlet:matrix-fetched');
       if (ctx.alive) fill(matrixBox, matrixView(m, scrollOf(matrixBox)));
+      cells = m.cells?.length || 0;
       performance.mark('gauntlet:matrix-rendered');
     } catch (e) {
       if (ctx.alive) fill(matrixBox, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${e.message}`));
@@ -128,7 +129,12 @@ export default async function render(ctx) {
   }
 
   renderSummary(sweep);
+  // Live refreshes rebuild the matrix; a big one (10,000 cells) is rebuilt at most every few seconds.
+  let cells = 0;
+  let lastRefresh = 0;
   const refresh = throttle(async () => {
+    if (Date.now() - lastRefresh < cells / 4) return void setTimeout(refresh, cells / 4);
+    lastRefresh = Date.now();
     try {
       const s = await api(`/api/v1/sweeps/${id}`, {signal: ctx.signal});
       if (!ctx.alive) return;
