@@ -14,6 +14,9 @@
 #include "mma_repack.cuh"
 #include "nvfp4_device.cuh"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace gauntlet::kernels {
 namespace {
 
@@ -164,8 +167,9 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(Params p) {
   }
 }
 
-class GemvBackend final : public Backend {
+class GemvV1Backend final : public Backend {
  public:
+  std::string variant() const override { return "v1"; }
   std::string check_shape(int M, int N, int K) const override {
     if (M > 16) return "gemv: M must be at most 16 (decode shapes)";
     return "";
@@ -188,7 +192,267 @@ class GemvBackend final : public Backend {
  private:
   RepackedWeights w_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// v2 (default): weights streamed straight into registers from a gemv-specific interleaved repack.
+//
+// Repack: W is cut into tiles of 16 rows; each tile is one contiguous stream of 128-wide K steps,
+// each step 1152 bytes laid out exactly in the order one warp's lanes consume it: [0,512) lane L's
+// 16 bytes of row L/4 (32 elements at k = 32*(L%4)), [512,1024) the same for row L/4 + 8,
+// [1024,1152) lane L's 4 scale bytes (its two 16-element blocks of row L/4, then of row L/4 + 8).
+// So a warp step is two fully coalesced 16-byte loads and one 4-byte load per lane, every byte
+// used once, and the scales cost no extra transactions. Nibbles keep the mma repack's order
+// (0,2,4,6,1,3,5,7 inside each word) for dev::dequant8.
+//
+// Kernel: one warp owns RT tiles (16*RT rows) over all of K, keeps U steps of loads in flight in
+// registers (rotating buffer, compile-time indices), dequantizes in registers and feeds
+// mma.sync m16n8k16 with the WEIGHTS as the 16-row A operand and the activations as the 8-column
+// B operand (one mma per 8 activation rows: M <= 8 uses one, M <= 16 two), so M=1 wastes 7/8 of
+// the mma instead of 15/16. No shared memory, no block-level sync; the whole grid (N/16/RT warps)
+// is resident in one wave, every warp moving the same number of bytes.
+constexpr int kV2StepBytes = 1152;
+constexpr int kV2RowAlign = 32;  // Npad multiple of 16 * max RT
+
+__global__ void repack_gemv_v2_kernel(const uint8_t* w, const uint8_t* s, nvfp4::ScaleLayout layout, int N, int K,
+                                      uint32_t* out, int ntiles, int steps) {
+  const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;  // one 32-bit word of the output
+  const size_t total = size_t(ntiles) * steps * (kV2StepBytes / 4);
+  if (idx >= total) return;
+  const int wi = int(idx % (kV2StepBytes / 4));
+  const size_t chunk = idx / (kV2StepBytes / 4);
+  const int step = int(chunk % steps), tile = int(chunk / steps);
+  uint32_t o = 0;
+  if (wi < 256) {
+    const int half = wi / 128, lane = (wi % 128) / 4, q = wi % 4;
+    const int n = tile * 16 + lane / 4 + 8 * half;
+    const int k = step * 128 + 32 * (lane % 4) + 8 * q;  // 8 elements: k..k+7 (K % 16 == 0)
+    uint32_t in = 0;
+    if (n < N && k < K) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + k / 2);
+    constexpr int kFrom[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o |= ((in >> (4 * kFrom[i])) & 0xFu) << (4 * i);
+  } else {
+    const int lane = wi - 256;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int n = tile * 16 + lane / 4 + 8 * (b / 2);
+      const int c = step * 8 + 2 * (lane % 4) + (b % 2);
+      const uint32_t v = (n < N && c < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, n, c, N, K)] : 0u;
+      o |= v << (8 * b);
+    }
+  }
+  out[idx] = o;
+}
+
+__device__ __forceinline__ uint4 ld_stream16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint32_t ld_stream4(const void* p) {
+  uint32_t v;
+  asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];\n" : "=r"(v) : "l"(p));
+  return v;
+}
+
+struct V2Params {
+  GemmArgs a;
+  const uint8_t* pk;
+  int ntiles, steps;
+};
+
+template <int RT>
+struct V2Buf {
+  uint4 w[RT][2];
+  uint32_t s[RT];
+};
+
+template <int NT, int RT, int U>
+__global__ void __launch_bounds__(128) gemv_v2_kernel(V2Params p) {
+  const GemmArgs& a = p.a;
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const int tile0 = (blockIdx.x * 4 + (threadIdx.x >> 5)) * RT;
+  if (tile0 >= p.ntiles) return;
+  const int steps = p.steps;
+  const uint8_t* base[RT];
+#pragma unroll
+  for (int r = 0; r < RT; ++r) base[r] = p.pk + size_t(tile0 + r) * steps * kV2StepBytes + lane * 16;
+
+  auto load = [&](V2Buf<RT>& b, int step) {
+#pragma unroll
+    for (int r = 0; r < RT; ++r) {
+      const uint8_t* q = base[r] + size_t(step) * kV2StepBytes;
+      b.w[r][0] = ld_stream16(q);
+      b.w[r][1] = ld_stream16(q + 512);
+      b.s[r] = ld_stream4(q + 1024 - lane * 12);  // 1024 + lane*4
+    }
+  };
+
+  V2Buf<RT> buf[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (u < steps) load(buf[u], u);
+
+  float acc[RT][NT][2][4];
+#pragma unroll
+  for (int r = 0; r < RT; ++r)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[r][j][e][i] = 0.0f;
+
+  // Activation rows this lane supplies as the B operand (column g of n-tile j = row 8j+g of A).
+  const __nv_bfloat16* arow[NT];
+  bool aok[NT];
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    aok[j] = 8 * j + g < a.M;
+    arow[j] = a.A + size_t(aok[j] ? 8 * j + g : 0) * a.K;
+  }
+
+  for (int s0 = 0; s0 < steps; s0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int step = s0 + u;
+      if (step < steps) {
+        const V2Buf<RT> cur = buf[u];
+        if (step + U < steps) load(buf[u], step + U);
+        const int k = step * 128 + 32 * t;
+        uint32_t av[NT][16];
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (aok[j] && k + 8 * i < a.K) v = __ldg(reinterpret_cast<const uint4*>(arow[j] + k + 8 * i));
+            av[j][4 * i + 0] = v.x; av[j][4 * i + 1] = v.y; av[j][4 * i + 2] = v.z; av[j][4 * i + 3] = v.w;
+          }
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+          const uint32_t sc = cur.s[r];
+          const __nv_bfloat162 slo0 = dev::scale_to_bf16x2_folded(sc & 0xFF);
+          const __nv_bfloat162 slo1 = dev::scale_to_bf16x2_folded((sc >> 8) & 0xFF);
+          const __nv_bfloat162 shi0 = dev::scale_to_bf16x2_folded((sc >> 16) & 0xFF);
+          const __nv_bfloat162 shi1 = dev::scale_to_bf16x2_folded(sc >> 24);
+          const uint32_t wlo[4] = {cur.w[r][0].x, cur.w[r][0].y, cur.w[r][0].z, cur.w[r][0].w};
+          const uint32_t whi[4] = {cur.w[r][1].x, cur.w[r][1].y, cur.w[r][1].z, cur.w[r][1].w};
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
+            uint32_t lo[4], hi[4];
+            dev::dequant8(wlo[q], q < 2 ? slo0 : slo1, lo);
+            dev::dequant8(whi[q], q < 2 ? shi0 : shi1, hi);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int i = 2 * q + h;  // mma step: physical elements 4i..4i+3 of this lane's 32
+              const uint32_t af[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
+#pragma unroll
+              for (int j = 0; j < NT; ++j) mma_bf16_16816(acc[r][j][h], af, av[j][2 * i], av[j][2 * i + 1]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // C fragment: acc[.][j][.][0..1] = weight row g, activation rows 8j+2t, +1; [2..3] = row g+8.
+  const float alpha = a.global_scale * dev::kDequantFold;
+#pragma unroll
+  for (int r = 0; r < RT; ++r) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int n = (tile0 + r) * 16 + g + 8 * (e / 2);
+        const int m = 8 * j + 2 * t + (e % 2);
+        if (n < a.N && m < a.M)
+          a.C[size_t(m) * a.N + n] = __float2bfloat16_rn((acc[r][j][0][e] + acc[r][j][1][e]) * alpha);
+      }
+    }
+  }
+}
+
+struct GemvV2Config {
+  int rt = 1, u = 4;
+};
+
+GemvV2Config v2_config() {
+  GemvV2Config c;
+  // GK_GEMV_CFG=RTxU (benchmarking only): rows tiles per warp x steps in flight.
+  if (const char* e = std::getenv("GK_GEMV_CFG")) {
+    int rt = 0, u = 0;
+    if (std::sscanf(e, "%dx%d", &rt, &u) == 2 && (rt == 1 || rt == 2) && (u == 2 || u == 4 || u == 8)) c = {rt, u};
+  }
+  return c;
+}
+
+template <int NT, int RT, int U>
+void launch_v2(const V2Params& p, cudaStream_t st) {
+  const int warps = (p.ntiles + RT - 1) / RT;
+  gemv_v2_kernel<NT, RT, U><<<(warps + 3) / 4, 128, 0, st>>>(p);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int NT>
+void dispatch_v2(const GemvV2Config& c, const V2Params& p, cudaStream_t st) {
+  if (c.rt == 1 && c.u == 2) return launch_v2<NT, 1, 2>(p, st);
+  if (c.rt == 1 && c.u == 8) return launch_v2<NT, 1, 8>(p, st);
+  if (c.rt == 2 && c.u == 2) return launch_v2<NT, 2, 2>(p, st);
+  if (c.rt == 2 && (c.u == 4 || c.u == 8)) return launch_v2<NT, 2, 4>(p, st);
+  return launch_v2<NT, 1, 4>(p, st);
+}
+
+class GemvV2Backend final : public Backend {
+ public:
+  ~GemvV2Backend() override {
+    if (pk_) cudaFree(pk_);
+  }
+  std::string variant() const override { return "v2"; }
+  std::string check_shape(int M, int N, int K) const override {
+    if (M > 16) return "gemv: M must be at most 16 (decode shapes)";
+    return "";
+  }
+  cudaError_t probe() const override {
+    cudaFuncAttributes attr;
+    cudaError_t e = cudaFuncGetAttributes(&attr, gemv_v2_kernel<1, 1, 4>);
+    return e != cudaSuccess ? e : cudaFuncGetAttributes(&attr, repack_gemv_v2_kernel);
+  }
+  void prepare(const GemmArgs& a) override {
+    if (pk_) CUDA_CHECK(cudaFree(pk_));
+    pk_ = nullptr;
+    cfg_ = v2_config();
+    const int Npad = (a.N + kV2RowAlign - 1) / kV2RowAlign * kV2RowAlign;
+    ntiles_ = Npad / 16;
+    steps_ = (a.K + 127) / 128;
+    const size_t bytes = size_t(ntiles_) * steps_ * kV2StepBytes;
+    CUDA_CHECK(cudaMalloc(&pk_, bytes));
+    const size_t words = bytes / 4;
+    repack_gemv_v2_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(
+        a.Wq, a.Ws, a.layout, a.N, a.K, reinterpret_cast<uint32_t*>(pk_), ntiles_, steps_);
+    CUDA_CHECK_LAUNCH();
+  }
+  void run(const GemmArgs& a) override {
+    const V2Params p{a, pk_, ntiles_, steps_};
+    if (a.M <= 8) dispatch_v2<1>(cfg_, p, a.stream);
+    else dispatch_v2<2>(cfg_, p, a.stream);
+  }
+
+ private:
+  uint8_t* pk_ = nullptr;
+  int ntiles_ = 0, steps_ = 0;
+  GemvV2Config cfg_;
+};
+
 }  // namespace
 
-std::unique_ptr<Backend> make_gemv_backend() { return std::make_unique<GemvBackend>(); }
+// GK_GEMV_IMPL=v1 selects the earlier cp.async-ring kernel (kept for same-run comparisons).
+std::unique_ptr<Backend> make_gemv_backend() {
+  const char* e = std::getenv("GK_GEMV_IMPL");
+  if (e && std::string(e) == "v1") return std::make_unique<GemvV1Backend>();
+  return std::make_unique<GemvV2Backend>();
+}
 }  // namespace gauntlet::kernels

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One device call for the mma/gemv tuning work: SASS checks, GPU tests, same-run ceilings, and the
+# kernel variants side by side. Uses binaries staged in .gpu-carry (scripts/gpu-run.sh --stage).
+#   OUT=/dir bench/kernels/opt.sh [quick]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gk-opt}; mkdir -p "$OUT"
+BIN=${GK_BIN:-.gpu-carry}; GK="$BIN/gauntlet-kernels"
+exec > >(tee "$OUT/opt.log") 2>&1
+lib=$(ls /usr/local/cuda*/lib64/libcublas.so.13 /usr/local/cuda*/targets/x86_64-linux/lib/libcublas.so.13 \
+      $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null | tr ' ' '\n' | sed 's|$|/nvidia/cu13/lib/libcublas.so.13|') 2>/dev/null | head -1)
+[[ -n "$lib" ]] && export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+"$GK" version | cut -c1-400
+cuobjdump --dump-sass "$GK" >"$OUT/sass.txt" 2>/dev/null
+python3 - "$OUT/sass.txt" <<'PY'
+import re, sys
+fn = None; stats = {}
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"Function : (\S+)", line)
+    if m: fn = m.group(1); stats[fn] = {}; continue
+    if fn is None: continue
+    for op in ("HGMMA", "HMMA", "LDG.E.128", "LDG.E.ENL2.128", "LDG.E.128.CONSTANT", "LDL", "STL", "LDGSTS", "STS.128"):
+        if re.search(r"\b" + re.escape(op) + r"\b", line): stats[fn][op] = stats[fn].get(op, 0) + 1
+for fn, s in stats.items():
+    if "wgmma" in fn or "gemv" in fn: print(fn[-70:], s)
+PY
+[[ "${1:-}" == quick ]] || { timeout 200 "$BIN/kernels_gpu_test" >"$OUT/gpu_tests.log" 2>&1; echo "kernels_gpu_test exit $?";
+  grep -E "^\[  (FAILED|PASSED|SKIPPED) |FAILED TEST" "$OUT/gpu_tests.log" | head -20; }
+IT=${ITERS:-30}
+: >"$OUT/runs.jsonl"
+r() { local tag=$1; shift; local o; o=$(timeout 120 env "$@" 2>/dev/null); echo "{\"tag\":\"$tag\",\"r\":${o:-null}}" >>"$OUT/runs.jsonl"; }
+r pre "$GK" preflight --iters 20
+for impl in v2 v1; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
+r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
+r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
+for m in 1 16; do
+  for cfg in 1x4 1x8 1x2 2x4 2x2; do r "gemv$m-$cfg" GK_GEMV_CFG=$cfg "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
+  r "gemv$m-v1" GK_GEMV_IMPL=v1 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
+done
+r pre2 "$GK" preflight --iters 20
+python3 - "$OUT/runs.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+ce = {}
+for x in rows:
+    r = x["r"] or {}
+    if x["tag"].startswith("pre"):
+        p = r.get("perf", {}); print(x["tag"], "copy", p.get("copy_gbps"), "cublas", p.get("bf16_tflops")); ce.setdefault("copy", p.get("copy_gbps")); ce.setdefault("cub", p.get("bf16_tflops"))
+for x in rows:
+    r = x["r"] or {}
+    if x["tag"].startswith("pre"): continue
+    t, g = r.get("tflops"), r.get("gbps")
+    rel = (t / ce["cub"] if t and ce.get("cub") else None) if r.get("m", 0) > 16 else (g / ce["copy"] if g and ce.get("copy") else None)
+    print(f'{x["tag"]:12} {r.get("verdict")} rel_err={r.get("rel_err")} ms={r.get("ms_p50")} tflops={t} gbps={g} frac={rel and round(rel,3)} {str(r.get("detail",""))[:120]}')
+PY
