@@ -88,7 +88,7 @@ export function matrixView(m, keep = {}) {
   const seen = new Set((m.cells || []).map((c) => c.verdict));
   const legend = h('div', {class: 'legend', 'aria-label': 'Verdict colours'});
   for (const v of VERDICTS) if (seen.has(v)) legend.append(h('span', {class: `badge ${verdictClass(v)}`}, `${verdictIcon(v)} ${verdictLabel(v)}`));
-  if (m.key_metric) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric}`));
+  if (m.key_metric && seen.has('passed')) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric}`));
   wrap.append(legend);
 
   const byKey = new Map();

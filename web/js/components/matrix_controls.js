@@ -40,7 +40,7 @@ export function sweepValues(suite, sweep) {
  */
 export function defaultLayout(values, targets = 1) {
   const varying = Object.keys(values).filter((k) => values[k].length > 1).sort((a, b) => values[b].length - values[a].length);
-  const all = varying.length ? varying : Object.keys(values);
-  if (targets > 1 || all.length < 2) return {rows: all.slice(0, 2), cols: 'hardware'};
-  return {rows: [all[0]], cols: all[1]};
+  if (!varying.length) return {rows: Object.keys(values).slice(0, 1), cols: 'hardware'};
+  if (targets > 1 || varying.length < 2) return {rows: varying.slice(0, 2), cols: 'hardware'};
+  return {rows: [varying[0]], cols: varying[1]};
 }
