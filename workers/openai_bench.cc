@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
+
 #include "api/http_client.h"
 
 namespace gauntlet {
@@ -69,7 +71,7 @@ BenchResult RunBench(const BenchSpec& s) {
     std::vector<std::string> samples;
     while (true) {
       int i = next++;
-      if (i >= s.requests || (s.should_stop && s.should_stop())) break;
+      if (i >= s.requests || Clock::now() >= s.deadline || (s.should_stop && s.should_stop())) break;
       json body = {{"model", s.model}, {"max_tokens", s.output_tokens}, {"temperature", 0}, {"stream", true},
                    {"stream_options", {{"include_usage", true}}}};
       if (s.chat) body["messages"] = json::array({{{"role", "user"}, {"content", Prompt(s.input_tokens, i)}}});
@@ -111,7 +113,12 @@ BenchResult RunBench(const BenchSpec& s) {
             });
             return true;
           },
-          std::chrono::seconds(120));
+          std::min<std::chrono::milliseconds>(
+              std::chrono::seconds(120),
+              std::max(std::chrono::milliseconds(1000),
+                       s.deadline == Clock::time_point::max()
+                           ? std::chrono::milliseconds(120000)
+                           : std::chrono::duration_cast<std::chrono::milliseconds>(s.deadline - Clock::now()))));
       if (!st.ok() || *st != 200 || chunks == 0) {
         ++errors;
         if (first_error.empty())
@@ -123,7 +130,12 @@ BenchResult RunBench(const BenchSpec& s) {
       tokens += usage_tokens >= 0 ? usage_tokens : chunks;
       if (samples.size() < 3) samples.push_back(text);
     }
+    rusage ru{};
+    getrusage(RUSAGE_THREAD, &ru);
+    const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                       static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     std::lock_guard lock(mu);
+    r.client_cpu_s += cpu;
     ttft.insert(ttft.end(), my_ttft.begin(), my_ttft.end());
     itl.insert(itl.end(), my_itl.begin(), my_itl.end());
     r.ok += ok;

@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ struct BenchSpec {
   int input_tokens = 128;   // approximated by repeated words
   int output_tokens = 64;
   bool chat = false;
-  std::function<bool()> should_stop;
+  // No request starts after the deadline, and one in flight is cut when it passes.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::function<bool()> should_stop;  // checked between requests (e.g. the server died, cancel)
 };
 
 struct BenchResult {
@@ -26,6 +29,7 @@ struct BenchResult {
   double output_tok_s = 0, req_s = 0;
   double ttft_ms_mean = 0, ttft_ms_p50 = 0, ttft_ms_p99 = 0;
   double itl_ms_mean = 0, itl_ms_p50 = 0, itl_ms_p99 = 0;
+  double client_cpu_s = 0;  // CPU time of the client's own threads (user + system), all requests
   std::string first_error;
   std::vector<std::string> samples;  // a few generated texts, for garbage checks
 };
