@@ -11,6 +11,7 @@
 #include "api/auth.h"
 #include "daemon/cli.h"
 #include "daemon/serve.h"
+#include "daemon/slurm.h"
 #include "workers/worker_cli.h"
 
 namespace {
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
 
   gauntlet::AddClientCommands(app, &code);
   gauntlet::AddWorkerCommands(app, &code);
+  gauntlet::AddSlurmCommand(app, &code);
 
   app.parse_complete_callback([&] {
     auto logger = spdlog::stderr_color_mt("gauntlet");
