@@ -32,10 +32,13 @@ IT=${ITERS:-30}
 r() { local tag=$1; shift; local o; o=$(timeout 120 env "$@" 2>/dev/null); echo "{\"tag\":\"$tag\",\"r\":${o:-null}}" >>"$OUT/runs.jsonl"; }
 r pre "$GK" preflight --iters 20
 for impl in v2 v1; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
+r mma-v2b GK_WGMMA_IMPL=v2 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
 r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
 r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
 for m in 1 16; do
-  for cfg in 1x4 1x8 1x2 2x4 2x2; do r "gemv$m-$cfg" GK_GEMV_CFG=$cfg "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
+  r "gemv$m-default" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  if [[ $m == 1 ]]; then cfgs="1x2x2 1x4x2 1x4x1 1x4x4 2x2x1"; else cfgs="2x2x2 1x4x1 1x2x2 1x4x2 1x3x2"; fi
+  for cfg in $cfgs; do r "gemv$m-$cfg" GK_GEMV_CFG=$cfg "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
   r "gemv$m-v1" GK_GEMV_IMPL=v1 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
   r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
 done

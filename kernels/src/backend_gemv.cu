@@ -228,9 +228,7 @@ __global__ void repack_gemv_v2_kernel(const uint8_t* w, const uint8_t* s, nvfp4:
     const int k = step * 128 + 32 * (lane % 4) + 8 * q;  // 8 elements: k..k+7 (K % 16 == 0)
     uint32_t in = 0;
     if (n < N && k < K) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + k / 2);
-    constexpr int kFrom[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-#pragma unroll
-    for (int i = 0; i < 8; ++i) o |= ((in >> (4 * kFrom[i])) & 0xFu) << (4 * i);
+    o = dev::pack8_v2(in);  // bit layout for dev::dequant8_v2
   } else {
     const int lane = wi - 256;
 #pragma unroll
@@ -269,17 +267,21 @@ struct V2Buf {
   uint32_t s[RT];
 };
 
-template <int NT, int RT, int U>
-__global__ void __launch_bounds__(128) gemv_v2_kernel(V2Params p) {
+// One wave: N=28672 gives 1792 tiles; with RT=1 and KS=2 that is 896 blocks, which fit 132 SMs
+// only at 7 blocks (<= 72 registers) each.
+template <int NT, int RT, int U, int KS>
+__global__ void __launch_bounds__(128, (RT == 1 && KS >= 2 && U <= 3) ? 7 : 1) gemv_v2_kernel(V2Params p) {
   const GemmArgs& a = p.a;
-  const int lane = threadIdx.x & 31;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int tile0 = (blockIdx.x * 4 + (threadIdx.x >> 5)) * RT;
-  if (tile0 >= p.ntiles) return;
-  const int steps = p.steps;
+  const int ks = warp % KS;  // K part of this warp; the KS warps of a tile sit side by side
+  const int tile0 = (blockIdx.x * (4 / KS) + warp / KS) * RT;
+  if (tile0 >= p.ntiles) return;  // the KS warps of a tile leave together
+  const int s_lo = p.steps * ks / KS, s_hi = p.steps * (ks + 1) / KS, steps = s_hi - s_lo;
   const uint8_t* base[RT];
 #pragma unroll
-  for (int r = 0; r < RT; ++r) base[r] = p.pk + size_t(tile0 + r) * steps * kV2StepBytes + lane * 16;
+  for (int r = 0; r < RT; ++r)
+    base[r] = p.pk + (size_t(tile0 + r) * p.steps + s_lo) * kV2StepBytes + lane * 16;
 
   auto load = [&](V2Buf<RT>& b, int step) {
 #pragma unroll
@@ -320,9 +322,7 @@ __global__ void __launch_bounds__(128) gemv_v2_kernel(V2Params p) {
     for (int u = 0; u < U; ++u) {
       const int step = s0 + u;
       if (step < steps) {
-        const V2Buf<RT> cur = buf[u];
-        if (step + U < steps) load(buf[u], step + U);
-        const int k = step * 128 + 32 * t;
+        const int k = (s_lo + step) * 128 + 32 * t;
         uint32_t av[NT][16];
 #pragma unroll
         for (int j = 0; j < NT; ++j)
@@ -332,31 +332,59 @@ __global__ void __launch_bounds__(128) gemv_v2_kernel(V2Params p) {
             if (aok[j] && k + 8 * i < a.K) v = __ldg(reinterpret_cast<const uint4*>(arow[j] + k + 8 * i));
             av[j][4 * i + 0] = v.x; av[j][4 * i + 1] = v.y; av[j][4 * i + 2] = v.z; av[j][4 * i + 3] = v.w;
           }
+        // Dequantize the whole step first, so its load registers are free for the refill below
+        // (no register copies to keep the rotating buffer in place).
+        uint32_t lo[RT][4][4], hi[RT][4][4];
 #pragma unroll
         for (int r = 0; r < RT; ++r) {
-          const uint32_t sc = cur.s[r];
+          const uint32_t sc = buf[u].s[r];
           const __nv_bfloat162 slo0 = dev::scale_to_bf16x2_folded(sc & 0xFF);
           const __nv_bfloat162 slo1 = dev::scale_to_bf16x2_folded((sc >> 8) & 0xFF);
           const __nv_bfloat162 shi0 = dev::scale_to_bf16x2_folded((sc >> 16) & 0xFF);
           const __nv_bfloat162 shi1 = dev::scale_to_bf16x2_folded(sc >> 24);
-          const uint32_t wlo[4] = {cur.w[r][0].x, cur.w[r][0].y, cur.w[r][0].z, cur.w[r][0].w};
-          const uint32_t whi[4] = {cur.w[r][1].x, cur.w[r][1].y, cur.w[r][1].z, cur.w[r][1].w};
+          const uint32_t wlo[4] = {buf[u].w[r][0].x, buf[u].w[r][0].y, buf[u].w[r][0].z, buf[u].w[r][0].w};
+          const uint32_t whi[4] = {buf[u].w[r][1].x, buf[u].w[r][1].y, buf[u].w[r][1].z, buf[u].w[r][1].w};
 #pragma unroll
-          for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
-            uint32_t lo[4], hi[4];
-            dev::dequant8(wlo[q], q < 2 ? slo0 : slo1, lo);
-            dev::dequant8(whi[q], q < 2 ? shi0 : shi1, hi);
+          for (int q = 0; q < 4; ++q) {
+            dev::dequant8_v2(wlo[q], q < 2 ? slo0 : slo1, lo[r][q]);
+            dev::dequant8_v2(whi[q], q < 2 ? shi0 : shi1, hi[r][q]);
+          }
+        }
+        if (step + U < steps) load(buf[u], step + U);
+#pragma unroll
+        for (int r = 0; r < RT; ++r)
+#pragma unroll
+          for (int q = 0; q < 4; ++q)  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const int i = 2 * q + h;  // mma step: physical elements 4i..4i+3 of this lane's 32
-              const uint32_t af[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
+              const uint32_t af[4] = {lo[r][q][2 * h], hi[r][q][2 * h], lo[r][q][2 * h + 1], hi[r][q][2 * h + 1]};
 #pragma unroll
               for (int j = 0; j < NT; ++j) mma_bf16_16816(acc[r][j][h], af, av[j][2 * i], av[j][2 * i + 1]);
             }
-          }
-        }
       }
     }
+  }
+
+  if constexpr (KS > 1) {
+    // The KS warps of a tile add up through shared memory (a named barrier per tile group).
+    __shared__ float part[4][32][RT * NT * 4];
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) part[warp][lane][(r * NT + j) * 4 + e] = acc[r][j][0][e] + acc[r][j][1][e];
+    asm volatile("bar.sync %0, %1;\n" ::"r"(1 + warp / KS), "r"(32 * KS) : "memory");
+    if (ks != 0) return;
+#pragma unroll
+    for (int o = 1; o < KS; ++o)
+#pragma unroll
+      for (int r = 0; r < RT; ++r)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[r][j][0][e] += part[warp + o][lane][(r * NT + j) * 4 + e];
   }
 
   // C fragment: acc[.][j][.][0..1] = weight row g, activation rows 8j+2t, +1; [2..3] = row g+8.
@@ -377,33 +405,36 @@ __global__ void __launch_bounds__(128) gemv_v2_kernel(V2Params p) {
 }
 
 struct GemvV2Config {
-  int rt = 1, u = 4;
+  int rt = 1, u = 3, ks = 2;
 };
 
-GemvV2Config v2_config() {
-  GemvV2Config c;
-  // GK_GEMV_CFG=RTxU (benchmarking only): rows tiles per warp x steps in flight.
+// Defaults per activation-row count (measured on the H200, see docs/BENCHMARKS.md).
+GemvV2Config v2_config(int M) {
+  GemvV2Config c = M <= 8 ? GemvV2Config{1, 3, 2} : GemvV2Config{2, 2, 1};
+  // GK_GEMV_CFG=RTxUxKS (benchmarking only): row tiles per warp x steps in flight x K split.
   if (const char* e = std::getenv("GK_GEMV_CFG")) {
-    int rt = 0, u = 0;
-    if (std::sscanf(e, "%dx%d", &rt, &u) == 2 && (rt == 1 || rt == 2) && (u == 2 || u == 4 || u == 8)) c = {rt, u};
+    int rt = 0, u = 0, ks = 0;
+    if (std::sscanf(e, "%dx%dx%d", &rt, &u, &ks) == 3) c = {rt, u, ks};
   }
   return c;
 }
 
-template <int NT, int RT, int U>
+template <int NT, int RT, int U, int KS>
 void launch_v2(const V2Params& p, cudaStream_t st) {
-  const int warps = (p.ntiles + RT - 1) / RT;
-  gemv_v2_kernel<NT, RT, U><<<(warps + 3) / 4, 128, 0, st>>>(p);
+  const int warps = (p.ntiles + RT - 1) / RT * KS;
+  gemv_v2_kernel<NT, RT, U, KS><<<(warps + 3) / 4, 128, 0, st>>>(p);
   CUDA_CHECK_LAUNCH();
 }
 
 template <int NT>
 void dispatch_v2(const GemvV2Config& c, const V2Params& p, cudaStream_t st) {
-  if (c.rt == 1 && c.u == 2) return launch_v2<NT, 1, 2>(p, st);
-  if (c.rt == 1 && c.u == 8) return launch_v2<NT, 1, 8>(p, st);
-  if (c.rt == 2 && c.u == 2) return launch_v2<NT, 2, 2>(p, st);
-  if (c.rt == 2 && (c.u == 4 || c.u == 8)) return launch_v2<NT, 2, 4>(p, st);
-  return launch_v2<NT, 1, 4>(p, st);
+  if (c.rt == 1 && c.u == 4 && c.ks == 1) return launch_v2<NT, 1, 4, 1>(p, st);
+  if (c.rt == 1 && c.u == 2 && c.ks == 2) return launch_v2<NT, 1, 2, 2>(p, st);
+  if (c.rt == 2 && c.u == 2 && c.ks == 1) return launch_v2<NT, 2, 2, 1>(p, st);
+  if (c.rt == 2 && c.u == 2 && c.ks == 2) return launch_v2<NT, 2, 2, 2>(p, st);
+  if (c.rt == 1 && c.u == 4 && c.ks == 4) return launch_v2<NT, 1, 4, 4>(p, st);
+  if (c.rt == 1 && c.u == 3 && c.ks == 2) return launch_v2<NT, 1, 3, 2>(p, st);
+  return launch_v2<NT, 1, 4, 2>(p, st);
 }
 
 class GemvV2Backend final : public Backend {
@@ -418,13 +449,13 @@ class GemvV2Backend final : public Backend {
   }
   cudaError_t probe() const override {
     cudaFuncAttributes attr;
-    cudaError_t e = cudaFuncGetAttributes(&attr, gemv_v2_kernel<1, 1, 4>);
+    cudaError_t e = cudaFuncGetAttributes(&attr, gemv_v2_kernel<1, 1, 4, 2>);
     return e != cudaSuccess ? e : cudaFuncGetAttributes(&attr, repack_gemv_v2_kernel);
   }
   void prepare(const GemmArgs& a) override {
     if (pk_) CUDA_CHECK(cudaFree(pk_));
     pk_ = nullptr;
-    cfg_ = v2_config();
+    cfg_ = v2_config(a.M);
     const int Npad = (a.N + kV2RowAlign - 1) / kV2RowAlign * kV2RowAlign;
     ntiles_ = Npad / 16;
     steps_ = (a.K + 127) / 128;

@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
         const int idx = t + i * 128, r = wgc * 128 + (idx >> 3), c = idx & 7;
         const uint32_t word = *reinterpret_cast<const uint32_t*>(rw + r * 32 + c * 4);
         uint32_t o[4];
-        dev::dequant8(word, dev::scale_to_bf16x2_folded(rs[r * 4 + (c >> 1)]), o);
+        dev::dequant8_v2(word, dev::scale_to_bf16x2_folded(rs[r * 4 + (c >> 1)]), o);
         *reinterpret_cast<uint4*>(b_tile + swz(r, c)) = make_uint4(o[0], o[1], o[2], o[3]);
       }
       // Our st.shared (and the producer's cp.async data, observed through the barrier) must be
@@ -379,7 +379,7 @@ class MmaWgmmaBackend final : public Backend {
   void prepare(const GemmArgs& a) override {
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
-    repack_for_mma(a, BN, BK, w_);
+    repack_for_mma(a, BN, BK, w_, /*v2_bits=*/!v1_);
   }
   void run(const GemmArgs& a) override {
     const Params p{a, w_.w, w_.s, w_.Kpad};

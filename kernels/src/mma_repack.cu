@@ -1,19 +1,24 @@
 // Weight repack for the tiled `mma` kernels (see mma_repack.cuh).
 #include "cuda_check.hpp"
 #include "mma_repack.cuh"
+#include "nvfp4_device.cuh"
 
 namespace gauntlet::kernels {
 namespace {
 using namespace nvfp4;
 
 // One thread per 32-bit word (8 elements) of the output.
-__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint32_t* out, int Npad, int Kpad) {
+__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint32_t* out, int Npad, int Kpad, bool v2_bits) {
   const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const size_t words_out = Kpad / 8;
   if (idx >= size_t(Npad) * words_out) return;
   const int n = int(idx / words_out), q = int(idx % words_out);
   uint32_t in = 0;
   if (n < N && q < K / 8) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4);
+  if (v2_bits) {
+    out[idx] = dev::pack8_v2(in);
+    return;
+  }
   uint32_t o = 0;
   constexpr int kFrom[8] = {0, 2, 4, 6, 1, 3, 5, 7};  // nibble i of the output holds element kFrom[i]
 #pragma unroll
@@ -36,7 +41,7 @@ RepackedWeights::~RepackedWeights() {
   if (s) cudaFree(s);
 }
 
-void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out) {
+void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out, bool v2_bits) {
   if (out.w) CUDA_CHECK(cudaFree(out.w));
   if (out.s) CUDA_CHECK(cudaFree(out.s));
   out.w = out.s = nullptr;
@@ -48,7 +53,7 @@ void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights
   const size_t words = wb / 4;
   repack_w_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.N, a.K,
                                                                        reinterpret_cast<uint32_t*>(out.w), out.Npad,
-                                                                       out.Kpad);
+                                                                       out.Kpad, v2_bits);
   CUDA_CHECK_LAUNCH();
   repack_s_kernel<<<unsigned((sb + 255) / 256), 256, 0, a.stream>>>(a.Ws, a.layout, a.N, a.K, out.s, out.Npad,
                                                                     out.Kpad);

@@ -23,7 +23,8 @@ struct RepackedWeights {
 };
 
 // n_align and k_align are the kernel's tile sizes (k_align a multiple of 32).
-void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out);
+// v2_bits: words in dev::pack8_v2's bit layout (for dev::dequant8_v2) instead of the nibble order.
+void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights& out, bool v2_bits = false);
 cudaError_t repack_probe();
 
 }  // namespace gauntlet::kernels
