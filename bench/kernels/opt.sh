@@ -58,3 +58,9 @@ for x in rows:
     rel = (t / ce["cub"] if t and ce.get("cub") else None) if r.get("m", 0) > 16 else (g / ce["copy"] if g and ce.get("copy") else None)
     print(f'{x["tag"]:12} {r.get("verdict")} rel_err={r.get("rel_err")} ms={r.get("ms_p50")} tflops={t} gbps={g} frac={rel and round(rel,3)} {str(r.get("detail",""))[:120]}')
 PY
+if [[ "${NCU:-0}" == 1 ]] && command -v ncu >/dev/null; then
+  timeout 90 ncu --clock-control none --kernel-name regex:mma_wgmma_v2 --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+    "$GK" gemm --backend mma --shape 4096x4096x4096 --iters 2 --warmup 1 >"$OUT/ncu_mma.txt" 2>&1
+  echo "ncu exit $?"; grep -E "Throughput|Stall|Busy|Pipe|Issue|Shared|Bank" "$OUT/ncu_mma.txt" | head -40
+fi
