@@ -32,17 +32,18 @@ IT=${ITERS:-30}
 r() { local tag=$1; shift; local o; o=$(timeout 120 env "$@" 2>/dev/null); echo "{\"tag\":\"$tag\",\"r\":${o:-null}}" >>"$OUT/runs.jsonl"; }
 r pre "$GK" preflight --iters 20
 for impl in v2 v1; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
-r mma-v2b GK_WGMMA_IMPL=v2 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
+r mma-v2u8 GK_WGMMA_IMPL=v2u8 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
 r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
 r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
 for m in 1 16; do
   r "gemv$m-default" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
-  if [[ $m == 1 ]]; then cfgs="1x2x2 1x4x2 1x4x1 1x4x4 2x2x1"; else cfgs="2x2x2 1x4x1 1x2x2 1x4x2 1x3x2"; fi
+  if [[ $m == 1 ]]; then cfgs="1x6x2 1x8x2 1x4x4 1x3x2"; else cfgs="2x3x1 2x4x1 2x2x2"; fi
   for cfg in $cfgs; do r "gemv$m-$cfg" GK_GEMV_CFG=$cfg "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
   r "gemv$m-v1" GK_GEMV_IMPL=v1 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
   r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
 done
 r pre2 "$GK" preflight --iters 20
+[[ "${RUNSH:-0}" == 1 ]] && { BENCH_LOG="$OUT/bench_runs.jsonl" ITERS=30 bench/kernels/run.sh "$GK" >"$OUT/bench.json"; python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['targets']))" "$OUT/bench.json"; }
 python3 - "$OUT/runs.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]

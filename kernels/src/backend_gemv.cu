@@ -410,7 +410,7 @@ struct GemvV2Config {
 
 // Defaults per activation-row count (measured on the H200, see docs/BENCHMARKS.md).
 GemvV2Config v2_config(int M) {
-  GemvV2Config c = M <= 8 ? GemvV2Config{1, 3, 2} : GemvV2Config{2, 2, 1};
+  GemvV2Config c = M <= 8 ? GemvV2Config{1, 4, 2} : GemvV2Config{2, 2, 1};
   // GK_GEMV_CFG=RTxUxKS (benchmarking only): row tiles per warp x steps in flight x K split.
   if (const char* e = std::getenv("GK_GEMV_CFG")) {
     int rt = 0, u = 0, ks = 0;
@@ -434,6 +434,10 @@ void dispatch_v2(const GemvV2Config& c, const V2Params& p, cudaStream_t st) {
   if (c.rt == 2 && c.u == 2 && c.ks == 2) return launch_v2<NT, 2, 2, 2>(p, st);
   if (c.rt == 1 && c.u == 4 && c.ks == 4) return launch_v2<NT, 1, 4, 4>(p, st);
   if (c.rt == 1 && c.u == 3 && c.ks == 2) return launch_v2<NT, 1, 3, 2>(p, st);
+  if (c.rt == 1 && c.u == 6 && c.ks == 2) return launch_v2<NT, 1, 6, 2>(p, st);
+  if (c.rt == 1 && c.u == 8 && c.ks == 2) return launch_v2<NT, 1, 8, 2>(p, st);
+  if (c.rt == 2 && c.u == 3 && c.ks == 1) return launch_v2<NT, 2, 3, 1>(p, st);
+  if (c.rt == 2 && c.u == 4 && c.ks == 1) return launch_v2<NT, 2, 4, 1>(p, st);
   return launch_v2<NT, 1, 4, 2>(p, st);
 }
 

@@ -215,10 +215,6 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
 // meet at a named barrier, and issue their wgmmas; the dequantization of tile k+1 runs on the CUDA
 // cores while the tensor cores work on tile k (two wgmma groups in flight per warpgroup). The
 // dequant work is spread over 8 warps (2 per scheduler) instead of 4 lone producer warps.
-#ifndef GK_V2_DQ_UNROLL
-#define GK_V2_DQ_UNROLL 4
-#endif
-constexpr int kV2DqUnroll = GK_V2_DQ_UNROLL;
 constexpr int kV2Load = 4;  // A + packed W + scales ring
 constexpr int kV2B = 3;     // dequantized B ring (>= 3: see the hazard note in the consumer loop)
 constexpr int kV2LoadBytes = kABytes + kRawW + kRawS;
@@ -228,6 +224,7 @@ __device__ __forceinline__ void cp_async_mbar_arrive(uint64_t* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 
+template <int DQ_UNROLL>
 __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -296,7 +293,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
       const uint8_t* rw = stW(s);
       const uint8_t* rs = stS(s);
       uint8_t* b_tile = sB + (kt % kV2B) * kBBytes;
-#pragma unroll kV2DqUnroll
+#pragma unroll DQ_UNROLL
       for (int i = 0; i < 8; ++i) {  // 128 rows x 8 chunks of 8 bf16 (one packed word each)
         const int idx = t + i * 128, r = wgc * 128 + (idx >> 3), c = idx & 7;
         const uint32_t word = *reinterpret_cast<const uint32_t*>(rw + r * 32 + c * 4);
@@ -365,12 +362,13 @@ class MmaWgmmaBackend final : public Backend {
     // GK_WGMMA_IMPL=v1 selects the earlier producer-dequantizes kernel (same-run comparisons).
     const char* e = std::getenv("GK_WGMMA_IMPL");
     v1_ = e && std::string(e) == "v1";
+    dq8_ = e && std::string(e) == "v2u8";  // dequant loop fully unrolled (benchmarking)
   }
   std::string variant() const override { return "wgmma"; }
   cudaError_t probe() const override {
     cudaFuncAttributes attr;
     cudaError_t e = cudaFuncGetAttributes(&attr, mma_wgmma_kernel);
-    if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, mma_wgmma_v2_kernel);
+    if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, mma_wgmma_v2_kernel<4>);
     return e != cudaSuccess ? e : repack_probe();
   }
   std::string check_shape(int M, int N, int K) const override {
@@ -378,20 +376,22 @@ class MmaWgmmaBackend final : public Backend {
   }
   void prepare(const GemmArgs& a) override {
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
+    CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
+    CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
     repack_for_mma(a, BN, BK, w_, /*v2_bits=*/!v1_);
   }
   void run(const GemmArgs& a) override {
     const Params p{a, w_.w, w_.s, w_.Kpad};
     const dim3 grid(w_.Npad / BN, (a.M + BM - 1) / BM);
     if (v1_) mma_wgmma_kernel<<<grid, kThreads, kSmem, a.stream>>>(p);
-    else mma_wgmma_v2_kernel<<<grid, kThreads, kV2Smem, a.stream>>>(p);
+    else if (dq8_) mma_wgmma_v2_kernel<8><<<grid, kThreads, kV2Smem, a.stream>>>(p);
+    else mma_wgmma_v2_kernel<4><<<grid, kThreads, kV2Smem, a.stream>>>(p);
     CUDA_CHECK_LAUNCH();
   }
 
  private:
   RepackedWeights w_;
-  bool v1_ = false;
+  bool v1_ = false, dq8_ = false;
 };
 }  // namespace
 
