@@ -1,4 +1,5 @@
-// `gemv` backend (M <= 16): bandwidth-bound skinny GEMM. A block owns 32 weight rows (sharing each
+// `gemv` backend (M <= 16): bandwidth-bound skinny GEMM. Two kernels: v2 (default, further down)
+// and v1 (GK_GEMV_IMPL=v1), described here. A block owns 32 weight rows (sharing each
 // activation load); its 4 warps split K four ways and add their partial sums through shared memory
 // at the end (many small blocks: no half-empty last wave, short dependency chains). Each warp
 // streams its weights once through its own 4-slot cp.async ring in shared memory (3 steps of loads
