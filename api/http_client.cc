@@ -166,7 +166,9 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
     p.get().body().data = buf;
     p.get().body().size = sizeof buf;
     impl_->stream->expires_after(idle_timeout);
-    bhttp::read(*impl_->stream, impl_->buffer, p, ec);
+    // read_some: hand each chunk over as it arrives (SSE, streamed tokens); read() would wait
+    // until the 16 KiB buffer filled or the stream ended.
+    bhttp::read_some(*impl_->stream, impl_->buffer, p, ec);
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
       if (ec == beast::error::timeout) return Status(Code::kUnavailable, "stream idle timeout");
