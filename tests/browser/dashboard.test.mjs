@@ -69,7 +69,9 @@ describe('dashboard', () => {
     const page = await newPage(browser.context);
     await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
     assert.equal(await page.locator('h1').textContent(), 'bring-up');
-    assert.match(await page.locator('[data-testid=pruned]').textContent(), /Pruning skipped 2 trials/);
+    // How many trials pruning saves depends on which ran first; the page must say what the API says.
+    assert.ok(first.pruned.trials >= 1, 'the fixture makes the scheduler prune');
+    assert.match(await page.locator('[data-testid=pruned]').textContent(), new RegExp(`Pruning skipped ${first.pruned.trials} trials?`));
     // Columns are hardware classes, rows backend × dtype.
     const heads = await page.locator('.mx-head [role=columnheader]').allTextContents();
     assert.deepEqual(heads.slice(0, 2), ['backend', 'dtype']);
@@ -81,18 +83,25 @@ describe('dashboard', () => {
     assert.match(ok.text, /✓ [\d,]+(\.\d+)? tok\/s/);
     const [r, g, b] = rgb(ok.bg);
     assert.ok(g > r && g > b, `passed cell is green, got ${ok.bg}`);
-    const refused = await cell(page, 'trtllm', 'bf16', RTX);
-    assert.match(refused.cls, /v-unsupported/);
-    assert.match(refused.text, /SM100/);
-    const crash = await cell(page, 'triton', 'bf16', H200);
-    assert.match(crash.cls, /v-crashed/);
+    // trtllm refuses sm_120 and triton crashes everywhere; which of a pair runs first (and which is
+    // then skipped as already settled) is up to the scheduler, so each pair holds one of two verdicts.
+    const refused = [await cell(page, 'trtllm', 'bf16', RTX), await cell(page, 'trtllm', 'fp8', RTX)];
+    assert.ok(refused.some((c) => /v-unsupported/.test(c.cls)), 'trtllm is unsupported on sm_120');
+    for (const c of refused) {
+      assert.match(c.cls, /v-(unsupported|skipped)/);
+      assert.match(c.text, /SM100/, 'the reason is in the cell');
+    }
+    const triton = [];
+    for (const d of ['bf16', 'fp8']) for (const hw of [H200, RTX]) triton.push(await cell(page, 'triton', d, hw));
+    for (const c of triton) assert.match(c.cls, /v-(crashed|skipped)/);
+    const crash = triton.find((c) => /v-crashed/.test(c.cls));
     assert.match(crash.text, /✗ illegal memory access/);
     const [cr, cg] = rgb(crash.bg);
     assert.ok(cr > cg, `crashed cell is red, got ${crash.bg}`);
+    if (first.by_verdict.skipped) assert.ok([...refused, ...triton].some((c) => /v-skipped/.test(c.cls)), 'a skipped cell');
     const garbage = await cell(page, 'cudnn', 'fp8', H200);
     assert.match(garbage.cls, /v-wrong_output/);
     assert.match(garbage.text, /garbage output/);
-    assert.match((await cell(page, 'triton', 'fp8', RTX)).cls, /v-skipped/);
 
     // Counts next to the progress bar match the API; the clusters name the explaining parameter.
     for (const [v, n] of Object.entries(first.by_verdict))

@@ -42,11 +42,14 @@ export class Stack {
     const log = fs.openSync(path.join(this.dir, `${name}.log`), 'a');
     const p = spawn(this.bin, args, {stdio: ['ignore', log, log]});
     p.name = name;
+    p.on('error', (e) => fs.appendFileSync(path.join(this.dir, `${name}.log`), `spawn failed: ${e.message}\n`));
     this.procs.push(p);
     return p;
   }
 
   async start() {
+    const st = fs.statSync(this.bin, {throwIfNoEntry: false});
+    if (!st || !st.size) throw new Error(`${this.bin} is missing or empty: build it (ninja -C build gauntlet) or set GAUNTLET_BIN`);
     const portFile = path.join(this.dir, 'port');
     const serve = this.spawn('serve', ['serve', '--db', path.join(this.dir, 'gauntlet.db'), '--listen', '127.0.0.1:0',
       '--port-file', portFile, '--suites', this.suites, ...this.args]);
