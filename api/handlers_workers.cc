@@ -2,6 +2,8 @@
 #include "api/codec.h"
 #include "api/handlers.h"
 
+#include <set>
+
 namespace gauntlet::api {
 using http::Request;
 using http::Response;
@@ -31,9 +33,13 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
              free.push_back(g.get<int>());
            }
          }
+         std::set<std::string> have;
+         if (body.contains("have_suites") && body["have_suites"].is_array())
+           for (auto& k : body["have_suites"])
+             if (k.is_string()) have.insert(k.get<std::string>());
          double wait_s = body.value("wait_s", 0.0);
          if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
-         return c.coord.Lease(*id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)));
+         return c.coord.Lease(*id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
        }},
       {"POST", "/api/v1/nodes/{id}/drain", Role::kAdmin,
        [&c, node_id](Request& r) -> Response {

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "store/sqlite.h"
+
 namespace gauntlet {
 using nlohmann::json;
 
@@ -51,6 +53,27 @@ class Coordinator::StoreAdapter : public SchedulerStore {
   }
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) override {
     return c_.store_.SetNodeState(node, state, reason);
+  }
+  // Skipped trials get a result row (attempt 0) besides their state, so GET /trials/{id} says which
+  // trial settled them and by which gate key, not just the evidence id. The state is written first:
+  // it is what the scheduler depends on; the row is the explanation.
+  Status Skip(const std::vector<int64_t>& trials, const std::string& signature, int64_t evidence_trial,
+              const std::string& hardware, const std::string& stage, const std::string& text) override {
+    if (Status s = c_.store_.FinishMany(trials, "skipped", signature, evidence_trial, hardware); !s.ok()) return s;
+    try {
+      c_.store_.Write([&](sql::Db& db) {
+        auto ins = db.Prepare(
+            "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, hardware,"
+            " finished_at) VALUES(?, 0, 'skipped', ?, ?, ?, ?, ?)");
+        const int64_t now = NowMs();
+        for (int64_t t : trials) {
+          ins.Bind(1, t).Bind(2, signature).Bind(3, text).Bind(4, stage).Bind(5, hardware).Bind(6, now).Run();
+        }
+      });
+    } catch (const std::exception& e) {
+      spdlog::warn("pruning: could not record the evidence text of {} skipped trials: {}", trials.size(), e.what());
+    }
+    return Status::Ok();
   }
   std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& key, const std::string& hardware,
                                         int64_t node) override {
@@ -336,17 +359,20 @@ Result<json> Coordinator::Register(const json& body) {
               {"state", row->state}, {"hardware", hardware}};
 }
 
-json Coordinator::GrantJson(const Grant& g) {
+json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_suites) {
   json j = {{"lease", g.lease}, {"epoch", g.epoch}, {"trial", g.trial}, {"gpus", g.gpus},
             {"hardware", g.hardware}, {"attempt", g.attempt}, {"heartbeat_ms", opts_.heartbeat_ms}};
-  auto t = store_.GetTrial(g.trial);
-  if (t.ok()) {
-    j["sweep"] = t->sweep_id;
-    j["config"] = t->config;
-    if (auto su = SuiteById(t->suite_id); su.ok()) {
-      j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"definition", (*su)->definition},
-                    {"source_dir", (*su)->source_dir}};
-    }
+  // Everything comes from the lease in memory: a grant costs no read of the store.
+  auto it = sched_->leases().find(g.lease);
+  if (it == sched_->leases().end()) return j;
+  const QueuedTrial& t = it->second.spec;
+  j["sweep"] = it->second.sweep;
+  j["config"] = ConfigJson(t.config);
+  if (auto su = SuiteById(t.suite_id); su.ok()) {
+    const std::string key = (*su)->name + "@" + std::to_string((*su)->version);
+    j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"source_dir", (*su)->source_dir}, {"key", key}};
+    // A worker that already holds this suite version says so; it is not sent again.
+    if (!have_suites.count(key)) j["suite"]["definition"] = (*su)->definition;
   }
   return j;
 }
@@ -361,7 +387,7 @@ void Coordinator::ServeWaitersLocked() {
     auto g = sched_->TryLease(it->first, it->second.free, &reused);
     for (int64_t r : reused) events_.Publish("trial.changed", {{"trial", r}, {"state", "done"}, {"reused", true}});
     if (g.ok() && *g) {
-      json body = GrantJson(**g);
+      json body = GrantJson(**g, it->second.have_suites);
       events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
                                         {"state", "leased"}, {"node", it->first}});
       it->second.deferred->Complete(http::Json(body));
@@ -372,7 +398,8 @@ void Coordinator::ServeWaitersLocked() {
   }
 }
 
-http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait) {
+http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
+                                  const std::set<std::string>& have_suites) {
   std::lock_guard lock(mu_);
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
@@ -382,7 +409,7 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
     return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
   }
   if (*g) {
-    json body = GrantJson(**g);
+    json body = GrantJson(**g, have_suites);
     events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
                                       {"state", "leased"}, {"node", node}});
     return http::Json(body);
@@ -400,7 +427,7 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
     auto it = waiters_.find(node);
     if (it != waiters_.end() && it->second.deferred == weak.lock()) waiters_.erase(it);
   };
-  waiters_[node] = Waiter{free, d};
+  waiters_[node] = Waiter{free, have_suites, d};
   http::Response r;
   r.deferred = d;
   return r;

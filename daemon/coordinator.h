@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "api/http.h"
@@ -46,7 +47,9 @@ class Coordinator {
   // Worker protocol.
   Result<nlohmann::json> Register(const nlohmann::json& body);
   // Long-poll: answers with a grant as soon as one fits, else 204 after `wait`.
-  http::Response Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait);
+  // `have_suites`: "name@version" keys of suite definitions the worker holds (not sent again).
+  http::Response Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait,
+                       const std::set<std::string>& have_suites = {});
   Result<nlohmann::json> Heartbeat(const std::string& lease, const nlohmann::json& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
   Result<nlohmann::json> Report(const std::string& lease, const nlohmann::json& body);
@@ -65,6 +68,7 @@ class Coordinator {
   class WallClock;
   struct Waiter {
     std::vector<int> free;
+    std::set<std::string> have_suites;
     std::shared_ptr<http::Deferred> deferred;
   };
   Result<const Suite*> SuiteById(int64_t id);  // parsed, cached
@@ -72,7 +76,7 @@ class Coordinator {
                                       const std::vector<Config>& configs);
   void Restore();
   void ServeWaitersLocked();
-  nlohmann::json GrantJson(const Grant& g);
+  nlohmann::json GrantJson(const Grant& g, const std::set<std::string>& have_suites);
   void Ticker();
 
   Store& store_;

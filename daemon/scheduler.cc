@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <unordered_set>
 
 namespace gauntlet {
 
@@ -12,11 +13,15 @@ std::string JoinInts(const std::vector<int>& v) {
   return s;
 }
 bool Deterministic(const std::string& verdict) { return verdict == "unsupported"; }
+// Ended leases remembered for idempotent reports (a retried report after a lost answer).
+constexpr size_t kFinishedLeasesKept = 100000;
 }  // namespace
 
 Scheduler::Scheduler(Clock& clock, SchedulerStore& store, SchedulerOptions opts)
     : clock_(clock), store_(store), opts_(opts), rng_state_(std::random_device{}() | 1ull) {
   rng_state_ = (rng_state_ << 32) ^ std::random_device{}();
+  // Sized for the most it ever holds, so it never rehashes 100,000 entries inside a report.
+  finished_leases_.reserve(kFinishedLeasesKept + 1);
 }
 
 std::string Scheduler::NewLeaseId() {
@@ -37,8 +42,9 @@ std::string Scheduler::NewLeaseId() {
 void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials) {
   Sweep& sw = sweeps_[info.id];
   sw.info = info;
-  std::stable_sort(trials.begin(), trials.end(),
-                   [](const QueuedTrial& a, const QueuedTrial& b) { return a.cost_s < b.cost_s; });
+  auto cheaper = [](const QueuedTrial& a, const QueuedTrial& b) { return a.cost_s < b.cost_s; };
+  // Usually every trial of a sweep has the suite's one estimate: skip moving 100k trials for nothing.
+  if (!std::is_sorted(trials.begin(), trials.end(), cheaper)) std::stable_sort(trials.begin(), trials.end(), cheaper);
   const int64_t now = clock_.NowMs();
   for (auto& t : trials) {
     if (t.queued_at == 0) t.queued_at = now;
@@ -148,6 +154,8 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
 
 std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free,
                                          std::vector<int64_t>* reused, Status* err) {
+  // A loop, not recursion: a sweep whose every trial is reusable settles them all here, and
+  // tens of thousands of nested calls would overflow the stack.
   for (auto it = sw.by_target.begin(); it != sw.by_target.end();) {
     auto& dq = it->second;
     while (!dq.empty() && tombstones_.count(dq.front().id)) {
@@ -160,7 +168,9 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     }
     // All trials of one target share a Need, so the front decides for the whole deque, except
     // for a trial avoiding this node after an infra error: look a little further for another.
-    auto pick = PickGpus(node.inv, free, dq.front().need);
+    // Cheap reject first: on a busy fleet most calls come from nodes with too few free GPUs.
+    const Need& need = dq.front().need;
+    auto pick = need.gpus > static_cast<int>(free.size()) ? std::nullopt : PickGpus(node.inv, free, need);
     if (!pick) {
       ++it;
       continue;
@@ -171,7 +181,10 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
       // Every candidate avoids this node: take the front anyway when no other online node fits.
       bool other = false;
       for (auto& [nid, n] : nodes_)
-        if (nid != node.id && n.state == "online" && CouldEverFit(n.inv, dq.front().need)) other = true;
+        if (nid != node.id && n.state == "online" && CouldEverFit(n.inv, dq.front().need)) {
+          other = true;
+          break;
+        }
       if (other || tombstones_.count(dq.front().id)) {
         ++it;
         continue;
@@ -192,11 +205,21 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
         int64_t evidence = prior->trial_id;
         r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
         if (Status s = store_.Finish(r, evidence); !s.ok()) {
+          dq.push_front(std::move(t));
+          ++queued_count_;
           *err = s;
           return std::nullopt;
         }
         if (reused) reused->push_back(t.id);
-        return LeaseOne(sw, node, free, reused, err);  // this one is settled; look again
+        // A reused verdict settles as much as the same verdict reported now would: without this,
+        // a second identical sweep would run the configs the first one's pruning skipped.
+        if (sw.info.prune) {
+          ReportOutcome pruned;
+          Prune(sw, t, t.id, hardware, r, &pruned);
+          if (reused) reused->insert(reused->end(), pruned.skipped.begin(), pruned.skipped.end());
+        }
+        it = sw.by_target.begin();  // this one is settled (the deque may be gone); look again
+        continue;
       }
     }
     Grant g;
@@ -266,7 +289,7 @@ void Scheduler::EndLease(const std::string& lease_id, bool reported) {
   if (reported) {
     finished_leases_[lease_id] = it->second.trial;
     finished_order_.push_back(lease_id);
-    while (finished_order_.size() > 100000) {
+    while (finished_order_.size() > kFinishedLeasesKept) {
       finished_leases_.erase(finished_order_.front());
       finished_order_.pop_front();
     }
@@ -316,44 +339,57 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   if (Status s = store_.Finish(r, std::nullopt); !s.ok()) return s;
   EndLease(lease_id, true);
   auto sit = sweeps_.find(l.sweep);
-  if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l, r, &out);
+  if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l.spec, l.trial, l.hardware, r, &out);
   return out;
 }
 
-void Scheduler::Prune(Sweep& sw, const ActiveLease& ev, const ResultRow& r, ReportOutcome* out) {
+void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware,
+                      const ResultRow& r, ReportOutcome* out) {
   auto g = sw.info.gate_on.find(r.failing_stage);
   if (g == sw.info.gate_on.end() || g->second.empty()) return;
   bool settle = Deterministic(r.verdict);
-  if (r.verdict == "crashed" && !r.signature.empty()) settle = ++sw.crash_signatures[r.signature] >= 2;
+  // A crash is deterministic once its signature repeats on the same hardware class: one crash may
+  // be a flake, two with the same key are the config.
+  if (r.verdict == "crashed" && !r.signature.empty())
+    settle = ++sw.crash_signatures[{spec.target, r.signature}] >= 2;
   if (!settle) return;
   std::string key;
   Config gate;
   for (auto& k : g->second) {
-    auto v = ev.spec.config.find(k);
-    if (v == ev.spec.config.end()) return;
+    auto v = spec.config.find(k);
+    if (v == spec.config.end()) return;
     gate[k] = v->second;
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
-  // Same hardware class: queued trials whose target the evidence's hardware serves the same way.
+  // Same hardware class: queued trials of the evidence's target (all of a target's trials share
+  // one hardware need, and a sweep's targets are its hardware classes).
+  auto dit = sw.by_target.find(spec.target);
+  if (dit == sw.by_target.end()) return;
+  auto& dq = dit->second;
   std::vector<int64_t> ids;
   double saved = 0;
-  for (auto& [target, dq] : sw.by_target) {
-    if (target != ev.spec.target) continue;
-    for (auto& t : dq) {
-      if (tombstones_.count(t.id)) continue;
-      bool same = true;
-      for (auto& [k, v] : gate) {
-        auto c = t.config.find(k);
-        same = same && c != t.config.end() && c->second == v;
+  for (auto& t : dq) {
+    bool same = true;
+    for (auto& [k, v] : gate) {
+      auto c = t.config.find(k);
+      if (c == t.config.end() || c->second != v) {
+        same = false;
+        break;
       }
-      if (!same) continue;
-      ids.push_back(t.id);
-      saved += t.cost_s * std::max(1, t.need.gpus);
     }
+    if (!same || tombstones_.count(t.id)) continue;
+    ids.push_back(t.id);
+    saved += t.cost_s * std::max(1, t.need.gpus);
   }
   if (ids.empty()) return;
-  if (!store_.FinishMany(ids, "skipped", "skipped:" + r.signature, ev.trial, ev.hardware).ok()) return;
-  for (int64_t id : ids) tombstones_.insert(id);
+  const std::string text = "pruned: trial " + std::to_string(evidence) + " ended " + r.verdict +
+                           (r.signature.empty() ? "" : " (" + r.signature + ")") + " in stage " + r.failing_stage +
+                           " on " + (hardware.empty() ? "this hardware" : hardware) + "; key " + key;
+  if (!store_.Skip(ids, "skipped:" + r.signature, evidence, hardware, r.failing_stage, text).ok()) return;
+  // The scan above already paid for a pass over the queue, so drop the skipped trials now instead
+  // of leaving tombstones: a later lease call would otherwise pop long runs of them at once.
+  std::unordered_set<int64_t> gone(ids.begin(), ids.end());
+  dq.erase(std::remove_if(dq.begin(), dq.end(), [&](const QueuedTrial& t) { return gone.count(t.id) > 0; }), dq.end());
   queued_count_ -= ids.size();
   sw.skipped += static_cast<int64_t>(ids.size());
   sw.saved_gpu_s += saved;

@@ -56,8 +56,9 @@ struct SlurmConfig {
 // Parses the launcher's config (JSON or YAML, already read); errors name the field.
 Result<SlurmConfig> ParseSlurmConfig(const nlohmann::json& j);
 
-// Inputs of one planning pass.
-struct QueuedTrial {
+// Inputs of one planning pass. (Named apart from the scheduler's QueuedTrial: two types of one name in
+// namespace gauntlet linked into one binary break the one-definition rule and corrupt memory.)
+struct SlurmQueuedTrial {
   int64_t id = 0;
   Need need;
 };
@@ -87,7 +88,7 @@ struct SlurmPlan {
 // that fits; they are packed onto free room of this launcher's registered workers, then onto its
 // pending or starting jobs, then onto new jobs (at most max_jobs alive per entry). Pending jobs
 // that got nothing to do are cancelled, newest first.
-SlurmPlan PlanSlurmJobs(const SlurmConfig& cfg, const std::vector<QueuedTrial>& queued,
+SlurmPlan PlanSlurmJobs(const SlurmConfig& cfg, const std::vector<SlurmQueuedTrial>& queued,
                         const std::vector<FleetNode>& nodes, const std::vector<SlurmJob>& jobs);
 
 // The batch script of an entry: exec's `exe worker` with the launcher's labels and exit-when-idle.

@@ -51,11 +51,11 @@ int Severity(const std::string& v) {
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;
   const bool real = Severity(u.verdict) >= 0;
-  auto q = db.Prepare("SELECT verdict, signature, trial_id, metric_value FROM cells WHERE suite=? AND config_key=? AND hardware=?");
+  auto& q = db.Cached("SELECT verdict, signature, trial_id, metric_value FROM cells WHERE suite=? AND config_key=? AND hardware=?");
   q.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware);
   const std::string path = "$.\"" + u.verdict + "\"";
   if (!q.Step()) {
-    auto ins = db.Prepare(
+    auto& ins = db.Cached(
         "INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial_id, fingerprint, metric_name,"
         " metric_value, metric_unit, last_seen, counts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,json_object(?, 1))");
     ins.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware).Bind(4, u.config_json).Bind(5, u.verdict);
@@ -68,7 +68,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   const std::string old_verdict = q.Text(0);
   const bool replace = real || Severity(old_verdict) < 0;
   if (!replace) {
-    auto c = db.Prepare(
+    auto& c = db.Cached(
         "UPDATE cells SET counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1) WHERE suite=? AND "
         "config_key=? AND hardware=?");
     c.Bind(1, path).Bind(2, path).Bind(3, u.suite).Bind(4, u.config_key).Bind(5, u.hardware).Run();
@@ -77,7 +77,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   // The verdict being replaced becomes "previous" only if it was a real one: a skip between two runs
   // must not hide a regression.
   const bool keep_prev = Severity(old_verdict) < 0;
-  auto up = db.Prepare(
+  auto& up = db.Cached(
       "UPDATE cells SET prev_verdict=CASE WHEN ? THEN prev_verdict ELSE verdict END,"
       " prev_signature=CASE WHEN ? THEN prev_signature ELSE signature END,"
       " prev_trial=CASE WHEN ? THEN prev_trial ELSE trial_id END,"

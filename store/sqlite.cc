@@ -26,7 +26,20 @@ Db::Db(const std::string& path, bool readonly) {
 }
 
 Db::~Db() {
+  cache_.clear();  // finalize cached statements before the connection closes
   if (db_) sqlite3_close_v2(db_);
+}
+
+Stmt& Db::Cached(const std::string& sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) it = cache_.emplace(sql, std::make_unique<Stmt>(Prepare(sql))).first;
+  it->second->Reset();
+  return *it->second;
+}
+
+void Db::ResetAll() {
+  for (sqlite3_stmt* p = sqlite3_next_stmt(db_, nullptr); p; p = sqlite3_next_stmt(db_, p))
+    if (sqlite3_stmt_busy(p)) sqlite3_reset(p);
 }
 
 void Db::Exec(std::string_view sql) {

@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,7 +32,7 @@ class Db {
   // Sets WAL (on files), foreign keys on, a busy timeout; throws Error on failure.
   explicit Db(const std::string& path, bool readonly = false);
   ~Db();
-  Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)) { o.db_ = nullptr; }
   Db& operator=(Db&&) = delete;
   Db(const Db&) = delete;
 
@@ -38,6 +40,12 @@ class Db {
   void Exec(std::string_view sql);
   // Prepares a statement owned by the caller.
   Stmt Prepare(std::string_view sql);
+  // A statement prepared once per connection and kept (hot paths: parsing SQL costs more than
+  // running it). Returned reset with no bindings; valid until the Db dies. Not reentrant: finish
+  // with one use before the next Cached() of the same SQL.
+  Stmt& Cached(const std::string& sql);
+  // Resets every statement still in progress, ending its read snapshot (connection reuse, WAL checkpoints).
+  void ResetAll();
   int64_t LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
   int UserVersion();
@@ -45,6 +53,7 @@ class Db {
 
  private:
   sqlite3* db_ = nullptr;
+  std::unordered_map<std::string, std::unique_ptr<Stmt>> cache_;
 };
 
 // A prepared statement; finalizes on destruction. Bind indexes start at 1.

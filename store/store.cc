@@ -141,6 +141,7 @@ Store::Lease::Lease(Store* s) : store(s), db(nullptr) {
 }
 
 Store::Lease::~Lease() {
+  db->ResetAll();
   if (owned) {
     std::lock_guard lock(store->pool_mu_);
     store->pool_.push_back(std::move(owned));
@@ -153,7 +154,7 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
     const std::string text = def.dump();
     const std::string digest = Digest(text + "\n" + source_dir);
     return Write([&](sql::Db& db) -> Result<SuiteRow> {
-      auto q = db.Prepare(std::string("SELECT ") + kSuiteCols + ", digest FROM suites WHERE name=? ORDER BY version DESC LIMIT 1");
+      auto& q = db.Cached(std::string("SELECT ") + kSuiteCols + ", digest FROM suites WHERE name=? ORDER BY version DESC LIMIT 1");
       q.Bind(1, name);
       int next = 1;
       if (q.Step()) {
@@ -166,7 +167,7 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
       // A stated version is honoured when it is new; a changed definition never reuses a number.
       int stated = def.value("version", 0);
       int version = std::max(next, stated);
-      auto ins = db.Prepare(
+      auto& ins = db.Cached(
           "INSERT INTO suites(name, version, digest, definition, source_dir, created_at) VALUES(?,?,?,?,?,?)");
       ins.Bind(1, name).Bind(2, version).Bind(3, digest).Bind(4, text).Bind(5, source_dir).Bind(6, NowMs());
       ins.Run();
@@ -182,7 +183,7 @@ Result<SuiteRow> Store::GetSuite(const std::string& name, std::optional<int> ver
     return Read([&](sql::Db& db) -> Result<SuiteRow> {
       std::string q = std::string("SELECT ") + kSuiteCols + " FROM suites WHERE name=?" +
                       (version ? " AND version=?" : " ORDER BY version DESC LIMIT 1");
-      auto s = db.Prepare(q);
+      auto& s = db.Cached(q);
       s.Bind(1, name);
       if (version) s.Bind(2, *version);
       if (!s.Step()) return Status::NotFound("no suite named '" + name + "'");
@@ -194,7 +195,7 @@ Result<SuiteRow> Store::GetSuite(const std::string& name, std::optional<int> ver
 Result<SuiteRow> Store::GetSuiteById(int64_t id) {
   return Guard([&]() -> Result<SuiteRow> {
     return Read([&](sql::Db& db) -> Result<SuiteRow> {
-      auto s = db.Prepare(std::string("SELECT ") + kSuiteCols + " FROM suites WHERE id=?");
+      auto& s = db.Cached(std::string("SELECT ") + kSuiteCols + " FROM suites WHERE id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no suite with id " + std::to_string(id));
       return ReadSuite(s);
@@ -205,7 +206,7 @@ Result<SuiteRow> Store::GetSuiteById(int64_t id) {
 Result<std::vector<SuiteRow>> Store::ListSuites() {
   return Guard([&]() -> Result<std::vector<SuiteRow>> {
     return Read([&](sql::Db& db) {
-      auto s = db.Prepare(std::string("SELECT ") + kSuiteCols +
+      auto& s = db.Cached(std::string("SELECT ") + kSuiteCols +
                           " FROM suites WHERE (name, version) IN (SELECT name, MAX(version) FROM suites GROUP BY name)"
                           " ORDER BY name");
       std::vector<SuiteRow> out;
@@ -221,12 +222,12 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
     return Write([&](sql::Db& db) -> Result<int64_t> {
       const int64_t now = NowMs();
       const int64_t count = static_cast<int64_t>(trials.size());
-      auto s = db.Prepare(
+      auto& s = db.Cached(
           "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at) VALUES(?,?,?,?,?,?)");
       s.Bind(1, suite_id).Bind(2, name).Bind(3, request.dump()).Bind(4, priority).Bind(5, count).Bind(6, now);
       s.Run();
       const int64_t sweep = db.LastInsertId();
-      auto t = db.Prepare(
+      auto& t = db.Cached(
           "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
           " max_attempts) VALUES(?,?,?,?,?,?,'queued',?,?)");
       *first_trial = 0;
@@ -243,7 +244,7 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
 
 namespace {
 void FillCounts(sql::Db& db, SweepRow& r) {
-  auto c = db.Prepare("SELECT state, verdict, COUNT(*) FROM trials WHERE sweep_id=? GROUP BY state, verdict");
+  auto& c = db.Cached("SELECT state, verdict, COUNT(*) FROM trials WHERE sweep_id=? GROUP BY state, verdict");
   c.Bind(1, r.id);
   while (c.Step()) {
     std::string state = c.Text(0);
@@ -274,7 +275,7 @@ SweepRow ReadSweep(sql::Stmt& s) {
 Result<SweepRow> Store::GetSweep(int64_t id) {
   return Guard([&]() -> Result<SweepRow> {
     return Read([&](sql::Db& db) -> Result<SweepRow> {
-      auto s = db.Prepare(std::string("SELECT ") + kSweepCols + " WHERE s.id=?");
+      auto& s = db.Cached(std::string("SELECT ") + kSweepCols + " WHERE s.id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no sweep " + std::to_string(id));
       SweepRow r = ReadSweep(s);
@@ -287,7 +288,7 @@ Result<SweepRow> Store::GetSweep(int64_t id) {
 Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit) {
   return Guard([&]() -> Result<std::vector<SweepRow>> {
     return Read([&](sql::Db& db) {
-      auto s = db.Prepare(std::string("SELECT ") + kSweepCols + " WHERE s.id < ? ORDER BY s.id DESC LIMIT ?");
+      auto& s = db.Cached(std::string("SELECT ") + kSweepCols + " WHERE s.id < ? ORDER BY s.id DESC LIMIT ?");
       s.Bind(1, after > 0 ? after : INT64_MAX).Bind(2, limit);
       std::vector<SweepRow> out;
       while (s.Step()) out.push_back(ReadSweep(s));
@@ -300,20 +301,20 @@ Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit) {
 Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vector<int64_t>* stopping) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto s = db.Prepare("SELECT id, state FROM trials WHERE sweep_id=? AND state != 'done'");
+      auto& s = db.Cached("SELECT id, state FROM trials WHERE sweep_id=? AND state != 'done'");
       s.Bind(1, id);
       while (s.Step()) (s.Text(1) == "queued" ? cancelled : stopping)->push_back(s.Int(0));
-      auto chk = db.Prepare("SELECT 1 FROM sweeps WHERE id=?");
+      auto& chk = db.Cached("SELECT 1 FROM sweeps WHERE id=?");
       chk.Bind(1, id);
       if (!chk.Step()) return Status::NotFound("no sweep " + std::to_string(id));
       const int64_t now = NowMs();
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict='cancelled', signature='cancelled:by_user', finished_at=? "
           "WHERE sweep_id=? AND state='queued'");
       u.Bind(1, now).Bind(2, id).Run();
-      auto r = db.Prepare("UPDATE trials SET cancel_requested=1 WHERE sweep_id=? AND state IN ('leased','running')");
+      auto& r = db.Cached("UPDATE trials SET cancel_requested=1 WHERE sweep_id=? AND state IN ('leased','running')");
       r.Bind(1, id).Run();
-      auto sw = db.Prepare("UPDATE sweeps SET cancelled_at=? WHERE id=? AND cancelled_at IS NULL");
+      auto& sw = db.Cached("UPDATE sweeps SET cancelled_at=? WHERE id=? AND cancelled_at IS NULL");
       sw.Bind(1, now).Bind(2, id).Run();
       return Status::Ok();
     });
@@ -323,19 +324,19 @@ Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vect
 Status Store::CancelTrial(int64_t id, bool* now_done) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto s = db.Prepare("SELECT state FROM trials WHERE id=?");
+      auto& s = db.Cached("SELECT state FROM trials WHERE id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(id));
       std::string state = s.Text(0);
       *now_done = false;
       if (state == "queued") {
-        auto u = db.Prepare(
+        auto& u = db.Cached(
             "UPDATE trials SET state='done', verdict='cancelled', signature='cancelled:by_user', finished_at=? "
             "WHERE id=?");
         u.Bind(1, NowMs()).Bind(2, id).Run();
         *now_done = true;
       } else if (state != "done") {
-        auto u = db.Prepare("UPDATE trials SET cancel_requested=1 WHERE id=?");
+        auto& u = db.Cached("UPDATE trials SET cancel_requested=1 WHERE id=?");
         u.Bind(1, id).Run();
       }
       return Status::Ok();
@@ -346,11 +347,11 @@ Status Store::CancelTrial(int64_t id, bool* now_done) {
 Result<TrialRow> Store::GetTrial(int64_t id) {
   return Guard([&]() -> Result<TrialRow> {
     return Read([&](sql::Db& db) -> Result<TrialRow> {
-      auto s = db.Prepare(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(id));
       TrialRow t = ReadTrial(s);
-      auto r = db.Prepare(
+      auto& r = db.Cached(
           "SELECT attempt, verdict, signature, evidence, failing_stage, exit_code, signal, metrics, stages, "
           "fingerprint, hardware, finished_at FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
       r.Bind(1, id);
@@ -389,7 +390,7 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
         binds.push_back([&, v = value](sql::Stmt& s, int i) { s.Bind(i, v); });
       }
       q += " ORDER BY t.id LIMIT ?";
-      auto s = db.Prepare(q);
+      auto& s = db.Cached(q);
       int i = 1;
       s.Bind(i++, f.after);
       for (auto& b : binds) b(s, i++);
@@ -408,7 +409,7 @@ Result<NodeRow> Store::RegisterNode(const std::string& name, const json& invento
       const int64_t now = NowMs();
       // A node that registers again (worker restart) keeps its id, so history stays joined; a
       // quarantined node stays quarantined until an admin clears it.
-      auto s = db.Prepare(
+      auto& s = db.Cached(
           "INSERT INTO nodes(name, inventory, labels, fingerprint, hardware, state, registered_at, last_heartbeat) "
           "VALUES(?,?,?,?,?,'online',?,?) ON CONFLICT(name) DO UPDATE SET inventory=excluded.inventory, "
           "labels=excluded.labels, fingerprint=excluded.fingerprint, hardware=excluded.hardware, "
@@ -416,7 +417,7 @@ Result<NodeRow> Store::RegisterNode(const std::string& name, const json& invento
           "registered_at=excluded.registered_at, last_heartbeat=excluded.last_heartbeat");
       s.Bind(1, name).Bind(2, inventory.dump()).Bind(3, labels.dump()).Bind(4, fingerprint.dump());
       s.Bind(5, hardware).Bind(6, now).Bind(7, now).Run();
-      auto q = db.Prepare(std::string("SELECT ") + kNodeCols + " FROM nodes WHERE name=?");
+      auto& q = db.Cached(std::string("SELECT ") + kNodeCols + " FROM nodes WHERE name=?");
       q.Bind(1, name);
       q.Step();
       return ReadNode(q);
@@ -427,7 +428,7 @@ Result<NodeRow> Store::RegisterNode(const std::string& name, const json& invento
 Result<std::vector<NodeRow>> Store::ListNodes() {
   return Guard([&]() -> Result<std::vector<NodeRow>> {
     return Read([&](sql::Db& db) {
-      auto q = db.Prepare(std::string("SELECT ") + kNodeCols + " FROM nodes ORDER BY id");
+      auto& q = db.Cached(std::string("SELECT ") + kNodeCols + " FROM nodes ORDER BY id");
       std::vector<NodeRow> out;
       while (q.Step()) out.push_back(ReadNode(q));
       return out;
@@ -438,7 +439,7 @@ Result<std::vector<NodeRow>> Store::ListNodes() {
 Status Store::SetNodeState(int64_t id, const std::string& state, const std::string& reason) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare("UPDATE nodes SET state=?, reason=? WHERE id=?");
+      auto& u = db.Cached("UPDATE nodes SET state=?, reason=? WHERE id=?");
       u.Bind(1, state).Bind(2, reason).Bind(3, id).Run();
       if (db.Changes() == 0) return Status::NotFound("no node " + std::to_string(id));
       return Status::Ok();
@@ -449,7 +450,7 @@ Status Store::SetNodeState(int64_t id, const std::string& state, const std::stri
 Status Store::TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_seen) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare("UPDATE nodes SET last_heartbeat=? WHERE id=?");
+      auto& u = db.Cached("UPDATE nodes SET last_heartbeat=? WHERE id=?");
       for (auto [id, ms] : last_seen) u.Bind(1, ms).Bind(2, id).Run();
       return Status::Ok();
     });
@@ -460,7 +461,7 @@ Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, 
                          const std::string& gpus, const std::string& hardware) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='leased', node_id=?, lease_id=?, epoch=?, lease_deadline=?, gpus=?, hardware=?, "
           "attempt=attempt+1, started_at=? WHERE id=? AND state='queued'");
       u.Bind(1, node).Bind(2, lease).Bind(3, epoch).Bind(4, deadline).Bind(5, gpus).Bind(6, hardware);
@@ -474,7 +475,7 @@ Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, 
 Status Store::MarkRunning(int64_t trial, int64_t epoch) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare("UPDATE trials SET state='running' WHERE id=? AND epoch=? AND state='leased'");
+      auto& u = db.Cached("UPDATE trials SET state='running' WHERE id=? AND epoch=? AND state='leased'");
       u.Bind(1, trial).Bind(2, epoch).Run();
       return Status::Ok();
     });
@@ -484,7 +485,7 @@ Status Store::MarkRunning(int64_t trial, int64_t epoch) {
 Status Store::ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare("UPDATE trials SET lease_deadline=? WHERE id=?");
+      auto& u = db.Cached("UPDATE trials SET lease_deadline=? WHERE id=?");
       for (auto& [t, d] : trial_deadlines) u.Bind(1, d).Bind(2, t).Run();
       return Status::Ok();
     });
@@ -494,7 +495,7 @@ Status Store::ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial
 Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto ins = db.Prepare(
+      auto& ins = db.Cached(
           "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
           "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       const std::string fingerprint = r.fingerprint.dump();
@@ -503,14 +504,14 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
       ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
       ins.Run();
-      auto q = db.Prepare(
+      auto& q = db.Cached(
           "SELECT su.name, t.config_key, t.config, COALESCE(json_extract(su.definition, '$.key_metric'), ''),"
           " COALESCE(NULLIF(?, ''), t.hardware, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
       q.Bind(1, r.hardware).Bind(2, r.trial_id);
       if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
       CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
                       r.trial_id, r.finished_at, KeyMetric(q.Text(3), r.metrics)};
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
           " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=? WHERE id=?");
@@ -528,7 +529,7 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
 Status Store::RequeueTrial(int64_t trial, int attempt) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=? "
           "WHERE id=?");
       u.Bind(1, attempt).Bind(2, trial).Run();
@@ -541,10 +542,10 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& 
                          std::optional<int64_t> evidence_trial, const std::string& hardware) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL,"
           " hardware=COALESCE(NULLIF(?, ''), hardware) WHERE id=? AND state != 'done'");
-      auto q = db.Prepare(
+      auto& q = db.Cached(
           "SELECT su.name, t.config_key, t.config FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
       const int64_t now = NowMs();
       for (int64_t t : trials) {
@@ -562,7 +563,7 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& 
 Status Store::AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto s = db.Prepare("SELECT log_size FROM trials WHERE id=?");
+      auto& s = db.Cached("SELECT log_size FROM trials WHERE id=?");
       s.Bind(1, trial);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(trial));
       const int64_t size = s.Int(0);
@@ -571,15 +572,15 @@ Status Store::AppendLog(int64_t trial, int64_t offset, std::string_view data, in
                                                  std::to_string(size));
       data.remove_prefix(static_cast<size_t>(size - offset));
       offset = size;
-      auto ins = db.Prepare("INSERT OR REPLACE INTO log_chunks(trial_id, offset, data) VALUES(?,?,?)");
+      auto& ins = db.Cached("INSERT OR REPLACE INTO log_chunks(trial_id, offset, data) VALUES(?,?,?)");
       ins.Bind(1, trial).Bind(2, offset).BindBlob(3, data).Run();
       // Keep the head and the tail: drop whole chunks from the middle once the stored bytes pass the cap.
       if (offset + static_cast<int64_t>(data.size()) > cap) {
-        auto del = db.Prepare(
+        auto& del = db.Cached(
             "DELETE FROM log_chunks WHERE trial_id=? AND offset >= ? AND offset + length(data) <= ?");
         del.Bind(1, trial).Bind(2, cap / 2).Bind(3, offset + static_cast<int64_t>(data.size()) - cap / 2).Run();
       }
-      auto u = db.Prepare("UPDATE trials SET log_size=? WHERE id=?");
+      auto& u = db.Cached("UPDATE trials SET log_size=? WHERE id=?");
       u.Bind(1, offset + static_cast<int64_t>(data.size())).Bind(2, trial).Run();
       return Status::Ok();
     });
@@ -590,11 +591,11 @@ Status Store::ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* o
                       int64_t* next) {
   return Guard([&]() -> Status {
     return Read([&](sql::Db& db) -> Status {
-      auto s = db.Prepare("SELECT log_size FROM trials WHERE id=?");
+      auto& s = db.Cached("SELECT log_size FROM trials WHERE id=?");
       s.Bind(1, trial);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(trial));
       *size = s.Int(0);
-      auto q = db.Prepare(
+      auto& q = db.Cached(
           "SELECT offset, data FROM log_chunks WHERE trial_id=? AND offset + length(data) > ? ORDER BY offset");
       q.Bind(1, trial).Bind(2, offset);
       int64_t pos = offset;
@@ -621,7 +622,7 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
                                           const std::string& fingerprint) {
   try {
     return Read([&](sql::Db& db) -> std::optional<ResultRow> {
-      auto q = db.Prepare(
+      auto& q = db.Cached(
           "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
           " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
           " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND r.fingerprint=?"
@@ -653,16 +654,16 @@ Result<std::vector<TrialRow>> Store::RequeueDone(int64_t sweep, const std::vecto
   return Guard([&]() -> Result<std::vector<TrialRow>> {
     return Write([&](sql::Db& db) {
       std::vector<int64_t> ids;
-      auto q = db.Prepare("SELECT id FROM trials WHERE sweep_id=? AND state='done' AND verdict=?");
+      auto& q = db.Cached("SELECT id FROM trials WHERE sweep_id=? AND state='done' AND verdict=?");
       for (auto& v : verdicts) {
         q.Bind(1, sweep).Bind(2, v);
         while (q.Step()) ids.push_back(q.Int(0));
         q.Reset();
       }
-      auto u = db.Prepare(
+      auto& u = db.Cached(
           "UPDATE trials SET state='queued', verdict=NULL, signature=NULL, finished_at=NULL, attempt=0, node_id=NULL,"
           " gpus=NULL, cancel_requested=0 WHERE id=?");
-      auto s = db.Prepare(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
       std::vector<TrialRow> out;
       for (int64_t id : ids) {
         u.Bind(1, id).Run();
@@ -678,7 +679,7 @@ Result<std::vector<TrialRow>> Store::RequeueDone(int64_t sweep, const std::vecto
 Result<std::vector<std::tuple<std::string, std::string, int64_t>>> Store::CountTrials() {
   return Guard([&]() -> Result<std::vector<std::tuple<std::string, std::string, int64_t>>> {
     return Read([&](sql::Db& db) {
-      auto q = db.Prepare("SELECT state, COALESCE(verdict, ''), COUNT(*) FROM trials GROUP BY 1, 2");
+      auto& q = db.Cached("SELECT state, COALESCE(verdict, ''), COUNT(*) FROM trials GROUP BY 1, 2");
       std::vector<std::tuple<std::string, std::string, int64_t>> out;
       while (q.Step()) out.emplace_back(q.Text(0), q.Text(1), q.Int(2));
       return out;
@@ -689,7 +690,7 @@ Result<std::vector<std::tuple<std::string, std::string, int64_t>>> Store::CountT
 Result<std::vector<TrialRow>> Store::ActiveTrials() {
   return Guard([&]() -> Result<std::vector<TrialRow>> {
     return Read([&](sql::Db& db) {
-      auto s = db.Prepare(std::string("SELECT ") + kTrialCols + " WHERE t.state != 'done' ORDER BY t.id");
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.state != 'done' ORDER BY t.id");
       std::vector<TrialRow> out;
       while (s.Step()) out.push_back(ReadTrial(s));
       return out;

@@ -170,11 +170,17 @@ class Store {
   auto Write(F&& fn) {
     std::lock_guard lock(write_mu_);
     sql::Txn txn(*writer_);
+    struct Done {  // statements left mid-row must not outlive the transaction's snapshot
+      sql::Db& db;
+      ~Done() { db.ResetAll(); }
+    } done{*writer_};
     if constexpr (std::is_void_v<decltype(fn(*writer_))>) {
       fn(*writer_);
+      done.db.ResetAll();
       txn.Commit();
     } else {
       auto r = fn(*writer_);
+      done.db.ResetAll();
       txn.Commit();
       return r;
     }

@@ -127,14 +127,20 @@ int RunWorker(const WorkerOptions& o) {
   spdlog::info("worker {}: {} ({}), up to {} trial(s) at once", name, NodeHardware(inv), note, max_trials);
 
   std::atomic<bool> draining{false}, abort_all{false};
+  // Set when RunWorker returns on its own (--exit-when-idle): the SIGTERM it then sends the signal
+  // thread only ends that thread, from either sigwait, instead of starting a drain that waits for a
+  // second signal forever (which kept batch jobs running after their worker stopped).
+  std::atomic<bool> quitting{false};
   http::Client lease_client(o.server, o.token);
   std::thread signals([&] {
     int sig = 0;
     sigwait(&stop_set, &sig);
+    if (quitting) return;
     spdlog::info("{}: draining (running trials finish; a second signal stops them)", sig == SIGINT ? "SIGINT" : "SIGTERM");
     draining = true;
     lease_client.Interrupt();
     sigwait(&stop_set, &sig);
+    if (quitting) return;
     spdlog::warn("second signal: stopping running trials");
     abort_all = true;
   });
@@ -189,6 +195,8 @@ int RunWorker(const WorkerOptions& o) {
   std::list<Slot> threads;
   std::mutex fp_mu;
   std::map<std::string, json> fingerprints;
+  std::mutex suite_mu;
+  std::map<std::string, json> suites;  // "name@version" -> definition
   TrialRunnerEnv env;
   env.server = o.server;
   env.token = o.token;
@@ -228,8 +236,13 @@ int RunWorker(const WorkerOptions& o) {
       }
     }
     double wait = o.exit_when_idle ? std::min(o.wait_s, std::max(1.0, o.idle_exit_s / 2)) : o.wait_s;
+    json have = json::array();
+    {
+      std::lock_guard lock(suite_mu);
+      for (auto& [k, v] : suites) have.push_back(k);
+    }
     auto r = lease_client.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease",
-                               json{{"free_gpus", free}, {"wait_s", wait}}.dump(), "application/json",
+                               json{{"free_gpus", free}, {"wait_s", wait}, {"have_suites", have}}.dump(), "application/json",
                                std::chrono::milliseconds(static_cast<int64_t>(wait * 1000) + 15000));
     if (draining) {
       // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
@@ -252,7 +265,15 @@ int RunWorker(const WorkerOptions& o) {
       continue;
     }
     json grant = json::parse(r->body, nullptr, false);
-    if (!grant.is_object()) continue;
+    if (!grant.is_object() || !grant.contains("suite")) continue;
+    {
+      // Suite definitions travel once per version: keep them, and fill in grants that omit them.
+      std::lock_guard lock(suite_mu);
+      json& s = grant["suite"];
+      const std::string key = s.value("key", "");
+      if (s.contains("definition")) suites[key] = s["definition"];
+      else if (suites.count(key)) s["definition"] = suites[key];
+    }
     std::vector<int> gpus;
     for (auto& g : grant.value("gpus", json::array())) gpus.push_back(g.get<int>());
     {
@@ -295,7 +316,8 @@ int RunWorker(const WorkerOptions& o) {
   for (auto& t : threads) t.thread.join();
   spdlog::info("worker stopped");
   if (!abort_all) {
-    // The signal thread waits for a second signal that may never come: give it one.
+    // The signal thread waits for a signal that may never come: give it one.
+    quitting = true;
     pthread_kill(signals.native_handle(), SIGTERM);
   }
   signals.join();

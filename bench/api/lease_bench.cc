@@ -27,13 +27,17 @@ int main(int argc, char** argv) {
     ts.emplace_back([&, i] {
       http::Client c(d.url(), "");
       const std::string lease_path = "/api/v1/nodes/" + std::to_string(nodes[i]) + "/lease";
+      // As real workers do: after the first grant the suite's definition is held and not resent.
+      std::string body = "{\"wait_s\": 0}";
       while (!stop) {
-        auto g = c.Send("POST", lease_path, "{\"wait_s\": 0}");
+        auto g = c.Send("POST", lease_path, body);
         if (!g.ok() || g->status != 200) {
           ++errors;
           continue;
         }
-        std::string lease = json::parse(g->body)["lease"];
+        json grant = json::parse(g->body);
+        std::string lease = grant["lease"];
+        body = json{{"wait_s", 0}, {"have_suites", {grant["suite"]["key"]}}}.dump();
         auto r = c.Send("POST", "/api/v1/leases/" + lease + "/result", result);
         if (r.ok() && r->status == 200) ++cycles;
         else ++errors;
