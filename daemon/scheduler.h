@@ -38,6 +38,15 @@ class SchedulerStore {
                             const std::string& signature, std::optional<int64_t> evidence,
                             const std::string& hardware) = 0;
   virtual Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) = 0;
+  // Ends queued trials as `skipped` by pruning. `stage` and `evidence_text` (which names the evidence
+  // trial and the gate key) are for the record a person reads; a store that keeps no per-trial text
+  // may ignore them, hence the default.
+  virtual Status Skip(const std::vector<int64_t>& trials, const std::string& signature, int64_t evidence_trial,
+                      const std::string& hardware, const std::string& stage, const std::string& evidence_text) {
+    (void)stage;
+    (void)evidence_text;
+    return FinishMany(trials, "skipped", signature, evidence_trial, hardware);
+  }
   // An earlier judged result for reuse: same suite version, config and hardware class, and the
   // fingerprint that `node` last reported for that suite.
   virtual std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& config_key,
@@ -125,7 +134,8 @@ class Scheduler {
   void Touch(int64_t node);
 
   // Picks the next trial for `node` given the GPUs the worker says are free, leases it and returns
-  // it; nullopt if nothing fits now. Reusable results are filed on the way (their ids in `reused`).
+  // it; nullopt if nothing fits now. Trials settled on the way without running are listed in
+  // `reused`: reusable results filed, and what pruning then skipped on a reused verdict.
   Result<std::optional<Grant>> TryLease(int64_t node, const std::vector<int>& free_gpus,
                                         std::vector<int64_t>* reused = nullptr);
   // Renews a lease. Returns the lease (with its cancel flag) or NotFound/Conflict when lost.
@@ -159,11 +169,13 @@ class Scheduler {
     uint64_t last_served = 0;  // lease sequence number of its latest grant (round robin on ties)
     int64_t skipped = 0;
     double saved_gpu_s = 0;
-    std::map<std::string, int> crash_signatures;  // signature -> times seen (prune after two)
+    std::map<std::pair<int, std::string>, int> crash_signatures;  // (target, signature) -> times seen
   };
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
-  void Prune(Sweep& sw, const ActiveLease& evidence, const ResultRow& r, ReportOutcome* out);
+  // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.
+  void Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware, const ResultRow& r,
+             ReportOutcome* out);
   // Frees the lease's GPUs; `reported`: its result was taken (a retried report is then idempotent).
   void EndLease(const std::string& lease_id, bool reported);
   std::string NewLeaseId();
