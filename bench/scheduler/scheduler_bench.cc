@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       nd.arch = {kArchNames[(info.id + t) % 3]};
       needs.push_back(nd);
     }
-    const int models = std::max(1, per_sweep / (12 * n_targets));
+    const int models = std::max(1, (per_sweep + 12 * n_targets - 1) / (12 * n_targets));  // then cut at per_sweep
     std::vector<QueuedTrial> trials;
     trials.reserve(per_sweep);
     for (int m = 0; m < models && static_cast<int>(trials.size()) < per_sweep; ++m)
