@@ -159,7 +159,7 @@ std::string SlurmJobName(const std::string& launcher, const std::string& entry) 
   return "gauntlet-" + launcher + "-" + entry;
 }
 
-SlurmPlan PlanSlurmJobs(const SlurmConfig& cfg, const std::vector<QueuedTrial>& queued,
+SlurmPlan PlanSlurmJobs(const SlurmConfig& cfg, const std::vector<SlurmQueuedTrial>& queued,
                         const std::vector<FleetNode>& nodes, const std::vector<SlurmJob>& jobs) {
   SlurmPlan plan;
   // Room that can take a trial: a registered worker of ours, or a job of ours that hasn't
@@ -383,7 +383,7 @@ class Launcher {
   // One pass: read, plan, act. Returns false when the daemon or Slurm couldn't be read (the next
   // pass retries); the plan's report goes to the log, the state file and (with --once) stdout.
   bool Pass(json* report) {
-    std::vector<QueuedTrial> queued;
+    std::vector<SlurmQueuedTrial> queued;
     if (!ReadQueue(&queued)) return false;
     std::vector<FleetNode> nodes;
     if (!ReadNodes(&nodes)) return false;
@@ -493,12 +493,13 @@ class Launcher {
     return n;
   }
 
-  bool ReadQueue(std::vector<QueuedTrial>* out) {
+  bool ReadQueue(std::vector<SlurmQueuedTrial>* out) {
     std::string after;
     for (;;) {
       auto page = GetJson("/api/v1/trials?state=queued&limit=5000" + (after.empty() ? "" : "&after=" + after));
       if (!page) return false;
-      for (auto& t : page->value("items", json::array())) {
+      const json items = page->value("items", json::array());
+      for (auto& t : items) {
         auto need = NeedOf(t);
         if (!need) continue;  // logged; the trial is looked at again next pass
         out->push_back({t.value("id", int64_t{0}), *need});
@@ -511,14 +512,16 @@ class Launcher {
   bool ReadNodes(std::vector<FleetNode>* out) {
     auto j = GetJson("/api/v1/nodes");
     if (!j) return false;
-    for (auto& n : j->value("items", json::array())) {
+    const json items = j->value("items", json::array());
+    for (auto& n : items) {
       FleetNode f;
       f.id = n.value("id", int64_t{0});
       f.name = n.value("name", "");
       f.state = n.value("state", "");
       auto inv = ParseInventory(n.value("inventory", json::object()));
       if (inv.ok()) f.inv = *inv;
-      for (auto& [k, v] : n.value("labels", json::object()).items())
+      const json labels = n.value("labels", json::object());  // items() must not outlive it
+      for (auto& [k, v] : labels.items())
         if (v.is_string()) f.inv.labels[k] = v.get<std::string>();
       f.busy_gpus = n.contains("busy_gpus") && n["busy_gpus"].is_array() ? static_cast<int>(n["busy_gpus"].size())
                                                                          : n.value("busy_gpus", 0);
