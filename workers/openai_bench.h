@@ -31,7 +31,10 @@ struct BenchResult {
   double itl_ms_mean = 0, itl_ms_p50 = 0, itl_ms_p99 = 0;
   double client_cpu_s = 0;  // CPU time of the client's own threads (user + system), all requests
   std::string first_error;
-  std::vector<std::string> samples;  // a few generated texts, for garbage checks
+  std::vector<std::string> samples;  // a few generated texts, for the log
+  // Every generated text is checked for garbage (classifier/garbage.h); the first that failed, with
+  // its key ("repeated_char") and reason, or empty.
+  std::string garbage_key, garbage_reason, garbage_sample;
 };
 
 // Runs one concurrency level; blocking. Thread-safe to call from one thread at a time.

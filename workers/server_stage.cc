@@ -344,11 +344,11 @@ StageOutcome Run(const TrialContext& ctx, const json& stage, const std::vector<S
         return finish(out);
       }
       if (stopped()) return cancelled();
-      for (auto& smp : br.samples)
-        if (auto g = FindGarbage(smp)) {
-          Fail(&out, "wrong_output", GarbageSignature(*g), "bench output: " + g->reason + ": \"" + smp.substr(0, 120) + "\"");
-          return finish(out);
-        }
+      if (!br.garbage_key.empty()) {  // every benchmark answer was checked, not only the smoke prompts
+        Fail(&out, "wrong_output", GarbageSignature({br.garbage_key, br.garbage_reason}),
+             "bench output: " + br.garbage_reason + ": \"" + br.garbage_sample.substr(0, 120) + "\"");
+        return finish(out);
+      }
       if (Clock::now() >= stage_deadline) {
         Fail(&out, "timeout", "timeout:" + out.stage, "the benchmark outlived the stage timeout");
         return finish(out);

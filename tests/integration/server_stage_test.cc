@@ -104,7 +104,7 @@ TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
     const json& m = by_mode[mode]["result"]["metrics"];
     for (const char* c : {"@c1", "@c4"}) {
       for (const char* name : {"output_tok_s", "req_s", "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "itl_ms_mean",
-                               "itl_ms_p50", "itl_ms_p99", "errors"})
+                               "itl_ms_p50", "itl_ms_p99", "errors", "client_cpu_us_per_req"})
         ASSERT_TRUE(m.contains(std::string(name) + c)) << mode << " lacks " << name << c << ": " << m.dump();
       EXPECT_GT(m[std::string("output_tok_s") + c]["value"].get<double>(), 0) << m.dump();
       EXPECT_GT(m[std::string("req_s") + c]["value"].get<double>(), 0) << m.dump();
