@@ -1,5 +1,6 @@
-// ctest entry: skips visibly (exit 77) when Chromium or playwright-core is missing, otherwise runs
-// the dashboard tests with Node's test runner and passes its exit status through.
+// ctest entry. The helpers' unit tests (units.test.mjs) need only Node and always run; the page
+// tests then skip visibly (exit 77) when Chromium or playwright-core is missing, otherwise run with
+// Node's test runner, and their exit status is passed through. Arguments: test files to run instead.
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,6 +8,14 @@ import {fileURLToPath} from 'node:url';
 import {CHROMIUM} from './lib/browser.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const nodeTest = (files) =>
+  spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files.map((f) => path.resolve(process.cwd(), f))],
+    {stdio: 'inherit', cwd: here}).status ?? 1;
+
+const files = process.argv.slice(2);
+if (files.length) process.exit(nodeTest(files));
+const units = nodeTest([path.join(here, 'units.test.mjs')]);
+if (units !== 0) process.exit(units);
 const missing = [];
 if (!fs.existsSync(CHROMIUM)) missing.push(`${CHROMIUM} (apt-get install chromium)`);
 if (!fs.existsSync(path.join(here, 'node_modules', 'playwright-core'))) missing.push('playwright-core (run scripts/install-test-deps.sh)');
@@ -14,7 +23,4 @@ if (missing.length) {
   console.log(`SKIP browser tests: missing ${missing.join(', ')}`);
   process.exit(77);
 }
-const files = process.argv.slice(2);
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(files.length ? files : [path.join(here, 'dashboard.test.mjs'), path.join(here, 'token.test.mjs')])],
-  {stdio: 'inherit', cwd: here});
-process.exit(r.status ?? 1);
+process.exit(nodeTest([path.join(here, 'dashboard.test.mjs'), path.join(here, 'token.test.mjs')]));

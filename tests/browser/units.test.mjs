@@ -1,0 +1,58 @@
+// The dashboard's pure helpers, in Node without a browser: what a cell says, which layout a sweep
+// gets by default, how numbers and config keys are written.
+import assert from 'node:assert/strict';
+import {it} from 'node:test';
+import {defaultLayout, sweepValues} from '../../web/js/components/matrix_controls.js';
+import {byConcurrency} from '../../web/js/components/metrics.js';
+import {fmtFingerprint, fmtNum} from '../../web/js/dom.js';
+import {makeKey, parseKey} from '../../web/js/pages/history.js';
+import {shortReason, verdictClass, verdictIcon} from '../../web/js/verdict.js';
+
+it('says why a cell failed in a few words', () => {
+  assert.equal(shortReason('crashed', 'crashed:illegal_memory_access'), 'illegal memory access');
+  assert.equal(shortReason('wrong_output', 'wrong_output:bench'), 'garbage output');
+  assert.equal(shortReason('skipped', 'skipped:crashed:illegal_memory_access'), 'illegal memory access');
+  assert.equal(shortReason('crashed', 'crashed:RuntimeError:Error Internal@modelopt_quant.py'), 'RuntimeError:Error Internal');
+  assert.equal(shortReason('timeout', ''), 'timeout');
+  assert.ok(shortReason('unsupported', 'unsupported:' + 'x'.repeat(80)).length <= 32);
+});
+
+it('colours verdicts by family', () => {
+  assert.equal(verdictClass('oom'), 'v-oom');
+  assert.equal(verdictClass(null), 'v-pending');
+  assert.equal(verdictIcon('passed'), '✓');
+  assert.equal(verdictIcon('wrong_output'), '✗');
+  assert.equal(verdictIcon('infra_error'), verdictIcon('timeout'));
+  assert.equal(verdictIcon('skipped'), verdictIcon('cancelled'));
+});
+
+it('lays a sweep out with the parameters that vary', () => {
+  const suite = {parameters: {a: ['1', '2', '3'], b: ['x', 'y'], c: ['p', 'q'], model: {pattern: '.*', default: 'm'}}};
+  const sweep = {request: {parameters: {c: ['p']}}};
+  const values = sweepValues(suite, sweep);
+  assert.deepEqual(values, {a: ['1', '2', '3'], b: ['x', 'y'], c: ['p'], model: ['m']});
+  assert.deepEqual(defaultLayout(values, 2), {rows: ['a', 'b'], cols: 'hardware'});
+  assert.deepEqual(defaultLayout(values, 1), {rows: ['a'], cols: 'b'});
+  assert.deepEqual(defaultLayout({a: ['1'], b: ['2']}, 1), {rows: ['a'], cols: 'hardware'});
+  assert.deepEqual(defaultLayout({a: ['1', '2'], b: ['2']}, 1), {rows: ['a'], cols: 'hardware'});
+});
+
+it('writes numbers, fingerprints and config keys as the daemon does', () => {
+  assert.equal(fmtNum(2100), '2,100');
+  assert.equal(fmtNum(1234567.4), '1,234,567');
+  assert.equal(fmtNum(-12345.6), '-12,346');
+  assert.equal(fmtNum(3.14159), '3.14');
+  assert.equal(fmtNum(null), '–');
+  assert.equal(fmtFingerprint({framework: 'sglang 0.5', cuda: '13.0'}), 'framework sglang 0.5 · cuda 13.0');
+  assert.equal(fmtFingerprint(null), 'unknown software');
+  assert.deepEqual(parseKey('backend=cutlass&delay=0&dtype=bf16'), {backend: 'cutlass', delay: '0', dtype: 'bf16'});
+  assert.equal(makeKey({dtype: 'bf16', backend: 'cutlass', delay: '0'}), 'backend=cutlass&delay=0&dtype=bf16');
+  assert.equal(makeKey(parseKey('m=a/b=c&x=1')), 'm=a/b=c&x=1', 'a value holding "=" survives');
+});
+
+it('groups per-concurrency metrics for charts', () => {
+  const g = byConcurrency({'output_tok_s@c1': {value: 400, unit: 'tok/s'}, 'output_tok_s@c64': {value: 2000, unit: 'tok/s'},
+    'ttft_ms_p50@c1': {value: 30}, 'rel_err': {value: 0.001}});
+  assert.deepEqual([...g.keys()], ['output_tok_s'], 'a metric with one level is not a chart');
+  assert.deepEqual(g.get('output_tok_s').map((p) => p.c), [1, 64]);
+});
