@@ -319,9 +319,10 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
     auto q = MakeQueued(**su, one, t.id, {ConfigFromJson(t.config)});
     q[0].target = t.target_index;
     q[0].sweep = sweep;
+    q[0].reuse = false;  // a retry is a fresh run; the sweep's other queued trials keep their reuse
     queued.push_back(std::move(q[0]));
   }
-  SweepInfo info{sweep, rit->second->priority, rit->second->prune, false, {}};
+  SweepInfo info{sweep, rit->second->priority, rit->second->prune, rit->second->reuse, {}};
   for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;
   const int64_t n = static_cast<int64_t>(queued.size());
   sched_->AddSweep(info, std::move(queued));

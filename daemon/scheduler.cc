@@ -195,7 +195,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     dq.erase(dq.begin() + static_cast<long>(k));
     --queued_count_;
     const std::string hardware = HardwareClass(node.inv, *pick);
-    if (sw.info.reuse) {
+    if (sw.info.reuse && t.reuse) {
       if (auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node.id)) {
         ResultRow r = *prior;
         r.trial_id = t.id;

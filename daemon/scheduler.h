@@ -73,6 +73,7 @@ struct QueuedTrial {
   double cost_s = 60;  // estimated seconds; cheaper first within a sweep
   std::set<int64_t> avoid_nodes;  // nodes where it met infra errors
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
+  bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
 };
 
 struct SweepInfo {
