@@ -202,11 +202,10 @@ StageOutcome Run(const TrialContext& ctx, const json& stage, const std::vector<S
         Classification c = srv.Classify(hung);
         // A log that already explains the hang (one rank's illegal memory access, an NCCL watchdog,
         // an OOM) says more than "not ready": keep it unless it is only the time limit itself.
-        if (c.verdict != "passed" && c.verdict != "timeout") {
-          out.verdict = c.verdict;
-          out.signature = c.signature;
-          out.evidence = c.evidence;
-        } else if (c.verdict == "timeout" && !c.signature.empty() && c.signature.rfind("timeout:stage_limit", 0) != 0) {
+        const bool only_the_limit =
+            c.verdict == "passed" ||
+            (c.verdict == "timeout" && (c.signature.empty() || c.signature.rfind("timeout:stage_limit", 0) == 0));
+        if (!only_the_limit) {
           out.verdict = c.verdict;
           out.signature = c.signature;
           out.evidence = c.evidence;

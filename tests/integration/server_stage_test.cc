@@ -154,5 +154,27 @@ TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
       << logs["healthy"];
 }
 
+TEST(ServerStage, CancelWhileWaitingForReadyStopsTheServer) {
+  TempDir dir;
+  Daemon d(dir.path(), Suites(), {"--heartbeat-ms", "200"});
+  auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "3000"});
+  json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-server"}, {"parameters", {{"mode", {"never_ready"}}}}}, 201);
+  const std::string tid = d.GetJson("/api/v1/trials?sweep=" + sweep["id"].dump())["items"][0]["id"].dump();
+  std::string log;
+  ASSERT_TRUE(WaitFor([&] {
+    log = d.Get("/api/v1/trials/" + tid + "/log").body;
+    return log.find("Uvicorn running on") != std::string::npos;
+  }));
+  d.PostJson("/api/v1/trials/" + tid + "/cancel", json::object());
+  d.WaitSweep(sweep["id"], std::chrono::seconds(30));  // far less than the 60 s ready timeout
+  json t = d.GetJson("/api/v1/trials/" + tid);
+  EXPECT_EQ(t["verdict"], "cancelled") << t.dump();
+  log = d.Get("/api/v1/trials/" + tid + "/log").body;
+  const std::string port = Find(log, R"(server on port (\d+)\))");
+  ASSERT_FALSE(port.empty()) << log;
+  EXPECT_FALSE(PortOpen(std::stoi(port)));
+  EXPECT_NE(log.find("Shutting down"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace gauntlet::test
