@@ -153,6 +153,8 @@ GresTypes=gpu
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb Gres=gpu:$gpus Feature=gauntlet-test State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+# Extra slurm.conf lines from the caller (the benchmark tries throughput settings this way).
+[[ -n "${SLURM_TEST_EXTRA_CONF:-}" ]] && printf '%s\n' "$SLURM_TEST_EXTRA_CONF" >>"$dir/slurm.conf"
 # slurmd drops a GPU GRES without a device file, so each counted GPU gets a character device node
 # in $dir with /dev/null's numbers (1:3): schedulable, and harmless if a job opens it.
 for ((i = 0; i < gpus; i++)); do
