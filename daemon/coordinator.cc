@@ -378,6 +378,18 @@ json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_su
   return j;
 }
 
+void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::string& why) {
+  // These changes happen inside the scheduler, which no longer holds the trials: the store says
+  // where each one stands now, with its sweep, so streams filtered by sweep see them too.
+  for (int64_t id : trials) {
+    auto t = store_.GetTrial(id);
+    if (!t.ok()) continue;
+    events_.Publish("trial.changed", {{"trial", id}, {"sweep", t->sweep_id}, {"state", t->state},
+                                      {"verdict", t->verdict.value_or("")}, {"signature", t->signature.value_or("")},
+                                      {"reason", why}});
+  }
+}
+
 void Coordinator::ServeWaitersLocked() {
   for (auto it = waiters_.begin(); it != waiters_.end();) {
     if (it->second.deferred->done()) {
@@ -386,7 +398,7 @@ void Coordinator::ServeWaitersLocked() {
     }
     std::vector<int64_t> reused;
     auto g = sched_->TryLease(it->first, it->second.free, &reused);
-    for (int64_t r : reused) events_.Publish("trial.changed", {{"trial", r}, {"state", "done"}, {"reused", true}});
+    PublishSettled(reused, "reused");
     if (g.ok() && *g) {
       json body = GrantJson(**g, it->second.have_suites);
       events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
@@ -404,7 +416,7 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
   std::lock_guard lock(mu_);
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
-  for (int64_t r : reused) events_.Publish("trial.changed", {{"trial", r}, {"state", "done"}, {"reused", true}});
+  PublishSettled(reused, "reused");
   if (!g.ok()) {
     if (g.status().code() == Code::kNotFound) return http::Problem(404, "Not Found", g.status().message(), "node");
     return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
@@ -580,7 +592,7 @@ void Coordinator::Ticker() {
     {
       std::lock_guard lock(mu_);
       auto changed = sched_->Tick();
-      for (int64_t t : changed) events_.Publish("trial.changed", {{"trial", t}, {"state", "expired"}});
+      PublishSettled(changed, "expired");
       if (!changed.empty()) ServeWaitersLocked();
       if (NowMs() - last_touch > 5000) {
         std::vector<std::pair<int64_t, int64_t>> seen;

@@ -76,6 +76,8 @@ class Coordinator {
                                       const std::vector<Config>& configs);
   void Restore();
   void ServeWaitersLocked();
+  // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
+  void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
   nlohmann::json GrantJson(const Grant& g, const std::set<std::string>& have_suites);
   void Ticker();
 

@@ -314,8 +314,11 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   r.hardware = l.hardware;
   if (r.finished_at == 0) r.finished_at = clock_.NowMs();
   auto nit = nodes_.find(l.node);
-  if (r.verdict == "infra_error" && !l.cancel) {
-    if (nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
+  const bool infra = r.verdict == "infra_error" && !l.cancel;
+  // A timeout may be a slow node or a busy moment rather than the config: it gets one more try.
+  const bool first_timeout = r.verdict == "timeout" && !l.cancel && l.spec.timeouts == 0;
+  if (infra || first_timeout) {
+    if (infra && nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
         nit->second.state == "online") {
       SetNodeState(l.node, "quarantined",
                    std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
@@ -325,7 +328,8 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
       if (Status s = store_.Requeue(l.trial, l.spec.attempt); !s.ok()) return s;
       EndLease(lease_id, true);
       QueuedTrial t = l.spec;
-      t.avoid_nodes.insert(l.node);
+      if (infra) t.avoid_nodes.insert(l.node);
+      if (first_timeout) ++t.timeouts;
       t.queued_at = clock_.NowMs();
       auto& sw = sweeps_[l.sweep];
       sw.by_target[t.target].push_front(std::move(t));

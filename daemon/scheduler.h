@@ -72,6 +72,7 @@ struct QueuedTrial {
   int max_attempts = 3;
   double cost_s = 60;  // estimated seconds; cheaper first within a sweep
   std::set<int64_t> avoid_nodes;  // nodes where it met infra errors
+  int timeouts = 0;               // a first timeout is retried once (DESIGN.md); a second one stands
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
   bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
 };

@@ -263,6 +263,21 @@ TEST_F(SchedulerTest, InfraErrorsRetryElsewhereAndQuarantineTheNode) {
   Report(*g3, "passed");
 }
 
+TEST_F(SchedulerTest, AFirstTimeoutIsRetriedOnceAndASecondStands) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  QueuedTrial t = Trial(1, 1, {{"a", "1"}});
+  t.max_attempts = 3;
+  s.AddSweep({1, 0, true, true, {}}, {t});
+  Report(*Lease(1, {}), "timeout");
+  EXPECT_EQ(store.requeued, std::vector<int64_t>{1});
+  auto again = Lease(1, {});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->attempt, 2);
+  Report(*again, "timeout");
+  EXPECT_EQ(store.verdicts[1], "timeout");
+  EXPECT_FALSE(Lease(1, {}));
+}
+
 TEST_F(SchedulerTest, ReuseFilesAnEarlierVerdictWithoutRunning) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
   ResultRow prior;
