@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Gauntlet: finds which backend configurations of GPU software survive on which hardware"};
   app.set_version_flag("--version", GAUNTLET_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // --log-level works after the subcommand too (gauntlet serve --log-level debug)
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
