@@ -33,7 +33,7 @@ Response StaticFile(const std::string& dir, const std::string& rel) {
   if (!in) return http::Problem(404, "Not Found", "no such file: " + rel);
   std::ostringstream ss;
   ss << in.rdbuf();
-  Response r{200, ContentType(rel), ss.str()};
+  Response r = http::Text(200, ContentType(rel), ss.str());
   r.headers.emplace_back("Cache-Control", "no-cache");
   return r;
 }
@@ -53,7 +53,7 @@ std::vector<http::Route> MetaRoutes(Context& c) {
          return http::Json(s.ok() ? 200 : 503, j);
        }},
       {"GET", "/api/v1/openapi.json", Role::kRead,
-       [](Request&) -> Response { return Response{200, "application/json", OpenApiDocument()}; }},
+       [](Request&) -> Response { return http::Text(200, "application/json", OpenApiDocument()); }},
       {"GET", "/api/v1/events", Role::kRead,
        [&c](Request& r) -> Response {
          int64_t last = 0, sweep = 0;
@@ -86,7 +86,7 @@ std::vector<http::Route> MetaRoutes(Context& c) {
            for (auto& [state, verdict, n] : *counts)
              out += "gauntlet_trials{state=\"" + state + "\",verdict=\"" + verdict + "\"} " + std::to_string(n) + "\n";
          }
-         return Response{200, "text/plain; version=0.0.4; charset=utf-8", out};
+         return http::Text(200, "text/plain; version=0.0.4; charset=utf-8", out);
        }},
       {"GET", "/", Role::kPublic, [&c](Request&) -> Response { return StaticFile(c.web_dir, "index.html"); }},
       {"GET", "/web/*", Role::kPublic, [&c](Request& r) -> Response { return StaticFile(c.web_dir, r.params["*"]); }},

@@ -80,7 +80,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            }
            csv += CsvRow(row);
          }
-         return Response{200, "text/csv; charset=utf-8", csv};
+         return http::Text(200, "text/csv; charset=utf-8", csv);
        }},
       {"GET", "/api/v1/history", Role::kRead,
        [&c](Request& r) -> Response {
@@ -108,7 +108,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
              csv += CsvRow({i["signature"], i["verdict"], i["count"].dump(), e.is_null() ? "" : e["param"].get<std::string>(),
                             e.is_null() ? "" : e["value"].get<std::string>(), e.is_null() ? "" : e["hardware"].get<std::string>()});
            }
-           return Response{200, "text/csv; charset=utf-8", csv};
+           return http::Text(200, "text/csv; charset=utf-8", csv);
          }
          return http::Json(*s);
        }},

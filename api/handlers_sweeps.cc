@@ -61,7 +61,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
                             std::to_string(done - passed - skipped - cancelled),
                             std::to_string(j["created_at"].get<int64_t>())});
            }
-           return Response{200, "text/csv; charset=utf-8", csv};
+           return http::Text(200, "text/csv; charset=utf-8", csv);
          }
          return http::Json({{"items", items}, {"next", next}});
        }},

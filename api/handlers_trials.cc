@@ -67,7 +67,7 @@ std::vector<http::Route> TrialRoutes(Context& c) {
              for (auto& p : params) row.push_back(t.config.contains(p) ? Str(t.config[p]) : "");
              csv += CsvRow(row);
            }
-           Response out{200, "text/csv; charset=utf-8", csv};
+           Response out = http::Text(200, "text/csv; charset=utf-8", csv);
            if (more) out.headers.emplace_back("Link", "<?after=" + std::to_string(rows->back().id) + ">; rel=\"next\"");
            return out;
          }
@@ -102,7 +102,7 @@ std::vector<http::Route> TrialRoutes(Context& c) {
          if (r.Query("format") == "json")
            return http::Json({{"trial", *id}, {"offset", offset}, {"next", next}, {"size", size}, {"done", done},
                               {"text", text}});
-         Response out{200, "text/plain; charset=utf-8", std::move(text)};
+         Response out = http::Text(200, "text/plain; charset=utf-8", std::move(text));
          out.headers.emplace_back("X-Log-Size", std::to_string(size));
          out.headers.emplace_back("X-Next-Offset", std::to_string(next));
          out.headers.emplace_back("X-Trial-Done", done ? "true" : "false");

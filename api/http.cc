@@ -66,6 +66,16 @@ Response Problem(int status, const std::string& title, const std::string& detail
   return r;
 }
 
+Response Text(int status, std::string content_type, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+Response NoContent() { return Text(204, "application/json", ""); }
+
 Response Json(int status, const nlohmann::json& body) {
   Response r;
   r.status = status;

@@ -82,6 +82,9 @@ class Stream {
 // application/problem+json with the field at fault (when there is one).
 Response Problem(int status, const std::string& title, const std::string& detail, const std::string& field = {});
 Response Json(int status, const nlohmann::json& body);
+// A body of any type (CSV, Prometheus text, a prebuilt JSON document); 204 with no body.
+Response Text(int status, std::string content_type, std::string body);
+Response NoContent();
 inline Response Json(const nlohmann::json& body) { return Json(200, body); }
 
 // Parses a JSON body; throws BadJson (with a message fit for the client) on syntax errors or

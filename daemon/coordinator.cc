@@ -110,7 +110,7 @@ void Coordinator::Stop() {
     std::lock_guard lock(mu_);
     waiters.swap(waiters_);
   }
-  for (auto& [n, w] : waiters) w.deferred->Complete(http::Response{204, "application/json", ""});
+  for (auto& [n, w] : waiters) w.deferred->Complete(http::NoContent());
 }
 
 Result<const Suite*> Coordinator::SuiteById(int64_t id) {
@@ -427,13 +427,13 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
                                       {"state", "leased"}, {"node", node}});
     return http::Json(body);
   }
-  if (wait.count() <= 0) return http::Response{204, "application/json", ""};
+  if (wait.count() <= 0) return http::NoContent();
   auto old = waiters_.find(node);
   if (old != waiters_.end()) {
-    old->second.deferred->Complete(http::Response{204, "application/json", ""});
+    old->second.deferred->Complete(http::NoContent());
     waiters_.erase(old);
   }
-  auto d = std::make_shared<http::Deferred>(wait, [] { return http::Response{204, "application/json", ""}; });
+  auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
   std::weak_ptr<http::Deferred> weak = d;
   d->on_abandon = [this, node, weak] {
     std::lock_guard l(mu_);
