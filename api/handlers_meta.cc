@@ -45,7 +45,8 @@ void Metric(std::string& out, const std::string& name, const std::string& type, 
 
 std::vector<http::Route> MetaRoutes(Context& c) {
   return {
-      {"GET", "/api/v1/health", Role::kRead,
+      // Public: load balancers and Kubernetes probes cannot send a token; it says nothing about the data.
+      {"GET", "/api/v1/health", Role::kPublic,
        [&c](Request&) -> Response {
          auto s = c.store.ListSuites();
          json j = {{"status", s.ok() ? "ok" : "degraded"}, {"version", GAUNTLET_VERSION},

@@ -16,6 +16,7 @@
 #include "api/http_server.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
+#include "daemon/stop_signals.h"
 #include "daemon/suite_loader.h"
 #include "store/store.h"
 
@@ -83,13 +84,7 @@ int RunServe(const ServeOptions& o) {
                  "if this network is trusted.\n";
     return 2;
   }
-  // Block the stop signals in every thread; one thread waits for them.
-  sigset_t stop_set;
-  sigemptyset(&stop_set);
-  sigaddset(&stop_set, SIGINT);
-  sigaddset(&stop_set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_set = BlockStopSignals();
 
   if (o.db != ":memory:") {
     std::error_code ec;

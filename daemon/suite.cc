@@ -9,14 +9,6 @@ using nlohmann::json;
 namespace {
 const std::regex kArch("^sm_[0-9]{2,3}[af]?$");
 
-// Turns a JSON scalar into the string form parameters are stored in.
-std::optional<std::string> Scalar(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return v.dump();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  return std::nullopt;
-}
 
 Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
   std::string f = "parameters." + name;
@@ -26,7 +18,7 @@ Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
   if (v.is_array()) {
     if (v.empty()) return Status::Invalid("value list is empty", f);
     for (size_t i = 0; i < v.size(); ++i) {
-      auto s = Scalar(v[i]);
+      auto s = ScalarString(v[i]);
       if (!s) return Status::Invalid("values must be strings or numbers", f + "[" + std::to_string(i) + "]");
       if (std::find(p->values.begin(), p->values.end(), *s) != p->values.end())
         return Status::Invalid("duplicate value '" + *s + "'", f);
@@ -50,7 +42,7 @@ Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
     p->pattern = v["pattern"].get<std::string>();
   }
   if (v.contains("default")) {
-    auto s = Scalar(v["default"]);
+    auto s = ScalarString(v["default"]);
     if (!s) return Status::Invalid("default must be a string or number", f + ".default");
     p->def = *s;
   }
@@ -60,6 +52,14 @@ Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
   return Status::Ok();
 }
 }  // namespace
+
+std::optional<std::string> ScalarString(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return v.dump();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return std::nullopt;
+}
 
 bool ParamSpec::Accepts(const std::string& v) const {
   if (std::find(values.begin(), values.end(), v) != values.end()) return true;

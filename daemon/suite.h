@@ -57,6 +57,10 @@ inline const std::vector<std::string>& BuiltinPlaceholders() {
   return k;
 }
 
+// A JSON scalar as the string parameters are stored as ("1", "0.5", "true"); nullopt for arrays,
+// objects and null.
+std::optional<std::string> ScalarString(const nlohmann::json& v);
+
 // Parses and validates a suite; errors name the field at fault (e.g. "stages[1].kind").
 Result<Suite> ParseSuite(const nlohmann::json& j);
 

@@ -6,13 +6,6 @@ namespace gauntlet {
 using nlohmann::json;
 
 namespace {
-std::optional<std::string> Scalar(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return v.dump();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  return std::nullopt;
-}
 
 Status ParseConfigList(const json& j, const std::string& f, std::vector<Config>* out) {
   if (!j.is_array()) return Status::Invalid("must be a list of objects", f);
@@ -21,7 +14,7 @@ Status ParseConfigList(const json& j, const std::string& f, std::vector<Config>*
     if (!j[i].is_object() || j[i].empty()) return Status::Invalid("must be a non-empty object", fi);
     Config c;
     for (auto& [k, v] : j[i].items()) {
-      auto s = Scalar(v);
+      auto s = ScalarString(v);
       if (!s) return Status::Invalid("values are strings or numbers", fi + "." + k);
       c[k] = *s;
     }
@@ -62,7 +55,7 @@ Result<SweepRequest> ParseSweepRequest(const json& j) {
       if (arr.empty()) return Status::Invalid("value list is empty", f);
       std::vector<std::string> vals;
       for (size_t i = 0; i < arr.size(); ++i) {
-        auto s = Scalar(arr[i]);
+        auto s = ScalarString(arr[i]);
         if (!s) return Status::Invalid("values are strings or numbers", f + "[" + std::to_string(i) + "]");
         if (std::find(vals.begin(), vals.end(), *s) == vals.end()) vals.push_back(*s);
       }

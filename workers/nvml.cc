@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace gauntlet {
@@ -132,6 +133,22 @@ Inventory DiscoverInventory(std::string* note) {
   auto nvml = Nvml::Open(note);
   if (!nvml) return inv;
   inv.gpus = nvml->Gpus();
+  // A worker given part of a host (a Slurm job, a container) sees its GPUs in CUDA_VISIBLE_DEVICES,
+  // by index or UUID: offer only those, or trials would land on GPUs another job owns.
+  if (const char* vis = getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
+    std::vector<Gpu> keep;
+    std::string list = vis;
+    size_t i = 0;
+    while (i <= list.size()) {
+      size_t j = list.find(',', i);
+      if (j == std::string::npos) j = list.size();
+      std::string id = list.substr(i, j - i);
+      for (auto& g : inv.gpus)
+        if (id == std::to_string(g.index) || (!id.empty() && g.uuid.rfind(id, 0) == 0)) keep.push_back(g);
+      i = j + 1;
+    }
+    inv.gpus = keep;
+  }
   inv.driver = nvml->DriverVersion();
   inv.cuda = nvml->CudaVersion();
   if (note) *note = "NVML: " + std::to_string(inv.gpus.size()) + " GPU(s), driver " + inv.driver;

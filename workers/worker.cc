@@ -14,6 +14,7 @@
 
 #include "api/http_client.h"
 #include "daemon/hardware.h"
+#include "daemon/stop_signals.h"
 #include "daemon/yaml_json.h"
 #include "workers/nvml.h"
 #include "workers/process.h"
@@ -89,12 +90,7 @@ void SweepLeftovers(const std::string& workdir) {
 }  // namespace
 
 int RunWorker(const WorkerOptions& o) {
-  sigset_t stop_set;
-  sigemptyset(&stop_set);
-  sigaddset(&stop_set, SIGINT);
-  sigaddset(&stop_set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_set = BlockStopSignals();
 
   Inventory inv;
   std::string note;

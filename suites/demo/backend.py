@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """SIMULATION for the README tour: no GPU, no SGLang, no FlashInfer is used or needed.
 
-This is a copy of the bring-up test fixture (tests/fixtures/bringup/backend.py); the suite
-suites/demo-bringup.json runs it on a CPU-only worker and passes the architecture as the `arch`
-parameter, so a laptop shows a matrix with arch-dependent verdicts. The verdicts are scripted,
+It is also the bring-up test fixture (tests/fixtures/bringup/fixture-bringup.json runs it, with the
+architecture from the worker's GPU); suites/demo-bringup.json runs it on a CPU-only worker and passes
+the architecture as the `arch` parameter, so a laptop shows a matrix with arch-dependent verdicts. The verdicts are scripted,
 modelled on real Blackwell bring-up failures; they say nothing about real hardware.
 
 Test fixture: a stand-in for an SGLang NVFP4 MoE bring-up, by backend and by architecture.

@@ -1,5 +1,5 @@
 // The bring-up scenario end to end: real daemon, real workers declared as an sm_120 and an sm_100
-// node, and a fixture backend (tests/fixtures/bringup/backend.py) that fails the way MoE-runner and
+// node, and a fixture backend (suites/demo/backend.py, run by tests/fixtures/bringup/fixture-bringup.json) that fails the way MoE-runner and
 // FP4-GEMM backends fail on Blackwell. Checks the matrix cell by cell, what pruning skipped and on
 // what evidence, that nothing it settled ever started, reuse, retry and fair share.
 #include <gtest/gtest.h>
