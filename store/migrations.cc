@@ -124,6 +124,15 @@ INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial
   WHERE t.state = 'done' AND t.hardware IS NOT NULL AND t.verdict NOT IN ('cancelled')
   GROUP BY su.name, t.config_key, t.hardware HAVING t.finished_at = MAX(t.finished_at);
 )sql",
+      // 4: fewer indexes on the hot path. A lease and a report change a trial's state, hardware and
+      // verdict; every index holding those columns moved its entry each time. Sweep reads need only
+      // the sweep id; the active-trials scan runs once, at start; the matrix reads the results index.
+      R"sql(
+DROP INDEX IF EXISTS trials_by_hardware;
+DROP INDEX IF EXISTS trials_active;
+DROP INDEX IF EXISTS trials_by_sweep;
+CREATE INDEX trials_of_sweep ON trials(sweep_id);
+)sql",
   };
   return k;
 }
