@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <deque>
 #include <set>
+#include <unordered_map>
 
 #include "store/results_index.h"
 
@@ -24,7 +26,7 @@ json MetricJson(sql::Stmt& s, int name_col) {
 
 // One finished (or pending) trial or cell, as the pivot reads it.
 struct Row {
-  json config;
+  const json* config = nullptr;  // owned by the query's config store (one per distinct config)
   std::string hardware, verdict, signature;
   int64_t trial = 0, at = 0;
   json metric, counts;
@@ -60,13 +62,14 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
   if (q.cols != "hardware" && !def["parameters"].contains(q.cols))
     return Status::Invalid("cols is 'hardware' or a parameter of " + q.suite, "cols");
   std::vector<Row> rows;
+  std::deque<json> configs;  // stable addresses for Row::config
   try {
     store.Read([&](sql::Db& db) {
       if (q.sweep || q.fingerprint) {
         std::string sql =
             "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
-            " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state"
-            " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
+            " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
+            " t.config_key FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
         if (q.sweep) sql += " AND t.sweep_id = ?";
         if (q.fingerprint) sql += " AND t.fingerprint = ?";
         auto s = db.Prepare(sql);
@@ -74,9 +77,13 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
         s.Bind(i++, q.suite);
         if (q.sweep) s.Bind(i++, *q.sweep);
         if (q.fingerprint) s.Bind(i++, *q.fingerprint);
+        // A sweep repeats each config over targets and repeats: parse each config's JSON once.
+        std::unordered_map<std::string, const json*> seen;
         while (s.Step()) {
           Row r;
-          r.config = json::parse(s.TextView(0));
+          auto [it, fresh] = seen.try_emplace(s.Text(10), nullptr);
+          if (fresh) it->second = &configs.emplace_back(json::parse(s.TextView(0)));
+          r.config = it->second;
           r.hardware = s.Text(1);
           std::string state = s.Text(9);
           r.verdict = state == "done" ? s.Text(2) : "";
@@ -94,7 +101,7 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
         s.Bind(1, q.suite);
         while (s.Step()) {
           Row r;
-          r.config = json::parse(s.TextView(0));
+          r.config = &configs.emplace_back(json::parse(s.TextView(0)));
           r.hardware = s.Text(1);
           r.verdict = s.Text(2);
           r.signature = s.Text(3);
@@ -112,8 +119,9 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
   std::map<std::pair<std::vector<std::string>, std::string>, Agg> cells;
   for (auto& r : rows) {
     std::vector<std::string> rk;
-    for (auto& p : q.rows) rk.push_back(r.config.contains(p) ? Str(r.config[p]) : "");
-    std::string ck = q.cols == "hardware" ? r.hardware : (r.config.contains(q.cols) ? Str(r.config[q.cols]) : "");
+    const json& cfg = *r.config;
+    for (auto& p : q.rows) rk.push_back(cfg.contains(p) ? Str(cfg[p]) : "");
+    std::string ck = q.cols == "hardware" ? r.hardware : (cfg.contains(q.cols) ? Str(cfg[q.cols]) : "");
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     Agg& a = cells[{rk, ck}];
     for (auto& [k, v] : r.counts.items()) a.counts[k] = a.counts.value(k, int64_t{0}) + v.get<int64_t>();
