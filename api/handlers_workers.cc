@@ -19,7 +19,19 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          if (!res.ok()) return FromStatus(res.status());
          return http::Json(*res);
        }},
-      {"GET", "/api/v1/nodes", Role::kRead, [&c](Request&) -> Response { return http::Json({{"items", c.coord.NodesJson()}}); }},
+      {"GET", "/api/v1/nodes", Role::kRead,
+       [&c](Request&) -> Response {
+         return http::Json({{"items", c.coord.NodesJson()}, {"launchers", c.coord.LaunchersJson()}});
+       }},
+      {"PUT", "/api/v1/launchers/{name}", Role::kWorker,
+       [&c](Request& r) -> Response {
+         json body = http::ParseJson(r.body);
+         if (!body.is_object()) return http::Problem(422, "Unprocessable Entity", "a launcher report is an object", "body");
+         if (body.contains("jobs") && !body["jobs"].is_array())
+           return http::Problem(422, "Unprocessable Entity", "jobs is a list", "jobs");
+         c.coord.SetLauncher(r.params["name"], body);
+         return http::NoContent();
+       }},
       {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);

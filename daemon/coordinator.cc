@@ -553,6 +553,33 @@ json Coordinator::NodesJson() {
   return out;
 }
 
+void Coordinator::SetLauncher(const std::string& name, const json& report) {
+  std::lock_guard lock(mu_);
+  launchers_[name] = {report, NowMs()};
+}
+
+json Coordinator::LaunchersJson() {
+  std::lock_guard lock(mu_);
+  json out = json::array();
+  const int64_t now = NowMs();
+  for (auto it = launchers_.begin(); it != launchers_.end();) {
+    // A launcher that stopped reporting is gone; its jobs (if any) show up as workers or not at all.
+    if (now - it->second.second > 10 * 60 * 1000) {
+      it = launchers_.erase(it);
+      continue;
+    }
+    const json& r = it->second.first;
+    out.push_back({{"name", it->first},
+                   {"kind", r.value("kind", "slurm")},
+                   {"age_s", (now - it->second.second) / 1000.0},
+                   {"jobs", r.value("jobs", json::array())},
+                   {"queued", r.value("queued", json())},
+                   {"unplaceable", r.value("unplaceable", json())}});
+    ++it;
+  }
+  return out;
+}
+
 json Coordinator::SweepExtras(int64_t sweep) {
   std::lock_guard lock(mu_);
   json j;

@@ -56,6 +56,11 @@ class Coordinator {
   Status Drain(int64_t node);
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
 
+  // Batch launchers (gauntlet slurm) report their jobs each pass; GET /api/v1/nodes shows them, so
+  // jobs still pending in the batch queue are visible beside the workers they will start.
+  void SetLauncher(const std::string& name, const nlohmann::json& report);
+  nlohmann::json LaunchersJson();  // reports heard in the last 10 minutes, newest state each
+
   // Read side helpers that need scheduler state.
   nlohmann::json NodesJson();
   nlohmann::json SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
@@ -92,6 +97,7 @@ class Coordinator {
   std::map<int64_t, std::shared_ptr<SweepRequest>> requests_;   // by sweep id
   std::map<int64_t, Waiter> waiters_;                            // by node
   std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
+  std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
   bool stopping_ = false;

@@ -412,6 +412,12 @@ class Launcher {
                    plan.report["unplaceable"].get<int>(), submitted.dump(), cancelled.dump());
     last_unplaceable_ = plan.report["unplaceable"].get<int>();
     WriteState(*report);
+    // Tell the daemon, so its nodes view shows the jobs still pending in Slurm (best effort: the
+    // next pass says it again).
+    json shown = *report;
+    shown["kind"] = "slurm";
+    client_.Send("PUT", "/api/v1/launchers/" + http::UrlEncode(o_.name), shown.dump(), "application/json",
+                 std::chrono::seconds(10));
     return true;
   }
 

@@ -244,6 +244,14 @@ TEST(Slurm, TrialsRunOnSlurmLaunchedWorkersWhichThenExit) {
     // Two trials, two per job: one job, and no more however many passes run meanwhile.
     ASSERT_TRUE(WaitFor([&] { return report()["partitions"]["cpu"]["jobs"]["pending"] == 1; })) << report().dump();
     EXPECT_EQ(slurm.Jobs().size(), 1u);
+    // The pending job shows in the daemon's nodes view, under the launcher that submitted it.
+    ASSERT_TRUE(WaitFor([&] {
+      json n = d.GetJson("/api/v1/nodes");
+      for (auto& l : n["launchers"])
+        for (auto& j : l["jobs"])
+          if (j.value("state", "") == "PENDING") return true;
+      return false;
+    })) << d.GetJson("/api/v1/nodes").dump();
     d.PostJson("/api/v1/sweeps/" + a["id"].dump() + "/cancel", json::object());
     ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); })) << launcher.Log();
     EXPECT_NE(launcher.Log().find("cancelled pending job"), std::string::npos) << launcher.Log();
