@@ -30,13 +30,6 @@ constexpr int kStepW = kStep * kGroups * 32 * 16;  // weight bytes per warp per 
 constexpr int kStepS = kStep * kGroups * 8 * 8;    // scale bytes: 8 rows x 8 scales per (u, r)
 constexpr int kSmem = kWarps * kStages * (kStepW + kStepS);
 
-__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 struct Params {
   GemmArgs a;
@@ -128,7 +121,7 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(Params p) {
           for (int h = 0; h < 2; ++h) {
             const int j = 2 * q + h;  // A words: pairs (4j,4j+1) -> 2j, (4j+2,4j+3) -> 2j+1
             const uint32_t af[4] = {alo[2 * j], ahi[2 * j], alo[2 * j + 1], ahi[2 * j + 1]};
-            mma_bf16_16816(acc[r], af, b[2 * h], b[2 * h + 1]);
+            dev::mma_bf16_16816(acc[r], af, b[2 * h], b[2 * h + 1]);
           }
         }
       }
@@ -361,7 +354,7 @@ __global__ void __launch_bounds__(128, (RT == 1 && KS >= 2 && U <= 3) ? 7 : 1) g
               const int i = 2 * q + h;  // mma step: physical elements 4i..4i+3 of this lane's 32
               const uint32_t af[4] = {lo[r][q][2 * h], hi[r][q][2 * h], lo[r][q][2 * h + 1], hi[r][q][2 * h + 1]};
 #pragma unroll
-              for (int j = 0; j < NT; ++j) mma_bf16_16816(acc[r][j][h], af, av[j][2 * i], av[j][2 * i + 1]);
+              for (int j = 0; j < NT; ++j) dev::mma_bf16_16816(acc[r][j][h], af, av[j][2 * i], av[j][2 * i + 1]);
             }
       }
     }

@@ -79,4 +79,14 @@ __device__ __forceinline__ void dequant8_v2(uint32_t w, __nv_bfloat162 sc, uint3
   out[3] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p3), sc));
 }
 
+// D += A (16x16 bf16, row) x B (16x8 bf16, col) in fp32: the sm_80+ tensor-core step that the
+// mma.sync GEMM and the gemv both issue.
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 }  // namespace gauntlet::kernels::dev
