@@ -2,20 +2,13 @@
 #include "api/codec.h"
 #include <set>
 #include "api/handlers.h"
+#include "store/json_text.h"
 
 namespace gauntlet::api {
 using http::Request;
 using http::Response;
 using http::Role;
 using nlohmann::json;
-
-namespace {
-std::string Str(const json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
-}
-}  // namespace
 
 std::vector<http::Route> TrialRoutes(Context& c) {
   return {
@@ -64,7 +57,7 @@ std::vector<http::Route> TrialRoutes(Context& c) {
              std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
                                              t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
                                              t.node.value_or(""), std::to_string(t.attempt)};
-             for (auto& p : params) row.push_back(t.config.contains(p) ? Str(t.config[p]) : "");
+             for (auto& p : params) row.push_back(t.config.contains(p) ? JsonText(t.config[p]) : "");
              csv += CsvRow(row);
            }
            Response out = http::Text(200, "text/csv; charset=utf-8", csv);

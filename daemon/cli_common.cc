@@ -1,4 +1,5 @@
 #include "daemon/cli_common.h"
+#include "store/json_text.h"
 
 #include <unistd.h>
 
@@ -114,11 +115,7 @@ std::optional<json> Call(http::Client& client, const std::string& method, const 
   return j;
 }
 
-std::string Str(const json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
-}
+std::string Str(const json& v) { return JsonText(v); }
 
 std::string Duration(double s) {
   if (s < 0) s = 0;

@@ -154,6 +154,16 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
   return out;
 }
 
+QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t) {
+  SweepRequest one = req;
+  one.repeats = 1;
+  one.targets = {req.targets.at(std::min<size_t>(t.target_index, req.targets.size() - 1))};
+  QueuedTrial q = std::move(MakeQueued(suite, one, t.id, {ConfigFromJson(t.config)})[0]);
+  q.target = t.target_index;
+  q.sweep = t.sweep_id;
+  return q;
+}
+
 void Coordinator::Restore() {
   std::lock_guard lock(mu_);
   auto nodes = store_.ListNodes();
@@ -195,16 +205,11 @@ void Coordinator::Restore() {
     auto su = SuiteById(t.suite_id);
     if (!su.ok()) continue;
     const SweepRequest& req = *requests_[t.sweep_id];
-    SweepRequest one = req;
-    one.repeats = 1;
-    one.targets = {req.targets.at(std::min<size_t>(t.target_index, req.targets.size() - 1))};
-    auto q = MakeQueued(**su, one, t.id, {ConfigFromJson(t.config)});
-    q[0].target = t.target_index;
-    q[0].attempt = t.attempt;
-    q[0].max_attempts = t.max_attempts;
-    q[0].sweep = t.sweep_id;
+    QueuedTrial q = QueuedFromRow(**su, req, t);
+    q.attempt = t.attempt;
+    q.max_attempts = t.max_attempts;
     if (t.state == "queued") {
-      queued[t.sweep_id].push_back(std::move(q[0]));
+      queued[t.sweep_id].push_back(std::move(q));
     } else if (t.lease_id && t.node_id) {
       ActiveLease l;
       l.trial = t.id;
@@ -215,7 +220,7 @@ void Coordinator::Restore() {
       l.gpus = ParseGpuList(t.gpus);
       l.hardware = t.hardware.value_or("");
       l.cancel = t.cancel_requested;
-      l.spec = std::move(q[0]);
+      l.spec = std::move(q);
       sched_->RestoreLease(l);
       ++leases;
     }
@@ -313,14 +318,9 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   }
   std::vector<QueuedTrial> queued;
   for (auto& t : *rows) {
-    SweepRequest one = *rit->second;
-    one.repeats = 1;
-    one.targets = {one.targets.at(std::min<size_t>(t.target_index, one.targets.size() - 1))};
-    auto q = MakeQueued(**su, one, t.id, {ConfigFromJson(t.config)});
-    q[0].target = t.target_index;
-    q[0].sweep = sweep;
-    q[0].reuse = false;  // a retry is a fresh run; the sweep's other queued trials keep their reuse
-    queued.push_back(std::move(q[0]));
+    QueuedTrial q = QueuedFromRow(**su, *rit->second, t);
+    q.reuse = false;  // a retry is a fresh run; the sweep's other queued trials keep their reuse
+    queued.push_back(std::move(q));
   }
   SweepInfo info{sweep, rit->second->priority, rit->second->prune, rit->second->reuse, {}};
   for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;

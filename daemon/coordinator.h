@@ -79,6 +79,8 @@ class Coordinator {
   Result<const Suite*> SuiteById(int64_t id);  // parsed, cached
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
+  // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
+  QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t);
   void Restore();
   void ServeWaitersLocked();
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).

@@ -7,17 +7,12 @@
 #include <unordered_map>
 
 #include "store/results_index.h"
+#include "store/json_text.h"
 
 namespace gauntlet {
 using nlohmann::json;
 
 namespace {
-
-std::string Str(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
 
 json MetricJson(sql::Stmt& s, int name_col) {
   if (s.IsNull(name_col)) return nullptr;
@@ -46,7 +41,7 @@ int Rank(const json& def, const std::string& param, const std::string& v) {
   if (p.is_object()) p = p.value("values", json::array());
   if (!p.is_array()) return 1 << 20;
   for (size_t i = 0; i < p.size(); ++i)
-    if (Str(p[i]) == v) return static_cast<int>(i);
+    if (JsonText(p[i]) == v) return static_cast<int>(i);
   return 1 << 20;
 }
 
@@ -120,8 +115,8 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
   for (auto& r : rows) {
     std::vector<std::string> rk;
     const json& cfg = *r.config;
-    for (auto& p : q.rows) rk.push_back(cfg.contains(p) ? Str(cfg[p]) : "");
-    std::string ck = q.cols == "hardware" ? r.hardware : (cfg.contains(q.cols) ? Str(cfg[q.cols]) : "");
+    for (auto& p : q.rows) rk.push_back(cfg.contains(p) ? JsonText(cfg[p]) : "");
+    std::string ck = q.cols == "hardware" ? r.hardware : (cfg.contains(q.cols) ? JsonText(cfg[q.cols]) : "");
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     Agg& a = cells[{rk, ck}];
     for (auto& [k, v] : r.counts.items()) a.counts[k] = a.counts.value(k, int64_t{0}) + v.get<int64_t>();

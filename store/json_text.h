@@ -1,0 +1,16 @@
+// How a JSON value reads in a table cell, a CSV field or a pivot key: strings as they are, null as
+// empty, anything else as compact JSON. Shared by the store's analytics, the API and the CLI.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace gauntlet {
+
+inline std::string JsonText(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+}  // namespace gauntlet
