@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <array>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -202,7 +203,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!head_) msg->prepare_payload();
     stream_.expires_after(shared_->opts.read_timeout);
     bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg, keep_alive](beast::error_code ec, size_t) {
-      if (ec || !keep_alive) return self->Close();
+      if (ec) return self->Close();
+      if (!keep_alive) return self->Linger();
       self->Read();
     });
   }
@@ -210,6 +212,23 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
     stream_.close();
+  }
+
+  // Closes after an answer the client may still be sending a body for (413 mid-upload): half-close,
+  // then read and discard until the client closes (bounded), so the kernel does not reset the
+  // connection and destroy the answer before the client reads it.
+  void Linger() {
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    stream_.expires_after(std::chrono::seconds(2));
+    auto scratch = std::make_shared<std::array<char, 16384>>();
+    Drain(scratch);
+  }
+  void Drain(std::shared_ptr<std::array<char, 16384>> scratch) {
+    stream_.async_read_some(asio::buffer(*scratch),
+                            [self = shared_from_this(), scratch](beast::error_code ec, size_t) {
+                              if (ec) return self->stream_.close();
+                              self->Drain(scratch);
+                            });
   }
 
   beast::tcp_stream stream_;
