@@ -201,3 +201,23 @@ TEST(Decision, NcclWarnAloneNeedsAKnownFailure) {
   EXPECT_EQ(c.verdict, "crashed");
   EXPECT_EQ(c.signature, "crashed:nccl:Failed to open libibverbs.so[.<n>]");
 }
+
+// Engines are shared between classifiers with the same rules (built once per worker, not per
+// stage); classifiers with different rules, or rules differing only in verdict, must not share one.
+TEST(SuiteRules, SharedEnginesKeepEachRuleSetApart) {
+  const std::string log = "fatal: widget exploded\n";
+  std::vector<SignatureRule> a = {{"widget exploded", false, "unsupported", ""}};
+  std::vector<SignatureRule> b = {{"widget exploded", false, "oom", ""}};
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(ClassifyText(log, Code(1), a).verdict, "unsupported");
+    EXPECT_EQ(ClassifyText(log, Code(1), b).verdict, "oom");
+    EXPECT_EQ(ClassifyText(log, Code(1)).signature.rfind("unsupported", 0), std::string::npos);
+  }
+  // Two live classifiers on one shared engine keep their own streaming state.
+  Classifier x(a), y(a);
+  x.Feed("fatal: widget ");
+  y.Feed("all fine\n");
+  x.Feed("exploded\n");
+  EXPECT_EQ(x.Finish(Code(1)).verdict, "unsupported");
+  EXPECT_EQ(y.Finish(Code(0)).verdict, "passed");
+}

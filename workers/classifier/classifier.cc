@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -321,7 +323,8 @@ Classification Classifier::State::Decide(const ExitInfo& exit) const {
   return {"passed", "", ""};
 }
 
-Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::make_unique<State>()) {
+namespace {
+std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules) {
   auto engine = std::make_shared<Engine>();
   std::vector<std::string> needles = engine->builtin->needles();
   engine->builtin_count = static_cast<uint32_t>(needles.size());
@@ -347,11 +350,37 @@ Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::mak
     engine->suite.push_back(std::move(c));
   }
   engine->ac.emplace(needles);
-  state_->hit.assign(needles.size(), 0);
-  state_->suite_hits.resize(engine->suite.size());
-  state_->engine = std::move(engine);
+  return engine;
 }
 
+// Building an engine (the automaton over every built-in needle, the suite's regexes) costs far
+// more than classifying a short stage's log, and a worker running thousands of short trials built
+// one per stage (a fifth of its CPU time). Engines are immutable, so one per distinct rule set is
+// shared by every Classifier in the process.
+std::shared_ptr<const Engine> SharedEngine(std::vector<SignatureRule> suite_rules) {
+  std::string key;
+  for (auto& r : suite_rules) {
+    key.append(r.match).push_back('\0');
+    key.append(r.regex ? "1" : "0").append(r.verdict).push_back('\0');
+    key.append(r.signature).push_back('\1');
+  }
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const Engine>> cache;
+  std::lock_guard lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 32) cache.clear();  // bounded; engines in use live on in their classifiers
+  auto engine = BuildEngine(std::move(suite_rules));
+  cache.emplace(std::move(key), engine);
+  return engine;
+}
+}  // namespace
+
+Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::make_unique<State>()) {
+  state_->engine = SharedEngine(std::move(suite_rules));
+  state_->hit.assign(state_->engine->ac->needle_count(), 0);
+  state_->suite_hits.resize(state_->engine->suite.size());
+}
 Classifier::~Classifier() = default;
 Classifier::Classifier(Classifier&&) noexcept = default;
 Classifier& Classifier::operator=(Classifier&&) noexcept = default;
