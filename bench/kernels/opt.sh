@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the mma/gemv tuning work: SASS checks, GPU tests, same-run ceilings, and the
 # kernel variants side by side. Uses binaries staged in .gpu-carry (scripts/gpu-run.sh --stage).
-#   OUT=/dir bench/kernels/opt.sh [quick]
+#   OUT=/dir [QUICK=1] bench/kernels/opt.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gk-opt}; mkdir -p "$OUT"
@@ -25,22 +25,25 @@ for line in open(sys.argv[1], errors="replace"):
 for fn, s in stats.items():
     if "wgmma" in fn or "gemv" in fn: print(fn[-70:], s)
 PY
-[[ "${1:-}" == quick ]] || { timeout 200 "$BIN/kernels_gpu_test" >"$OUT/gpu_tests.log" 2>&1; echo "kernels_gpu_test exit $?";
+# Bounded smoke runs first: a hang in a new kernel must not eat the whole call.
+for sm in "mma 256x512x512" "mma 129x300x208" "gemv 1x17000x528" "gemv 16x16900x256"; do
+  set -- $sm; timeout 20 "$GK" gemm --backend $1 --shape $2 --iters 2 | cut -c1-300; echo "smoke $sm exit $?"
+done
+[[ "${QUICK:-0}" == 1 ]] || { timeout 200 "$BIN/kernels_gpu_test" >"$OUT/gpu_tests.log" 2>&1; echo "kernels_gpu_test exit $?";
   grep -E "^\[  (FAILED|PASSED|SKIPPED) |FAILED TEST" "$OUT/gpu_tests.log" | head -20; }
 IT=${ITERS:-30}
 : >"$OUT/runs.jsonl"
 r() { local tag=$1; shift; local o; o=$(timeout 120 env "$@" 2>/dev/null); echo "{\"tag\":\"$tag\",\"r\":${o:-null}}" >>"$OUT/runs.jsonl"; }
 r pre "$GK" preflight --iters 20
-for impl in v2 v1; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
-r mma-v2u8 GK_WGMMA_IMPL=v2u8 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
+for impl in v3 v3n256 v2; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
 r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
 r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
+r mma-v3b GK_WGMMA_IMPL=v3 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
 for m in 1 16; do
-  r "gemv$m-default" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
-  if [[ $m == 1 ]]; then cfgs="1x6x2 1x8x2 1x4x4 1x3x2"; else cfgs="2x3x1 2x4x1 2x2x2"; fi
-  for cfg in $cfgs; do r "gemv$m-$cfg" GK_GEMV_CFG=$cfg "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
-  r "gemv$m-v1" GK_GEMV_IMPL=v1 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  for st in 6 4 8; do r "gemv$m-v3s$st" GK_GEMV_STAGES=$st "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
+  r "gemv$m-v2" GK_GEMV_IMPL=v2 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
   r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
+  r "gemv$m-dq" "$GK" gemm --backend dequant_cublas --shape ${m}x28672x8192 --iters $IT
 done
 r pre2 "$GK" preflight --iters 20
 [[ "${RUNSH:-0}" == 1 ]] && { BENCH_LOG="$OUT/bench_runs.jsonl" ITERS=30 bench/kernels/run.sh "$GK" >"$OUT/bench.json"; python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['targets']))" "$OUT/bench.json"; }
@@ -57,7 +60,7 @@ for x in rows:
     if x["tag"].startswith("pre"): continue
     t, g = r.get("tflops"), r.get("gbps")
     rel = (t / ce["cub"] if t and ce.get("cub") else None) if r.get("m", 0) > 16 else (g / ce["copy"] if g and ce.get("copy") else None)
-    print(f'{x["tag"]:12} {r.get("verdict")} rel_err={r.get("rel_err")} ms={r.get("ms_p50")} tflops={t} gbps={g} frac={rel and round(rel,3)} {str(r.get("detail",""))[:120]}')
+    print(f'{x["tag"]:14} {r.get("verdict")} rel_err={r.get("rel_err")} ms={r.get("ms_p50")} tflops={t} gbps={g} frac={rel and round(rel,3)} {str(r.get("detail",""))[:120]}')
 PY
 if [[ "${NCU:-0}" == 1 ]] && command -v ncu >/dev/null; then
   timeout 90 ncu --clock-control none --kernel-name regex:mma_wgmma_v2 --launch-skip 2 --launch-count 1 \

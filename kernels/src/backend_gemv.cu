@@ -12,6 +12,7 @@
 // one-time repack (mma_repack.cuh: padded, plain scales, nibble order for dev::dequant8).
 #include "backend.hpp"
 #include "cuda_check.hpp"
+#include "gemv_bulk.cuh"
 #include "mma_repack.cuh"
 #include "nvfp4_device.cuh"
 
@@ -440,7 +441,7 @@ class GemvV2Backend final : public Backend {
   ~GemvV2Backend() override {
     if (pk_) cudaFree(pk_);
   }
-  std::string variant() const override { return "v2"; }
+  std::string variant() const override { return bulk_ ? "v3" : "v2"; }
   std::string check_shape(int M, int N, int K) const override {
     if (M > 16) return "gemv: M must be at most 16 (decode shapes)";
     return "";
@@ -449,6 +450,20 @@ class GemvV2Backend final : public Backend {
     cudaFuncAttributes attr;
     cudaError_t e = cudaFuncGetAttributes(&attr, gemv_v2_kernel<1, 1, 4, 2>);
     return e != cudaSuccess ? e : cudaFuncGetAttributes(&attr, repack_gemv_v2_kernel);
+  }
+  // v3 (gemv_bulk.cu) where the GPU has bulk copies and N fills a wave; GK_GEMV_IMPL=v2 forces v2,
+  // GK_GEMV_STAGES=4|6|8 sets v3's ring depth (benchmarking).
+  bool pick_bulk(const GemmArgs& a) {
+    const char* e = std::getenv("GK_GEMV_IMPL");
+    if (e && std::string(e) == "v2") return false;
+    int dev = 0, major = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (!gemv_bulk_usable(a.M, a.N, ntiles_, major, sms) || gemv_bulk_probe() != cudaSuccess) return false;
+    if (const char* st = std::getenv("GK_GEMV_STAGES")) stages_ = std::atoi(st);
+    gemv_bulk_prepare();
+    return true;
   }
   void prepare(const GemmArgs& a) override {
     if (pk_) CUDA_CHECK(cudaFree(pk_));
@@ -463,8 +478,10 @@ class GemvV2Backend final : public Backend {
     repack_gemv_v2_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(
         a.Wq, a.Ws, a.layout, a.N, a.K, reinterpret_cast<uint32_t*>(pk_), ntiles_, steps_);
     CUDA_CHECK_LAUNCH();
+    bulk_ = pick_bulk(a);
   }
   void run(const GemmArgs& a) override {
+    if (bulk_) return gemv_bulk_run(a, pk_, ntiles_, steps_, stages_);
     const V2Params p{a, pk_, ntiles_, steps_};
     if (a.M <= 8) dispatch_v2<1>(cfg_, p, a.stream);
     else dispatch_v2<2>(cfg_, p, a.stream);
@@ -472,8 +489,9 @@ class GemvV2Backend final : public Backend {
 
  private:
   uint8_t* pk_ = nullptr;
-  int ntiles_ = 0, steps_ = 0;
+  int ntiles_ = 0, steps_ = 0, stages_ = 6;
   GemvV2Config cfg_;
+  bool bulk_ = false;
 };
 
 }  // namespace

@@ -11,13 +11,17 @@
 #include "backend.hpp"
 #include "cuda_check.hpp"
 #include "mma_repack.cuh"
+#include "mma_wgmma_rs.cuh"
 #include "nvfp4_device.cuh"
+#include "sm90_async.cuh"
+#include "wgmma.cuh"
 
 #include <cstdlib>
 #include <string>
 
 namespace gauntlet::kernels {
 namespace {
+using namespace dev;
 
 constexpr int BM = 128, BN = 256, BK = 64;
 constexpr int kStages = 4;  // A+B(bf16) ring
@@ -26,59 +30,6 @@ constexpr int kThreads = 384;
 constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2;
 constexpr int kRawW = BN * BK / 2, kRawS = BN * BK / 16;
 constexpr int kSmem = kStages * (kABytes + kBBytes) + kRaw * (kRawW + kRawS) + 2 * kStages * 8 + 1024;
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async4(uint32_t dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, int parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      "@!p bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_u32(bar)),
-      "r"(parity)
-      : "memory");
-}
-
-// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
-  uint64_t d = 0;
-  d |= uint64_t((addr & 0x3FFFF) >> 4);
-  d |= uint64_t(1) << 16;            // leading byte offset: unused for swizzled K-major
-  d |= uint64_t(1024 >> 4) << 32;    // stride byte offset
-  d |= uint64_t(1) << 62;            // 128B swizzle
-  return d;
-}
-
-// Row r, 16-byte chunk c of a [rows x 64 bf16] tile in the 128B-swizzled layout.
-__device__ __forceinline__ uint32_t swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
-
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "setp.ne.b32 p, 1, 0;\n"  // scale-d = true: D = A*B + D
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-      "%128, %129, p, 1, 1, 0, 0;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(da), "l"(db));
-}
 
 struct Params {
   GemmArgs a;
@@ -220,10 +171,6 @@ constexpr int kV2B = 3;     // dequantized B ring (>= 3: see the hazard note in 
 constexpr int kV2LoadBytes = kABytes + kRawW + kRawS;
 constexpr int kV2Smem = kV2Load * kV2LoadBytes + kV2B * kBBytes + 2 * kV2Load * 8 + 1024;
 
-__device__ __forceinline__ void cp_async_mbar_arrive(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-
 template <int DQ_UNROLL>
 __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
   extern __shared__ uint8_t smem_raw[];
@@ -246,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
       mbar_init(&full[s], 128);  // one cp.async-completion arrival per producer thread
       mbar_init(&empty[s], 8);   // one arrival per consumer warp
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    mbar_fence_init();
   }
   __syncthreads();
 
@@ -359,41 +306,45 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
 class MmaWgmmaBackend final : public Backend {
  public:
   MmaWgmmaBackend() {
-    // GK_WGMMA_IMPL=v1 selects the earlier producer-dequantizes kernel (same-run comparisons).
+    // GK_WGMMA_IMPL selects an earlier kernel for same-run comparisons: v2 (consumers dequantize
+    // into shared memory, dequant loop fully unrolled), v2u4 (the same, unrolled 4), v1 (one
+    // producer warpgroup dequantizes). Default: v3, mma_wgmma_rs.cu.
     const char* e = std::getenv("GK_WGMMA_IMPL");
-    v1_ = e && std::string(e) == "v1";
-    // Dequant loop fully unrolled (default: 484 vs 444 TFLOP/s at 8192^3 on the H200);
-    // GK_WGMMA_IMPL=v2u4 selects the 4-way unrolled one (benchmarking).
-    dq8_ = !(e && std::string(e) == "v2u4");
+    impl_ = e ? std::string(e) : "v3";
+    if (impl_ != "v1" && impl_ != "v2" && impl_ != "v2u4" && impl_ != "v3n256") impl_ = "v3";
   }
   std::string variant() const override { return "wgmma"; }
   cudaError_t probe() const override {
     cudaFuncAttributes attr;
     cudaError_t e = cudaFuncGetAttributes(&attr, mma_wgmma_kernel);
     if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, mma_wgmma_v2_kernel<4>);
+    if (e == cudaSuccess) e = WgmmaRs::probe();
     return e != cudaSuccess ? e : repack_probe();
   }
   std::string check_shape(int M, int N, int K) const override {
     return (M + BM - 1) / BM > 65535 ? "mma: M too large for the grid" : "";
   }
   void prepare(const GemmArgs& a) override {
+    if (impl_ == "v3" || impl_ == "v3n256") return rs_.prepare(a, impl_ == "v3" ? 2 : 1);
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
     CUDA_CHECK(cudaFuncSetAttribute(mma_wgmma_v2_kernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, kV2Smem));
-    repack_for_mma(a, BN, BK, w_, /*v2_bits=*/!v1_);
+    repack_for_mma(a, BN, BK, w_, /*v2_bits=*/impl_ != "v1");
   }
   void run(const GemmArgs& a) override {
+    if (impl_ == "v3" || impl_ == "v3n256") return rs_.run(a);
     const Params p{a, w_.w, w_.s, w_.Kpad};
     const dim3 grid(w_.Npad / BN, (a.M + BM - 1) / BM);
-    if (v1_) mma_wgmma_kernel<<<grid, kThreads, kSmem, a.stream>>>(p);
-    else if (dq8_) mma_wgmma_v2_kernel<8><<<grid, kThreads, kV2Smem, a.stream>>>(p);
+    if (impl_ == "v1") mma_wgmma_kernel<<<grid, kThreads, kSmem, a.stream>>>(p);
+    else if (impl_ == "v2") mma_wgmma_v2_kernel<8><<<grid, kThreads, kV2Smem, a.stream>>>(p);
     else mma_wgmma_v2_kernel<4><<<grid, kThreads, kV2Smem, a.stream>>>(p);
     CUDA_CHECK_LAUNCH();
   }
 
  private:
   RepackedWeights w_;
-  bool v1_ = false, dq8_ = false;
+  WgmmaRs rs_;
+  std::string impl_;
 };
 }  // namespace
 

@@ -67,16 +67,29 @@ __host__ __device__ __forceinline__ uint32_t pack8_v2(uint32_t natural) {  // na
   }
   return o;
 }
-__device__ __forceinline__ void dequant8_v2(uint32_t w, __nv_bfloat162 sc, uint32_t (&out)[4]) {
+// The four bf16x2 of a v2 word before scaling (each value e2m1 * 2^-126).
+__device__ __forceinline__ void place8_v2(uint32_t w, uint32_t (&p)[4]) {
   constexpr uint32_t kMag = 0x01C001C0u, kSign = 0x80008000u, kBoth = kMag | kSign;
-  const uint32_t p0 = ((w << 6) & kMag) | ((w << 1) & kSign);
-  const uint32_t p1 = (w << 3) & kBoth;
-  const uint32_t p2 = w & kBoth;
-  const uint32_t p3 = ((w >> 3) & kMag) | ((w << 2) & kSign);
-  out[0] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p0), sc));
-  out[1] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p1), sc));
-  out[2] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p2), sc));
-  out[3] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p3), sc));
+  p[0] = ((w << 6) & kMag) | ((w << 1) & kSign);
+  p[1] = (w << 3) & kBoth;
+  p[2] = w & kBoth;
+  p[3] = ((w >> 3) & kMag) | ((w << 2) & kSign);
+}
+__device__ __forceinline__ void dequant8_v2(uint32_t w, __nv_bfloat162 sc, uint32_t (&out)[4]) {
+  uint32_t p[4];
+  place8_v2(w, p);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[i] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p[i]), sc));
+}
+// Same, with elements 0-3 scaled by sc_lo and 4-7 by sc_hi (a word that spans two weight rows).
+__device__ __forceinline__ void dequant8_v2_rows(uint32_t w, __nv_bfloat162 sc_lo, __nv_bfloat162 sc_hi,
+                                                 uint32_t (&out)[4]) {
+  uint32_t p[4];
+  place8_v2(w, p);
+  out[0] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p[0]), sc_lo));
+  out[1] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p[1]), sc_lo));
+  out[2] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p[2]), sc_hi));
+  out[3] = bf16x2_as_bits(__hmul2(bits_as_bf16x2(p[3]), sc_hi));
 }
 
 // D += A (16x16 bf16, row) x B (16x8 bf16, col) in fp32: the sm_80+ tensor-core step that the

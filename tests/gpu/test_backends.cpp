@@ -66,7 +66,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"reference", 5, 33, 48}, Case{"reference", 17, 130, 208, "swizzled"},
         Case{"dequant_cublas", 7, 129, 80}, Case{"dequant_cublas", 130, 257, 1040, "swizzled"},
         Case{"gemv", 1, 1001, 528}, Case{"gemv", 7, 333, 1024, "swizzled"}, Case{"gemv", 16, 2050, 4096},
-        Case{"gemv", 16, 257, 48}, Case{"mma", 1, 300, 64}, Case{"mma", 129, 300, 208},
+        Case{"gemv", 16, 257, 48},
+        // N >= 128 rows x 132 SMs: the bulk-copy kernel (v3) on Hopper; partial tiles, groups, K steps.
+        Case{"gemv", 1, 17000, 528}, Case{"gemv", 13, 20000, 1040, "swizzled"}, Case{"gemv", 16, 16900, 256},
+        Case{"mma", 1, 300, 64}, Case{"mma", 129, 300, 208},
         Case{"mma", 257, 513, 1040, "swizzled"}, Case{"mma", 384, 512, 4096},
         Case{"mma", 129, 300, 208, "plain", "sync"}, Case{"mma", 257, 513, 1040, "swizzled", "sync"},
         Case{"mma", 200, 700, 512, "plain", "wgmma"}, Case{"sm120_native", 33, 65, 128},
@@ -99,4 +102,24 @@ TEST(Seeds, DifferentSeedsStillPass) {
     EXPECT_EQ(run_case(Case{"mma", 100, 200, 320}, out, "", seed), 0) << out.dump();
     EXPECT_EQ(run_case(Case{"gemv", 3, 200, 320}, out, "", seed), 0) << out.dump();
   }
+}
+
+// The default kernels on Hopper are wgmma v3 and gemv v3 (bulk copies); the earlier ones stay
+// selectable (GK_WGMMA_IMPL, GK_GEMV_IMPL) for same-run comparisons and must stay right too.
+TEST(Variants, HopperDefaultsAndEarlierKernels) {
+  SKIP_WITHOUT_GPU();
+  if (query_device().arch != "sm_90") GTEST_SKIP() << "Hopper-only kernels";
+  nlohmann::json out;
+  ASSERT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
+  EXPECT_EQ(out.value("variant", ""), "v3");
+  EXPECT_EQ(run_case(Case{"gemv", 16, 17000, 512}, out, "scale-layout"), exit_code::kWrongOutput) << out.dump();
+  setenv("GK_GEMV_IMPL", "v2", 1);
+  EXPECT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
+  EXPECT_EQ(out.value("variant", ""), "v2");
+  unsetenv("GK_GEMV_IMPL");
+  for (const char* impl : {"v1", "v2", "v2u4"}) {
+    setenv("GK_WGMMA_IMPL", impl, 1);
+    EXPECT_EQ(run_case(Case{"mma", 129, 300, 208}, out), 0) << impl << " " << out.dump();
+  }
+  unsetenv("GK_WGMMA_IMPL");
 }
