@@ -81,7 +81,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
          auto res = c.coord.Heartbeat(r.params["lease"], body);
          if (!res.ok()) return FromStatus(res.status());
-         return http::Json(*res);
+         return c.coord.Durable(http::Json(*res));
        }},
       {"POST", "/api/v1/leases/{lease}/log", Role::kWorker,
        [&c](Request& r) -> Response {
@@ -89,13 +89,13 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          auto offset = off ? ParseId(*off) : std::optional<int64_t>();
          if (!offset) return http::Problem(400, "Bad Request", "offset (the chunk's byte offset) is required", "offset");
          if (Status s = c.coord.AppendLog(r.params["lease"], *offset, r.body); !s.ok()) return FromStatus(s);
-         return http::Json({{"next", *offset + static_cast<int64_t>(r.body.size())}});
+         return c.coord.Durable(http::Json({{"next", *offset + static_cast<int64_t>(r.body.size())}}));
        }},
       {"POST", "/api/v1/leases/{lease}/result", Role::kWorker,
        [&c](Request& r) -> Response {
          auto res = c.coord.Report(r.params["lease"], http::ParseJson(r.body));
          if (!res.ok()) return FromStatus(res.status());
-         return http::Json(*res);
+         return c.coord.Durable(http::Json(*res));
        }},
   };
 }

@@ -91,6 +91,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
 Coordinator::Coordinator(Store& store, EventBus& events, CoordinatorOptions opts)
     : store_(store), events_(events), opts_(opts), clock_(new WallClock), adapter_(new StoreAdapter(*this)) {
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
+  store_.OnCommitFailure([this] { reload_ = true; });
   Restore();
   ticker_ = std::thread([this] { Ticker(); });
 }
@@ -166,6 +167,42 @@ QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& r
 
 void Coordinator::Restore() {
   std::lock_guard lock(mu_);
+  RestoreLocked();
+}
+
+void Coordinator::ReloadIfNeededLocked() {
+  if (!reload_.exchange(false)) return;
+  spdlog::error("a group commit failed: reloading the scheduler from the store, as a restart would");
+  if (Status s = store_.Flush(); !s.ok()) {
+    reload_ = true;  // still failing: try again on the next call
+    return;
+  }
+  sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
+  requests_.clear();
+  RestoreLocked();
+  ServeWaitersLocked();
+}
+
+void Coordinator::PublishAfterCommit(const std::string& type, json data) {
+  store_.AfterCommit(store_.Staged(), [this, type, data = std::move(data)](const Status& s) {
+    if (s.ok()) events_.Publish(type, data);
+  });
+}
+
+http::Response Coordinator::Durable(http::Response r) {
+  const Store::Ticket t = store_.Staged();
+  auto lost = [] {
+    return http::Problem(503, "Service Unavailable", "the store could not commit this change; send it again");
+  };
+  if (auto s = store_.Outcome(t)) return s->ok() ? std::move(r) : lost();
+  auto d = std::make_shared<http::Deferred>(std::chrono::seconds(60), lost);
+  store_.AfterCommit(t, [d, r = std::move(r), lost](const Status& s) mutable { d->Complete(s.ok() ? std::move(r) : lost()); });
+  http::Response out;
+  out.deferred = d;
+  return out;
+}
+
+void Coordinator::RestoreLocked() {
   auto nodes = store_.ListNodes();
   if (nodes.ok())
     for (auto& n : *nodes) {
@@ -398,12 +435,18 @@ void Coordinator::ServeWaitersLocked() {
     }
     std::vector<int64_t> reused;
     auto g = sched_->TryLease(it->first, it->second.free, &reused);
-    PublishSettled(reused, "reused");
+    if (!reused.empty())
+      store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
     if (g.ok() && *g) {
       json body = GrantJson(**g, it->second.have_suites);
-      events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
-                                        {"state", "leased"}, {"node", it->first}});
-      it->second.deferred->Complete(http::Json(body));
+      PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                           {"state", "leased"}, {"node", it->first}});
+      // The grant is an acknowledgement too: it goes out once the lease is committed.
+      auto d = it->second.deferred;
+      store_.AfterCommit(store_.Staged(), [d, body = std::move(body)](const Status& s) {
+        d->Complete(s.ok() ? http::Json(body)
+                           : http::Problem(503, "Service Unavailable", "the store could not commit the lease"));
+      });
       it = waiters_.erase(it);
     } else {
       ++it;
@@ -414,20 +457,23 @@ void Coordinator::ServeWaitersLocked() {
 http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
                                   const std::set<std::string>& have_suites) {
   std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
-  PublishSettled(reused, "reused");
+  if (!reused.empty())
+    store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
   if (!g.ok()) {
     if (g.status().code() == Code::kNotFound) return http::Problem(404, "Not Found", g.status().message(), "node");
     return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
   }
   if (*g) {
     json body = GrantJson(**g, have_suites);
-    events_.Publish("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
-                                      {"state", "leased"}, {"node", node}});
-    return http::Json(body);
+    PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                         {"state", "leased"}, {"node", node}});
+    return Durable(http::Json(body));
   }
-  if (wait.count() <= 0) return http::NoContent();
+  if (wait.count() <= 0) return Durable(http::NoContent());
   auto old = waiters_.find(node);
   if (old != waiters_.end()) {
     old->second.deferred->Complete(http::NoContent());
@@ -448,6 +494,8 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
 
 Result<json> Coordinator::Heartbeat(const std::string& lease, const json& body) {
   std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
   auto l = sched_->Heartbeat(lease);
   if (!l.ok()) return l.status();
   const ActiveLease* a = *l;
@@ -461,10 +509,12 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
   int64_t trial;
   {
     std::lock_guard lock(mu_);
+    ReloadIfNeededLocked();
     auto t = sched_->CheckLease(lease);
     if (!t.ok()) return t.status();
     trial = *t;
   }
+  Store::Group group;
   return store_.AppendLog(trial, offset, data, opts_.log_cap);
 }
 
@@ -491,6 +541,8 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   }
   if (body.contains("fingerprint")) r.fingerprint = body["fingerprint"];
   std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
   int64_t sweep = 0, trial = 0, node = 0;
   auto it = sched_->leases().find(lease);
   if (it != sched_->leases().end()) {
@@ -503,11 +555,11 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   auto out = sched_->Report(lease, r);
   if (!out.ok()) return out.status();
   if (!out->duplicate) {
-    events_.Publish("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
-                                      {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
+    PublishAfterCommit("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
+                                         {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
     if (!out->skipped.empty())
-      events_.Publish("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
-                                         {"key", out->prune_key.value_or("")}});
+      PublishAfterCommit("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
+                                            {"key", out->prune_key.value_or("")}});
     ServeWaitersLocked();
   }
   return json{{"accepted", true}, {"duplicate", out->duplicate}, {"requeued", out->requeued},

@@ -2,6 +2,7 @@
 // one mutex, answers long-polls the moment work fits, persists through the Store, runs the lease and
 // node clock, and publishes events. Thread-safe; handlers call it from any HTTP thread.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -50,9 +51,13 @@ class Coordinator {
   // `have_suites`: "name@version" keys of suite definitions the worker holds (not sent again).
   http::Response Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait,
                        const std::set<std::string>& have_suites = {});
+  // These three stage their writes (group commit): answer with Durable(), never directly.
   Result<nlohmann::json> Heartbeat(const std::string& lease, const nlohmann::json& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
   Result<nlohmann::json> Report(const std::string& lease, const nlohmann::json& body);
+  // `r`, sent once every write staged so far is committed (a 503 if that commit failed): how a
+  // worker-protocol answer acknowledges a staged write. `r` itself when nothing is pending.
+  http::Response Durable(http::Response r);
   Status Drain(int64_t node);
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
 
@@ -82,6 +87,11 @@ class Coordinator {
   // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
   QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t);
   void Restore();
+  void RestoreLocked();
+  // After a failed group commit (writes lost): rebuilds the scheduler from the store, as a restart does.
+  void ReloadIfNeededLocked();
+  // Publishes `type` once the writes staged so far are committed (a reader told of a change finds it).
+  void PublishAfterCommit(const std::string& type, nlohmann::json data);
   void ServeWaitersLocked();
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
@@ -103,6 +113,7 @@ class Coordinator {
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
   bool stopping_ = false;
+  std::atomic<bool> reload_{false};
   std::thread ticker_;
 };
 

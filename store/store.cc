@@ -110,8 +110,6 @@ constexpr const char* kNodeCols =
 }  // namespace
 
 Store::Store(std::string path) : path_(std::move(path)), memory_(path_ == ":memory:" || path_.empty()) {}
-Store::~Store() = default;
-
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store(path));
   try {
@@ -120,6 +118,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   } catch (const sql::Error& e) {
     return Status(Code::kUnavailable, e.what());
   }
+  s->committer_ = std::thread([p = s.get()] { p->CommitLoop(); });
   return s;
 }
 

@@ -1,11 +1,16 @@
 // The typed store: every query the daemon makes, over one SQLite file (DESIGN.md "Storage").
 // Thread-safe: writes are serialized on one connection; reads use a pool of connections (file
-// databases) so they never wait for a writer. Every write returns only after its commit.
+// databases) so they never wait for a writer. A write returns after its commit, except inside a
+// Group (group commit), where the caller waits for its ticket before it acknowledges anything.
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <tuple>
 #include <string>
@@ -165,26 +170,57 @@ class Store {
     Lease l(this);
     return fn(*l.db);
   }
-  // Runs `fn` inside one write transaction and commits; rolls back when fn throws.
+  // Runs `fn` as one write: its changes all stay or all go (rolled back when fn throws). Outside a
+  // Group it commits before returning (with everything staged before it); inside, it is staged.
   template <typename F>
   auto Write(F&& fn) {
-    std::lock_guard lock(write_mu_);
-    sql::Txn txn(*writer_);
-    struct Done {  // statements left mid-row must not outlive the transaction's snapshot
-      sql::Db& db;
-      ~Done() { db.ResetAll(); }
-    } done{*writer_};
-    if constexpr (std::is_void_v<decltype(fn(*writer_))>) {
-      fn(*writer_);
-      done.db.ResetAll();
-      txn.Commit();
+    std::unique_lock lock(write_mu_);
+    BeginWriteLocked();
+    using R = decltype(fn(*writer_));
+    if constexpr (std::is_void_v<R>) {
+      try {
+        fn(*writer_);
+      } catch (...) {
+        AbortWriteLocked(lock);
+        throw;
+      }
+      EndWriteLocked(lock);
     } else {
-      auto r = fn(*writer_);
-      done.db.ResetAll();
-      txn.Commit();
-      return r;
+      std::optional<R> r;
+      try {
+        r.emplace(fn(*writer_));
+      } catch (...) {
+        AbortWriteLocked(lock);
+        throw;
+      }
+      EndWriteLocked(lock);
+      return std::move(*r);
     }
   }
+
+  // Group commit (docs/DECISIONS.md). While a Group lives on this thread, Write() stages: it runs at
+  // once inside the shared open transaction, in its own savepoint, and returns without committing.
+  // A committer thread commits what is staged, one transaction for many writes; an answer that
+  // acknowledges a staged write waits for its ticket (DESIGN.md: committed before the answer).
+  using Ticket = uint64_t;
+  class Group {
+   public:
+    Group();
+    ~Group();
+    Group(const Group&) = delete;
+  };
+  // The ticket that covers every write staged so far, by any thread.
+  Ticket Staged();
+  // Ok once the writes up to `t` are committed, the error if their commit failed, nullopt while pending.
+  std::optional<Status> Outcome(Ticket t);
+  // Runs `done` with Outcome(t) once it is known: at once on this thread if it is, else on the
+  // committing thread. `done` must not write to the store synchronously from a committer callback.
+  void AfterCommit(Ticket t, std::function<void(const Status&)> done);
+  // Commits what is staged now.
+  Status Flush();
+  // Called when a commit of staged writes failed (they are lost): state derived from them must be
+  // reloaded from the store. Set once, before serving.
+  void OnCommitFailure(std::function<void()> fn) { on_failure_ = std::move(fn); }
 
  private:
   explicit Store(std::string path);
@@ -196,10 +232,29 @@ class Store {
     std::unique_ptr<sql::Db> owned;
     std::unique_lock<std::mutex> mem_lock;  // in-memory databases read through the writer
   };
+  void BeginWriteLocked();
+  void AbortWriteLocked(std::unique_lock<std::mutex>& lock);
+  void EndWriteLocked(std::unique_lock<std::mutex>& lock);
+  // Commits the open transaction, settles its tickets and runs their callbacks (unlocked meanwhile);
+  // throws sql::Error when the commit failed.
+  void CommitLocked(std::unique_lock<std::mutex>& lock);
+  void SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s);
+  void CommitLoop();
+
   std::string path_;
   bool memory_;
   std::mutex write_mu_;
   std::unique_ptr<sql::Db> writer_;
+  // Group commit state, under write_mu_.
+  bool open_ = false;       // a transaction is open on writer_
+  bool savepoint_ = false;  // the write in progress runs in a savepoint (it joined a transaction)
+  Ticket staged_ = 0, settled_ = 0;
+  std::deque<std::pair<Ticket, Ticket>> failed_;  // recent ticket ranges whose commit failed
+  std::vector<std::pair<Ticket, std::function<void(const Status&)>>> waiting_;
+  std::condition_variable commit_cv_;
+  bool stop_ = false;
+  std::function<void()> on_failure_;
+  std::thread committer_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<sql::Db>> pool_;
 };

@@ -1,0 +1,172 @@
+// Group commit: many staged writes, one COMMIT. Each write runs at once in the open transaction (in
+// a savepoint, so a failing write rolls back alone and its caller sees the error as before); the
+// committer thread commits whatever is staged whenever it is woken, so under load one commit (one
+// set of WAL frames for the pages the writes share) covers many leases and reports, and when idle
+// a write is committed as soon as the committer runs. See docs/DECISIONS.md.
+#include <spdlog/spdlog.h>
+
+#include "store/store.h"
+
+namespace gauntlet {
+
+namespace {
+thread_local int group_depth = 0;
+constexpr size_t kFailedKept = 64;
+}  // namespace
+
+Store::Group::Group() { ++group_depth; }
+Store::Group::~Group() { --group_depth; }
+
+Store::~Store() {
+  {
+    std::lock_guard lock(write_mu_);
+    stop_ = true;
+  }
+  commit_cv_.notify_all();
+  if (committer_.joinable()) committer_.join();
+}
+
+void Store::BeginWriteLocked() {
+  savepoint_ = open_;
+  if (!open_) {
+    writer_->Cached("BEGIN IMMEDIATE").Run();
+    open_ = true;
+  } else {
+    writer_->Cached("SAVEPOINT w").Run();
+  }
+}
+
+void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
+  writer_->ResetAll();
+  if (savepoint_ && !sqlite3_get_autocommit(writer_->raw())) {
+    try {
+      writer_->Cached("ROLLBACK TO w").Run();
+      writer_->Cached("RELEASE w").Run();
+      return;
+    } catch (const sql::Error& e) {
+      spdlog::error("store: rolling back one write failed: {}", e.what());
+    }
+  }
+  // This write opened the transaction (nothing else is in it), or SQLite already rolled the whole
+  // transaction back (some I/O errors do): either way the transaction ends here, and any other
+  // writes staged in it are lost.
+  if (!sqlite3_get_autocommit(writer_->raw())) {
+    try {
+      writer_->Exec("ROLLBACK");
+    } catch (...) {
+    }
+  }
+  open_ = false;
+  if (savepoint_ && staged_ > settled_) {
+    SettleLocked(lock, staged_, Status::Internal("store: a write failed and took the staged writes with it"));
+    if (on_failure_) on_failure_();
+  }
+}
+
+void Store::EndWriteLocked(std::unique_lock<std::mutex>& lock) {
+  writer_->ResetAll();  // statements left mid-row must not outlive the transaction's snapshot
+  if (savepoint_) writer_->Cached("RELEASE w").Run();
+  ++staged_;
+  if (group_depth == 0) {
+    CommitLocked(lock);
+  } else {
+    commit_cv_.notify_one();
+  }
+}
+
+void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
+  if (!open_) return;
+  const Ticket upto = staged_;
+  try {
+    writer_->Cached("COMMIT").Run();
+  } catch (const sql::Error& e) {
+    writer_->ResetAll();
+    if (!sqlite3_get_autocommit(writer_->raw())) {
+      try {
+        writer_->Exec("ROLLBACK");
+      } catch (...) {
+      }
+    }
+    open_ = false;
+    spdlog::error("store: a commit failed; {} staged write(s) lost: {}", upto - settled_, e.what());
+    SettleLocked(lock, upto, Status::Internal(std::string("store: commit failed: ") + e.what()));
+    if (on_failure_) on_failure_();
+    throw;
+  }
+  open_ = false;
+  SettleLocked(lock, upto, Status::Ok());
+}
+
+void Store::SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s) {
+  if (!s.ok()) {
+    failed_.emplace_back(settled_ + 1, upto);
+    if (failed_.size() > kFailedKept) failed_.pop_front();
+  }
+  settled_ = upto;
+  std::vector<std::function<void(const Status&)>> run;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (it->first <= upto) {
+      run.push_back(std::move(it->second));
+      it = waiting_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (run.empty()) return;
+  lock.unlock();  // callbacks answer clients and publish events; they must not hold up writers
+  for (auto& fn : run) fn(s);
+  lock.lock();
+}
+
+void Store::CommitLoop() {
+  std::unique_lock lock(write_mu_);
+  while (true) {
+    commit_cv_.wait(lock, [&] { return stop_ || (open_ && staged_ > settled_); });
+    if (open_ && staged_ > settled_) {
+      try {
+        CommitLocked(lock);
+      } catch (const sql::Error&) {
+        // Settled with the error above: the waiting answers say so, on_failure_ reloads.
+      }
+      continue;
+    }
+    if (stop_) return;
+  }
+}
+
+Store::Ticket Store::Staged() {
+  std::lock_guard lock(write_mu_);
+  return staged_;
+}
+
+std::optional<Status> Store::Outcome(Ticket t) {
+  std::lock_guard lock(write_mu_);
+  if (t > settled_) return std::nullopt;
+  for (auto& [lo, hi] : failed_)
+    if (t >= lo && t <= hi) return Status::Internal("store: the commit of this write failed");
+  return Status::Ok();
+}
+
+void Store::AfterCommit(Ticket t, std::function<void(const Status&)> done) {
+  {
+    std::lock_guard lock(write_mu_);
+    if (t > settled_) {
+      waiting_.emplace_back(t, std::move(done));
+      commit_cv_.notify_one();
+      return;
+    }
+  }
+  done(*Outcome(t));
+}
+
+Status Store::Flush() {
+  std::unique_lock lock(write_mu_);
+  try {
+    CommitLocked(lock);
+  } catch (const sql::Error& e) {
+    return Status::Internal(std::string("store: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace gauntlet
