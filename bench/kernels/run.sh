@@ -33,6 +33,9 @@ for shape in 1x28672x8192 16x28672x8192; do
   run gemm --backend dequant_cublas --shape "$shape" --iters "$ITERS"
   run gemm --backend mma --shape "$shape" --iters "$ITERS"
 done
+# The previous kernels in the same run (the targets above read the defaults, which come first).
+GK_WGMMA_IMPL=v2 run gemm --backend mma --shape 8192x8192x8192 --iters "$ITERS"
+for shape in 1x28672x8192 16x28672x8192; do GK_GEMV_IMPL=v2 run gemm --backend gemv --shape "$shape" --iters "$ITERS"; done
 run gemm --backend sm120_native --shape 16x4096x4096 --iters 5
 
 printf '%s\n' "${lines[@]}" | python3 -c '

@@ -208,14 +208,21 @@ class GemvV1Backend final : public Backend {
 constexpr int kV2StepBytes = 1152;
 constexpr int kV2RowAlign = 32;  // Npad multiple of 16 * max RT
 
+// group > 0 (for gemv v3): tiles go in groups of `group`, and a group's step blocks of one K step
+// are adjacent ([group][step][tile]), so one bulk copy moves a whole K step of a CTA's rows.
 __global__ void repack_gemv_v2_kernel(const uint8_t* w, const uint8_t* s, nvfp4::ScaleLayout layout, int N, int K,
-                                      uint32_t* out, int ntiles, int steps) {
+                                      uint32_t* out, int ntiles, int steps, int group) {
   const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;  // one 32-bit word of the output
   const size_t total = size_t(ntiles) * steps * (kV2StepBytes / 4);
   if (idx >= total) return;
   const int wi = int(idx % (kV2StepBytes / 4));
   const size_t chunk = idx / (kV2StepBytes / 4);
-  const int step = int(chunk % steps), tile = int(chunk / steps);
+  int step = int(chunk % steps), tile = int(chunk / steps);
+  if (group > 0) {
+    const size_t in_group = chunk % (size_t(steps) * group);
+    step = int(in_group / group);
+    tile = int(chunk / (size_t(steps) * group)) * group + int(in_group % group);
+  }
   uint32_t o = 0;
   if (wi < 256) {
     const int half = wi / 128, lane = (wi % 128) / 4, q = wi % 4;
@@ -452,7 +459,7 @@ class GemvV2Backend final : public Backend {
     return e != cudaSuccess ? e : cudaFuncGetAttributes(&attr, repack_gemv_v2_kernel);
   }
   // v3 (gemv_bulk.cu) where the GPU has bulk copies and N fills a wave; GK_GEMV_IMPL=v2 forces v2,
-  // GK_GEMV_STAGES=4|6|8 sets v3's ring depth (benchmarking).
+  // GK_GEMV_STAGES=SK (stages x K steps per stage: 32 default, 61, 22) sets v3's ring (benchmarking).
   bool pick_bulk(const GemmArgs& a) {
     const char* e = std::getenv("GK_GEMV_IMPL");
     if (e && std::string(e) == "v2") return false;
@@ -460,7 +467,8 @@ class GemvV2Backend final : public Backend {
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (!gemv_bulk_usable(a.M, a.N, ntiles_, major, sms) || gemv_bulk_probe() != cudaSuccess) return false;
+    group_ = gemv_bulk_group();
+    if (!gemv_bulk_usable(a.M, a.N, group_, major, sms) || gemv_bulk_probe() != cudaSuccess) return false;
     if (const char* st = std::getenv("GK_GEMV_STAGES")) stages_ = std::atoi(st);
     gemv_bulk_prepare();
     return true;
@@ -470,18 +478,18 @@ class GemvV2Backend final : public Backend {
     pk_ = nullptr;
     cfg_ = v2_config(a.M);
     const int Npad = (a.N + kV2RowAlign - 1) / kV2RowAlign * kV2RowAlign;
-    ntiles_ = Npad / 16;
+    bulk_ = pick_bulk(a);
+    ntiles_ = bulk_ ? (Npad / 16 + group_ - 1) / group_ * group_ : Npad / 16;  // v3 reads whole groups
     steps_ = (a.K + 127) / 128;
     const size_t bytes = size_t(ntiles_) * steps_ * kV2StepBytes;
     CUDA_CHECK(cudaMalloc(&pk_, bytes));
     const size_t words = bytes / 4;
     repack_gemv_v2_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(
-        a.Wq, a.Ws, a.layout, a.N, a.K, reinterpret_cast<uint32_t*>(pk_), ntiles_, steps_);
+        a.Wq, a.Ws, a.layout, a.N, a.K, reinterpret_cast<uint32_t*>(pk_), ntiles_, steps_, bulk_ ? group_ : 0);
     CUDA_CHECK_LAUNCH();
-    bulk_ = pick_bulk(a);
   }
   void run(const GemmArgs& a) override {
-    if (bulk_) return gemv_bulk_run(a, pk_, ntiles_, steps_, stages_);
+    if (bulk_) return gemv_bulk_run(a, pk_, ntiles_, steps_, group_, stages_);
     const V2Params p{a, pk_, ntiles_, steps_};
     if (a.M <= 8) dispatch_v2<1>(cfg_, p, a.stream);
     else dispatch_v2<2>(cfg_, p, a.stream);
@@ -489,7 +497,7 @@ class GemvV2Backend final : public Backend {
 
  private:
   uint8_t* pk_ = nullptr;
-  int ntiles_ = 0, steps_ = 0, stages_ = 6;
+  int ntiles_ = 0, steps_ = 0, stages_ = 32, group_ = 7;
   GemvV2Config cfg_;
   bool bulk_ = false;
 };

@@ -1,31 +1,34 @@
-// gemv v3, see gemv_bulk.cuh. One CTA owns a group of 8 weight tiles (128 rows) over all of K:
-// one producer warp and 8 consumer warps (one tile each). Per 128-wide K step the producer issues
-// bulk copies of the 8 tiles' 1152-byte step blocks and of the step's activation rows into one
-// ring stage and signals its full barrier with the byte count; the consumers read their weights,
-// scales and the shared activations from shared memory, free the stage at once (everything is in
-// registers by then), dequantize and feed mma.sync m16n8k16 exactly as v2 does (weights as the
-// 16-row A operand; see backend_gemv.cu for the K order inside a step).
+// gemv v3, see gemv_bulk.cuh. One CTA owns a group of G weight tiles (16 rows each) over all of K:
+// one producer warp and G consumer warps (one tile each). Per stage (KS K steps of 128) the producer
+// issues one bulk copy of the group's weight blocks (contiguous in the grouped repack) and one per
+// activation row, and signals the stage's full barrier with the byte count; the consumers copy
+// their weights, scales and the shared activations from shared memory into registers, free the
+// stage at once, dequantize and feed mma.sync m16n8k16 exactly as v2 does (weights as the 16-row
+// A operand; see backend_gemv.cu for the K order inside a step).
 //
-// Why: v2 kept its loads in flight in registers, which capped the bytes in flight per SM and spent
-// issue slots on address math and LDGs; here the copy engine keeps up to `stages` x 13.5 KB in
-// flight per CTA (two CTAs per SM) whatever the consumers are doing, and the 16 activation rows
-// are fetched once per CTA instead of once per warp.
+// Why: v2 keeps its loads in flight in registers and spends issue slots on their addresses, and at
+// M=16 every warp fetches all activation rows from L2; here the copy engine streams each CTA's rows
+// as one contiguous run per stage whatever the consumers are doing, and the activations come to
+// each CTA once. G = 7 because N=28672 then makes 256 CTAs, two on almost every SM of an H200
+// (with 8, 224 CTAs leave 40 SMs half-loaded: 3040 instead of 3230 GB/s at M=1).
 #include "cuda_check.hpp"
 #include "gemv_bulk.cuh"
 #include "nvfp4_device.cuh"
 #include "sm90_async.cuh"
 
+#include <cstdlib>
+
 namespace gauntlet::kernels {
 namespace {
 using namespace dev;
 
-constexpr int kTiles = 8;                       // consumer warps = 16-row tiles per CTA
-constexpr int kThreads = (kTiles + 1) * 32;     // + the producer warp
 constexpr int kStepBytes = 1152;                // one tile's 128-wide K step (v2 repack)
-constexpr int kStageW = kTiles * kStepBytes;    // 9216
-constexpr int kRowStride = 256 + 16;            // activation row: 128 bf16, padded against bank conflicts
-constexpr int kStageA = 16 * kRowStride;        // 4352
-constexpr int kStage = kStageW + kStageA;
+// A CTA owns G tiles (G consumer warps + a producer warp). A stage holds KS consecutive K steps of
+// all G tiles, contiguous in the grouped repack. Activation rows are padded by 16 bytes against
+// bank conflicts.
+__host__ __device__ constexpr int stage_w(int g, int ks) { return g * kStepBytes * ks; }
+__host__ __device__ constexpr int row_stride(int ks) { return 256 * ks + 16; }
+__host__ __device__ constexpr int stage_bytes(int g, int nt, int ks) { return stage_w(g, ks) + 8 * nt * row_stride(ks); }
 
 struct Params {
   GemmArgs a;
@@ -33,39 +36,53 @@ struct Params {
   int ntiles, steps;
 };
 
-template <int NT, int S>
-__global__ void __launch_bounds__(kThreads, 2) gemv_bulk_kernel(Params p) {
+// NT: 8-row n-tiles of activations (1 for M <= 8, 2 for M <= 16).
+template <int G, int NT, int S, int KS>
+__global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kStage = stage_bytes(G, NT, KS), kStageW = stage_w(G, KS), kRowStride = row_stride(KS);
   extern __shared__ __align__(128) uint8_t smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S * kStage);
   uint64_t* empty = full + S;
   const GemmArgs& a = p.a;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int tile0 = blockIdx.x * kTiles;
-  const int nvalid = min(kTiles, p.ntiles - tile0);
+  const int tile0 = blockIdx.x * G;
+  const int nvalid = min(G, (a.N - tile0 * 16 + 15) / 16);  // tiles holding rows < N
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);       // the producer's expect_tx arrival; bytes complete the phase
-      mbar_init(&empty[s], kTiles); // one arrival per consumer warp
+      mbar_init(&empty[s], G); // one arrival per consumer warp
     }
     mbar_fence_init();
   }
   __syncthreads();
 
-  if (warp == kTiles) {  // producer
-    for (int st = 0; st < p.steps; ++st) {
-      const int s = st % S;
-      if (st >= S) mbar_wait(&empty[s], ((st / S) - 1) & 1);
+  if (warp == G) {  // producer
+    const int stages = (p.steps + KS - 1) / KS;
+    for (int sg = 0; sg < stages; ++sg) {
+      const int s = sg % S, st = sg * KS, nst = min(KS, p.steps - st);
+      if (sg >= S) mbar_wait(&empty[s], ((sg / S) - 1) & 1);
       const int k0 = st * 128;
-      const uint32_t abytes = uint32_t(min(128, a.K - k0)) * 2;  // K % 16 == 0: a multiple of 32
-      if (lane == 0) mbar_arrive_expect_tx(&full[s], nvalid * kStepBytes + a.M * abytes);
-      __syncwarp();
+      const uint32_t abytes = uint32_t(min(128 * KS, a.K - k0)) * 2;  // K % 16 == 0: a multiple of 32
+      const uint32_t wbytes = nst * G * kStepBytes;  // [step][tile] blocks, contiguous
       uint8_t* stage = smem + s * kStage;
-      if (lane < nvalid)
-        bulk_g2s(stage + lane * kStepBytes, p.pk + (size_t(tile0 + lane) * p.steps + st) * kStepBytes, kStepBytes,
-                 &full[s]);
-      else if (lane >= kTiles && lane - kTiles < a.M)
-        bulk_g2s(stage + kStageW + (lane - kTiles) * kRowStride, a.A + size_t(lane - kTiles) * a.K + k0, abytes,
+      if (abytes < 256 * KS) {
+        // The last stage ends inside it: zero the activations past K (the weights there are 0, but
+        // stale activations could be NaN/Inf from uninitialised memory), so the consumers need no
+        // masking. Ordered before the consumers' reads by lane 0's arrive (release) below.
+        for (int i = lane; i < a.M * (256 * KS - int(abytes)) / 16; i += 32) {
+          const int per_row = (256 * KS - int(abytes)) / 16, m = i / per_row, c = i % per_row;
+          *reinterpret_cast<uint4*>(stage + kStageW + m * kRowStride + abytes + 16 * c) = make_uint4(0, 0, 0, 0);
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // before the bulk copies write beside them
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive_expect_tx(&full[s], wbytes + a.M * abytes);
+      __syncwarp();
+      if (lane == 0)
+        bulk_g2s(stage, p.pk + (size_t(blockIdx.x) * p.steps + st) * G * kStepBytes, wbytes, &full[s]);
+      else if (lane >= G && lane - G < a.M)
+        bulk_g2s(stage + kStageW + (lane - G) * kRowStride, a.A + size_t(lane - G) * a.K + k0, abytes,
                  &full[s]);
     }
     return;
@@ -74,51 +91,57 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_bulk_kernel(Params p) {
   const int g = lane / 4, t = lane % 4;
   const bool valid = warp < nvalid;
   float acc[NT][2][4] = {};
-  for (int st = 0; st < p.steps; ++st) {
-    const int s = st % S;
-    mbar_wait(&full[s], (st / S) & 1);
+  const int stages = (p.steps + KS - 1) / KS;
+  for (int sg = 0; sg < stages; ++sg) {
+    const int s = sg % S;
+    mbar_wait(&full[s], (sg / S) & 1);
     const uint8_t* stage = smem + s * kStage;
-    const uint8_t* wp = stage + warp * kStepBytes + lane * 16;
-    const uint4 w0 = *reinterpret_cast<const uint4*>(wp);
-    const uint4 w1 = *reinterpret_cast<const uint4*>(wp + 512);
-    const uint32_t sc = *reinterpret_cast<const uint32_t*>(stage + warp * kStepBytes + 1024 + lane * 4);
-    // Activation row 8j+g, this lane's 32 elements at k = 32t..32t+31 of the step (16 words).
-    uint32_t av[NT][16];
+    // Everything this warp needs from the stage goes to registers first, so the stage is freed
+    // before the math and the KS sub-steps' loads are all in flight together.
+    uint4 w0[KS], w1[KS];
+    uint32_t sc[KS];
+    uint32_t av[KS][NT][16];
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const int m = 8 * j + g;
+    for (int u = 0; u < KS; ++u) {
+      const uint8_t* wp = stage + (u * G + warp) * kStepBytes + lane * 16;
+      w0[u] = *reinterpret_cast<const uint4*>(wp);
+      w1[u] = *reinterpret_cast<const uint4*>(wp + 512);
+      sc[u] = *reinterpret_cast<const uint32_t*>(wp + 1024 - lane * 12);  // 1024 + lane * 4
+      // Activation row 8j+g, this lane's 32 elements at k = 32t..32t+31 of the step (16 words).
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (m < a.M) v = *reinterpret_cast<const uint4*>(stage + kStageW + m * kRowStride + 64 * t + 16 * i);
-        av[j][4 * i + 0] = v.x; av[j][4 * i + 1] = v.y; av[j][4 * i + 2] = v.z; av[j][4 * i + 3] = v.w;
+      for (int j = 0; j < NT; ++j) {
+        const int m = 8 * j + g;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          uint4 v = make_uint4(0, 0, 0, 0);
+          if (m < a.M) v = *reinterpret_cast<const uint4*>(stage + kStageW + m * kRowStride + 256 * u + 64 * t + 16 * i);
+          av[u][j][4 * i + 0] = v.x; av[u][j][4 * i + 1] = v.y; av[u][j][4 * i + 2] = v.z; av[u][j][4 * i + 3] = v.w;
+        }
       }
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);  // all of this stage is in registers now
     if (!valid) continue;
-    const int rem = a.K - st * 128;
-    if (rem < 128) {  // last, partial step: the ring holds stale activations past K; weights there are 0
 #pragma unroll
-      for (int j = 0; j < NT; ++j)
+    for (int u = 0; u < KS; ++u) {
+      const int st = sg * KS + u;
+      if (st >= p.steps) break;
+      const uint32_t wlo[4] = {w0[u].x, w0[u].y, w0[u].z, w0[u].w}, whi[4] = {w1[u].x, w1[u].y, w1[u].z, w1[u].w};
+      const uint32_t c = sc[u];
+      const __nv_bfloat162 slo0 = scale_to_bf16x2_folded(c & 0xFF), slo1 = scale_to_bf16x2_folded((c >> 8) & 0xFF);
+      const __nv_bfloat162 shi0 = scale_to_bf16x2_folded((c >> 16) & 0xFF), shi1 = scale_to_bf16x2_folded(c >> 24);
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
-          if (32 * t + 4 * i >= rem) av[j][2 * i] = av[j][2 * i + 1] = 0;
-    }
-    const uint32_t wlo[4] = {w0.x, w0.y, w0.z, w0.w}, whi[4] = {w1.x, w1.y, w1.z, w1.w};
-    const __nv_bfloat162 slo0 = scale_to_bf16x2_folded(sc & 0xFF), slo1 = scale_to_bf16x2_folded((sc >> 8) & 0xFF);
-    const __nv_bfloat162 shi0 = scale_to_bf16x2_folded((sc >> 16) & 0xFF), shi1 = scale_to_bf16x2_folded(sc >> 24);
+      for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
+        uint32_t lo[4], hi[4];
+        dequant8_v2(wlo[q], q < 2 ? slo0 : slo1, lo);
+        dequant8_v2(whi[q], q < 2 ? shi0 : shi1, hi);
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
-      uint32_t lo[4], hi[4];
-      dequant8_v2(wlo[q], q < 2 ? slo0 : slo1, lo);
-      dequant8_v2(whi[q], q < 2 ? shi0 : shi1, hi);
+        for (int h = 0; h < 2; ++h) {
+          const int i = 2 * q + h;
+          const uint32_t af[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int i = 2 * q + h;
-        const uint32_t af[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
-#pragma unroll
-        for (int j = 0; j < NT; ++j) mma_bf16_16816(acc[j][h], af, av[j][2 * i], av[j][2 * i + 1]);
+          for (int j = 0; j < NT; ++j) mma_bf16_16816(acc[j][h], af, av[u][j][2 * i], av[u][j][2 * i + 1]);
+        }
       }
     }
   }
@@ -135,50 +158,69 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_bulk_kernel(Params p) {
 #endif
 }
 
-template <int S>
+template <int G, int NT, int S, int KS>
 constexpr int smem_bytes() {
-  return S * kStage + 2 * S * 8;
+  return S * stage_bytes(G, NT, KS) + 2 * S * 8;
 }
 
-template <int NT, int S>
+template <int G, int NT, int S, int KS>
 void launch(const Params& p, cudaStream_t st) {
-  gemv_bulk_kernel<NT, S><<<(p.ntiles + kTiles - 1) / kTiles, kThreads, smem_bytes<S>(), st>>>(p);
+  static_assert(smem_bytes<G, NT, S, KS>() <= 113 * 1024, "two CTAs per SM");
+  gemv_bulk_kernel<G, NT, S, KS><<<p.ntiles / G, (G + 1) * 32, smem_bytes<G, NT, S, KS>(), st>>>(p);
   CUDA_CHECK_LAUNCH();
 }
 
-template <int NT, int S>
+template <int G, int NT, int S, int KS>
 void allow_smem() {
-  CUDA_CHECK(cudaFuncSetAttribute(gemv_bulk_kernel<NT, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  smem_bytes<S>()));
+  CUDA_CHECK(cudaFuncSetAttribute(gemv_bulk_kernel<G, NT, S, KS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  smem_bytes<G, NT, S, KS>()));
 }
 
-template <int NT>
-void dispatch(const Params& p, int stages, cudaStream_t st) {
-  if (stages == 4) return launch<NT, 4>(p, st);
-  if (stages == 8) return launch<NT, 8>(p, st);
-  return launch<NT, 6>(p, st);
+// Ring configurations (GK_GEMV_STAGES picks one): 10 * stages + K steps per stage. 32 is the
+// default (fastest at M=1 on the H200; see docs/BENCHMARKS.md), 61 and 22 for comparisons.
+template <int G, int NT>
+void dispatch(const Params& p, int ring, cudaStream_t st) {
+  switch (ring) {
+    case 61: return launch<G, NT, 6, 1>(p, st);
+    case 22: return launch<G, NT, 2, 2>(p, st);
+    default: return launch<G, NT, 3, 2>(p, st);
+  }
+}
+
+template <int G, int NT>
+void allow_all() {
+  allow_smem<G, NT, 3, 2>();
+  allow_smem<G, NT, 6, 1>();
+  allow_smem<G, NT, 2, 2>();
 }
 
 }  // namespace
 
-bool gemv_bulk_usable(int M, int N, int ntiles, int cc_major, int sms) {
-  return cc_major >= 9 && M >= 1 && M <= 16 && (ntiles + kTiles - 1) / kTiles >= sms;
+bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms) {
+  return cc_major >= 9 && M >= 1 && M <= 16 && (N + 16 * group - 1) / (16 * group) >= sms;
+}
+
+int gemv_bulk_group() {
+  const char* e = std::getenv("GK_GEMV_GROUP");
+  return e && std::atoi(e) == 8 ? 8 : 7;
 }
 
 void gemv_bulk_prepare() {
-  allow_smem<1, 4>(); allow_smem<1, 6>(); allow_smem<1, 8>();
-  allow_smem<2, 4>(); allow_smem<2, 6>(); allow_smem<2, 8>();
+  allow_all<7, 1>();
+  allow_all<7, 2>();
+  allow_all<8, 1>();
+  allow_all<8, 2>();
 }
 
-void gemv_bulk_run(const GemmArgs& a, const uint8_t* pk, int ntiles, int steps, int stages) {
+void gemv_bulk_run(const GemmArgs& a, const uint8_t* pk, int ntiles, int steps, int group, int ring) {
   const Params p{a, pk, ntiles, steps};
-  if (a.M <= 8) dispatch<1>(p, stages, a.stream);
-  else dispatch<2>(p, stages, a.stream);
+  if (group == 8) return a.M <= 8 ? dispatch<8, 1>(p, ring, a.stream) : dispatch<8, 2>(p, ring, a.stream);
+  return a.M <= 8 ? dispatch<7, 1>(p, ring, a.stream) : dispatch<7, 2>(p, ring, a.stream);
 }
 
 cudaError_t gemv_bulk_probe() {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes(&attr, gemv_bulk_kernel<1, 6>);
+  return cudaFuncGetAttributes(&attr, gemv_bulk_kernel<7, 1, 3, 2>);
 }
 
 }  // namespace gauntlet::kernels

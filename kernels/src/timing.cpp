@@ -2,18 +2,29 @@
 #include "timing.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "cuda_check.hpp"
+#include "l2_flush.cuh"
 
 namespace gauntlet::kernels {
 
 L2Flusher::L2Flusher(size_t l2_bytes) : bytes_(std::max<size_t>(2 * l2_bytes, 64u << 20)) {
+  const char* mode = std::getenv("GK_FLUSH");
+  write_ = mode && std::string(mode) == "write";
   CUDA_CHECK(cudaMalloc(&buf_, bytes_));
+  CUDA_CHECK(cudaMalloc(&sink_, sizeof(int)));
+  CUDA_CHECK(cudaMemset(buf_, 0, bytes_));
 }
 L2Flusher::~L2Flusher() {
   if (buf_) cudaFree(buf_);
+  if (sink_) cudaFree(sink_);
 }
-void L2Flusher::flush(cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(buf_, 0, bytes_, s)); }
+void L2Flusher::flush(cudaStream_t s) {
+  if (write_) CUDA_CHECK(cudaMemsetAsync(buf_, 0, bytes_, s));
+  else l2_read_flush(buf_, bytes_, sink_, s);
+}
 
 std::vector<float> time_runs(int warmup, int iters, cudaStream_t s, L2Flusher& flusher,
                              const std::function<void()>& before, const std::function<void()>& run) {

@@ -1,5 +1,10 @@
 // Kernel timing with CUDA events: warm-up, L2 flushed before every timed run (outside the timed
 // window), outputs poisoned, median of many runs. Contract: returns per-run milliseconds.
+//
+// The flush reads 2x L2 of a buffer, so L2 ends up holding only clean lines of it. Why not write:
+// a memset flush leaves L2 full of dirty lines, and the timed kernel then pays for writing them
+// back to memory as its own reads evict them (~50 MB of writes inside a 40 us gemv on the H200).
+// GK_FLUSH=write selects the write flush again, for comparisons.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,11 +22,13 @@ class L2Flusher {
  public:
   explicit L2Flusher(size_t l2_bytes);
   ~L2Flusher();
-  void flush(cudaStream_t s);  // writes 2x L2 worth of memory, evicting everything useful
+  void flush(cudaStream_t s);  // reads (or writes) 2x L2 worth of memory, evicting everything useful
 
  private:
   void* buf_ = nullptr;
+  int* sink_ = nullptr;
   size_t bytes_ = 0;
+  bool write_ = false;
 };
 
 // before(): untimed per-run setup (fresh inputs, poison); run(): the timed work.

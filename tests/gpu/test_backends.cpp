@@ -67,8 +67,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"dequant_cublas", 7, 129, 80}, Case{"dequant_cublas", 130, 257, 1040, "swizzled"},
         Case{"gemv", 1, 1001, 528}, Case{"gemv", 7, 333, 1024, "swizzled"}, Case{"gemv", 16, 2050, 4096},
         Case{"gemv", 16, 257, 48},
-        // N >= 128 rows x 132 SMs: the bulk-copy kernel (v3) on Hopper; partial tiles, groups, K steps.
-        Case{"gemv", 1, 17000, 528}, Case{"gemv", 13, 20000, 1040, "swizzled"}, Case{"gemv", 16, 16900, 256},
+        // N >= 112 rows x 132 SMs: the bulk-copy kernel (v3) on Hopper; partial tiles, groups, K
+        // steps and ring stages (odd step counts), one and two activation n-tiles.
+        Case{"gemv", 1, 17000, 528}, Case{"gemv", 7, 20000, 1040, "swizzled"}, Case{"gemv", 5, 17000, 1008},
+        Case{"gemv", 13, 20000, 1040, "swizzled"}, Case{"gemv", 16, 16900, 256},
         Case{"mma", 1, 300, 64}, Case{"mma", 129, 300, 208},
         Case{"mma", 257, 513, 1040, "swizzled"}, Case{"mma", 384, 512, 4096},
         Case{"mma", 129, 300, 208, "plain", "sync"}, Case{"mma", 257, 513, 1040, "swizzled", "sync"},
@@ -112,7 +114,19 @@ TEST(Variants, HopperDefaultsAndEarlierKernels) {
   nlohmann::json out;
   ASSERT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v3");
-  EXPECT_EQ(run_case(Case{"gemv", 16, 17000, 512}, out, "scale-layout"), exit_code::kWrongOutput) << out.dump();
+  EXPECT_EQ(run_case(Case{"gemv", 8, 17000, 512}, out, "scale-layout"), exit_code::kWrongOutput) << out.dump();
+  ASSERT_EQ(run_case(Case{"gemv", 9, 17000, 528}, out), 0) << out.dump();
+  EXPECT_EQ(out.value("variant", ""), "v3");
+  // Below one wave of 7-tile groups v2 runs (no split over K in v3).
+  ASSERT_EQ(run_case(Case{"gemv", 2, 4000, 528}, out), 0) << out.dump();
+  EXPECT_EQ(out.value("variant", ""), "v2");
+  for (const char* ring : {"61", "22"}) {  // the other ring shapes and the 8-tile groups stay right
+    setenv("GK_GEMV_STAGES", ring, 1);
+    setenv("GK_GEMV_GROUP", "8", 1);
+    EXPECT_EQ(run_case(Case{"gemv", 11, 17000, 1008}, out), 0) << ring << " " << out.dump();
+  }
+  unsetenv("GK_GEMV_STAGES");
+  unsetenv("GK_GEMV_GROUP");
   setenv("GK_GEMV_IMPL", "v2", 1);
   EXPECT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v2");
