@@ -43,7 +43,9 @@ struct Response {
   std::shared_ptr<Stream> stream;
 };
 
-// An answer given later (long-poll). Complete() may be called from any thread, at most once counts.
+// An answer given later (long-poll, or an acknowledgement waiting for its commit). Complete() may
+// be called from any thread, at most once counts. A zero timeout arms no timer: the owner promises
+// to complete it.
 class Deferred {
  public:
   Deferred(std::chrono::milliseconds timeout, std::function<Response()> on_timeout)

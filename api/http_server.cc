@@ -136,10 +136,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void WaitDeferred(std::shared_ptr<Deferred> d) {
     deferred_ = d;
     stream_.expires_never();
-    timer_.expires_after(d->timeout());
-    timer_.async_wait([d](beast::error_code ec) {
-      if (!ec) d->Expire();
-    });
+    if (d->timeout().count() > 0) {  // zero: an answer that always comes (a commit), no timer to arm
+      timer_.expires_after(d->timeout());
+      timer_.async_wait([d](beast::error_code ec) {
+        if (!ec) d->Expire();
+      });
+    }
     if (closing_) d->Expire();
     auto self = shared_from_this();
     d->Wait([self](Response r) {

@@ -195,7 +195,8 @@ http::Response Coordinator::Durable(http::Response r) {
     return http::Problem(503, "Service Unavailable", "the store could not commit this change; send it again");
   };
   if (auto s = store_.Outcome(t)) return s->ok() ? std::move(r) : lost();
-  auto d = std::make_shared<http::Deferred>(std::chrono::seconds(60), lost);
+  // No timer: every staged write's commit settles, as committed or as failed.
+  auto d = std::make_shared<http::Deferred>(std::chrono::milliseconds(0), lost);
   store_.AfterCommit(t, [d, r = std::move(r), lost](const Status& s) mutable { d->Complete(s.ok() ? std::move(r) : lost()); });
   http::Response out;
   out.deferred = d;
@@ -441,7 +442,9 @@ void Coordinator::ServeWaitersLocked() {
       json body = GrantJson(**g, it->second.have_suites);
       PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
                                            {"state", "leased"}, {"node", it->first}});
-      // The grant is an acknowledgement too: it goes out once the lease is committed.
+      // The grant is an acknowledgement too: it goes out once the lease is committed. Should the
+      // long-poll time out within that moment, the grant is lost as one lost in transit would be:
+      // its lease expires and the trial is queued again.
       auto d = it->second.deferred;
       store_.AfterCommit(store_.Staged(), [d, body = std::move(body)](const Status& s) {
         d->Complete(s.ok() ? http::Json(body)

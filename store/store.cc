@@ -491,6 +491,18 @@ Status Store::ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial
   });
 }
 
+const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
+  // A suite version's definition never changes, so its key metric is read once: json_extract over
+  // the whole definition (kilobytes for a suite with many values) on every report was a real cost.
+  auto it = key_metrics_.find(suite_id);
+  if (it != key_metrics_.end()) return it->second;
+  auto& q = db.Cached("SELECT COALESCE(json_extract(definition, '$.key_metric'), '') FROM suites WHERE id=?");
+  q.Bind(1, suite_id);
+  std::string name = q.Step() ? q.Text(0) : "";
+  q.Reset();
+  return key_metrics_.emplace(suite_id, std::move(name)).first->second;
+}
+
 Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
@@ -504,12 +516,12 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
       ins.Run();
       auto& q = db.Cached(
-          "SELECT su.name, t.config_key, t.config, COALESCE(json_extract(su.definition, '$.key_metric'), ''),"
+          "SELECT su.name, t.config_key, t.config, t.suite_id,"
           " COALESCE(NULLIF(?, ''), t.hardware, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
       q.Bind(1, r.hardware).Bind(2, r.trial_id);
       if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
       CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
-                      r.trial_id, r.finished_at, KeyMetric(q.Text(3), r.metrics)};
+                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics)};
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"

@@ -13,6 +13,7 @@
 #include <thread>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -240,6 +241,8 @@ class Store {
   void CommitLocked(std::unique_lock<std::mutex>& lock);
   void SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s);
   void CommitLoop();
+  // The suite's "key_metric" (cached: a stored suite version never changes). Under write_mu_.
+  const std::string& KeyMetricName(sql::Db& db, int64_t suite_id);
 
   std::string path_;
   bool memory_;
@@ -255,6 +258,7 @@ class Store {
   bool stop_ = false;
   std::function<void()> on_failure_;
   std::thread committer_;
+  std::unordered_map<int64_t, std::string> key_metrics_;  // suite id -> key metric, under write_mu_
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<sql::Db>> pool_;
 };
