@@ -13,7 +13,7 @@ for s in barrier long_scoreboard short_scoreboard wait math_pipe_throttle mio_th
          dispatch_stall no_instruction not_selected selected branch_resolving misc drain tex_throttle; do
   stalls+="smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio,"
 done
-metrics="${stalls}smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum.per_second,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.per_cycle_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum"
+metrics="${stalls}smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum.per_second,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.per_cycle_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum"
 p() {  # tag kernel-regex env... -- gemm args
   local tag=$1 kre=$2; shift 2
   timeout 150 env "$@" "$NCU" --kernel-name "regex:$kre" --launch-skip 2 --launch-count 1 --metrics "$metrics" \
@@ -30,6 +30,15 @@ short = {k.split("__")[1][:40]: d[k] for k in h if k.startswith(("smsp__issue", 
 print(sys.argv[2], short, "stalls:", [(n, round(x, 2)) for x, n in st])
 PY
 }
+# Tags and kernels to profile: PROFILE="tag:kernel-regex:ENV=V:gemm args;..." or the defaults below.
+if [[ -n "${PROFILE:-}" ]]; then
+  IFS=';' read -ra jobs <<<"$PROFILE"
+  for job in "${jobs[@]}"; do
+    IFS=':' read -r tag kre envs args <<<"$job"
+    GEMM_ARGS="$args" p "$tag" "$kre" $envs
+  done
+  exit 0
+fi
 GEMM_ARGS="--backend mma --shape 8192x8192x8192" p mma-v3 rs_kernel GK_WGMMA_IMPL=v3
 GEMM_ARGS="--backend mma --shape 8192x8192x8192" p mma-v2 v2_kernel GK_WGMMA_IMPL=v2
 GEMM_ARGS="--backend gemv --shape 1x28672x8192" p gemv1-v3 gemv_bulk GK_GEMV_IMPL=v3
