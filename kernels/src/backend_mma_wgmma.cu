@@ -71,13 +71,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
         const int s = j % kStages, q = j % kRaw;
         if (j >= kStages) mbar_wait(&empty[s], ((j / kStages) - 1) & 1);
         const uint32_t a_base = smem_u32(sA + s * kABytes);
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {  // A: 128 rows x 8 chunks
-          const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
-          const int m = m0 + r, k = j * BK + c * 8;
-          const bool ok = m < a.M && k < a.K;
-          cp_async16(a_base + swz(r, c), ok ? a.A + size_t(m) * a.K + k : a.A, ok);
-        }
+        cp_async_tile_swizzled<BM>(a_base, a.A, a.M, a.K, m0, j * BK, t);
         const uint32_t w_base = smem_u32(rawW + q * kRawW);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {  // W: 256 rows x 2 chunks of 16 bytes
@@ -204,13 +198,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
       const int s = j % kV2Load;
       if (j >= kV2Load) mbar_wait(&empty[s], ((j / kV2Load) - 1) & 1);
       const uint32_t a_base = smem_u32(stA(s));
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {  // A: 128 rows x 8 chunks
-        const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
-        const int m = m0 + r, k = j * BK + c * 8;
-        const bool ok = m < a.M && k < a.K;
-        cp_async16(a_base + swz(r, c), ok ? a.A + size_t(m) * a.K + k : a.A, ok);
-      }
+      cp_async_tile_swizzled<BM>(a_base, a.A, a.M, a.K, m0, j * BK, t);
       const uint32_t w_base = smem_u32(stW(s));
 #pragma unroll
       for (int i = 0; i < 4; ++i) {  // W: 256 rows x 2 chunks of 16 bytes

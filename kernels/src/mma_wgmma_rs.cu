@@ -128,14 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_rs_kernel(Params p) {
         for (int b = 0; b < MB; ++b)  // the 128-row tiles' chunks are KT chunks apart in the repack
           bulk_g2s(sW + s * kW + b * kChunk, p.pk + (size_t(blockIdx.x * MB + b) * KT + j) * kChunk, kChunk, &full[s]);
       }
-      const uint32_t base = smem_u32(sAct + s * kAct);
-#pragma unroll
-      for (int i = 0; i < kTileA * 8 / 128; ++i) {  // activations: kTileA rows x 8 chunks of 16 bytes
-        const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
-        const int m = m0 + r, k = j * kBK + c * 8;
-        const bool ok = m < a.M && k < a.K;
-        cp_async16(base + swz(r, c), ok ? a.A + size_t(m) * a.K + k : a.A, ok);
-      }
+      cp_async_tile_swizzled<kTileA>(smem_u32(sAct + s * kAct), a.A, a.M, a.K, m0, j * kBK, t);
       cp_async_mbar_arrive(&full[s]);
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");

@@ -3,7 +3,11 @@
 // memory ("SS") or from registers ("RS"). Contract: each wraps one PTX instruction; callers own the
 // wgmma.fence / commit_group / wait_group protocol.
 #pragma once
+#include <cuda_bf16.h>
+
 #include <cstdint>
+
+#include "sm90_async.cuh"
 
 namespace gauntlet::kernels::dev {
 
@@ -19,6 +23,21 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
 
 // Row r, 16-byte chunk c of a [rows x 64 bf16] tile in the 128B-swizzled layout.
 __device__ __forceinline__ uint32_t swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// The 128 threads of a producer warpgroup (t = 0..127) copy rows m0..m0+ROWS-1, columns k0..k0+63
+// of a row-major [M, K] bf16 matrix into the swizzled tile at shared address `base` with cp.async;
+// rows >= M and columns >= K are zero-filled (K % 8 == 0).
+template <int ROWS>
+__device__ __forceinline__ void cp_async_tile_swizzled(uint32_t base, const __nv_bfloat16* A, int M, int K, int m0,
+                                                       int k0, int t) {
+#pragma unroll
+  for (int i = 0; i < ROWS * 8 / 128; ++i) {
+    const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
+    const int m = m0 + r, k = k0 + c * 8;
+    const bool ok = m < M && k < K;
+    cp_async16(base + swz(r, c), ok ? A + size_t(m) * K + k : A, ok);
+  }
+}
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
