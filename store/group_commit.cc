@@ -57,7 +57,7 @@ void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
     }
   }
   open_ = false;
-  if (savepoint_ && staged_ > settled_) {
+  if (savepoint_ && staged_ > committing_) {
     SettleLocked(lock, staged_, Status::Internal("store: a write failed and took the staged writes with it"));
     if (on_failure_) on_failure_();
   }
@@ -88,7 +88,7 @@ void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
       }
     }
     open_ = false;
-    spdlog::error("store: a commit failed; {} staged write(s) lost: {}", upto - settled_, e.what());
+    spdlog::error("store: a commit failed; {} staged write(s) lost: {}", upto - committing_, e.what());
     SettleLocked(lock, upto, Status::Internal(std::string("store: commit failed: ") + e.what()));
     if (on_failure_) on_failure_();
     throw;
@@ -98,18 +98,22 @@ void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
 }
 
 void Store::SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s) {
-  if (!s.ok()) {
-    failed_.emplace_back(settled_ + 1, upto);
-    if (failed_.size() > kFailedKept) failed_.pop_front();
-  }
-  settled_ = upto;
+  committing_ = upto;
   std::vector<std::function<void(const Status&)>> run;
-  for (auto it = waiting_.begin(); it != waiting_.end();) {
-    if (it->first <= upto) {
-      run.push_back(std::move(it->second));
-      it = waiting_.erase(it);
-    } else {
-      ++it;
+  {
+    std::lock_guard tickets(tickets_mu_);
+    if (!s.ok()) {
+      failed_.emplace_back(settled_ + 1, upto);
+      if (failed_.size() > kFailedKept) failed_.pop_front();
+    }
+    settled_ = upto;
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      if (it->first <= upto) {
+        run.push_back(std::move(it->second));
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
   if (run.empty()) return;
@@ -121,7 +125,7 @@ void Store::SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const 
 void Store::CommitLoop() {
   std::unique_lock lock(write_mu_);
   while (true) {
-    commit_cv_.wait(lock, [&] { return stop_ || (open_ && staged_ > settled_); });
+    commit_cv_.wait(lock, [&] { return stop_ || (open_ && staged_ > committing_); });
     if (!stop_) {
       // Let the threads that are ready to stage a write do so first: on a busy daemon this puts
       // several writes in one commit; on an idle one the yield returns at once.
@@ -129,7 +133,7 @@ void Store::CommitLoop() {
       std::this_thread::yield();
       lock.lock();
     }
-    if (open_ && staged_ > settled_) {
+    if (open_ && staged_ > committing_) {
       try {
         CommitLocked(lock);
       } catch (const sql::Error&) {
@@ -141,13 +145,10 @@ void Store::CommitLoop() {
   }
 }
 
-Store::Ticket Store::Staged() {
-  std::lock_guard lock(write_mu_);
-  return staged_;
-}
+Store::Ticket Store::Staged() { return staged_.load(); }
 
 std::optional<Status> Store::Outcome(Ticket t) {
-  std::lock_guard lock(write_mu_);
+  std::lock_guard lock(tickets_mu_);
   if (t > settled_) return std::nullopt;
   for (auto& [lo, hi] : failed_)
     if (t >= lo && t <= hi) return Status::Internal("store: the commit of this write failed");
@@ -156,10 +157,10 @@ std::optional<Status> Store::Outcome(Ticket t) {
 
 void Store::AfterCommit(Ticket t, std::function<void(const Status&)> done) {
   {
-    std::lock_guard lock(write_mu_);
+    std::lock_guard lock(tickets_mu_);
     if (t > settled_) {
       waiting_.emplace_back(t, std::move(done));
-      commit_cv_.notify_one();
+      commit_cv_.notify_one();  // a nudge only: the write that staged `t` woke the committer already
       return;
     }
   }

@@ -5,6 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -248,10 +249,15 @@ class Store {
   bool memory_;
   std::mutex write_mu_;
   std::unique_ptr<sql::Db> writer_;
-  // Group commit state, under write_mu_.
+  // Group commit state. Under write_mu_: the connection's transaction. Under tickets_mu_: what is
+  // settled and who waits for it, so that answering threads never wait for a COMMIT's I/O (which
+  // runs under write_mu_) just to look up or wait for a ticket.
   bool open_ = false;       // a transaction is open on writer_
   bool savepoint_ = false;  // the write in progress runs in a savepoint (it joined a transaction)
-  Ticket staged_ = 0, settled_ = 0;
+  std::atomic<Ticket> staged_{0};  // written under write_mu_
+  Ticket committing_ = 0;          // under write_mu_: the last ticket a commit (or abort) settled
+  std::mutex tickets_mu_;
+  Ticket settled_ = 0;
   std::deque<std::pair<Ticket, Ticket>> failed_;  // recent ticket ranges whose commit failed
   std::vector<std::pair<Ticket, std::function<void(const Status&)>>> waiting_;
   std::condition_variable commit_cv_;
