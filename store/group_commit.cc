@@ -58,8 +58,10 @@ void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
   }
   open_ = false;
   if (savepoint_ && staged_ > committing_) {
-    SettleLocked(lock, staged_, Status::Internal("store: a write failed and took the staged writes with it"));
+    // Derived state is marked stale before any waiter hears of the loss, so a client retrying at
+    // once after its 503 already meets the reloaded state.
     if (on_failure_) on_failure_();
+    SettleLocked(lock, staged_, Status::Internal("store: a write failed and took the staged writes with it"));
   }
 }
 
@@ -89,8 +91,8 @@ void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
     }
     open_ = false;
     spdlog::error("store: a commit failed; {} staged write(s) lost: {}", upto - committing_, e.what());
+    if (on_failure_) on_failure_();  // before the waiters hear of it (see AbortWriteLocked)
     SettleLocked(lock, upto, Status::Internal(std::string("store: commit failed: ") + e.what()));
-    if (on_failure_) on_failure_();
     throw;
   }
   open_ = false;

@@ -221,7 +221,8 @@ class Store {
   // Commits what is staged now.
   Status Flush();
   // Called when a commit of staged writes failed (they are lost): state derived from them must be
-  // reloaded from the store. Set once, before serving.
+  // reloaded from the store. Runs under the store's write lock, before any waiting answer learns of
+  // the failure (so: set a flag, nothing more). Set once, before serving.
   void OnCommitFailure(std::function<void()> fn) { on_failure_ = std::move(fn); }
 
  private:
