@@ -38,6 +38,31 @@ struct Params {
   int Kpad;
 };
 
+// The v1/v2 epilogue: warpgroup-local thread t's m64n256 accumulators (rows m_base.., columns
+// n0..) times global_scale*256, to bf16 C with bounds checks.
+__device__ __forceinline__ void store_c_tile(const float (&d)[128], const GemmArgs& a, int m_base, int n0, int t) {
+  const float alpha = a.global_scale * dev::kDequantFold;
+  const int warp = t / 32, lane = t % 32;
+  const int row = m_base + warp * 16 + lane / 4;
+#pragma unroll
+  for (int b = 0; b < 32; ++b) {
+    const int n = n0 + b * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = row + 8 * h;
+      if (m >= a.M) continue;
+      __nv_bfloat16* c = a.C + size_t(m) * a.N + n;
+      const float v0 = d[b * 4 + 2 * h] * alpha, v1 = d[b * 4 + 2 * h + 1] * alpha;
+      if (n + 1 < a.N && (a.N % 2 == 0)) {
+        *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        if (n < a.N) c[0] = __float2bfloat16_rn(v0);
+        if (n + 1 < a.N) c[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
 __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -129,26 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_kernel(Params p) {
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 
-    const float alpha = a.global_scale * dev::kDequantFold;
-    const int warp = t / 32, lane = t % 32;
-    const int row = m0 + wgc * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int b = 0; b < 32; ++b) {
-      const int n = n0 + b * 8 + (lane % 4) * 2;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = row + 8 * h;
-        if (m >= a.M) continue;
-        __nv_bfloat16* c = a.C + size_t(m) * a.N + n;
-        const float v0 = d[b * 4 + 2 * h] * alpha, v1 = d[b * 4 + 2 * h + 1] * alpha;
-        if (n + 1 < a.N && (a.N % 2 == 0)) {
-          *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (n < a.N) c[0] = __float2bfloat16_rn(v0);
-          if (n + 1 < a.N) c[1] = __float2bfloat16_rn(v1);
-        }
-      }
-    }
+    store_c_tile(d, a, m0 + wgc * 64, n0, t);
   }
 }
 
@@ -268,26 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_v2_kernel(Params p) {
       if ((t & 31) == 0) mbar_arrive(&empty[kt % kV2Load]);  // wgmma(kt) done: A/W/S stage free
     }
 
-    const float alpha = a.global_scale * dev::kDequantFold;
-    const int warp = t / 32, lane = t % 32;
-    const int row = m0 + wgc * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int b = 0; b < 32; ++b) {
-      const int n = n0 + b * 8 + (lane % 4) * 2;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = row + 8 * h;
-        if (m >= a.M) continue;
-        __nv_bfloat16* c = a.C + size_t(m) * a.N + n;
-        const float v0 = d[b * 4 + 2 * h] * alpha, v1 = d[b * 4 + 2 * h + 1] * alpha;
-        if (n + 1 < a.N && (a.N % 2 == 0)) {
-          *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (n < a.N) c[0] = __float2bfloat16_rn(v0);
-          if (n + 1 < a.N) c[1] = __float2bfloat16_rn(v1);
-        }
-      }
-    }
+    store_c_tile(d, a, m0 + wgc * 64, n0, t);
   }
 }
 
