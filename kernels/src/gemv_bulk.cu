@@ -197,7 +197,9 @@ void allow_all() {
 }  // namespace
 
 bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms) {
-  return cc_major >= 9 && M >= 1 && M <= 16 && (N + 16 * group - 1) / (16 * group) >= sms;
+  // Hopper only: the kernel's body exists in the sm_90 image alone (newer GPUs would JIT the
+  // compute_80 PTX, whose body is empty).
+  return cc_major == 9 && M >= 1 && M <= 16 && (N + 16 * group - 1) / (16 * group) >= sms;
 }
 
 int gemv_bulk_group() {

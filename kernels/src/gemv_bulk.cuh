@@ -1,4 +1,4 @@
-// gemv v3 ("bulk", sm_90+): the decode GEMV fed by bulk (TMA) copies into a shared-memory ring.
+// gemv v3 ("bulk", Hopper): the decode GEMV fed by bulk (TMA) copies into a shared-memory ring.
 // Reads the gemv v2 repack in its grouped order (backend_gemv.cu: 16-row tiles, 1152-byte steps of
 // 128 K in lane order, [group of `group` tiles][step][tile]); ntiles a multiple of the group.
 // Contract: gemv_bulk_usable says whether this shape and GPU take this path (else the caller runs
@@ -12,9 +12,9 @@
 
 namespace gauntlet::kernels {
 
-// True on sm_90+ for M <= 8 when the 128-row groups fill at least one wave of CTAs (N >= 128 *
-// #SMs, so no split over K is needed); `sms`, `cc_major` describe the current device. At M > 8 the
-// register-fed v2 is faster on the H200 (docs/BENCHMARKS.md).
+// True on sm_90 (Hopper) for M <= 16 when the groups of `group` 16-row tiles fill at least one wave
+// of CTAs (N >= 16 * group * #SMs, so no split over K is needed); `sms`, `cc_major` describe the
+// current device.
 bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms);
 // Tiles per CTA (the repack's group size): 7 (256 CTAs for N=28672: two per SM almost
 // everywhere), GK_GEMV_GROUP=8 for comparisons.
