@@ -40,7 +40,7 @@ r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
 r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
 r mma-v3b GK_WGMMA_IMPL=v3 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
 for m in 1 16; do
-  for st in 6 4 8; do r "gemv$m-v3s$st" GK_GEMV_STAGES=$st "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
+  for st in 32 22 61; do r "gemv$m-v3ring$st" GK_GEMV_STAGES=$st "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
   r "gemv$m-v2" GK_GEMV_IMPL=v2 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
   r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
   r "gemv$m-dq" "$GK" gemm --backend dequant_cublas --shape ${m}x28672x8192 --iters $IT
