@@ -80,8 +80,9 @@ void Unreachable(http::Client& client, const Status& s) {
 }  // namespace
 
 std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
-                                            const std::string& body) {
+                                            const std::string& body, int* status) {
   auto r = client.Send(method, target, body);
+  if (status) *status = r.ok() ? r->status : 0;
   if (!r.ok()) {
     Unreachable(client, r.status());
     return std::nullopt;
@@ -95,16 +96,8 @@ std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::str
 
 std::optional<json> Call(http::Client& client, const std::string& method, const std::string& target,
                          const std::string& body, int* status) {
-  auto r = client.Send(method, target, body);
-  if (status) *status = r.ok() ? r->status : 0;
-  if (!r.ok()) {
-    Unreachable(client, r.status());
-    return std::nullopt;
-  }
-  if (r->status >= 400) {
-    PrintError(r->status, r->body, method + " " + target);
-    return std::nullopt;
-  }
+  auto r = CallRaw(client, method, target, body, status);
+  if (!r) return std::nullopt;
   if (r->body.empty()) return json();
   json j = json::parse(r->body, nullptr, false);
   if (j.is_discarded()) {

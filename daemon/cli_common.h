@@ -37,9 +37,9 @@ void Resolve(Conn* c);
 // and returns nullopt. `status` receives the HTTP status (0 when unreachable).
 std::optional<nlohmann::json> Call(http::Client& client, const std::string& method, const std::string& target,
                                    const std::string& body = {}, int* status = nullptr);
-// The same for non-JSON answers (CSV, logs).
+// The same for non-JSON answers (CSV, logs); Call parses what this returns.
 std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
-                                            const std::string& body = {});
+                                            const std::string& body = {}, int* status = nullptr);
 
 // Output formats. `table` is aligned text (coloured on a terminal), `csv` is RFC 4180, `markdown`
 // is a GitHub table ready to paste into an issue.
