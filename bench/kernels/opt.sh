@@ -20,11 +20,14 @@ for line in open(sys.argv[1], errors="replace"):
     m = re.search(r"Function : (\S+)", line)
     if m: fn = m.group(1); stats[fn] = {}; continue
     if fn is None: continue
-    for op in ("HGMMA", "HMMA", "LDG.E.128", "LDG.E.ENL2.128", "LDG.E.128.CONSTANT", "LDL", "STL", "LDGSTS", "STS.128"):
+    for op in ("HGMMA", "HMMA", "HMUL2.BF16_V2", "PRMT", "LDS.128", "LDG.E.128", "LDL", "STL", "LDGSTS", "STS.128"):
         if re.search(r"\b" + re.escape(op) + r"\b", line): stats[fn][op] = stats[fn].get(op, 0) + 1
 for fn, s in stats.items():
     if "wgmma" in fn or "gemv" in fn: print(fn[-70:], s)
 PY
+# The gemv v4 kernel's SASS in full (operand forms of HMUL2, the loop's instruction count).
+awk '/Function : .*gemv_wgmma_kernelILi16ELi1ELi6ELi2/{p=1} p&&/Function : /&&!/gemv_wgmma_kernelILi16ELi1ELi6ELi2/{p=0} p' "$OUT/sass.txt" >"$OUT/sass_gemv4.txt"
+echo "gemv v4 <16,1,6> SASS lines: $(wc -l <"$OUT/sass_gemv4.txt"); HMUL2 with half selects: $(grep -c 'HMUL2.*\.H[01]_H[01]' "$OUT/sass_gemv4.txt")"
 # Bounded smoke runs first: a hang in a new kernel must not eat the whole call.
 for sm in "mma 256x512x512" "mma 129x300x208" "gemv 1x17000x528" "gemv 16x16900x256"; do
   set -- $sm; timeout 20 "$GK" gemm --backend $1 --shape $2 --iters 2 | cut -c1-300; echo "smoke $sm exit $?"
@@ -35,13 +38,20 @@ IT=${ITERS:-30}
 : >"$OUT/runs.jsonl"
 r() { local tag=$1; shift; local o; o=$(timeout 120 env "$@" 2>/dev/null); echo "{\"tag\":\"$tag\",\"r\":${o:-null}}" >>"$OUT/runs.jsonl"; }
 r pre "$GK" preflight --iters 20
+if [[ "${GEMV_ONLY:-0}" != 1 ]]; then
 for impl in v3 v3n256 v2; do r "mma-$impl" GK_WGMMA_IMPL=$impl "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT; done
 r dq8192 "$GK" gemm --backend dequant_cublas --shape 8192x8192x8192 --iters $IT
 r mma2048 "$GK" gemm --backend mma --shape 2048x8192x8192 --iters $IT
 r mma-v3b GK_WGMMA_IMPL=v3 "$GK" gemm --backend mma --shape 8192x8192x8192 --iters $IT
-for m in 1 16; do
-  for st in 32 22 61; do r "gemv$m-v3ring$st" GK_GEMV_STAGES=$st "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT; done
+fi
+for m in ${GEMV_MS:-1 16}; do
+  r "gemv$m-v3" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  r "gemv$m-v4" GK_GEMV_IMPL=v4 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  for kv in ${GEMV_KVS:-GK_GEMV_MB=2}; do
+    r "gemv$m-v4-${kv#GK_GEMV_}" GK_GEMV_IMPL=v4 $kv "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  done
   r "gemv$m-v2" GK_GEMV_IMPL=v2 "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
+  r "gemv$m-v3b" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --iters $IT
   r "gemv$m-swz" "$GK" gemm --backend gemv --shape ${m}x28672x8192 --scale-layout swizzled --iters $IT
   r "gemv$m-dq" "$GK" gemm --backend dequant_cublas --shape ${m}x28672x8192 --iters $IT
 done

@@ -13,6 +13,7 @@
 #include "backend.hpp"
 #include "cuda_check.hpp"
 #include "gemv_bulk.cuh"
+#include "gemv_wgmma.cuh"
 #include "mma_repack.cuh"
 #include "nvfp4_device.cuh"
 
@@ -448,7 +449,7 @@ class GemvV2Backend final : public Backend {
   ~GemvV2Backend() override {
     if (pk_) cudaFree(pk_);
   }
-  std::string variant() const override { return bulk_ ? "v3" : "v2"; }
+  std::string variant() const override { return v4_ ? "v4" : bulk_ ? "v3" : "v2"; }
   std::string check_shape(int M, int N, int K) const override {
     if (M > 16) return "gemv: M must be at most 16 (decode shapes)";
     return "";
@@ -473,9 +474,24 @@ class GemvV2Backend final : public Backend {
     gemv_bulk_prepare();
     return true;
   }
+  // v4 (gemv_wgmma.cu) when GK_GEMV_IMPL=v4 and its sm_90a image runs (measured slower than v3
+  // so far; see docs/BENCHMARKS.md).
+  static bool pick_wgmma() {
+    const char* e = std::getenv("GK_GEMV_IMPL");
+    if (!e || std::string(e) != "v4") return false;
+    if (GemvWgmma::probe() == cudaSuccess) return true;
+    cudaGetLastError();  // the missing image is an answer here, not an error for the next check
+    return false;
+  }
   void prepare(const GemmArgs& a) override {
     if (pk_) CUDA_CHECK(cudaFree(pk_));
     pk_ = nullptr;
+    v4_.reset();
+    if (pick_wgmma()) {
+      v4_ = std::make_unique<GemvWgmma>();
+      v4_->prepare(a);
+      return;
+    }
     cfg_ = v2_config(a.M);
     const int Npad = (a.N + kV2RowAlign - 1) / kV2RowAlign * kV2RowAlign;
     bulk_ = pick_bulk(a);
@@ -489,6 +505,7 @@ class GemvV2Backend final : public Backend {
     CUDA_CHECK_LAUNCH();
   }
   void run(const GemmArgs& a) override {
+    if (v4_) return v4_->run(a);
     if (bulk_) return gemv_bulk_run(a, pk_, ntiles_, steps_, group_, stages_);
     const V2Params p{a, pk_, ntiles_, steps_};
     if (a.M <= 8) dispatch_v2<1>(cfg_, p, a.stream);
@@ -500,6 +517,7 @@ class GemvV2Backend final : public Backend {
   int ntiles_ = 0, steps_ = 0, stages_ = 32, group_ = 7;
   GemvV2Config cfg_;
   bool bulk_ = false;
+  std::unique_ptr<GemvWgmma> v4_;
 };
 
 }  // namespace

@@ -70,10 +70,6 @@ __global__ void repack_rs_kernel(const uint8_t* w, const uint8_t* s, nvfp4::Scal
   out[idx] = o;
 }
 
-__device__ __forceinline__ __nv_bfloat162 half_to_bf16x2(uint32_t two, int hi) {
-  return bits_as_bf16x2(__byte_perm(two, 0, hi ? 0x3232 : 0x1010));
-}
-
 template <int N>
 struct RsMma;
 template <>
@@ -168,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1) mma_wgmma_rs_kernel(Params p) {
       for (int kk = 0; kk < 4; ++kk) {
         const uint32_t lo2 = kk < 2 ? slo.x : slo.y, hi2 = kk < 2 ? shi.x : shi.y;
         uint32_t o[4];  // elements (g: 2t,2t+1), (g: 2t+8,2t+9), (g+8: 2t,2t+1), (g+8: 2t+8,2t+9)
-        dequant8_v2_rows(words[kk], half_to_bf16x2(lo2, kk & 1), half_to_bf16x2(hi2, kk & 1), o);
+        dequant8_v2_rows(words[kk], splat_bf16(lo2, kk & 1), splat_bf16(hi2, kk & 1), o);
         frag[b][kk][0] = o[0];
         frag[b][kk][1] = o[2];
         frag[b][kk][2] = o[1];

@@ -27,6 +27,17 @@ __device__ __forceinline__ __nv_bfloat162 bits_as_bf16x2(uint32_t u) {
 __device__ __forceinline__ uint32_t bf16x2_as_bits(__nv_bfloat162 v) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
+// Half `hi` (0: low, 1: high) of a bf16x2 in both halves.
+__device__ __forceinline__ __nv_bfloat162 splat_bf16(uint32_t two, int hi) {
+  return bits_as_bf16x2(__byte_perm(two, 0, hi ? 0x3232 : 0x1010));
+}
+// E5M3 code (nvfp4::e5m3_from_e4m3) in byte `b` (0..3, compile-time) of `codes` as a bf16x2 splat
+// of scale * 2^118 (the fold of scale_to_bf16x2_folded): nvfp4::e5m3_to_bf16_bits in both halves.
+// `sixteen` must be 16: passed at run time, so the multiply-add stays an IMAD on the FMA pipe
+// rather than becoming an LEA on the integer pipe, which the dequantization already saturates.
+__device__ __forceinline__ __nv_bfloat162 e5m3_splat(uint32_t codes, int b, uint32_t sixteen) {
+  return bits_as_bf16x2(__byte_perm(codes, 0, 0x4040 | (b << 8) | b) * sixteen + nvfp4::kE5m3Bf16Bias * 0x10001u);
+}
 
 
 // Eight E2M1 codes in one 32-bit word, stored in the repacked nibble order (nibble i holds element

@@ -21,18 +21,25 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
   return d;
 }
 
+// The same descriptor split in halves: the low word (start address and leading byte offset) varies
+// with the tile, the high word (stride byte offset, swizzle mode) is this constant. Adding a byte
+// offset / 16 to the low word moves the start address (shared memory is < 256 KB: no carry).
+__device__ __forceinline__ uint32_t smem_desc_lo(uint32_t addr) { return ((addr & 0x3FFFF) >> 4) | (1u << 16); }
+constexpr uint32_t kSmemDescHi = (1024 >> 4) | (1u << 30);
+
 // Row r, 16-byte chunk c of a [rows x 64 bf16] tile in the 128B-swizzled layout.
 __device__ __forceinline__ uint32_t swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
 
-// The 128 threads of a producer warpgroup (t = 0..127) copy rows m0..m0+ROWS-1, columns k0..k0+63
-// of a row-major [M, K] bf16 matrix into the swizzled tile at shared address `base` with cp.async;
-// rows >= M and columns >= K are zero-filled (K % 8 == 0).
-template <int ROWS>
+// THREADS producer threads (t = 0..THREADS-1: a warpgroup, or one warp) copy rows m0..m0+ROWS-1,
+// columns k0..k0+63 of a row-major [M, K] bf16 matrix into the swizzled tile at shared address
+// `base` with cp.async; rows >= M and columns >= K are zero-filled (K % 8 == 0).
+template <int ROWS, int THREADS = 128>
 __device__ __forceinline__ void cp_async_tile_swizzled(uint32_t base, const __nv_bfloat16* A, int M, int K, int m0,
                                                        int k0, int t) {
+  static_assert(ROWS * 8 % THREADS == 0, "whole 16-byte chunks per thread");
 #pragma unroll
-  for (int i = 0; i < ROWS * 8 / 128; ++i) {
-    const int idx = t + i * 128, r = idx >> 3, c = idx & 7;
+  for (int i = 0; i < ROWS * 8 / THREADS; ++i) {
+    const int idx = t + i * THREADS, r = idx >> 3, c = idx & 7;
     const int m = m0 + r, k = k0 + c * 8;
     const bool ok = m < M && k < K;
     cp_async16(base + swz(r, c), ok ? A + size_t(m) * K + k : A, ok);
@@ -100,6 +107,40 @@ __device__ __forceinline__ void wgmma_rs_m64n128k16(float (&d)[64], const uint32
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+}
+
+// D (64xNB fp32, NB = 8 or 16) += A (64x16 bf16 in registers, as above) x B (shared memory,
+// K-major): the skinny shapes of the gemv, whose B is the activations (NB rows of them).
+// B's descriptor is given by its low word (smem_desc_lo), the high word being kSmemDescHi.
+template <int NB>
+__device__ __forceinline__ void wgmma_rs_m64nk16(float (&d)[NB / 2], const uint32_t (&a)[4], uint32_t db_lo);
+template <>
+__device__ __forceinline__ void wgmma_rs_m64nk16<16>(float (&d)[8], const uint32_t (&a)[4], uint32_t db_lo) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      ".reg .b64 db;\n"
+      "setp.ne.b32 p, 1, 0;\n"
+      "mov.b64 db, {%12, %13};\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, db, p, 1, 1, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(db_lo), "r"(kSmemDescHi));
+}
+template <>
+__device__ __forceinline__ void wgmma_rs_m64nk16<8>(float (&d)[4], const uint32_t (&a)[4], uint32_t db_lo) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      ".reg .b64 db;\n"
+      "setp.ne.b32 p, 1, 0;\n"
+      "mov.b64 db, {%8, %9};\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, db, p, 1, 1, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(db_lo), "r"(kSmemDescHi));
 }
 
 }  // namespace gauntlet::kernels::dev

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "gauntlet/kernels/host.hpp"
@@ -77,6 +78,32 @@ TEST(E4M3, RoundsNearestEvenAndSaturates) {
   EXPECT_EQ(e4m3_encode_pos(0.0f), 0);
   EXPECT_EQ(e4m3_encode_pos(-3.0f), 0);
   EXPECT_EQ(e4m3_encode_pos(NAN), 0);
+}
+
+// The gemv v4 repack's scale codes: every E4M3 magnitude (subnormals, 448, NaN) survives the
+// re-encoding exactly, fits a byte, and the GPU's one-multiply-add bf16 decode is that value x 2^118.
+TEST(E5M3, EveryE4M3MagnitudeIsExactAndDecodesToBf16) {
+  for (int c = 0; c < 256; ++c) {
+    const float want = std::fabs(e4m3_decode(uint8_t(c)));
+    const uint32_t code = e5m3_from_e4m3(uint8_t(c));
+    ASSERT_LT(code, 256u) << c;
+    const float got = e5m3_decode(code);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << c;
+    } else {
+      EXPECT_EQ(got, want) << c;
+    }
+    const uint32_t bits = e5m3_to_bf16_bits(code);
+    ASSERT_LT(bits, 0x10000u) << c;  // two codes decode side by side in one 32-bit word
+    uint32_t f32 = bits << 16;
+    float as_float;
+    std::memcpy(&as_float, &f32, 4);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(as_float)) << c;
+    } else if (want != 0.0f) {
+      EXPECT_EQ(as_float, std::ldexp(want, 118)) << c;
+    }
+  }
 }
 
 TEST(Quantizer, RoundTripWithinHalfAStep) {

@@ -2,6 +2,10 @@
 // outputs, fp64 CPU reference, a second check after timed runs) on awkward sizes, fixed seeds.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
 #include "device_info.hpp"
 #include "exit_codes.hpp"
 #include "gemm_cmd.hpp"
@@ -106,18 +110,35 @@ TEST(Seeds, DifferentSeedsStillPass) {
   }
 }
 
-// The default kernels on Hopper are wgmma v3 and gemv v3 (bulk copies); the earlier ones stay
-// selectable (GK_WGMMA_IMPL, GK_GEMV_IMPL) for same-run comparisons and must stay right too.
+// The default kernels on Hopper are wgmma v3 and gemv v3; the others stay selectable
+// (GK_WGMMA_IMPL, GK_GEMV_IMPL) for same-run comparisons and must stay right too.
 TEST(Variants, HopperDefaultsAndEarlierKernels) {
   SKIP_WITHOUT_GPU();
   if (query_device().arch != "sm_90") GTEST_SKIP() << "Hopper-only kernels";
   nlohmann::json out;
+  // gemv v4 (wgmma, stream-K) for every shape: groups split between CTAs at any step (N=300,
+  // K=2000: 48 one-step runs over 3 groups), runs crossing group boundaries (17000 x 528), n8, n16.
+  setenv("GK_GEMV_IMPL", "v4", 1);
+  for (const Case& c : {Case{"gemv", 1, 17000, 528}, Case{"gemv", 9, 17000, 528}, Case{"gemv", 2, 4000, 528},
+                        Case{"gemv", 16, 300, 2000}, Case{"gemv", 5, 300, 2000, "swizzled"}}) {
+    ASSERT_EQ(run_case(c, out), 0) << name_of(c) << " " << out.dump();
+    EXPECT_EQ(out.value("variant", ""), "v4") << name_of(c);
+  }
+  EXPECT_EQ(run_case(Case{"gemv", 8, 17000, 512}, out, "scale-layout"), exit_code::kWrongOutput) << out.dump();
+  // Its other shapes: 256-row groups, one CTA per SM, one accumulator chain, a shallower ring.
+  for (const auto& [var, val] : std::vector<std::pair<const char*, const char*>>{
+           {"GK_GEMV_MB", "2"}, {"GK_GEMV_CTAS", "1"}, {"GK_GEMV_ACC", "1"}, {"GK_GEMV_STAGES", "4"}}) {
+    setenv(var, val, 1);
+    EXPECT_EQ(run_case(Case{"gemv", 11, 17000, 1008}, out), 0) << var << "=" << val << " " << out.dump();
+    EXPECT_EQ(run_case(Case{"gemv", 3, 300, 2000}, out), 0) << var << "=" << val << " " << out.dump();
+    unsetenv(var);
+  }
+  unsetenv("GK_GEMV_IMPL");
+  // gemv v3 (bulk copies, mma.sync) where N fills a wave of 7-tile groups, v2 below that.
   ASSERT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v3");
-  EXPECT_EQ(run_case(Case{"gemv", 8, 17000, 512}, out, "scale-layout"), exit_code::kWrongOutput) << out.dump();
   ASSERT_EQ(run_case(Case{"gemv", 9, 17000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v3");
-  // Below one wave of 7-tile groups v2 runs (no split over K in v3).
   ASSERT_EQ(run_case(Case{"gemv", 2, 4000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v2");
   for (const char* ring : {"61", "22"}) {  // the other ring shapes and the 8-tile groups stay right

@@ -72,6 +72,32 @@ GK_HD uint8_t e4m3_encode_pos(float x) {
   return static_cast<uint8_t>(code > 0x7E ? 0x7E : code);
 }
 
+// "E5M3": an E4M3 magnitude renormalised into a 5-bit exponent (bias 10) and 3 mantissa bits, so
+// E4M3's subnormals become normal and a GPU decodes a code with one integer multiply-add (the gemv
+// v4 repack stores its scales so). Code 0 is zero, exponent 20 with mantissa 1 is NaN; exact for
+// every E4M3 magnitude (the sign is the caller's business).
+GK_HD uint32_t e5m3_from_e4m3(uint8_t code) {
+  uint32_t e = (code >> 3) & 15u, m = code & 7u;
+  if (e == 15 && m == 7) return (20u << 3) | 1u;
+  if (e == 0) {
+    if (m == 0) return 0;
+    int sh = 0;  // m * 2^-9 = (m << sh) / 8 * 2^(-6 - sh), with m << sh in [8, 16)
+    while (m < 8) { m <<= 1; ++sh; }
+    return (uint32_t(4 - sh) << 3) | (m - 8);
+  }
+  return ((e + 3) << 3) | m;
+}
+// The bf16 bit pattern of an E5M3 scale times 2^118 (what the gemv v4 multiplies its placed
+// E2M1 values by): the code times 16 puts exponent and mantissa in bf16's low exponent and top
+// mantissa bits, the bias moves the exponent from 10 to 127 - 118. Never carries past 16 bits.
+constexpr uint32_t kE5m3Bf16Bias = (127 - 10 + 118) << 7;
+GK_HD uint32_t e5m3_to_bf16_bits(uint32_t code) { return code * 16u + kE5m3Bf16Bias; }
+GK_HD float e5m3_decode(uint32_t code) {
+  const int e = int(code >> 3), m = int(code & 7);
+  if (e == 20 && m == 1) return NAN;
+  return code == 0 ? 0.0f : ldexpf(1.0f + m / 8.0f, e - 10);
+}
+
 // The block scale for a block whose largest magnitude is amax, given the global scale gs:
 // amax / 6 maps the block's largest element to the top E2M1 code.
 GK_HD uint8_t block_scale_code(float amax, float gs) { return e4m3_encode_pos(amax / (kE2M1Max * gs)); }
