@@ -224,23 +224,26 @@ __global__ void repack_gemv_v2_kernel(const uint8_t* w, const uint8_t* s, nvfp4:
     step = int(in_group / group);
     tile = int(chunk / (size_t(steps) * group)) * group + int(in_group % group);
   }
+  const int lane = (wi % 128) / 4, t = lane % 4;
+  auto scale = [&](int n, int c) -> uint32_t {
+    return (n < N && c < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, n, c, N, K)] : 0u;
+  };
   uint32_t o = 0;
   if (wi < 256) {
-    const int half = wi / 128, lane = (wi % 128) / 4, q = wi % 4;
+    const int half = wi / 128, q = wi % 4;
     const int n = tile * 16 + lane / 4 + 8 * half;
-    const int k = step * 128 + 32 * (lane % 4) + 8 * q;  // 8 elements: k..k+7 (K % 16 == 0)
+    const int k = step * 128 + gemv_chunk_k(t, q);  // 8 elements: k..k+7 (K % 16 == 0)
+    const uint32_t code = scale(n, k / nvfp4::kBlock);
     uint32_t in = 0;
     if (n < N && k < K) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + k / 2);
+    if ((code & 0x7Fu) == 0) in = 0;       // zero scale: every weight of the block is zero
+    if (code & 0x80u) in ^= 0x88888888u;   // negative scale: flip the weights' signs instead
     o = dev::pack8_v2(in);  // bit layout for dev::dequant8_v2
   } else {
-    const int lane = wi - 256;
+    const int sl = wi - 256, g = sl / 4, st = sl % 4;  // scale word of lane (g, t = st)
 #pragma unroll
-    for (int b = 0; b < 4; ++b) {
-      const int n = tile * 16 + lane / 4 + 8 * (b / 2);
-      const int c = step * 8 + 2 * (lane % 4) + (b % 2);
-      const uint32_t v = (n < N && c < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, n, c, N, K)] : 0u;
-      o |= v << (8 * b);
-    }
+    for (int b = 0; b < 4; ++b)  // rows g, g (block t, 4+t), then g+8 likewise: E5M3 codes
+      o |= nvfp4::e5m3_from_e4m3(uint8_t(scale(tile * 16 + g + 8 * (b / 2), step * 8 + 4 * (b % 2) + st))) << (8 * b);
   }
   out[idx] = o;
 }
@@ -262,6 +265,7 @@ struct V2Params {
   GemmArgs a;
   const uint8_t* pk;
   int ntiles, steps;
+  uint32_t sixteen;  // 16 (see dev::e5m3_splat)
 };
 
 template <int RT>
@@ -325,14 +329,15 @@ __global__ void __launch_bounds__(128, (RT == 1 && KS >= 2 && U <= 3) ? 7 : 1) g
     for (int u = 0; u < U; ++u) {
       const int step = s0 + u;
       if (step < steps) {
-        const int k = (s_lo + step) * 128 + 32 * t;
+        const int k0 = (s_lo + step) * 128;
         uint32_t av[NT][16];
 #pragma unroll
         for (int j = 0; j < NT; ++j)
 #pragma unroll
           for (int i = 0; i < 4; ++i) {
+            const int k = k0 + gemv_chunk_k(t, i);
             uint4 v = make_uint4(0, 0, 0, 0);
-            if (aok[j] && k + 8 * i < a.K) v = __ldg(reinterpret_cast<const uint4*>(arow[j] + k + 8 * i));
+            if (aok[j] && k < a.K) v = __ldg(reinterpret_cast<const uint4*>(arow[j] + k));
             av[j][4 * i + 0] = v.x; av[j][4 * i + 1] = v.y; av[j][4 * i + 2] = v.z; av[j][4 * i + 3] = v.w;
           }
         // Dequantize the whole step first, so its load registers are free for the refill below
@@ -341,10 +346,8 @@ __global__ void __launch_bounds__(128, (RT == 1 && KS >= 2 && U <= 3) ? 7 : 1) g
 #pragma unroll
         for (int r = 0; r < RT; ++r) {
           const uint32_t sc = buf[u].s[r];
-          const __nv_bfloat162 slo0 = dev::scale_to_bf16x2_folded(sc & 0xFF);
-          const __nv_bfloat162 slo1 = dev::scale_to_bf16x2_folded((sc >> 8) & 0xFF);
-          const __nv_bfloat162 shi0 = dev::scale_to_bf16x2_folded((sc >> 16) & 0xFF);
-          const __nv_bfloat162 shi1 = dev::scale_to_bf16x2_folded(sc >> 24);
+          const __nv_bfloat162 slo0 = dev::e5m3_splat(sc, 0, p.sixteen), slo1 = dev::e5m3_splat(sc, 1, p.sixteen);
+          const __nv_bfloat162 shi0 = dev::e5m3_splat(sc, 2, p.sixteen), shi1 = dev::e5m3_splat(sc, 3, p.sixteen);
           const uint32_t wlo[4] = {buf[u].w[r][0].x, buf[u].w[r][0].y, buf[u].w[r][0].z, buf[u].w[r][0].w};
           const uint32_t whi[4] = {buf[u].w[r][1].x, buf[u].w[r][1].y, buf[u].w[r][1].z, buf[u].w[r][1].w};
 #pragma unroll
@@ -507,7 +510,7 @@ class GemvV2Backend final : public Backend {
   void run(const GemmArgs& a) override {
     if (v4_) return v4_->run(a);
     if (bulk_) return gemv_bulk_run(a, pk_, ntiles_, steps_, group_, stages_);
-    const V2Params p{a, pk_, ntiles_, steps_};
+    const V2Params p{a, pk_, ntiles_, steps_, 16u};
     if (a.M <= 8) dispatch_v2<1>(cfg_, p, a.stream);
     else dispatch_v2<2>(cfg_, p, a.stream);
   }

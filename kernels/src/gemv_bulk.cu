@@ -34,6 +34,7 @@ struct Params {
   GemmArgs a;
   const uint8_t* pk;
   int ntiles, steps;
+  uint32_t sixteen;  // 16 (see dev::e5m3_splat)
 };
 
 // NT: 8-row n-tiles of activations (1 for M <= 8, 2 for M <= 16).
@@ -58,6 +59,13 @@ __global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
   __syncthreads();
 
   if (warp == G) {  // producer
+    // Activation rows M..8*NT-1 are never copied: zero them in every stage once, so the consumers
+    // load all rows without a bound check (ordered before their reads by the stages' first arrive).
+    for (int s = 0; s < S; ++s)
+      for (int i = lane; i < (8 * NT - a.M) * (256 * KS / 16); i += 32) {
+        const int m = a.M + i / (256 * KS / 16), c = i % (256 * KS / 16);
+        *reinterpret_cast<uint4*>(smem + s * kStage + kStageW + m * kRowStride + 16 * c) = make_uint4(0, 0, 0, 0);
+      }
     const int stages = (p.steps + KS - 1) / KS;
     for (int sg = 0; sg < stages; ++sg) {
       const int s = sg % S, st = sg * KS, nst = min(KS, p.steps - st);
@@ -107,14 +115,13 @@ __global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
       w0[u] = *reinterpret_cast<const uint4*>(wp);
       w1[u] = *reinterpret_cast<const uint4*>(wp + 512);
       sc[u] = *reinterpret_cast<const uint32_t*>(wp + 1024 - lane * 12);  // 1024 + lane * 4
-      // Activation row 8j+g, this lane's 32 elements at k = 32t..32t+31 of the step (16 words).
+      // Activation row 8j+g, this lane's 32 elements of the step (chunks gemv_chunk_k(t, i)).
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
         const int m = 8 * j + g;
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          uint4 v = make_uint4(0, 0, 0, 0);
-          if (m < a.M) v = *reinterpret_cast<const uint4*>(stage + kStageW + m * kRowStride + 256 * u + 64 * t + 16 * i);
+          const uint4 v = *reinterpret_cast<const uint4*>(stage + kStageW + m * kRowStride + 256 * u + 2 * gemv_chunk_k(t, i));
           av[u][j][4 * i + 0] = v.x; av[u][j][4 * i + 1] = v.y; av[u][j][4 * i + 2] = v.z; av[u][j][4 * i + 3] = v.w;
         }
       }
@@ -128,8 +135,8 @@ __global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
       if (st >= p.steps) break;
       const uint32_t wlo[4] = {w0[u].x, w0[u].y, w0[u].z, w0[u].w}, whi[4] = {w1[u].x, w1[u].y, w1[u].z, w1[u].w};
       const uint32_t c = sc[u];
-      const __nv_bfloat162 slo0 = scale_to_bf16x2_folded(c & 0xFF), slo1 = scale_to_bf16x2_folded((c >> 8) & 0xFF);
-      const __nv_bfloat162 shi0 = scale_to_bf16x2_folded((c >> 16) & 0xFF), shi1 = scale_to_bf16x2_folded(c >> 24);
+      const __nv_bfloat162 slo0 = e5m3_splat(c, 0, p.sixteen), slo1 = e5m3_splat(c, 1, p.sixteen);
+      const __nv_bfloat162 shi0 = e5m3_splat(c, 2, p.sixteen), shi1 = e5m3_splat(c, 3, p.sixteen);
 #pragma unroll
       for (int q = 0; q < 4; ++q) {  // word q: elements 8q..8q+7 -> mma steps 2q, 2q+1
         uint32_t lo[4], hi[4];
@@ -215,7 +222,7 @@ void gemv_bulk_prepare() {
 }
 
 void gemv_bulk_run(const GemmArgs& a, const uint8_t* pk, int ntiles, int steps, int group, int ring) {
-  const Params p{a, pk, ntiles, steps};
+  const Params p{a, pk, ntiles, steps, 16u};
   if (group == 8) return a.M <= 8 ? dispatch<8, 1>(p, ring, a.stream) : dispatch<8, 2>(p, ring, a.stream);
   return a.M <= 8 ? dispatch<7, 1>(p, ring, a.stream) : dispatch<7, 2>(p, ring, a.stream);
 }

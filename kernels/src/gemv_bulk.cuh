@@ -12,6 +12,14 @@
 
 namespace gauntlet::kernels {
 
+// The gemv v2/v3 repack's K order within a 128-wide step: lane t (= lane % 4) of a warp holds 32
+// elements of its row, as four 8-element chunks; chunk c (0..3) is elements gemv_chunk_k(t, c) ..
+// +7 of the step. Chunks 0-1 are scale block t, chunks 2-3 block 4 + t. Why this order: at one
+// chunk index the four lanes t of a row read 16-byte pieces 32 bytes apart, which with 16-byte
+// row padding puts the 8 lanes of each shared-memory phase on 8 different bank groups (with 64
+// bytes apart, lanes t and t+2 collided: every activation load took two wavefronts).
+__host__ __device__ constexpr int gemv_chunk_k(int t, int c) { return (c / 2) * 64 + 16 * t + 8 * (c % 2); }
+
 // True on sm_90 (Hopper) for M <= 16 when the groups of `group` 16-row tiles fill at least one wave
 // of CTAs (N >= 16 * group * #SMs, so no split over K is needed); `sms`, `cc_major` describe the
 // current device.
