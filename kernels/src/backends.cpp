@@ -18,7 +18,7 @@ std::vector<BackendInfo> list_backends() {
       {"dequant_cublas", GK_ARCHS_DEQUANT, "dequantize W to bf16, then cuBLAS bf16 GEMM (alpha = global scale)"},
       {"mma", "wgmma:" GK_ARCHS_MMA_WGMMA " mma.sync:" GK_ARCHS_MMA_SYNC,
        "dequantize into shared memory, tensor-core MMA: wgmma on sm_90a, mma.sync elsewhere"},
-      {"gemv", GK_ARCHS_GEMV, "M <= 16: weights streamed once, dequantized in registers; wgmma on sm_90a, mma.sync elsewhere"},
+      {"gemv", GK_ARCHS_GEMV, "M <= 16: weights streamed once (bulk-copy ring on Hopper), dequantized in registers, mma.sync"},
       {"sm120_native", GK_ARCHS_SM120, "block-scaled FP4 mma (kind::mxf4nvf4), W4A4; sm_120a only"},
   };
 }
