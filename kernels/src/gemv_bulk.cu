@@ -99,7 +99,11 @@ __global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
   const int g = lane / 4, t = lane % 4;
   const bool valid = warp < nvalid;
   float acc[NT][2][4] = {};
-  const int stages = (p.steps + KS - 1) / KS;
+  // The step count in a register: read from the parameter bank inside the loop, it cost a
+  // dependent constant load (short-scoreboard stall) after every barrier wait.
+  int steps;
+  asm("mov.u32 %0, %1;" : "=r"(steps) : "r"(p.steps));
+  const int stages = (steps + KS - 1) / KS;
   for (int sg = 0; sg < stages; ++sg) {
     const int s = sg % S;
     mbar_wait(&full[s], (sg / S) & 1);
@@ -131,8 +135,7 @@ __global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
     if (!valid) continue;
 #pragma unroll
     for (int u = 0; u < KS; ++u) {
-      const int st = sg * KS + u;
-      if (st >= p.steps) break;
+      if (u > 0 && sg * KS + u >= steps) break;  // the last stage may be short
       const uint32_t wlo[4] = {w0[u].x, w0[u].y, w0[u].z, w0[u].w}, whi[4] = {w1[u].x, w1[u].y, w1[u].z, w1[u].w};
       const uint32_t c = sc[u];
       const __nv_bfloat162 slo0 = e5m3_splat(c, 0, p.sixteen), slo1 = e5m3_splat(c, 1, p.sixteen);
