@@ -60,6 +60,7 @@ std::unique_ptr<Backend> make_dequant_cublas_backend();
 std::unique_ptr<Backend> make_mma_wgmma_backend();
 std::unique_ptr<Backend> make_mma_sync_backend();
 std::unique_ptr<Backend> make_gemv_backend();
+std::unique_ptr<Backend> make_gemv_v1_backend();  // GK_GEMV_IMPL=v1 (comparisons only)
 std::unique_ptr<Backend> make_sm120_native_backend();
 
 }  // namespace gauntlet::kernels

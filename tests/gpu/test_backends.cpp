@@ -151,6 +151,9 @@ TEST(Variants, HopperDefaultsAndEarlierKernels) {
   setenv("GK_GEMV_IMPL", "v2", 1);
   EXPECT_EQ(run_case(Case{"gemv", 1, 17000, 528}, out), 0) << out.dump();
   EXPECT_EQ(out.value("variant", ""), "v2");
+  setenv("GK_GEMV_IMPL", "v1", 1);
+  EXPECT_EQ(run_case(Case{"gemv", 13, 3000, 1040, "swizzled"}, out), 0) << out.dump();
+  EXPECT_EQ(out.value("variant", ""), "v1");
   unsetenv("GK_GEMV_IMPL");
   for (const char* impl : {"v1", "v2", "v2u4"}) {
     setenv("GK_WGMMA_IMPL", impl, 1);
