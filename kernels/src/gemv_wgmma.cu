@@ -9,16 +9,19 @@
 // values (cp.async into wgmma's 128-byte-swizzled K-major layout; rows >= M, K past the end zeros).
 // Per item a consumer warp reads its tile's 1152 bytes (two 16-byte and one broadcast 16-byte
 // load per lane), dequantizes them straight into the wgmma A fragments of the step's eight k16
-// blocks, issues eight wgmma m64nNBk16 (B = the activations in shared memory), waits for them and
-// frees the stage. At the end of its run inside a group a CTA that covered the whole group stores
+// blocks and issues eight wgmma m64nNBk16 (B = the activations in shared memory), in two halves
+// pipelined against each other (see the consumer loop); a stage is freed once both halves are
+// done. At the end of its run inside a group a CTA that covered the whole group stores
 // C; otherwise it adds its partial sums into an fp32 workspace (red.add) and counts its steps on
 // the group's counter, and the CTA that completes the count stores C from the workspace and
 // zeroes both for the next launch. No CTA ever waits for another.
 //
-// Why (against v3's mma.sync): at M=16 v3 was bound by instruction issue, and each of its warps
-// loaded all 16 activation rows from shared memory per step (four times the weight bytes) and
-// issued 16 mma.sync. Here the tensor cores read the activations once per warpgroup, one wgmma
-// replaces 2-4 mma.sync plus their operand loads, and the scales cost one multiply-add per pair.
+// Why it was tried (against v3's mma.sync): each v3 warp loads all 16 activation rows from shared
+// memory per step and issues 16 mma.sync; here the tensor cores read the activations once per
+// warpgroup and one wgmma replaces 2-4 mma.sync plus their operand loads. Measured on the H200 it
+// is slower than v3 at M=1 and M=16 (docs/BENCHMARKS.md, fourth round): the natural K order that
+// wgmma's B layout forces costs 16 scale splats per lane-step against v3's 4, each wgmma takes its
+// descriptor through uniform registers, and the warpgroup waits on its wgmmas. Opt-in only.
 //
 // Repack, per tile and K step, 1152 bytes ([group][step][tile of the group]):
 //  [0, 1024): lane L (g = L/4, t = L%4), word kk (0..7) at 16L + 4kk (kk < 4) or 512 + 16L + 4(kk-4):
