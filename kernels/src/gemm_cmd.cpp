@@ -90,11 +90,14 @@ std::string describe_failure(const Check& c) {
 
 int run_gemm(const GemmOptions& o, json& out) {
   out = {{"backend", o.backend}, {"m", o.M}, {"n", o.N}, {"k", o.K}, {"seed", o.seed},
-         {"scale_layout", o.scale_layout}, {"fault", o.fault.empty() ? json(nullptr) : json(o.fault)}};
+         {"scale_layout", o.scale_layout}, {"scale_signs", o.scale_signs},
+         {"fault", o.fault.empty() ? json(nullptr) : json(o.fault)}};
   if (o.M < 1 || o.N < 1 || o.K < 1 || o.K % nvfp4::kBlock)
     return finish(out, "error", exit_code::kUsage, "need M, N, K >= 1 and K a multiple of 16 (one scale block)");
   if (o.scale_layout != "plain" && o.scale_layout != "swizzled")
     return finish(out, "error", exit_code::kUsage, "--scale-layout must be plain or swizzled");
+  if (o.scale_signs != "positive" && o.scale_signs != "mixed")
+    return finish(out, "error", exit_code::kUsage, "--scale-signs must be positive or mixed");
   if (!o.fault.empty() && o.fault != "scale-layout")
     return finish(out, "error", exit_code::kUsage, "--fault must be scale-layout");
   if (o.iters < 1) return finish(out, "error", exit_code::kUsage, "--iters must be at least 1");
@@ -148,6 +151,7 @@ int run_gemm(const GemmOptions& o, json& out) {
       global_scale_gpu(gs.get() + 1, gs.get(), stream);
       CUDA_CHECK(cudaMemsetAsync(Ws.get(), 0, Ws.bytes(), stream));
       quantize_gpu(Wf.get(), N, K, gs.get(), layout, Wq.get(), Ws.get(), stream);
+      if (o.scale_signs == "mixed") negate_some_scales_gpu(Ws.get(), nvfp4::scale_bytes(layout, N, K), stream);
     }
     fill_normal_gpu(A.get(), A.size(), o.seed * 2, stream);
 

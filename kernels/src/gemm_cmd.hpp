@@ -14,6 +14,7 @@ struct GemmOptions {
   int iters = 20, warmup = 3;
   std::string scale_layout = "plain";  // plain | swizzled
   std::string fault;                   // "" | scale-layout
+  std::string scale_signs = "positive";  // positive | mixed (every third block scale negative)
   std::string mma_path = "auto";       // auto | wgmma | sync
   long long check_budget = 1LL << 31;  // fp64 MACs the CPU reference may spend (rows are sampled past it)
 };

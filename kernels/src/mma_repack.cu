@@ -7,14 +7,20 @@ namespace gauntlet::kernels {
 namespace {
 using namespace nvfp4;
 
-// One thread per 32-bit word (8 elements) of the output.
-__global__ void repack_w_kernel(const uint8_t* w, int N, int K, uint32_t* out, int Npad, int Kpad, bool v2_bits) {
+// One thread per 32-bit word (8 elements, one scale block) of the output. A negative block scale
+// is folded into the weights' signs (the repacked scale keeps its magnitude only), which is exact
+// and what every kernel's scale decode (dev::scale_to_bf16x2_folded) assumes.
+__global__ void repack_w_kernel(const uint8_t* w, const uint8_t* s, ScaleLayout layout, int N, int K, uint32_t* out,
+                                int Npad, int Kpad, bool v2_bits) {
   const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const size_t words_out = Kpad / 8;
   if (idx >= size_t(Npad) * words_out) return;
   const int n = int(idx / words_out), q = int(idx % words_out);
   uint32_t in = 0;
-  if (n < N && q < K / 8) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4);
+  if (n < N && q < K / 8) {
+    in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4);
+    if (s[scale_index(layout, n, q / 2, N, K)] & 0x80u) in ^= 0x88888888u;
+  }
   if (v2_bits) {
     out[idx] = dev::pack8_v2(in);
     return;
@@ -32,7 +38,7 @@ __global__ void repack_s_kernel(const uint8_t* s, ScaleLayout layout, int N, int
   const int cols = Kpad / kBlock;
   if (idx >= size_t(Npad) * cols) return;
   const int n = int(idx / cols), c = int(idx % cols);
-  out[idx] = (n < N && c < K / kBlock) ? s[scale_index(layout, n, c, N, K)] : 0;
+  out[idx] = (n < N && c < K / kBlock) ? s[scale_index(layout, n, c, N, K)] & 0x7F : 0;  // sign: in the weights
 }
 }  // namespace
 
@@ -51,7 +57,7 @@ void repack_for_mma(const GemmArgs& a, int n_align, int k_align, RepackedWeights
   CUDA_CHECK(cudaMalloc(&out.w, wb));
   CUDA_CHECK(cudaMalloc(&out.s, sb));
   const size_t words = wb / 4;
-  repack_w_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.N, a.K,
+  repack_w_kernel<<<unsigned((words + 255) / 256), 256, 0, a.stream>>>(a.Wq, a.Ws, a.layout, a.N, a.K,
                                                                        reinterpret_cast<uint32_t*>(out.w), out.Npad,
                                                                        out.Kpad, v2_bits);
   CUDA_CHECK_LAUNCH();

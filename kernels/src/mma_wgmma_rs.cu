@@ -55,7 +55,12 @@ __global__ void repack_rs_kernel(const uint8_t* w, const uint8_t* s, nvfp4::Scal
     constexpr int kDk[4] = {0, 1, 8, 9};
     uint32_t natural = 0;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) natural |= nib(w, N, K, n + 8 * (e / 4), k0 + kDk[e % 4]) << (4 * e);
+    for (int e = 0; e < 8; ++e) {
+      const int ne = n + 8 * (e / 4), ke = k0 + kDk[e % 4];
+      uint32_t v = nib(w, N, K, ne, ke);
+      if (v && (s[nvfp4::scale_index(layout, ne, ke / nvfp4::kBlock, N, K)] & 0x80u)) v ^= 8u;  // negative scale
+      natural |= v << (4 * e);
+    }
     o = pack8_v2(natural);
   } else {
     const int sw = wi - kWBytes / 4, grp = sw / 32, r = (sw % 32) / 2, half = sw % 2;

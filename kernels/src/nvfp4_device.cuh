@@ -11,7 +11,8 @@ namespace gauntlet::kernels::dev {
 
 // The multiplier that pairs with the bit-placed E2M1 values: E4M3 scale * 2^118, so the product is
 // e2m1 * scale * 2^-8, exact in bf16 (at most 6 significant bits, exponent well inside range).
-// Callers multiply the final fp32 sum by global_scale * 256. The E4M3 code is decoded by placing
+// Callers multiply the final fp32 sum by global_scale * 256. The sign bit is ignored: every repack
+// folds a negative scale into its block's weight signs. The E4M3 code is decoded by placing
 // its bits in an fp32 (exponent field 4 bits wide at the bottom, mantissa at the top): that float is
 // scale * 2^-120, subnormal codes included (fp32 math keeps denormals here: no -ftz).
 constexpr float kDequantFold = 256.0f;

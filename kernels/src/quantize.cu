@@ -104,6 +104,17 @@ void dequantize_gpu(const uint8_t* packed, const uint8_t* scales, ScaleLayout la
   CUDA_CHECK_LAUNCH();
 }
 
+__global__ void negate_some_scales_kernel(uint8_t* scales, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n && i % 3 == 1) scales[i] |= 0x80;
+}
+
+void negate_some_scales_gpu(uint8_t* scales, size_t n, cudaStream_t s) {
+  if (n == 0) return;
+  negate_some_scales_kernel<<<unsigned((n + 255) / 256), 256, 0, s>>>(scales, n);
+  CUDA_CHECK_LAUNCH();
+}
+
 cudaError_t quantize_probe() {
   cudaFuncAttributes attr;
   return cudaFuncGetAttributes(&attr, dequantize_kernel);

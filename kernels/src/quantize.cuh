@@ -27,6 +27,10 @@ void global_scale_gpu(const float* amax_dev, float* gs_dev, cudaStream_t stream)
 void dequantize_gpu(const uint8_t* packed, const uint8_t* scales, nvfp4::ScaleLayout layout, int rows,
                     int cols, __nv_bfloat16* out, cudaStream_t stream);
 
+// Test input: sets the sign bit of every third scale byte (index % 3 == 1) of n bytes, so a run
+// checks that a backend honours negative block scales (the quantizer never makes them).
+void negate_some_scales_gpu(uint8_t* scales, size_t n, cudaStream_t stream);
+
 cudaError_t quantize_probe();
 
 }  // namespace gauntlet::kernels

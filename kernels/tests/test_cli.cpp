@@ -54,6 +54,7 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(json::parse(r.out).at("verdict"), "error");
   EXPECT_EQ(run("gemm --backend mma --m 4 --n 4 --k 16 --scale-layout diagonal").code, 2);
+  EXPECT_EQ(run("gemm --backend mma --m 4 --n 4 --k 16 --scale-signs negative").code, 2);
 }
 
 TEST(Cli, GemmWithoutGpuExitsFiveAndWritesResultFile) {

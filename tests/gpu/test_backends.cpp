@@ -19,6 +19,7 @@ struct Case {
   int M, N, K;
   std::string layout = "plain";
   std::string mma_path = "auto";
+  std::string signs = "positive";  // GemmOptions::scale_signs
 };
 
 std::string name_of(const Case& c) {
@@ -35,6 +36,7 @@ int run_case(const Case& c, nlohmann::json& out, const std::string& fault = "", 
   o.K = c.K;
   o.scale_layout = c.layout;
   o.mma_path = c.mma_path;
+  o.scale_signs = c.signs;
   o.fault = fault;
   o.seed = seed;
   o.iters = 3;
@@ -92,6 +94,41 @@ TEST(Fault, MisreadScaleLayoutIsWrongOutput) {
       EXPECT_EQ(out.value("verdict", ""), "wrong_output");
       EXPECT_GT(out.value("rel_err", 0.0), 0.05);
     }
+  }
+}
+
+// Negative block scales (legal in the format, never made by the quantizer): every kernel must
+// follow the reference's signed decode. Each repack folds the sign into its block's weights.
+// sm120_native is left out: its hardware scales are unsigned (UE4M3).
+TEST(ScaleSigns, NegativeBlockScalesAreHonoured) {
+  SKIP_WITHOUT_GPU();
+  const bool hopper = query_device().arch == "sm_90";
+  struct V {
+    const char* var;  // an environment variable that picks the kernel, or nullptr
+    const char* val;
+    Case c;
+  };
+  std::vector<V> vs = {
+      {nullptr, nullptr, Case{"reference", 7, 129, 80, "plain", "auto", "mixed"}},
+      {nullptr, nullptr, Case{"dequant_cublas", 7, 129, 80, "swizzled", "auto", "mixed"}},
+      {nullptr, nullptr, Case{"mma", 129, 300, 208, "plain", "sync", "mixed"}},
+      {nullptr, nullptr, Case{"gemv", 5, 300, 528, "plain", "auto", "mixed"}},
+      {"GK_GEMV_IMPL", "v1", Case{"gemv", 13, 300, 1040, "swizzled", "auto", "mixed"}},
+  };
+  if (hopper) {
+    vs.push_back({nullptr, nullptr, Case{"mma", 257, 513, 1040, "swizzled", "auto", "mixed"}});
+    vs.push_back({"GK_WGMMA_IMPL", "v2", Case{"mma", 129, 300, 208, "plain", "auto", "mixed"}});
+    vs.push_back({"GK_WGMMA_IMPL", "v1", Case{"mma", 129, 300, 208, "plain", "auto", "mixed"}});
+    vs.push_back({nullptr, nullptr, Case{"gemv", 16, 17000, 1008, "swizzled", "auto", "mixed"}});
+    vs.push_back({"GK_GEMV_IMPL", "v4", Case{"gemv", 11, 17000, 1008, "plain", "auto", "mixed"}});
+  }
+  for (const V& v : vs) {
+    if (v.var) setenv(v.var, v.val, 1);
+    nlohmann::json out;
+    EXPECT_EQ(run_case(v.c, out), exit_code::kPassed) << name_of(v.c) << " " << (v.val ? v.val : "") << " "
+                                                      << out.dump();
+    EXPECT_EQ(out.value("scale_signs", ""), "mixed");
+    if (v.var) unsetenv(v.var);
   }
 }
 
