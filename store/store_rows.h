@@ -1,0 +1,105 @@
+// Shared by the Store's source files (store.cc, store_trials.cc): row readers, column lists and
+// the one error conversion. Internal to store/; not part of the Store interface.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "store/store.h"
+
+namespace gauntlet::store_detail {
+using nlohmann::json;
+// Every store method converts SQLite exceptions into a Status here, so callers see one error style.
+template <typename F>
+inline auto Guard(F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const sql::Error& e) {
+    return Status(Code::kInternal, std::string("store: ") + e.what());
+  } catch (const json::exception& e) {
+    return Status(Code::kInternal, std::string("store: bad stored JSON: ") + e.what());
+  }
+}
+
+inline json ParseOr(std::string_view s, json fallback) {
+  if (s.empty()) return fallback;
+  return json::parse(s, nullptr, false).is_discarded() ? fallback : json::parse(s);
+}
+
+inline std::string Digest(const std::string& s) {
+  // FNV-1a 64: a change detector for suite definitions, not a security boundary.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+inline constexpr const char* kSuiteCols = "id, name, version, definition, source_dir, created_at";
+inline SuiteRow ReadSuite(sql::Stmt& s) {
+  SuiteRow r;
+  r.id = s.Int(0);
+  r.name = s.Text(1);
+  r.version = static_cast<int>(s.Int(2));
+  r.definition = json::parse(s.TextView(3));
+  r.source_dir = s.Text(4);
+  r.created_at = s.Int(5);
+  return r;
+}
+
+inline constexpr const char* kTrialCols =
+    "t.id, t.sweep_id, t.suite_id, su.name, su.version, t.config, t.config_key, t.target_index, t.repeat_index, "
+    "t.state, t.verdict, t.signature, t.hardware, t.lease_id, t.gpus, n.name, t.node_id, t.lease_deadline, "
+    "t.evidence_trial, t.started_at, t.finished_at, t.attempt, t.max_attempts, t.epoch, t.created_at, t.log_size, "
+    "t.cancel_requested FROM trials t JOIN suites su ON su.id = t.suite_id LEFT JOIN nodes n ON n.id = t.node_id";
+inline TrialRow ReadTrial(sql::Stmt& s) {
+  TrialRow r;
+  r.id = s.Int(0);
+  r.sweep_id = s.Int(1);
+  r.suite_id = s.Int(2);
+  r.suite = s.Text(3);
+  r.suite_version = static_cast<int>(s.Int(4));
+  r.config = json::parse(s.TextView(5));
+  r.config_key = s.Text(6);
+  r.target_index = static_cast<int>(s.Int(7));
+  r.repeat_index = static_cast<int>(s.Int(8));
+  r.state = s.Text(9);
+  r.verdict = s.OptText(10);
+  r.signature = s.OptText(11);
+  r.hardware = s.OptText(12);
+  r.lease_id = s.OptText(13);
+  r.gpus = s.OptText(14);
+  r.node = s.OptText(15);
+  r.node_id = s.OptInt(16);
+  r.lease_deadline = s.OptInt(17);
+  r.evidence_trial = s.OptInt(18);
+  r.started_at = s.OptInt(19);
+  r.finished_at = s.OptInt(20);
+  r.attempt = static_cast<int>(s.Int(21));
+  r.max_attempts = static_cast<int>(s.Int(22));
+  r.epoch = s.Int(23);
+  r.created_at = s.Int(24);
+  r.log_size = s.Int(25);
+  r.cancel_requested = s.Int(26) != 0;
+  return r;
+}
+
+inline NodeRow ReadNode(sql::Stmt& s) {
+  NodeRow n;
+  n.id = s.Int(0);
+  n.name = s.Text(1);
+  n.inventory = ParseOr(s.TextView(2), json::object());
+  n.labels = ParseOr(s.TextView(3), json::object());
+  n.fingerprint = ParseOr(s.TextView(4), json::object());
+  n.hardware = s.Text(5);
+  n.state = s.Text(6);
+  n.reason = s.Text(7);
+  n.registered_at = s.Int(8);
+  n.last_heartbeat = s.Int(9);
+  return n;
+}
+inline constexpr const char* kNodeCols =
+    "id, name, inventory, labels, fingerprint, hardware, state, reason, registered_at, last_heartbeat";
+
+}  // namespace gauntlet::store_detail

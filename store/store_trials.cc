@@ -1,0 +1,324 @@
+// The Store's trial lifecycle (see store.h): reading trials, leases, results, logs, requeues and the
+// counts the coordinator rebuilds its state from. Suites, sweeps and nodes are in store.cc.
+#include <tuple>
+
+#include "store/results_index.h"
+#include "store/store.h"
+#include "store/store_rows.h"
+
+namespace gauntlet {
+using nlohmann::json;
+using namespace store_detail;
+
+Result<TrialRow> Store::GetTrial(int64_t id) {
+  return Guard([&]() -> Result<TrialRow> {
+    return Read([&](sql::Db& db) -> Result<TrialRow> {
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
+      s.Bind(1, id);
+      if (!s.Step()) return Status::NotFound("no trial " + std::to_string(id));
+      TrialRow t = ReadTrial(s);
+      auto& r = db.Cached(
+          "SELECT attempt, verdict, signature, evidence, failing_stage, exit_code, signal, metrics, stages, "
+          "fingerprint, hardware, finished_at FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
+      r.Bind(1, id);
+      if (r.Step()) {
+        t.result = {{"attempt", r.Int(0)},
+                    {"verdict", r.Text(1)},
+                    {"signature", r.Text(2)},
+                    {"evidence", r.Text(3)},
+                    {"failing_stage", r.Text(4)},
+                    {"exit_code", r.IsNull(5) ? json() : json(r.Int(5))},
+                    {"signal", r.IsNull(6) ? json() : json(r.Text(6))},
+                    {"metrics", ParseOr(r.TextView(7), json::object())},
+                    {"stages", ParseOr(r.TextView(8), json::array())},
+                    {"fingerprint", ParseOr(r.TextView(9), json::object())},
+                    {"hardware", r.Text(10)},
+                    {"finished_at", r.Int(11)}};
+      }
+      return t;
+    });
+  });
+}
+
+Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
+  return Guard([&]() -> Result<std::vector<TrialRow>> {
+    return Read([&](sql::Db& db) {
+      std::string q = std::string("SELECT ") + kTrialCols + " WHERE t.id > ?";
+      std::vector<std::function<void(sql::Stmt&, int)>> binds;
+      if (f.sweep) { q += " AND t.sweep_id=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.sweep); }); }
+      if (f.suite) { q += " AND su.name=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.suite); }); }
+      if (f.state) { q += " AND t.state=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.state); }); }
+      if (f.verdict) { q += " AND t.verdict=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.verdict); }); }
+      if (f.hardware) { q += " AND t.hardware=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.hardware); }); }
+      for (auto& [name, value] : f.params) {
+        q += " AND json_extract(t.config, ?) = ?";
+        binds.push_back([&, n = name](sql::Stmt& s, int i) { s.Bind(i, "$.\"" + n + "\""); });
+        binds.push_back([&, v = value](sql::Stmt& s, int i) { s.Bind(i, v); });
+      }
+      q += " ORDER BY t.id LIMIT ?";
+      auto& s = db.Cached(q);
+      int i = 1;
+      s.Bind(i++, f.after);
+      for (auto& b : binds) b(s, i++);
+      s.Bind(i, f.limit);
+      std::vector<TrialRow> out;
+      while (s.Step()) out.push_back(ReadTrial(s));
+      return out;
+    });
+  });
+}
+
+Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
+                         const std::string& gpus, const std::string& hardware) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached(
+          "UPDATE trials SET state='leased', node_id=?, lease_id=?, epoch=?, lease_deadline=?, gpus=?, hardware=?, "
+          "attempt=attempt+1, started_at=? WHERE id=? AND state='queued'");
+      u.Bind(1, node).Bind(2, lease).Bind(3, epoch).Bind(4, deadline).Bind(5, gpus).Bind(6, hardware);
+      u.Bind(7, NowMs()).Bind(8, trial).Run();
+      if (db.Changes() == 0) return Status::Conflict("trial " + std::to_string(trial) + " is not queued");
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::MarkRunning(int64_t trial, int64_t epoch) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached("UPDATE trials SET state='running' WHERE id=? AND epoch=? AND state='leased'");
+      u.Bind(1, trial).Bind(2, epoch).Run();
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached("UPDATE trials SET lease_deadline=? WHERE id=?");
+      for (auto& [t, d] : trial_deadlines) u.Bind(1, d).Bind(2, t).Run();
+      return Status::Ok();
+    });
+  });
+}
+
+const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
+  // A suite version's definition never changes, so its key metric is read once: json_extract over
+  // the whole definition (kilobytes for a suite with many values) on every report was a real cost.
+  auto it = key_metrics_.find(suite_id);
+  if (it != key_metrics_.end()) return it->second;
+  auto& q = db.Cached("SELECT COALESCE(json_extract(definition, '$.key_metric'), '') FROM suites WHERE id=?");
+  q.Bind(1, suite_id);
+  std::string name = q.Step() ? q.Text(0) : "";
+  q.Reset();
+  return key_metrics_.emplace(suite_id, std::move(name)).first->second;
+}
+
+Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& ins = db.Cached(
+          "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
+          "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      const std::string fingerprint = r.fingerprint.dump();
+      ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
+      ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
+      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
+      ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
+      ins.Run();
+      auto& q = db.Cached(
+          "SELECT su.name, t.config_key, t.config, t.suite_id,"
+          " COALESCE(NULLIF(?, ''), t.hardware, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+      q.Bind(1, r.hardware).Bind(2, r.trial_id);
+      if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
+      CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
+                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics)};
+      auto& u = db.Cached(
+          "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
+          " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
+          " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=? WHERE id=?");
+      u.Bind(1, r.verdict).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
+      u.Bind(6, r.attempt).Bind(7, fingerprint);
+      if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
+      else u.BindNull(8).BindNull(9).BindNull(10);
+      u.Bind(11, r.trial_id).Run();
+      UpsertCell(db, cell);
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::RequeueTrial(int64_t trial, int attempt) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached(
+          "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=? "
+          "WHERE id=?");
+      u.Bind(1, attempt).Bind(2, trial).Run();
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
+                         std::optional<int64_t> evidence_trial, const std::string& hardware) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached(
+          "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL,"
+          " hardware=COALESCE(NULLIF(?, ''), hardware) WHERE id=? AND state != 'done'");
+      auto& q = db.Cached(
+          "SELECT su.name, t.config_key, t.config FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+      const int64_t now = NowMs();
+      for (int64_t t : trials) {
+        u.Bind(1, verdict).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
+        if (db.Changes() == 0 || hardware.empty()) continue;
+        q.Bind(1, t);
+        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}});
+        q.Reset();
+      }
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& s = db.Cached("SELECT log_size FROM trials WHERE id=?");
+      s.Bind(1, trial);
+      if (!s.Step()) return Status::NotFound("no trial " + std::to_string(trial));
+      const int64_t size = s.Int(0);
+      if (offset + static_cast<int64_t>(data.size()) <= size) return Status::Ok();  // a retry of a stored chunk
+      if (offset > size) return Status::Conflict("log offset " + std::to_string(offset) + " is past the end " +
+                                                 std::to_string(size));
+      data.remove_prefix(static_cast<size_t>(size - offset));
+      offset = size;
+      auto& ins = db.Cached("INSERT OR REPLACE INTO log_chunks(trial_id, offset, data) VALUES(?,?,?)");
+      ins.Bind(1, trial).Bind(2, offset).BindBlob(3, data).Run();
+      // Keep the head and the tail: drop whole chunks from the middle once the stored bytes pass the cap.
+      if (offset + static_cast<int64_t>(data.size()) > cap) {
+        auto& del = db.Cached(
+            "DELETE FROM log_chunks WHERE trial_id=? AND offset >= ? AND offset + length(data) <= ?");
+        del.Bind(1, trial).Bind(2, cap / 2).Bind(3, offset + static_cast<int64_t>(data.size()) - cap / 2).Run();
+      }
+      auto& u = db.Cached("UPDATE trials SET log_size=? WHERE id=?");
+      u.Bind(1, offset + static_cast<int64_t>(data.size())).Bind(2, trial).Run();
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* out, int64_t* size,
+                      int64_t* next) {
+  return Guard([&]() -> Status {
+    return Read([&](sql::Db& db) -> Status {
+      auto& s = db.Cached("SELECT log_size FROM trials WHERE id=?");
+      s.Bind(1, trial);
+      if (!s.Step()) return Status::NotFound("no trial " + std::to_string(trial));
+      *size = s.Int(0);
+      auto& q = db.Cached(
+          "SELECT offset, data FROM log_chunks WHERE trial_id=? AND offset + length(data) > ? ORDER BY offset");
+      q.Bind(1, trial).Bind(2, offset);
+      int64_t pos = offset;
+      while (q.Step() && static_cast<int64_t>(out->size()) < max) {
+        int64_t off = q.Int(0);
+        std::string_view d = q.TextView(1);
+        if (off > pos) {  // a gap the cap cut out: say so in the text, once
+          std::string note = "\n[... " + std::to_string(off - pos) + " bytes of log cut here (log cap) ...]\n";
+          out->append(note);
+          pos = off;
+        }
+        size_t skip = static_cast<size_t>(pos - off);
+        size_t take = std::min<size_t>(d.size() - skip, static_cast<size_t>(max - static_cast<int64_t>(out->size())));
+        out->append(d.substr(skip, take));
+        pos += static_cast<int64_t>(take);
+      }
+      *next = std::max(pos, std::min(offset, *size));
+      return Status::Ok();
+    });
+  });
+}
+
+std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
+                                          const std::string& fingerprint) {
+  try {
+    return Read([&](sql::Db& db) -> std::optional<ResultRow> {
+      auto& q = db.Cached(
+          "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
+          " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
+          " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND r.fingerprint=?"
+          " AND r.verdict IN ('passed','unsupported','crashed','wrong_output','oom')"
+          " ORDER BY r.finished_at DESC LIMIT 1");
+      q.Bind(1, suite_id).Bind(2, config_key).Bind(3, hardware).Bind(4, fingerprint);
+      if (!q.Step()) return std::nullopt;
+      ResultRow r;
+      r.trial_id = q.Int(0);
+      r.attempt = static_cast<int>(q.Int(1));
+      r.verdict = q.Text(2);
+      r.signature = q.Text(3);
+      r.evidence = q.Text(4);
+      r.failing_stage = q.Text(5);
+      if (!q.IsNull(6)) r.exit_code = static_cast<int>(q.Int(6));
+      r.signal = q.OptText(7);
+      r.metrics = ParseOr(q.TextView(8), json::object());
+      r.stages = ParseOr(q.TextView(9), json::array());
+      r.fingerprint = ParseOr(q.TextView(10), json::object());
+      r.hardware = q.Text(11);
+      return r;
+    });
+  } catch (const sql::Error&) {
+    return std::nullopt;  // reuse is an optimisation: on a store error, run the trial
+  }
+}
+
+Result<std::vector<TrialRow>> Store::RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts) {
+  return Guard([&]() -> Result<std::vector<TrialRow>> {
+    return Write([&](sql::Db& db) {
+      std::vector<int64_t> ids;
+      auto& q = db.Cached("SELECT id FROM trials WHERE sweep_id=? AND state='done' AND verdict=?");
+      for (auto& v : verdicts) {
+        q.Bind(1, sweep).Bind(2, v);
+        while (q.Step()) ids.push_back(q.Int(0));
+        q.Reset();
+      }
+      auto& u = db.Cached(
+          "UPDATE trials SET state='queued', verdict=NULL, signature=NULL, finished_at=NULL, attempt=0, node_id=NULL,"
+          " gpus=NULL, cancel_requested=0 WHERE id=?");
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.id=?");
+      std::vector<TrialRow> out;
+      for (int64_t id : ids) {
+        u.Bind(1, id).Run();
+        s.Bind(1, id);
+        if (s.Step()) out.push_back(ReadTrial(s));
+        s.Reset();
+      }
+      return out;
+    });
+  });
+}
+
+Result<std::vector<std::tuple<std::string, std::string, int64_t>>> Store::CountTrials() {
+  return Guard([&]() -> Result<std::vector<std::tuple<std::string, std::string, int64_t>>> {
+    return Read([&](sql::Db& db) {
+      auto& q = db.Cached("SELECT state, COALESCE(verdict, ''), COUNT(*) FROM trials GROUP BY 1, 2");
+      std::vector<std::tuple<std::string, std::string, int64_t>> out;
+      while (q.Step()) out.emplace_back(q.Text(0), q.Text(1), q.Int(2));
+      return out;
+    });
+  });
+}
+
+Result<std::vector<TrialRow>> Store::ActiveTrials() {
+  return Guard([&]() -> Result<std::vector<TrialRow>> {
+    return Read([&](sql::Db& db) {
+      auto& s = db.Cached(std::string("SELECT ") + kTrialCols + " WHERE t.state != 'done' ORDER BY t.id");
+      std::vector<TrialRow> out;
+      while (s.Step()) out.push_back(ReadTrial(s));
+      return out;
+    });
+  });
+}
+
+}  // namespace gauntlet
