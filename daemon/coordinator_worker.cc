@@ -1,0 +1,219 @@
+// The Coordinator's worker protocol (see coordinator.h and DESIGN.md): registration, long-poll
+// leases, heartbeats, log chunks and reports. Sweeps, restore, nodes and the ticker are in
+// coordinator.cc.
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "daemon/coordinator.h"
+#include "store/sqlite.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+const std::set<std::string> kReportVerdicts = {"passed", "unsupported", "crashed", "wrong_output",
+                                               "timeout", "oom", "infra_error", "cancelled"};
+}  // namespace
+
+Result<json> Coordinator::Register(const json& body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  std::string name = body.value("name", "");
+  if (name.empty() || name.size() > 200) return Status::Invalid("name is required (at most 200 characters)", "name");
+  auto inv = ParseInventory(body.value("inventory", json::object()));
+  if (!inv.ok()) return Status::Invalid(inv.status().message(), "inventory." + inv.status().field());
+  if (body.contains("labels") && body["labels"].is_object())
+    for (auto& [k, v] : body["labels"].items())
+      if (v.is_string()) inv->labels[k] = v.get<std::string>();
+  const std::string hardware = NodeHardware(*inv);
+  auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, body.value("fingerprint", json::object()),
+                                 hardware);
+  if (!row.ok()) return row.status();
+  {
+    std::lock_guard lock(mu_);
+    NodeState st;
+    st.id = row->id;
+    st.name = name;
+    st.inv = *inv;
+    st.state = row->state;
+    st.reason = row->reason;
+    sched_->UpsertNode(std::move(st));
+    ServeWaitersLocked();
+  }
+  events_.Publish("node.registered", {{"node", row->id}, {"name", name}, {"hardware", hardware}});
+  return json{{"node", row->id}, {"heartbeat_ms", opts_.heartbeat_ms}, {"lease_ttl_ms", opts_.sched.lease_ttl_ms},
+              {"state", row->state}, {"hardware", hardware}};
+}
+
+json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_suites) {
+  json j = {{"lease", g.lease}, {"epoch", g.epoch}, {"trial", g.trial}, {"gpus", g.gpus},
+            {"hardware", g.hardware}, {"attempt", g.attempt}, {"heartbeat_ms", opts_.heartbeat_ms}};
+  // Everything comes from the lease in memory: a grant costs no read of the store.
+  auto it = sched_->leases().find(g.lease);
+  if (it == sched_->leases().end()) return j;
+  const QueuedTrial& t = it->second.spec;
+  j["sweep"] = it->second.sweep;
+  j["config"] = ConfigJson(t.config);
+  if (auto su = SuiteById(t.suite_id); su.ok()) {
+    const std::string key = (*su)->name + "@" + std::to_string((*su)->version);
+    j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"source_dir", (*su)->source_dir}, {"key", key}};
+    // A worker that already holds this suite version says so; it is not sent again.
+    if (!have_suites.count(key)) j["suite"]["definition"] = (*su)->definition;
+  }
+  return j;
+}
+
+void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::string& why) {
+  // These changes happen inside the scheduler, which no longer holds the trials: the store says
+  // where each one stands now, with its sweep, so streams filtered by sweep see them too.
+  for (int64_t id : trials) {
+    auto t = store_.GetTrial(id);
+    if (!t.ok()) continue;
+    events_.Publish("trial.changed", {{"trial", id}, {"sweep", t->sweep_id}, {"state", t->state},
+                                      {"verdict", t->verdict.value_or("")}, {"signature", t->signature.value_or("")},
+                                      {"reason", why}});
+  }
+}
+
+void Coordinator::ServeWaitersLocked() {
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    if (it->second.deferred->done()) {
+      it = waiters_.erase(it);
+      continue;
+    }
+    std::vector<int64_t> reused;
+    auto g = sched_->TryLease(it->first, it->second.free, &reused);
+    if (!reused.empty())
+      store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
+    if (g.ok() && *g) {
+      json body = GrantJson(**g, it->second.have_suites);
+      PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                           {"state", "leased"}, {"node", it->first}});
+      // The grant is an acknowledgement too: it goes out once the lease is committed. Should the
+      // long-poll time out within that moment, the grant is lost as one lost in transit would be:
+      // its lease expires and the trial is queued again.
+      auto d = it->second.deferred;
+      store_.AfterCommit(store_.Staged(), [d, body = std::move(body)](const Status& s) {
+        d->Complete(s.ok() ? http::Json(body)
+                           : http::Problem(503, "Service Unavailable", "the store could not commit the lease"));
+      });
+      it = waiters_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
+                                  const std::set<std::string>& have_suites) {
+  std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
+  std::vector<int64_t> reused;
+  auto g = sched_->TryLease(node, free, &reused);
+  if (!reused.empty())
+    store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
+  if (!g.ok()) {
+    if (g.status().code() == Code::kNotFound) return http::Problem(404, "Not Found", g.status().message(), "node");
+    return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
+  }
+  if (*g) {
+    json body = GrantJson(**g, have_suites);
+    PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
+                                         {"state", "leased"}, {"node", node}});
+    return Durable(http::Json(body));
+  }
+  if (wait.count() <= 0) return Durable(http::NoContent());
+  auto old = waiters_.find(node);
+  if (old != waiters_.end()) {
+    old->second.deferred->Complete(http::NoContent());
+    waiters_.erase(old);
+  }
+  auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
+  std::weak_ptr<http::Deferred> weak = d;
+  d->on_abandon = [this, node, weak] {
+    std::lock_guard l(mu_);
+    auto it = waiters_.find(node);
+    if (it != waiters_.end() && it->second.deferred == weak.lock()) waiters_.erase(it);
+  };
+  waiters_[node] = Waiter{free, have_suites, d};
+  http::Response r;
+  r.deferred = d;
+  return r;
+}
+
+Result<json> Coordinator::Heartbeat(const std::string& lease, const json& body) {
+  std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
+  auto l = sched_->Heartbeat(lease);
+  if (!l.ok()) return l.status();
+  const ActiveLease* a = *l;
+  if (body.is_object() && body.value("running", false)) {
+    if (Status s = store_.MarkRunning(a->trial, a->epoch); !s.ok()) return s;
+  }
+  return json{{"cancel", a->cancel}, {"epoch", a->epoch}, {"trial", a->trial}};
+}
+
+Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::string_view data) {
+  int64_t trial;
+  {
+    std::lock_guard lock(mu_);
+    ReloadIfNeededLocked();
+    auto t = sched_->CheckLease(lease);
+    if (!t.ok()) return t.status();
+    trial = *t;
+  }
+  Store::Group group;
+  return store_.AppendLog(trial, offset, data, opts_.log_cap);
+}
+
+Result<json> Coordinator::Report(const std::string& lease, const json& body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  ResultRow r;
+  r.verdict = body.value("verdict", "");
+  if (!kReportVerdicts.count(r.verdict)) return Status::Invalid("verdict '" + r.verdict + "' is not known", "verdict");
+  auto str = [&](const char* k) -> std::string {
+    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
+  };
+  r.signature = str("signature");
+  r.evidence = str("evidence").substr(0, 2000);
+  r.failing_stage = str("failing_stage");
+  if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();
+  if (body.contains("signal") && body["signal"].is_string()) r.signal = body["signal"].get<std::string>();
+  if (body.contains("metrics")) {
+    if (!body["metrics"].is_object()) return Status::Invalid("metrics is an object", "metrics");
+    r.metrics = body["metrics"];
+  }
+  if (body.contains("stages")) {
+    if (!body["stages"].is_array()) return Status::Invalid("stages is a list", "stages");
+    r.stages = body["stages"];
+  }
+  if (body.contains("fingerprint")) r.fingerprint = body["fingerprint"];
+  std::lock_guard lock(mu_);
+  ReloadIfNeededLocked();
+  Store::Group group;
+  int64_t sweep = 0, trial = 0, node = 0;
+  auto it = sched_->leases().find(lease);
+  if (it != sched_->leases().end()) {
+    sweep = it->second.sweep;
+    trial = it->second.trial;
+    node = it->second.node;
+    if (auto su = SuiteById(it->second.spec.suite_id); su.ok() && !r.fingerprint.empty())
+      fingerprints_[{node, (*su)->name}] = r.fingerprint.dump();
+  }
+  auto out = sched_->Report(lease, r);
+  if (!out.ok()) return out.status();
+  if (!out->duplicate) {
+    PublishAfterCommit("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
+                                         {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
+    if (!out->skipped.empty())
+      PublishAfterCommit("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
+                                            {"key", out->prune_key.value_or("")}});
+    ServeWaitersLocked();
+  }
+  return json{{"accepted", true}, {"duplicate", out->duplicate}, {"requeued", out->requeued},
+              {"skipped", out->skipped.size()}};
+}
+
+}  // namespace gauntlet
