@@ -98,6 +98,8 @@ std::string SlurmJobScript(const SlurmConfig& cfg, const SlurmPartition& p, cons
 std::vector<std::string> SbatchArgs(const SlurmConfig& cfg, const SlurmPartition& p, const std::string& launcher);
 // The job name that marks an entry's jobs: gauntlet-LAUNCHER-ENTRY.
 std::string SlurmJobName(const std::string& launcher, const std::string& entry);
+// True when `s` may be a launcher or label name: non-empty, letters, digits and _ - . / : only.
+bool SlurmSafeLabel(const std::string& s);
 
 // Registers `gauntlet slurm`.
 void AddSlurmCommand(CLI::App& app, int* code);
