@@ -50,25 +50,22 @@ __global__ void repack_gemv_v2_kernel(const uint8_t* w, const uint8_t* s, nvfp4:
     tile = int(chunk / (size_t(steps) * group)) * group + int(in_group % group);
   }
   const int lane = (wi % 128) / 4, t = lane % 4;
-  auto scale = [&](int n, int c) -> uint32_t {
-    return (n < N && c < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, n, c, N, K)] : 0u;
-  };
   uint32_t o = 0;
   if (wi < 256) {
     const int half = wi / 128, q = wi % 4;
     const int n = tile * 16 + lane / 4 + 8 * half;
     const int k = step * 128 + gemv_chunk_k(t, q);  // 8 elements: k..k+7 (K % 16 == 0)
-    const uint32_t code = scale(n, k / nvfp4::kBlock);
     uint32_t in = 0;
     if (n < N && k < K) in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + k / 2);
-    if ((code & 0x7Fu) == 0) in = 0;       // zero scale: every weight of the block is zero
-    if (code & 0x80u) in ^= 0x88888888u;   // negative scale: flip the weights' signs instead
+    // The E5M3 code of a zero scale does not decode to zero: fold_scale_sign zeroes the weights.
+    in = nvfp4::fold_scale_sign(in, nvfp4::scale_at(s, layout, n, k / nvfp4::kBlock, N, K));
     o = dev::pack8_v2(in);  // bit layout for dev::dequant8_v2
   } else {
     const int sl = wi - 256, g = sl / 4, st = sl % 4;  // scale word of lane (g, t = st)
 #pragma unroll
     for (int b = 0; b < 4; ++b)  // rows g, g (block t, 4+t), then g+8 likewise: E5M3 codes
-      o |= nvfp4::e5m3_from_e4m3(uint8_t(scale(tile * 16 + g + 8 * (b / 2), step * 8 + 4 * (b % 2) + st))) << (8 * b);
+      o |= nvfp4::e5m3_from_e4m3(nvfp4::scale_at(s, layout, tile * 16 + g + 8 * (b / 2), step * 8 + 4 * (b % 2) + st, N, K))
+           << (8 * b);
   }
   out[idx] = o;
 }

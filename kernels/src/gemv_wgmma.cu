@@ -293,12 +293,6 @@ __global__ void __launch_bounds__(kThreads, 1) __maxnreg__(MB == 1 ? 112 : 224) 
 #endif
 }
 
-// E2M1 code of weight (n, k), or 0 outside the matrix.
-__device__ __forceinline__ uint32_t nib(const uint8_t* w, int N, int K, int n, int k) {
-  if (n >= N || k >= K) return 0;
-  return (w[size_t(n) * (K / 2) + k / 2] >> (4 * (k & 1))) & 0xFu;
-}
-
 __global__ void repack_gemv_wgmma_kernel(const uint8_t* w, const uint8_t* s, nvfp4::ScaleLayout layout, int N, int K,
                                          uint32_t* out, long long words, int steps, int G) {
   const long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;  // one output word
@@ -307,9 +301,6 @@ __global__ void repack_gemv_wgmma_kernel(const uint8_t* w, const uint8_t* s, nvf
   const long long chunk = idx / (kStepBytes / 4);  // (group * steps + step) * G + tile in group
   const int step = int(chunk / G % steps);
   const long long tile = chunk / G / steps * G + chunk % G;
-  auto scale = [&](long long n, int blk) -> uint32_t {
-    return (n < N && blk < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, int(n), blk, N, K)] : 0u;
-  };
   uint32_t o = 0;
   if (wi < 256) {
     const int lane = (wi % 128) / 4, kk = 4 * (wi / 128) + wi % 4, g = lane / 4, t = lane % 4;
@@ -317,20 +308,17 @@ __global__ void repack_gemv_wgmma_kernel(const uint8_t* w, const uint8_t* s, nvf
     uint32_t natural = 0;
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
-      const long long n = tile * 16 + g + 8 * (e / 4);
-      const uint32_t code = scale(n, step * 8 + kk);
-      uint32_t v = nib(w, N, K, int(n), step * 128 + kk * 16 + 2 * t + kDk[e % 4]);
-      if (code & 0x80u) v ^= 8u;           // negative scale: flip the weight instead
-      if ((code & 0x7Fu) == 0) v = 0;      // zero scale: the weight is zero
-      natural |= v << (4 * e);
+      const int n = int(tile * 16) + g + 8 * (e / 4);
+      const uint32_t v = nvfp4::e2m1_at(w, n, step * 128 + kk * 16 + 2 * t + kDk[e % 4], N, K);
+      natural |= nvfp4::fold_scale_sign(v, nvfp4::scale_at(s, layout, n, step * 8 + kk, N, K), 0xFu) << (4 * e);
     }
     o = pack8_v2(natural);
   } else {
     const int g = (wi - 256) / 4, j = (wi - 256) % 4;
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
-      const long long n = tile * 16 + g + 8 * (b % 2);
-      o |= nvfp4::e5m3_from_e4m3(uint8_t(scale(n, step * 8 + 2 * j + b / 2))) << (8 * b);
+      const int n = int(tile * 16) + g + 8 * (b % 2);
+      o |= nvfp4::e5m3_from_e4m3(nvfp4::scale_at(s, layout, n, step * 8 + 2 * j + b / 2, N, K)) << (8 * b);
     }
   }
   out[idx] = o;

@@ -18,8 +18,8 @@ __global__ void repack_w_kernel(const uint8_t* w, const uint8_t* s, ScaleLayout 
   const int n = int(idx / words_out), q = int(idx % words_out);
   uint32_t in = 0;
   if (n < N && q < K / 8) {
-    in = *reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4);
-    if (s[scale_index(layout, n, q / 2, N, K)] & 0x80u) in ^= 0x88888888u;
+    in = fold_scale_sign(*reinterpret_cast<const uint32_t*>(w + size_t(n) * (K / 2) + q * 4),
+                         scale_at(s, layout, n, q / 2, N, K));
   }
   if (v2_bits) {
     out[idx] = dev::pack8_v2(in);
@@ -38,7 +38,7 @@ __global__ void repack_s_kernel(const uint8_t* s, ScaleLayout layout, int N, int
   const int cols = Kpad / kBlock;
   if (idx >= size_t(Npad) * cols) return;
   const int n = int(idx / cols), c = int(idx % cols);
-  out[idx] = (n < N && c < K / kBlock) ? s[scale_index(layout, n, c, N, K)] & 0x7F : 0;  // sign: in the weights
+  out[idx] = scale_at(s, layout, n, c, N, K) & 0x7F;  // the sign is in the weights
 }
 }  // namespace
 

@@ -36,11 +36,6 @@ struct Params {
   int kt;  // 64-wide K steps (K padded to 64 in the repack)
 };
 
-__device__ __forceinline__ uint32_t nib(const uint8_t* w, int N, int K, int n, int k) {
-  if (n >= N || k >= K) return 0;
-  return (w[size_t(n) * (K / 2) + k / 2] >> (4 * (k & 1))) & 0xFu;
-}
-
 __global__ void repack_rs_kernel(const uint8_t* w, const uint8_t* s, nvfp4::ScaleLayout layout, int N, int K,
                                  uint32_t* out, int ntiles, int kt) {
   const size_t idx = blockIdx.x * size_t(blockDim.x) + threadIdx.x;  // one output word
@@ -57,9 +52,8 @@ __global__ void repack_rs_kernel(const uint8_t* w, const uint8_t* s, nvfp4::Scal
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
       const int ne = n + 8 * (e / 4), ke = k0 + kDk[e % 4];
-      uint32_t v = nib(w, N, K, ne, ke);
-      if (v && (s[nvfp4::scale_index(layout, ne, ke / nvfp4::kBlock, N, K)] & 0x80u)) v ^= 8u;  // negative scale
-      natural |= v << (4 * e);
+      const uint32_t v = nvfp4::e2m1_at(w, ne, ke, N, K);
+      natural |= nvfp4::fold_scale_sign(v, nvfp4::scale_at(s, layout, ne, ke / nvfp4::kBlock, N, K), 0xFu) << (4 * e);
     }
     o = pack8_v2(natural);
   } else {
@@ -68,8 +62,7 @@ __global__ void repack_rs_kernel(const uint8_t* w, const uint8_t* s, nvfp4::Scal
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int c = step * 4 + 2 * half + h;
-      const uint32_t code = (n < N && c < K / nvfp4::kBlock) ? s[nvfp4::scale_index(layout, n, c, N, K)] : 0u;
-      o |= (bf16x2_as_bits(scale_to_bf16x2_folded(code)) & 0xFFFFu) << (16 * h);
+      o |= (bf16x2_as_bits(scale_to_bf16x2_folded(nvfp4::scale_at(s, layout, n, c, N, K))) & 0xFFFFu) << (16 * h);
     }
   }
   out[idx] = o;

@@ -106,6 +106,34 @@ TEST(E5M3, EveryE4M3MagnitudeIsExactAndDecodesToBf16) {
   }
 }
 
+// What every repack reads and folds: out-of-matrix reads are zero, a negative scale negates its
+// block's codes (only the selected nibbles), a zero scale zeroes them, and code x |scale| then equals
+// the signed decode for every code and scale.
+TEST(Repack, ScaleSignFoldIsExactAndReadsPadWithZeros) {
+  const uint8_t w[2] = {0x3A, 0x71};  // row 0: codes 0xA, 0x3, 0x1, 0x7 (K = 4)
+  EXPECT_EQ(e2m1_at(w, 0, 0, 1, 4), 0xAu);
+  EXPECT_EQ(e2m1_at(w, 0, 3, 1, 4), 0x7u);
+  EXPECT_EQ(e2m1_at(w, 1, 0, 1, 4), 0u);  // past N
+  EXPECT_EQ(e2m1_at(w, 0, 4, 1, 4), 0u);  // past K
+  const uint8_t s[2] = {0x38, 0xB8};      // N = 2, K = 16: one block per row
+  EXPECT_EQ(scale_at(s, ScaleLayout::plain, 1, 0, 2, 16), 0xB8);
+  EXPECT_EQ(scale_at(s, ScaleLayout::plain, 2, 0, 2, 16), 0);
+  EXPECT_EQ(scale_at(s, ScaleLayout::plain, 0, 1, 2, 16), 0);
+  EXPECT_EQ(fold_scale_sign(0x12345678u, 0x80 | 0x38, 0xFu), 0x12345670u);  // only nibble 0 flips
+  for (int scale = 0; scale < 256; ++scale) {
+    if ((scale & 0x7F) == 0x7F) continue;  // NaN
+    for (uint32_t code = 0; code < 16; ++code) {
+      const uint32_t folded = fold_scale_sign(code, uint8_t(scale), 0xFu);
+      ASSERT_LT(folded, 16u);
+      EXPECT_EQ(e2m1_decode(uint8_t(folded)) * std::fabs(e4m3_decode(uint8_t(scale))),
+                e2m1_decode(uint8_t(code)) * e4m3_decode(uint8_t(scale)))
+          << code << " " << scale;
+    }
+  }
+  EXPECT_EQ(fold_scale_sign(0x12345678u, 0xB8), 0x9ABCDEF0u);
+  EXPECT_EQ(fold_scale_sign(0x12345678u, 0x80), 0u);
+}
+
 TEST(Quantizer, RoundTripWithinHalfAStep) {
   const int rows = 37, cols = 208;
   const auto w = random_normal(size_t(rows) * cols, 7);

@@ -134,4 +134,20 @@ GK_HD size_t scale_index(ScaleLayout layout, int row, int col, int N, int K) {
 // Packed element bytes: row n holds ceil(K/2) bytes, element k in byte k/2, low nibble first.
 GK_HD size_t packed_row_bytes(int K) { return static_cast<size_t>(K + 1) / 2; }
 
+// What the one-time weight repacks read. The scale code of row n, block c, and the E2M1 code of
+// element (n, k) of packed W [N, K/2] (K even); both 0 past the matrix, which pads with zeros.
+GK_HD uint8_t scale_at(const uint8_t* s, ScaleLayout layout, int n, int c, int N, int K) {
+  return (n < N && c < K / kBlock) ? s[scale_index(layout, n, c, N, K)] : 0;
+}
+GK_HD uint32_t e2m1_at(const uint8_t* w, int n, int k, int N, int K) {
+  return (n < N && k < K) ? (w[static_cast<size_t>(n) * (K / 2) + k / 2] >> (4 * (k & 1))) & 0xFu : 0u;
+}
+// E2M1 codes (the nibbles of `codes` that `nibbles` selects) of one block, with its scale's sign
+// folded in: negated where the scale is negative, zero where it is zero. The value of every element
+// is then the code times |scale|, which is all a kernel's scale decode needs to read (exact).
+GK_HD uint32_t fold_scale_sign(uint32_t codes, uint8_t scale, uint32_t nibbles = 0xFFFFFFFFu) {
+  if ((scale & 0x7F) == 0) return 0;
+  return (scale & 0x80) ? codes ^ (0x88888888u & nibbles) : codes;
+}
+
 }  // namespace gauntlet::nvfp4
