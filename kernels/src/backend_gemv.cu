@@ -285,7 +285,8 @@ class GemvV2Backend final : public Backend {
     return e != cudaSuccess ? e : cudaFuncGetAttributes(&attr, repack_gemv_v2_kernel);
   }
   // v3 (gemv_bulk.cu) where the GPU has bulk copies and N fills a wave; GK_GEMV_IMPL=v2 forces v2,
-  // GK_GEMV_STAGES=SK (stages x K steps per stage: 32 default, 61, 22) sets v3's ring (benchmarking).
+  // GK_GEMV_STAGES=SK (stages x K steps per stage: 32 default; 61, 22 with 7-tile groups, 42, 52
+  // with 14) sets v3's ring, GK_GEMV_GROUP its tiles per CTA (benchmarking).
   bool pick_bulk(const GemmArgs& a) {
     const char* e = std::getenv("GK_GEMV_IMPL");
     if (e && std::string(e) == "v2") return false;
@@ -293,7 +294,7 @@ class GemvV2Backend final : public Backend {
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    group_ = gemv_bulk_group();
+    group_ = gemv_bulk_group(a.M, a.N, sms);
     if (!gemv_bulk_usable(a.M, a.N, group_, major, sms) || gemv_bulk_probe() != cudaSuccess) return false;
     if (const char* st = std::getenv("GK_GEMV_STAGES")) stages_ = std::atoi(st);
     gemv_bulk_prepare();

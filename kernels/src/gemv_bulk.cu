@@ -9,8 +9,11 @@
 // Why: v2 keeps its loads in flight in registers and spends issue slots on their addresses, and at
 // M=16 every warp fetches all activation rows from L2; here the copy engine streams each CTA's rows
 // as one contiguous run per stage whatever the consumers are doing, and the activations come to
-// each CTA once. G = 7 because N=28672 then makes 256 CTAs, two on almost every SM of an H200
-// (with 8, 224 CTAs leave 40 SMs half-loaded: 3040 instead of 3230 GB/s at M=1).
+// each CTA once. G = 14 (one CTA of 15 warps per SM) where that fills the SMs as well as G = 7
+// (two CTAs per SM): for N=28672 both make a load of 14 tiles on almost every SM of an H200, and
+// one CTA per SM fetches the activations once per SM instead of twice (M=16 2905-2956 GB/s against
+// 2842-2933, M=1 3485-3504 against 3413-3464 over five calls). G = 8 leaves SMs half-loaded (224
+// CTAs: 3040 instead of 3230 GB/s at M=1).
 #include "cuda_check.hpp"
 #include "gemv_bulk.cuh"
 #include "nvfp4_device.cuh"
@@ -39,7 +42,7 @@ struct Params {
 
 // NT: 8-row n-tiles of activations (1 for M <= 8, 2 for M <= 16).
 template <int G, int NT, int S, int KS>
-__global__ void __launch_bounds__((G + 1) * 32, 2) gemv_bulk_kernel(Params p) {
+__global__ void __launch_bounds__((G + 1) * 32, G > 8 ? 1 : 2) gemv_bulk_kernel(Params p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kStage = stage_bytes(G, NT, KS), kStageW = stage_w(G, KS), kRowStride = row_stride(KS);
   extern __shared__ __align__(128) uint8_t smem[];
@@ -175,7 +178,7 @@ constexpr int smem_bytes() {
 
 template <int G, int NT, int S, int KS>
 void launch(const Params& p, cudaStream_t st) {
-  static_assert(smem_bytes<G, NT, S, KS>() <= 113 * 1024, "two CTAs per SM");
+  static_assert(smem_bytes<G, NT, S, KS>() <= (G > 8 ? 227 : 113) * 1024, "CTAs per SM (2, or 1 for G > 8)");
   gemv_bulk_kernel<G, NT, S, KS><<<p.ntiles / G, (G + 1) * 32, smem_bytes<G, NT, S, KS>(), st>>>(p);
   CUDA_CHECK_LAUNCH();
 }
@@ -187,21 +190,37 @@ void allow_smem() {
 }
 
 // Ring configurations (GK_GEMV_STAGES picks one): 10 * stages + K steps per stage. 32 is the
-// default (fastest at M=1 on the H200; see docs/BENCHMARKS.md), 61 and 22 for comparisons.
+// default (see docs/BENCHMARKS.md); the others are for comparisons. One CTA per SM (G > 8) leaves
+// room for deeper rings.
 template <int G, int NT>
 void dispatch(const Params& p, int ring, cudaStream_t st) {
-  switch (ring) {
-    case 61: return launch<G, NT, 6, 1>(p, st);
-    case 22: return launch<G, NT, 2, 2>(p, st);
-    default: return launch<G, NT, 3, 2>(p, st);
+  if constexpr (G > 8) {
+    if (ring == 42) return launch<G, NT, 4, 2>(p, st);
+    if (ring == 52) return launch<G, NT, 5, 2>(p, st);
+  } else {
+    if (ring == 61) return launch<G, NT, 6, 1>(p, st);
+    if (ring == 22) return launch<G, NT, 2, 2>(p, st);
   }
+  launch<G, NT, 3, 2>(p, st);
 }
 
 template <int G, int NT>
 void allow_all() {
   allow_smem<G, NT, 3, 2>();
-  allow_smem<G, NT, 6, 1>();
-  allow_smem<G, NT, 2, 2>();
+  if constexpr (G > 8) {
+    allow_smem<G, NT, 4, 2>();
+    allow_smem<G, NT, 5, 2>();
+  } else {
+    allow_smem<G, NT, 6, 1>();
+    allow_smem<G, NT, 2, 2>();
+  }
+}
+
+// Share of the SMs' tile slots that hold a tile when `ntiles` tiles run in groups of g with
+// `per_sm` CTAs per SM, over whole waves.
+double fill(int ntiles, int g, int per_sm, int sms) {
+  const int ctas = (ntiles + g - 1) / g, slots = sms * per_sm, waves = (ctas + slots - 1) / slots;
+  return double(ntiles) / (double(waves) * slots * g);
 }
 
 }  // namespace
@@ -209,12 +228,17 @@ void allow_all() {
 bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms) {
   // Hopper only: the kernel's body exists in the sm_90 image alone (newer GPUs would JIT the
   // compute_80 PTX, whose body is empty).
-  return cc_major == 9 && M >= 1 && M <= 16 && (N + 16 * group - 1) / (16 * group) >= sms;
+  const int ctas = (N + 16 * group - 1) / (16 * group);
+  return cc_major == 9 && M >= 1 && M <= 16 && (group > 8 ? ctas * 10 >= sms * 9 : ctas >= sms);
 }
 
-int gemv_bulk_group() {
-  const char* e = std::getenv("GK_GEMV_GROUP");
-  return e && std::atoi(e) == 8 ? 8 : 7;
+int gemv_bulk_group(int M, int N, int sms) {
+  if (const char* e = std::getenv("GK_GEMV_GROUP")) {
+    const int g = std::atoi(e);
+    if (g == 7 || g == 8 || g == 14) return g;
+  }
+  const int ntiles = (N + 15) / 16;
+  return gemv_bulk_usable(M, N, 14, 9, sms) && fill(ntiles, 14, 1, sms) >= fill(ntiles, 7, 2, sms) ? 14 : 7;
 }
 
 void gemv_bulk_prepare() {
@@ -222,11 +246,14 @@ void gemv_bulk_prepare() {
   allow_all<7, 2>();
   allow_all<8, 1>();
   allow_all<8, 2>();
+  allow_all<14, 1>();
+  allow_all<14, 2>();
 }
 
 void gemv_bulk_run(const GemmArgs& a, const uint8_t* pk, int ntiles, int steps, int group, int ring) {
   const Params p{a, pk, ntiles, steps, 16u};
   if (group == 8) return a.M <= 8 ? dispatch<8, 1>(p, ring, a.stream) : dispatch<8, 2>(p, ring, a.stream);
+  if (group == 14) return a.M <= 8 ? dispatch<14, 1>(p, ring, a.stream) : dispatch<14, 2>(p, ring, a.stream);
   return a.M <= 8 ? dispatch<7, 1>(p, ring, a.stream) : dispatch<7, 2>(p, ring, a.stream);
 }
 

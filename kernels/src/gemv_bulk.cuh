@@ -21,16 +21,17 @@ namespace gauntlet::kernels {
 __host__ __device__ constexpr int gemv_chunk_k(int t, int c) { return (c / 2) * 64 + 16 * t + 8 * (c % 2); }
 
 // True on sm_90 (Hopper) for M <= 16 when the groups of `group` 16-row tiles fill at least one wave
-// of CTAs (N >= 16 * group * #SMs, so no split over K is needed); `sms`, `cc_major` describe the
-// current device.
+// of CTAs (no split over K is needed): a CTA for every SM (group <= 8, two CTAs per SM), or for 90%
+// of them (group 14, one per SM); `sms`, `cc_major` describe the current device.
 bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms);
-// Tiles per CTA (the repack's group size): 7 (256 CTAs for N=28672: two per SM almost
-// everywhere), GK_GEMV_GROUP=8 for comparisons.
-int gemv_bulk_group();
+// Tiles per CTA (the repack's group size) for this shape on `sms` SMs: 14 (one CTA per SM) where
+// that fills the SMs at least as well as 7 (two per SM), else 7. GK_GEMV_GROUP=7, 8 or 14 forces
+// one for comparisons.
+int gemv_bulk_group(int M, int N, int sms);
 // Once per process before gemv_bulk_run (kernel attributes: the shared-memory ring size).
 void gemv_bulk_prepare();
 // pk: the v2 repack, ntiles 16-row tiles x steps 128-wide K steps. ring: 10 * stages + K steps
-// per stage (32 default; 61, 22 for benchmarking).
+// per stage (32 default; 61, 22 for benchmarking at group <= 8, 42, 52 at group 14).
 void gemv_bulk_run(const GemmArgs& a, const uint8_t* pk, int ntiles, int steps, int group, int ring);
 cudaError_t gemv_bulk_probe();
 

@@ -183,6 +183,17 @@ TEST(Variants, HopperDefaultsAndEarlierKernels) {
     setenv("GK_GEMV_GROUP", "8", 1);
     EXPECT_EQ(run_case(Case{"gemv", 11, 17000, 1008}, out), 0) << ring << " " << out.dump();
   }
+  // 14-tile groups (one CTA per SM), the default where N fills the SMs that way (N=28000 on an
+  // H200), at both n-tile counts, and forced with the deeper rings they allow.
+  for (int m : {16, 3}) {
+    ASSERT_EQ(run_case(Case{"gemv", m, 28000, 528}, out), 0) << m << " " << out.dump();
+    EXPECT_EQ(out.value("variant", ""), "v3");
+  }
+  setenv("GK_GEMV_GROUP", "14", 1);
+  for (const char* ring : {"42", "52"}) {
+    setenv("GK_GEMV_STAGES", ring, 1);
+    EXPECT_EQ(run_case(Case{"gemv", 12, 28000, 1008}, out), 0) << ring << " " << out.dump();
+  }
   unsetenv("GK_GEMV_STAGES");
   unsetenv("GK_GEMV_GROUP");
   setenv("GK_GEMV_IMPL", "v2", 1);
