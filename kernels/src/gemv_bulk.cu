@@ -11,8 +11,8 @@
 // as one contiguous run per stage whatever the consumers are doing, and the activations come to
 // each CTA once. G = 14 (one CTA of 15 warps per SM) where that fills the SMs as well as G = 7
 // (two CTAs per SM): for N=28672 both make a load of 14 tiles on almost every SM of an H200, and
-// one CTA per SM fetches the activations once per SM instead of twice (M=16 2905-2956 GB/s against
-// 2842-2933, M=1 3485-3504 against 3413-3464 over five calls). G = 8 leaves SMs half-loaded (224
+// one CTA per SM fetches the activations once per SM instead of twice (same call: M=16 2970-2985
+// GB/s against 2840-2850, M=1 3470-3513 against 3444-3466). G = 8 leaves SMs half-loaded (224
 // CTAs: 3040 instead of 3230 GB/s at M=1).
 #include "cuda_check.hpp"
 #include "gemv_bulk.cuh"
