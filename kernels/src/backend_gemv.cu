@@ -294,7 +294,7 @@ class GemvV2Backend final : public Backend {
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    group_ = gemv_bulk_group(a.M, a.N, sms);
+    group_ = gemv_bulk_group(a.N, sms);
     if (!gemv_bulk_usable(a.M, a.N, group_, major, sms) || gemv_bulk_probe() != cudaSuccess) return false;
     if (const char* st = std::getenv("GK_GEMV_STAGES")) stages_ = std::atoi(st);
     gemv_bulk_prepare();

@@ -33,6 +33,9 @@ __host__ __device__ constexpr int stage_w(int g, int ks) { return g * kStepBytes
 __host__ __device__ constexpr int row_stride(int ks) { return 256 * ks + 16; }
 __host__ __device__ constexpr int stage_bytes(int g, int nt, int ks) { return stage_w(g, ks) + 8 * nt * row_stride(ks); }
 
+// CTAs per SM for a group of g tiles: two CTAs of up to 8 consumer warps, or one larger CTA.
+__host__ __device__ constexpr int ctas_per_sm(int g) { return g > 8 ? 1 : 2; }
+
 struct Params {
   GemmArgs a;
   const uint8_t* pk;
@@ -42,7 +45,7 @@ struct Params {
 
 // NT: 8-row n-tiles of activations (1 for M <= 8, 2 for M <= 16).
 template <int G, int NT, int S, int KS>
-__global__ void __launch_bounds__((G + 1) * 32, G > 8 ? 1 : 2) gemv_bulk_kernel(Params p) {
+__global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel(Params p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kStage = stage_bytes(G, NT, KS), kStageW = stage_w(G, KS), kRowStride = row_stride(KS);
   extern __shared__ __align__(128) uint8_t smem[];
@@ -178,7 +181,8 @@ constexpr int smem_bytes() {
 
 template <int G, int NT, int S, int KS>
 void launch(const Params& p, cudaStream_t st) {
-  static_assert(smem_bytes<G, NT, S, KS>() <= (G > 8 ? 227 : 113) * 1024, "CTAs per SM (2, or 1 for G > 8)");
+  // An SM has 228 KB of shared memory and reserves 1 KB of it per CTA.
+  static_assert((smem_bytes<G, NT, S, KS>() + 1024) * ctas_per_sm(G) <= 228 * 1024, "CTAs per SM must fit");
   gemv_bulk_kernel<G, NT, S, KS><<<p.ntiles / G, (G + 1) * 32, smem_bytes<G, NT, S, KS>(), st>>>(p);
   CUDA_CHECK_LAUNCH();
 }
@@ -190,11 +194,11 @@ void allow_smem() {
 }
 
 // Ring configurations (GK_GEMV_STAGES picks one): 10 * stages + K steps per stage. 32 is the
-// default (see docs/BENCHMARKS.md); the others are for comparisons. One CTA per SM (G > 8) leaves
-// room for deeper rings.
+// default (see docs/BENCHMARKS.md); the others are for comparisons. One CTA per SM leaves room
+// for deeper rings.
 template <int G, int NT>
 void dispatch(const Params& p, int ring, cudaStream_t st) {
-  if constexpr (G > 8) {
+  if constexpr (ctas_per_sm(G) == 1) {
     if (ring == 42) return launch<G, NT, 4, 2>(p, st);
     if (ring == 52) return launch<G, NT, 5, 2>(p, st);
   } else {
@@ -207,7 +211,7 @@ void dispatch(const Params& p, int ring, cudaStream_t st) {
 template <int G, int NT>
 void allow_all() {
   allow_smem<G, NT, 3, 2>();
-  if constexpr (G > 8) {
+  if constexpr (ctas_per_sm(G) == 1) {
     allow_smem<G, NT, 4, 2>();
     allow_smem<G, NT, 5, 2>();
   } else {
@@ -216,10 +220,17 @@ void allow_all() {
   }
 }
 
-// Share of the SMs' tile slots that hold a tile when `ntiles` tiles run in groups of g with
-// `per_sm` CTAs per SM, over whole waves.
-double fill(int ntiles, int g, int per_sm, int sms) {
-  const int ctas = (ntiles + g - 1) / g, slots = sms * per_sm, waves = (ctas + slots - 1) / slots;
+// True when groups of g tiles make at least one CTA per SM (90% of the SMs where a CTA takes a
+// whole SM), so one wave covers N without splitting K.
+bool fills_wave(int N, int g, int sms) {
+  const int ctas = (N + 16 * g - 1) / (16 * g);
+  return ctas_per_sm(g) == 1 ? ctas * 10 >= sms * 9 : ctas >= sms;
+}
+
+// Share of the SMs' tile slots that hold a tile when N's tiles run in groups of g, over whole waves.
+double fill(int N, int g, int sms) {
+  const int ntiles = (N + 15) / 16, ctas = (ntiles + g - 1) / g, slots = sms * ctas_per_sm(g);
+  const int waves = (ctas + slots - 1) / slots;
   return double(ntiles) / (double(waves) * slots * g);
 }
 
@@ -228,17 +239,15 @@ double fill(int ntiles, int g, int per_sm, int sms) {
 bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms) {
   // Hopper only: the kernel's body exists in the sm_90 image alone (newer GPUs would JIT the
   // compute_80 PTX, whose body is empty).
-  const int ctas = (N + 16 * group - 1) / (16 * group);
-  return cc_major == 9 && M >= 1 && M <= 16 && (group > 8 ? ctas * 10 >= sms * 9 : ctas >= sms);
+  return cc_major == 9 && M >= 1 && M <= 16 && fills_wave(N, group, sms);
 }
 
-int gemv_bulk_group(int M, int N, int sms) {
+int gemv_bulk_group(int N, int sms) {
   if (const char* e = std::getenv("GK_GEMV_GROUP")) {
     const int g = std::atoi(e);
     if (g == 7 || g == 8 || g == 14) return g;
   }
-  const int ntiles = (N + 15) / 16;
-  return gemv_bulk_usable(M, N, 14, 9, sms) && fill(ntiles, 14, 1, sms) >= fill(ntiles, 7, 2, sms) ? 14 : 7;
+  return fills_wave(N, 14, sms) && fill(N, 14, sms) >= fill(N, 7, sms) ? 14 : 7;
 }
 
 void gemv_bulk_prepare() {

@@ -27,7 +27,7 @@ bool gemv_bulk_usable(int M, int N, int group, int cc_major, int sms);
 // Tiles per CTA (the repack's group size) for this shape on `sms` SMs: 14 (one CTA per SM) where
 // that fills the SMs at least as well as 7 (two per SM), else 7. GK_GEMV_GROUP=7, 8 or 14 forces
 // one for comparisons.
-int gemv_bulk_group(int M, int N, int sms);
+int gemv_bulk_group(int N, int sms);
 // Once per process before gemv_bulk_run (kernel attributes: the shared-memory ring size).
 void gemv_bulk_prepare();
 // pk: the v2 repack, ntiles 16-row tiles x steps 128-wide K steps. ring: 10 * stages + K steps
