@@ -89,7 +89,7 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
       if (abytes < 256 * KS) {
         // The last K stage ends inside the slot: zero the activations past K (the weights there
         // are 0, but stale activations could be NaN/Inf from uninitialised memory), so the
-        // consumers need no masking. Ordered before the consumers' reads by lane 0's arrive (release) below.
+        // consumers need no masking. Ordered before their reads by lane 0's arrive (release) below.
         for (int i = lane; i < a.M * (256 * KS - int(abytes)) / 16; i += 32) {
           const int per_row = (256 * KS - int(abytes)) / 16, m = i / per_row, c = i % per_row;
           *reinterpret_cast<uint4*>(stage + kStageW + m * kRowStride + abytes + 16 * c) = make_uint4(0, 0, 0, 0);
