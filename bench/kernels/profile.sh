@@ -13,10 +13,10 @@ for s in barrier long_scoreboard short_scoreboard wait math_pipe_throttle mio_th
          dispatch_stall no_instruction not_selected selected branch_resolving misc drain tex_throttle; do
   stalls+="smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio,"
 done
-metrics="${stalls}smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum.per_second,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.per_cycle_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum"
+metrics="${stalls}smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum.per_second,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.per_cycle_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,smsp__issue_active.max.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum"
 p() {  # tag kernel-regex env... -- gemm args
   local tag=$1 kre=$2; shift 2
-  timeout 150 env "$@" "$NCU" --kernel-name "regex:$kre" --launch-skip 2 --launch-count 1 --metrics "$metrics" \
+  timeout 150 env "$@" "$NCU" --clock-control none --kernel-name "regex:$kre" --launch-skip 2 --launch-count 1 --metrics "$metrics" \
     --csv --page raw "$GK" gemm --iters 3 --warmup 1 --check-budget 1000000 ${GEMM_ARGS} >"$OUT/ncu-$tag.csv" 2>"$OUT/ncu-$tag.err"
   python3 - "$OUT/ncu-$tag.csv" "$tag" <<'PY'
 import csv, sys

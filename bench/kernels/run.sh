@@ -30,6 +30,7 @@ done
 for shape in 1x28672x8192 16x28672x8192; do
   run gemm --backend gemv --shape "$shape" --iters "$ITERS"
   run gemm --backend gemv --shape "$shape" --scale-layout swizzled --iters "$ITERS"
+  run gemm --backend gemv --shape "$shape" --timing rotate --iters "$ITERS"
   run gemm --backend dequant_cublas --shape "$shape" --iters "$ITERS"
   run gemm --backend mma --shape "$shape" --iters "$ITERS"
 done
@@ -59,13 +60,16 @@ t = {"mma_8192_tflops": mma.get("tflops"), "cublas_bf16_tflops": cublas,
      "mma_vs_cublas_bf16": ratio(mma.get("tflops"), cublas), "mma_vs_dequant_cublas": ratio(mma.get("tflops"), dq8.get("tflops")),
      "mma_target": 0.70, "copy_gbps": copy}
 for m in (1, 16):
-    g = find("gemv", f"{m}x28672x8192", scale_layout="plain")
+    g = find("gemv", f"{m}x28672x8192", scale_layout="plain", timing="flush")
+    gr = find("gemv", f"{m}x28672x8192", scale_layout="plain", timing="rotate")
     d = find("dequant_cublas", f"{m}x28672x8192")
     t[f"gemv_m{m}_gbps"] = g.get("gbps")
     t[f"gemv_m{m}_vs_copy"] = ratio(g.get("gbps"), copy)
+    t[f"gemv_m{m}_rotated_gbps"] = gr.get("gbps")
+    t[f"gemv_m{m}_rotated_vs_copy"] = ratio(gr.get("gbps"), copy)
     t[f"gemv_m{m}_vs_dequant_cublas_speedup"] = ratio(d.get("ms_p50"), g.get("ms_p50"))
 t["gemv_target"] = 0.75
-keep = ("backend", "variant", "m", "n", "k", "scale_layout", "verdict", "rel_err", "ms_p50", "tflops", "gbps", "detail")
+keep = ("backend", "variant", "m", "n", "k", "scale_layout", "timing", "rotate_sets", "graph_launches", "verdict", "rel_err", "ms_p50", "tflops", "gbps", "detail")
 print(json.dumps({"gpu": pre.get("gpu"), "arch": pre.get("arch"), "cuda_driver": pre.get("cuda_driver"),
                   "driver": pre.get("health", {}).get("driver"), "cublas": perf.get("cublas"),
                   "ceilings": {"copy_gbps": copy, "cublas_bf16_tflops": cublas}, "targets": t,

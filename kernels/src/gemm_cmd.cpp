@@ -63,12 +63,21 @@ struct Check {
   size_t unwritten = 0;  // poison (NaN) anywhere in C, also in rows the reference skipped
 };
 
-Check check_output(const GemmArgs& a, const std::vector<int>& rows, const std::vector<double>& ref) {
+// The C elements of `a` that are NaN or Inf: poison left behind (0xFFFF) or a bad value. Copies C
+// to the host in full; `c_out` (if given) receives it.
+size_t count_non_finite(const GemmArgs& a, std::vector<uint16_t>* c_out = nullptr) {
   std::vector<uint16_t> c(static_cast<size_t>(a.M) * a.N);
   CUDA_CHECK(cudaMemcpy(c.data(), a.C, c.size() * 2, cudaMemcpyDeviceToHost));
+  size_t n = 0;
+  for (uint16_t v : c) n += (v & 0x7F80) == 0x7F80;
+  if (c_out) *c_out = std::move(c);
+  return n;
+}
+
+Check check_output(const GemmArgs& a, const std::vector<int>& rows, const std::vector<double>& ref) {
+  std::vector<uint16_t> c;
   Check r;
-  for (uint16_t v : c)
-    if ((v & 0x7F80) == 0x7F80) ++r.unwritten;  // NaN or Inf: poison left behind or a bad value
+  r.unwritten = count_non_finite(a, &c);
   std::vector<uint16_t> sel(rows.size() * static_cast<size_t>(a.N));
   for (size_t i = 0; i < rows.size(); ++i)
     std::memcpy(&sel[i * a.N], &c[static_cast<size_t>(rows[i]) * a.N], a.N * 2);
@@ -86,6 +95,85 @@ std::string describe_failure(const Check& c) {
   return s.str();
 }
 
+
+// One set of device inputs and output for a shape: A normal(0,1) in bf16; W normal(0,1) quantized
+// on the GPU. The scale buffer is sized for either layout so a deliberately misread layout stays in
+// bounds. `args` points into the buffers (`told` is the layout the backend is told).
+struct InputSet {
+  DeviceBuffer<__nv_bfloat16> A, C;
+  DeviceBuffer<uint8_t> Wq, Ws;
+  DeviceBuffer<float> gs;  // [0] the global scale, [1] amax
+  GemmArgs args;
+};
+
+std::unique_ptr<InputSet> make_inputs(const GemmOptions& o, ScaleLayout layout, ScaleLayout told, uint64_t seed,
+                                      cudaStream_t stream) {
+  const int M = o.M, N = o.N, K = o.K;
+  auto in = std::make_unique<InputSet>();
+  in->A = DeviceBuffer<__nv_bfloat16>(size_t(M) * K);
+  in->C = DeviceBuffer<__nv_bfloat16>(size_t(M) * N);
+  in->Wq = DeviceBuffer<uint8_t>(size_t(N) * K / 2);
+  in->Ws = DeviceBuffer<uint8_t>(std::max(nvfp4::scale_bytes(ScaleLayout::plain, N, K),
+                                          nvfp4::scale_bytes(ScaleLayout::swizzled, N, K)));
+  in->gs = DeviceBuffer<float>(2);
+  {
+    DeviceBuffer<float> Wf(size_t(N) * K);
+    fill_normal_gpu(Wf.get(), Wf.size(), seed * 2 + 1, stream);
+    amax_gpu(Wf.get(), Wf.size(), in->gs.get() + 1, stream);
+    global_scale_gpu(in->gs.get() + 1, in->gs.get(), stream);
+    CUDA_CHECK(cudaMemsetAsync(in->Ws.get(), 0, in->Ws.bytes(), stream));
+    quantize_gpu(Wf.get(), N, K, in->gs.get(), layout, in->Wq.get(), in->Ws.get(), stream);
+    if (o.scale_signs == "mixed") negate_some_scales_gpu(in->Ws.get(), nvfp4::scale_bytes(layout, N, K), stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // Wf is freed here
+  }
+  fill_normal_gpu(in->A.get(), in->A.size(), seed * 2, stream);
+  float gscale = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&gscale, in->gs.get(), sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  in->args = GemmArgs{M, N, K, in->A.get(), in->Wq.get(), in->Ws.get(), told, gscale, in->C.get(), stream};
+  return in;
+}
+
+// Back-to-back launches over rotated input sets, replayed from a CUDA graph (--timing rotate):
+// enough sets that each launch's inputs were evicted by the ones between (4x L2, at least 2 sets),
+// at least 8 launches per replay. Extra sets get their own backend (its own prepared weights).
+// Fills `out` with the method's facts; returns per-launch ms for each replay, and in `unwritten`
+// the NaN/Inf outputs found in any set after the replays (a launch that did not run leaves poison).
+std::vector<float> time_rotated(const GemmOptions& o, const DeviceInfo& dev, Backend& be0, InputSet& set0,
+                                ScaleLayout layout, ScaleLayout told, L2Flusher& flusher, json& out,
+                                size_t& unwritten) {
+  cudaStream_t stream = set0.args.stream;
+  const double set_bytes = be0.min_bytes(o.M, o.N, o.K);
+  const int nsets = int(std::clamp(std::ceil(4.0 * double(dev.l2_bytes) / set_bytes), 2.0, 16.0));
+  std::vector<std::unique_ptr<InputSet>> sets;
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<InputSet*> set(1, &set0);
+  std::vector<Backend*> bes(1, &be0);
+  for (int i = 1; i < nsets; ++i) {
+    sets.push_back(make_inputs(o, layout, told, o.seed + 7919 * i, stream));
+    backends.push_back(make_backend(o.backend, o.mma_path));
+    backends.back()->prepare(sets.back()->args);
+    set.push_back(sets.back().get());
+    bes.push_back(backends.back().get());
+  }
+  const int launches = nsets * ((8 + nsets - 1) / nsets);
+  out["rotate_sets"] = nsets;
+  out["rotate_bytes"] = nsets * set_bytes;
+  out["graph_launches"] = launches;
+  uint64_t replay = 0;
+  auto before = [&] {  // fresh activations in every set, poisoned outputs
+    ++replay;
+    for (int i = 0; i < nsets; ++i) {
+      fill_normal_gpu(set[i]->A.get(), set[i]->A.size(), o.seed * 2 + 1000003 * replay + 31 * i, stream);
+      CUDA_CHECK(cudaMemsetAsync(set[i]->C.get(), 0xFF, set[i]->C.bytes(), stream));
+    }
+  };
+  std::vector<float> ms = time_graph(o.warmup, o.iters, stream, flusher, before, launches,
+                                     [&](int i) { bes[i % nsets]->run(set[i % nsets]->args); });
+  unwritten = 0;
+  for (InputSet* s : set) unwritten += count_non_finite(s->args);
+  return ms;
+}
 }  // namespace
 
 int run_gemm(const GemmOptions& o, json& out) {
@@ -101,6 +189,8 @@ int run_gemm(const GemmOptions& o, json& out) {
   if (!o.fault.empty() && o.fault != "scale-layout")
     return finish(out, "error", exit_code::kUsage, "--fault must be scale-layout");
   if (o.iters < 1) return finish(out, "error", exit_code::kUsage, "--iters must be at least 1");
+  if (o.timing != "flush" && o.timing != "rotate")
+    return finish(out, "error", exit_code::kUsage, "--timing must be flush or rotate");
 
   const DeviceInfo dev = query_device();
   if (dev.no_gpu) {
@@ -137,43 +227,24 @@ int run_gemm(const GemmOptions& o, json& out) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
-    // Inputs: A normal(0,1) in bf16; W normal(0,1) quantized on the GPU. The scale buffer is sized
-    // for either layout so a deliberately misread layout stays in bounds.
-    DeviceBuffer<__nv_bfloat16> A(size_t(M) * K), C(size_t(M) * N);
-    DeviceBuffer<uint8_t> Wq(size_t(N) * K / 2);
-    DeviceBuffer<uint8_t> Ws(std::max(nvfp4::scale_bytes(ScaleLayout::plain, N, K),
-                                      nvfp4::scale_bytes(ScaleLayout::swizzled, N, K)));
-    DeviceBuffer<float> gs(2);
-    {
-      DeviceBuffer<float> Wf(size_t(N) * K);
-      fill_normal_gpu(Wf.get(), Wf.size(), o.seed * 2 + 1, stream);
-      amax_gpu(Wf.get(), Wf.size(), gs.get() + 1, stream);
-      global_scale_gpu(gs.get() + 1, gs.get(), stream);
-      CUDA_CHECK(cudaMemsetAsync(Ws.get(), 0, Ws.bytes(), stream));
-      quantize_gpu(Wf.get(), N, K, gs.get(), layout, Wq.get(), Ws.get(), stream);
-      if (o.scale_signs == "mixed") negate_some_scales_gpu(Ws.get(), nvfp4::scale_bytes(layout, N, K), stream);
-    }
-    fill_normal_gpu(A.get(), A.size(), o.seed * 2, stream);
-
+    std::unique_ptr<InputSet> in0 = make_inputs(o, layout, told, o.seed, stream);
+    GemmArgs& args = in0->args;
     Nvfp4Matrix wh;
     wh.rows = N;
     wh.cols = K;
     wh.layout = layout;
-    wh.packed.resize(Wq.size());
+    wh.packed.resize(in0->Wq.size());
     wh.scales.resize(nvfp4::scale_bytes(layout, N, K));
-    CUDA_CHECK(cudaMemcpyAsync(wh.packed.data(), Wq.get(), Wq.size(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(wh.scales.data(), Ws.get(), wh.scales.size(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(&wh.global_scale, gs.get(), sizeof(float), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-
-    GemmArgs args{M, N, K, A.get(), Wq.get(), Ws.get(), told, wh.global_scale, C.get(), stream};
+    wh.global_scale = args.global_scale;
+    CUDA_CHECK(cudaMemcpy(wh.packed.data(), in0->Wq.get(), in0->Wq.size(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(wh.scales.data(), in0->Ws.get(), wh.scales.size(), cudaMemcpyDeviceToHost));
     be->prepare(args);
 
     // Reference on the checked rows, from the exact bytes the GPU holds.
     const std::vector<int> rows = rows_to_check(M, N, K, o.check_budget);
     auto reference_rows = [&]() {
       std::vector<uint16_t> a_bf(static_cast<size_t>(M) * K);
-      CUDA_CHECK(cudaMemcpy(a_bf.data(), A.get(), a_bf.size() * 2, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(a_bf.data(), args.A, a_bf.size() * 2, cudaMemcpyDeviceToHost));
       std::vector<float> a_f(static_cast<size_t>(M) * K);
       for (size_t i = 0; i < a_f.size(); ++i) a_f[i] = bf16_to_f32(a_bf[i]);
       std::vector<double> a_ref(rows.size() * static_cast<size_t>(K));
@@ -190,7 +261,7 @@ int run_gemm(const GemmOptions& o, json& out) {
     };
     const std::vector<double> ref = reference_rows();
 
-    auto poison = [&]() { CUDA_CHECK(cudaMemsetAsync(C.get(), 0xFF, C.bytes(), stream)); };  // bf16 NaN
+    auto poison = [&]() { CUDA_CHECK(cudaMemsetAsync(in0->C.get(), 0xFF, in0->C.bytes(), stream)); };  // bf16 NaN
     poison();
     be->run(args);
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -200,13 +271,18 @@ int run_gemm(const GemmOptions& o, json& out) {
     L2Flusher flusher(dev.l2_bytes);
     uint64_t run_no = 0;
     auto before = [&]() {
-      fill_normal_gpu(A.get(), A.size(), o.seed * 2 + 1000003 * (++run_no), stream);
+      fill_normal_gpu(in0->A.get(), in0->A.size(), o.seed * 2 + 1000003 * (++run_no), stream);
       poison();
     };
-    const TimingStats t = summarize(time_runs(o.warmup, o.iters, stream, flusher, before, [&] { be->run(args); }));
+    size_t rotated_unwritten = 0;
+    out["timing"] = o.timing;
+    const TimingStats t = summarize(
+        o.timing == "rotate"
+            ? time_rotated(o, dev, *be, *in0, layout, told, flusher, out, rotated_unwritten)
+            : time_runs(o.warmup, o.iters, stream, flusher, before, [&] { be->run(args); }));
 
     // Same inputs as the first check again, after the timed runs.
-    fill_normal_gpu(A.get(), A.size(), o.seed * 2, stream);
+    fill_normal_gpu(in0->A.get(), in0->A.size(), o.seed * 2, stream);
     poison();
     be->run(args);
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -228,6 +304,11 @@ int run_gemm(const GemmOptions& o, json& out) {
     out["gbps"] = secs > 0 ? be->min_bytes(M, N, K) / secs * 1e-9 : 0.0;
     out["min_bytes"] = be->min_bytes(M, N, K);
     if (const std::string v = be->variant(); !v.empty()) out["variant"] = v;
+    if (rotated_unwritten) {
+      out["unwritten"] = rotated_unwritten;
+      return finish(out, "wrong_output", exit_code::kWrongOutput,
+                    std::to_string(rotated_unwritten) + " outputs NaN/Inf after the rotated graph replays");
+    }
     if (first.cmp.passed && second.cmp.passed) return finish(out, "passed", exit_code::kPassed, "");
     if (!worst.cmp.first_mismatches.empty()) out["first_mismatches"] = worst.cmp.first_mismatches;
     return finish(out, "wrong_output", exit_code::kWrongOutput, describe_failure(worst));

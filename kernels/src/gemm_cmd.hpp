@@ -16,6 +16,9 @@ struct GemmOptions {
   std::string fault;                   // "" | scale-layout
   std::string scale_signs = "positive";  // positive | mixed (every third block scale negative)
   std::string mma_path = "auto";       // auto | wgmma | sync
+  // flush: each timed run alone, after an L2 flush; rotate: back-to-back runs over rotated input
+  // sets from a CUDA graph (time per run = replay time / runs).
+  std::string timing = "flush";
   long long check_budget = 1LL << 31;  // fp64 MACs the CPU reference may spend (rows are sampled past it)
 };
 

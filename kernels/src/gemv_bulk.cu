@@ -20,6 +20,7 @@
 #include "sm90_async.cuh"
 
 #include <cstdlib>
+#include <string>
 
 namespace gauntlet::kernels {
 namespace {
@@ -59,6 +60,9 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
   uint64_t* empty = full + S;
   const GemmArgs& a = p.a;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Let the next kernel in the stream launch (programmatic dependent launch) as SMs free up:
+  // it waits with griddepcontrol.wait before it reads anything this kernel writes.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   const int tile0 = blockIdx.x * G;
   const int nvalid = min(G, (a.N - tile0 * 16 + 15) / 16);  // tiles holding rows < N
   if (threadIdx.x == 0) {
@@ -78,12 +82,17 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
         const int m = a.M + i / (256 * KS / 16), c = i % (256 * KS / 16);
         *reinterpret_cast<uint4*>(smem + s * kStage + kStageW + m * kRowStride + 16 * c) = make_uint4(0, 0, 0, 0);
       }
-    const int stages = (p.steps + KS - 1) / KS;
-    for (int sg = 0, rs = first_stage(stages); sg < stages; ++sg, rs = rs + 1 == stages ? 0 : rs + 1) {
-      const int s = sg % S, st = rs * KS, nst = min(KS, p.steps - st);
-      if (sg >= S) mbar_wait(&empty[s], ((sg / S) - 1) & 1);
-      const int k0 = st * 128;
-      const uint32_t abytes = uint32_t(min(128 * KS, a.K - k0)) * 2;  // K % 16 == 0: a multiple of 32
+    const int stages = (p.steps + KS - 1) / KS, first = first_stage(stages);
+    // Stage sg of this CTA's order (K stage k_stage(sg)): announce its bytes and copy its weights;
+    // then, separately, its activation rows. Split so that the first S stages' weights, which no
+    // earlier kernel writes, stream in before griddepcontrol.wait (programmatic dependent launch:
+    // this kernel may start while the one before it in the stream finishes) and only the
+    // activations wait for it.
+    auto k_stage = [&](int sg) { return (first + sg) % stages; };
+    auto act_bytes = [&](int rs) { return uint32_t(min(128 * KS, a.K - rs * KS * 128)) * 2; };  // K % 16 == 0
+    auto issue_weights = [&](int sg) {
+      const int s = sg % S, st = k_stage(sg) * KS, nst = min(KS, p.steps - st);
+      const uint32_t abytes = act_bytes(k_stage(sg));
       const uint32_t wbytes = nst * G * kStepBytes;  // [step][tile] blocks, contiguous
       uint8_t* stage = smem + s * kStage;
       if (abytes < 256 * KS) {
@@ -97,13 +106,26 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // before the bulk copies write beside them
       }
       __syncwarp();
-      if (lane == 0) mbar_arrive_expect_tx(&full[s], wbytes + a.M * abytes);
-      __syncwarp();
-      if (lane == 0)
+      if (lane == 0) {
+        mbar_arrive_expect_tx(&full[s], wbytes + a.M * abytes);
         bulk_g2s(stage, p.pk + (size_t(blockIdx.x) * p.steps + st) * G * kStepBytes, wbytes, &full[s]);
-      else if (lane >= G && lane - G < a.M)
-        bulk_g2s(stage + kStageW + (lane - G) * kRowStride, a.A + size_t(lane - G) * a.K + k0, abytes,
-                 &full[s]);
+      }
+    };
+    auto issue_acts = [&](int sg) {
+      const int s = sg % S, rs = k_stage(sg);
+      __syncwarp();  // after lane 0's expect_tx
+      if (lane < a.M)
+        bulk_g2s(smem + s * kStage + kStageW + lane * kRowStride, a.A + size_t(lane) * a.K + rs * KS * 128,
+                 act_bytes(rs), &full[s]);
+    };
+    const int ahead = min(S, stages);
+    for (int sg = 0; sg < ahead; ++sg) issue_weights(sg);
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the kernel before this one is done
+    for (int sg = 0; sg < ahead; ++sg) issue_acts(sg);
+    for (int sg = ahead; sg < stages; ++sg) {
+      mbar_wait(&empty[sg % S], ((sg / S) - 1) & 1);
+      issue_weights(sg);
+      issue_acts(sg);
     }
     return;
   }
@@ -185,12 +207,28 @@ constexpr int smem_bytes() {
   return S * stage_bytes(G, NT, KS) + 2 * S * 8;
 }
 
+// Programmatic dependent launch (the kernel's griddepcontrol instructions); GK_GEMV_PDL=0
+// launches it the ordinary way, for comparisons.
+bool pdl_enabled() {
+  const char* e = std::getenv("GK_GEMV_PDL");
+  return !(e && std::string(e) == "0");
+}
+
 template <int G, int NT, int S, int KS>
 void launch(const Params& p, cudaStream_t st) {
   // An SM has 228 KB of shared memory and reserves 1 KB of it per CTA.
   static_assert((smem_bytes<G, NT, S, KS>() + 1024) * ctas_per_sm(G) <= 228 * 1024, "CTAs per SM must fit");
-  gemv_bulk_kernel<G, NT, S, KS><<<p.ntiles / G, (G + 1) * 32, smem_bytes<G, NT, S, KS>(), st>>>(p);
-  CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(p.ntiles / G);
+  cfg.blockDim = dim3((G + 1) * 32);
+  cfg.dynamicSmemBytes = smem_bytes<G, NT, S, KS>();
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = pdl_enabled() ? 1 : 0;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemv_bulk_kernel<G, NT, S, KS>, p));
 }
 
 template <int G, int NT, int S, int KS>

@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   gemm->add_option("--mma-path", g.mma_path, "mma backend: auto | wgmma | sync")->capture_default_str();
   gemm->add_option("--scale-signs", g.scale_signs, "positive | mixed: every third block scale negated (the reference follows)")
       ->capture_default_str();
+  gemm->add_option("--timing", g.timing,
+                   "flush: each run alone after an L2 flush | rotate: back-to-back runs over rotated inputs (graph replay)")
+      ->capture_default_str();
   gemm->add_option("--check-budget", g.check_budget, "fp64 multiply-adds the CPU check may spend")->capture_default_str();
 
   auto* version = app.add_subcommand("version", "tool, CUDA runtime, driver and cuBLAS versions (a suite fingerprint)");

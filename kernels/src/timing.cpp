@@ -59,6 +59,34 @@ std::vector<float> time_runs(int warmup, int iters, cudaStream_t s, L2Flusher& f
   return ms;
 }
 
+std::vector<float> time_graph(int warmup, int iters, cudaStream_t s, L2Flusher& flusher,
+                              const std::function<void()>& before, int launches, const std::function<void(int)>& run) {
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  try {
+    for (int i = 0; i < launches; ++i) run(i);
+  } catch (...) {
+    cudaStreamEndCapture(s, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(inst);
+  std::vector<float> ms;
+  try {
+    ms = time_runs(warmup, iters, s, flusher, before, [&] { CUDA_CHECK(cudaGraphLaunch(exec, s)); });
+  } catch (...) {
+    cudaGraphExecDestroy(exec);
+    throw;
+  }
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  for (float& t : ms) t /= float(launches);
+  return ms;
+}
+
 TimingStats summarize(std::vector<float> ms) {
   TimingStats t;
   if (ms.empty()) return t;

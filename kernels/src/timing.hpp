@@ -34,6 +34,12 @@ class L2Flusher {
 // before(): untimed per-run setup (fresh inputs, poison); run(): the timed work.
 std::vector<float> time_runs(int warmup, int iters, cudaStream_t s, L2Flusher& flusher,
                              const std::function<void()>& before, const std::function<void()>& run);
+// launches back-to-back calls run(0) .. run(launches - 1), captured once into a CUDA graph, then
+// replayed: warmup untimed replays, then iters replays each after before() and an L2 flush (outside
+// the events). Returns milliseconds per launch (replay time / launches) for each timed replay.
+// run() must only enqueue work on `s` (no synchronisation, nothing the capture refuses).
+std::vector<float> time_graph(int warmup, int iters, cudaStream_t s, L2Flusher& flusher,
+                              const std::function<void()>& before, int launches, const std::function<void(int)>& run);
 TimingStats summarize(std::vector<float> ms);
 
 }  // namespace gauntlet::kernels

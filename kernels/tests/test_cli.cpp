@@ -55,6 +55,9 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(json::parse(r.out).at("verdict"), "error");
   EXPECT_EQ(run("gemm --backend mma --m 4 --n 4 --k 16 --scale-layout diagonal").code, 2);
   EXPECT_EQ(run("gemm --backend mma --m 4 --n 4 --k 16 --scale-signs negative").code, 2);
+  const Result t = run("gemm --backend gemv --m 4 --n 4 --k 16 --timing sometimes");
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(json::parse(t.out).value("detail", "").find("--timing"), std::string::npos) << t.out;
 }
 
 TEST(Cli, GemmWithoutGpuExitsFiveAndWritesResultFile) {

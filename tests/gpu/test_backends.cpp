@@ -138,6 +138,31 @@ TEST(Shapes, GemvRefusesLargeM) {
   EXPECT_EQ(run_case(Case{"gemv", 17, 64, 64}, out), exit_code::kUnsupported) << out.dump();
 }
 
+// --timing rotate: back-to-back runs over rotated input sets, replayed from a CUDA graph. Each
+// backend family must survive the capture (plain launches, the wgmma path, cuBLAS), every set's
+// output must be written, and the method must be reported with its sets and launches.
+TEST(Timing, RotatedGraphReplays) {
+  SKIP_WITHOUT_GPU();
+  for (const Case& c : {Case{"gemv", 16, 28000, 528}, Case{"gemv", 3, 4000, 1040}, Case{"mma", 129, 300, 208},
+                        Case{"dequant_cublas", 7, 520, 272}, Case{"reference", 5, 64, 96}}) {
+    GemmOptions o;
+    o.backend = c.backend;
+    o.M = c.M;
+    o.N = c.N;
+    o.K = c.K;
+    o.iters = 3;
+    o.warmup = 1;
+    o.timing = "rotate";
+    nlohmann::json out;
+    ASSERT_EQ(run_gemm(o, out), exit_code::kPassed) << name_of(c) << " " << out.dump();
+    EXPECT_EQ(out.value("timing", ""), "rotate");
+    EXPECT_GE(out.value("rotate_sets", 0), 2) << name_of(c);
+    EXPECT_GE(out.value("graph_launches", 0), 8) << name_of(c);
+    EXPECT_EQ(out.value("graph_launches", 0) % out.value("rotate_sets", 1), 0) << name_of(c);
+    EXPECT_GT(out.value("ms_p50", 0.0), 0.0) << name_of(c);
+  }
+}
+
 TEST(Seeds, DifferentSeedsStillPass) {
   SKIP_WITHOUT_GPU();
   for (uint64_t seed : {1, 2, 3}) {
@@ -189,10 +214,16 @@ TEST(Variants, HopperDefaultsAndEarlierKernels) {
     ASSERT_EQ(run_case(Case{"gemv", m, 28000, 528}, out), 0) << m << " " << out.dump();
     EXPECT_EQ(out.value("variant", ""), "v3");
   }
+  // Launched without programmatic dependent launch, it stays right too.
+  setenv("GK_GEMV_PDL", "0", 1);
+  EXPECT_EQ(run_case(Case{"gemv", 16, 28000, 1040}, out), 0) << out.dump();
+  EXPECT_EQ(run_case(Case{"gemv", 1, 28070, 272, "swizzled"}, out), 0) << out.dump();
+  unsetenv("GK_GEMV_PDL");
   setenv("GK_GEMV_GROUP", "14", 1);
   for (const char* ring : {"42", "52"}) {
     setenv("GK_GEMV_STAGES", ring, 1);
     EXPECT_EQ(run_case(Case{"gemv", 12, 28000, 1008}, out), 0) << ring << " " << out.dump();
+    EXPECT_EQ(run_case(Case{"gemv", 16, 28070, 16}, out), 0) << ring << " " << out.dump();
   }
   unsetenv("GK_GEMV_STAGES");
   unsetenv("GK_GEMV_GROUP");
