@@ -136,7 +136,7 @@ std::unique_ptr<InputSet> make_inputs(const GemmOptions& o, ScaleLayout layout, 
 
 // Back-to-back launches over rotated input sets, replayed from a CUDA graph (--timing rotate):
 // enough sets that each launch's inputs were evicted by the ones between (4x L2, at least 2 sets),
-// at least 8 launches per replay. Extra sets get their own backend (its own prepared weights).
+// at least o.rotate_launches launches per replay (a whole number of rounds over the sets). Extra sets get their own backend (its own prepared weights).
 // Fills `out` with the method's facts; returns per-launch ms for each replay, and in `unwritten`
 // the NaN/Inf outputs found in any set after the replays (a launch that did not run leaves poison).
 std::vector<float> time_rotated(const GemmOptions& o, const DeviceInfo& dev, Backend& be0, InputSet& set0,
@@ -156,7 +156,7 @@ std::vector<float> time_rotated(const GemmOptions& o, const DeviceInfo& dev, Bac
     set.push_back(sets.back().get());
     bes.push_back(backends.back().get());
   }
-  const int launches = nsets * ((8 + nsets - 1) / nsets);
+  const int launches = nsets * ((std::max(o.rotate_launches, nsets) + nsets - 1) / nsets);
   out["rotate_sets"] = nsets;
   out["rotate_bytes"] = nsets * set_bytes;
   out["graph_launches"] = launches;
@@ -191,6 +191,8 @@ int run_gemm(const GemmOptions& o, json& out) {
   if (o.iters < 1) return finish(out, "error", exit_code::kUsage, "--iters must be at least 1");
   if (o.timing != "flush" && o.timing != "rotate")
     return finish(out, "error", exit_code::kUsage, "--timing must be flush or rotate");
+  if (o.rotate_launches < 1 || o.rotate_launches > 1024)
+    return finish(out, "error", exit_code::kUsage, "--rotate-launches must be 1..1024");
 
   const DeviceInfo dev = query_device();
   if (dev.no_gpu) {

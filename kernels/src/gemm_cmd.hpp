@@ -19,6 +19,7 @@ struct GemmOptions {
   // flush: each timed run alone, after an L2 flush; rotate: back-to-back runs over rotated input
   // sets from a CUDA graph (time per run = replay time / runs).
   std::string timing = "flush";
+  int rotate_launches = 32;  // rotate: launches per graph replay (at least; rounded to whole rounds)
   long long check_budget = 1LL << 31;  // fp64 MACs the CPU reference may spend (rows are sampled past it)
 };
 

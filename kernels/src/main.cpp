@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   gemm->add_option("--timing", g.timing,
                    "flush: each run alone after an L2 flush | rotate: back-to-back runs over rotated inputs (graph replay)")
       ->capture_default_str();
+  gemm->add_option("--rotate-launches", g.rotate_launches, "--timing rotate: launches per graph replay")
+      ->capture_default_str();
   gemm->add_option("--check-budget", g.check_budget, "fp64 multiply-adds the CPU check may spend")->capture_default_str();
 
   auto* version = app.add_subcommand("version", "tool, CUDA runtime, driver and cuBLAS versions (a suite fingerprint)");

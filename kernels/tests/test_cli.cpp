@@ -58,6 +58,7 @@ TEST(Cli, UsageErrorsExitTwo) {
   const Result t = run("gemm --backend gemv --m 4 --n 4 --k 16 --timing sometimes");
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(json::parse(t.out).value("detail", "").find("--timing"), std::string::npos) << t.out;
+  EXPECT_EQ(run("gemm --backend gemv --m 4 --n 4 --k 16 --timing rotate --rotate-launches 0").code, 2);
 }
 
 TEST(Cli, GemmWithoutGpuExitsFiveAndWritesResultFile) {
