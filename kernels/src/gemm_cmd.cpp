@@ -95,7 +95,6 @@ std::string describe_failure(const Check& c) {
   return s.str();
 }
 
-
 // One set of device inputs and output for a shape: A normal(0,1) in bf16; W normal(0,1) quantized
 // on the GPU. The scale buffer is sized for either layout so a deliberately misread layout stays in
 // bounds. `args` points into the buffers (`told` is the layout the backend is told).
@@ -136,7 +135,8 @@ std::unique_ptr<InputSet> make_inputs(const GemmOptions& o, ScaleLayout layout, 
 
 // Back-to-back launches over rotated input sets, replayed from a CUDA graph (--timing rotate):
 // enough sets that each launch's inputs were evicted by the ones between (4x L2, at least 2 sets),
-// at least o.rotate_launches launches per replay (a whole number of rounds over the sets). Extra sets get their own backend (its own prepared weights).
+// at least o.rotate_launches launches per replay (a whole number of rounds over the sets). Extra
+// sets get their own backend (its own prepared weights).
 // Fills `out` with the method's facts; returns per-launch ms for each replay, and in `unwritten`
 // the NaN/Inf outputs found in any set after the replays (a launch that did not run leaves poison).
 std::vector<float> time_rotated(const GemmOptions& o, const DeviceInfo& dev, Backend& be0, InputSet& set0,
@@ -306,7 +306,7 @@ int run_gemm(const GemmOptions& o, json& out) {
     out["gbps"] = secs > 0 ? be->min_bytes(M, N, K) / secs * 1e-9 : 0.0;
     out["min_bytes"] = be->min_bytes(M, N, K);
     if (const std::string v = be->variant(); !v.empty()) out["variant"] = v;
-    if (rotated_unwritten) {
+    if (first.cmp.passed && second.cmp.passed && rotated_unwritten) {
       out["unwritten"] = rotated_unwritten;
       return finish(out, "wrong_output", exit_code::kWrongOutput,
                     std::to_string(rotated_unwritten) + " outputs NaN/Inf after the rotated graph replays");
