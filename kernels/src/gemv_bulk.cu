@@ -97,12 +97,17 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
       uint8_t* stage = smem + s * kStage;
       if (abytes < 256 * KS) {
         // The last K stage ends inside the slot: zero the activations past K (the weights there
-        // are 0, but stale activations could be NaN/Inf from uninitialised memory), so the
-        // consumers need no masking. Ordered before their reads by lane 0's arrive (release) below.
+        // are 0, but stale activations could be NaN/Inf from uninitialised memory), and the
+        // weight blocks of K steps past the end (stale or uninitialised scale codes could decode
+        // to Inf), so the consumers compute every step of every stage with no masking and no
+        // branch between the steps (one block of code the compiler can interleave). Ordered
+        // before their reads by lane 0's arrive (release) below.
         for (int i = lane; i < a.M * (256 * KS - int(abytes)) / 16; i += 32) {
           const int per_row = (256 * KS - int(abytes)) / 16, m = i / per_row, c = i % per_row;
           *reinterpret_cast<uint4*>(stage + kStageW + m * kRowStride + abytes + 16 * c) = make_uint4(0, 0, 0, 0);
         }
+        for (int i = int(wbytes) / 16 + lane; i < kStageW / 16; i += 32)
+          reinterpret_cast<uint4*>(stage)[i] = make_uint4(0, 0, 0, 0);
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // before the bulk copies write beside them
       }
       __syncwarp();
@@ -138,7 +143,9 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
   int steps;
   asm("mov.u32 %0, %1;" : "=r"(steps) : "r"(p.steps));
   const int stages = (steps + KS - 1) / KS;
-  for (int sg = 0, rs = first_stage(stages); sg < stages; ++sg, rs = rs + 1 == stages ? 0 : rs + 1) {
+  // Stages in the producer's order; which K stage each is does not matter here (K steps past the
+  // end arrive as zeros).
+  for (int sg = 0; sg < stages; ++sg) {
     const int s = sg % S;
     mbar_wait(&full[s], (sg / S) & 1);
     const uint8_t* stage = smem + s * kStage;
@@ -169,7 +176,6 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
     if (!valid) continue;
 #pragma unroll
     for (int u = 0; u < KS; ++u) {
-      if (u > 0 && rs * KS + u >= steps) break;  // the last K stage may be short
       const uint32_t wlo[4] = {w0[u].x, w0[u].y, w0[u].z, w0[u].w}, whi[4] = {w1[u].x, w1[u].y, w1[u].z, w1[u].w};
       const uint32_t c = sc[u];
       const __nv_bfloat162 slo0 = e5m3_splat(c, 0, p.sixteen), slo1 = e5m3_splat(c, 1, p.sixteen);
