@@ -68,7 +68,7 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);       // the producer's expect_tx arrival; bytes complete the phase
-      mbar_init(&empty[s], G); // one arrival per consumer warp
+      mbar_init(&empty[s], G * 32);  // one arrival per consumer thread
     }
     mbar_fence_init();
   }
@@ -136,7 +136,6 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
   }
 
   const int g = lane / 4, t = lane % 4;
-  const bool valid = warp < nvalid;
   float acc[NT][2][4] = {};
   // The step count in a register: read from the parameter bank inside the loop, it cost a
   // dependent constant load (short-scoreboard stall) after every barrier wait.
@@ -171,9 +170,9 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
         }
       }
     }
-    __syncwarp();
-    if (lane == 0) mbar_arrive(&empty[s]);  // all of this stage is in registers now
-    if (!valid) continue;
+    // Every lane frees the stage once its own loads are in (no warp-wide step first). Warps past
+    // the last valid tile compute too: their rows are the repack's zero padding.
+    mbar_arrive(&empty[s]);
 #pragma unroll
     for (int u = 0; u < KS; ++u) {
       const uint32_t wlo[4] = {w0[u].x, w0[u].y, w0[u].z, w0[u].w}, whi[4] = {w1[u].x, w1[u].y, w1[u].z, w1[u].w};
@@ -195,7 +194,7 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
       }
     }
   }
-  if (!valid) return;
+  if (warp >= nvalid) return;
   // C fragment: acc[j][.][0..1] = weight row g, activation rows 8j+2t, +1; [2..3] = row g+8.
   const float alpha = a.global_scale * kDequantFold;
 #pragma unroll
