@@ -143,10 +143,13 @@ __global__ void __launch_bounds__((G + 1) * 32, ctas_per_sm(G)) gemv_bulk_kernel
   asm("mov.u32 %0, %1;" : "=r"(steps) : "r"(p.steps));
   const int stages = (steps + KS - 1) / KS;
   // Stages in the producer's order; which K stage each is does not matter here (K steps past the
-  // end arrive as zeros).
-  for (int sg = 0; sg < stages; ++sg) {
-    const int s = sg % S;
-    mbar_wait(&full[s], (sg / S) & 1);
+  // end arrive as zeros). Unrolled over the ring's S slots, so each slot's addresses are constant
+  // offsets from registers set once (no address arithmetic between the barrier and the loads).
+  for (int sg0 = 0, phase = 0; sg0 < stages; sg0 += S, phase ^= 1)
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    if (sg0 + s >= stages) break;
+    mbar_wait(&full[s], phase);
     const uint8_t* stage = smem + s * kStage;
     // Everything this warp needs from the stage goes to registers first, so the stage is freed
     // before the math and the KS sub-steps' loads are all in flight together.
