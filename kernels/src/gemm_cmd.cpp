@@ -1,7 +1,9 @@
 // `gauntlet-kernels gemm` (see gemm_cmd.hpp). Flow: validate -> find the GPU -> backend accepts
 // the shape and has a kernel image (else `unsupported`) -> random inputs on the GPU, quantized on
 // the GPU -> poisoned output, one run, fp64 check on the CPU -> timed runs (fresh A, flushed L2,
-// poisoned C before each) -> a second check after timing (catches state that decays with reuse).
+// poisoned C before each; with --timing rotate, graph replays of back-to-back runs over rotated
+// input sets, see time_rotated) -> a second check after timing (catches state that decays with
+// reuse).
 #include "gemm_cmd.hpp"
 
 #include <algorithm>
