@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "api/http.h"
-#include "store/status.h"
+#include "core/csv.h"
+#include "core/status.h"
+#include "http/http.h"
 #include "store/store.h"
 
 namespace gauntlet::api {
@@ -17,10 +18,6 @@ nlohmann::json TrialJson(const TrialRow& t);
 
 // Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500.
 http::Response FromStatus(const Status& s);
-
-// RFC 4180 CSV: quotes a cell when it holds a comma, quote or line break.
-std::string CsvCell(const std::string& s);
-std::string CsvRow(const std::vector<std::string>& cells);
 
 // True if the request asks for CSV (?format=csv or Accept: text/csv).
 bool WantsCsv(const http::Request& r);

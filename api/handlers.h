@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "api/router.h"
+#include "http/router.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
 #include "store/store.h"

@@ -70,7 +70,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          for (auto& cell : (*m)["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
          std::vector<std::string> head = q.rows;
          for (auto& col : (*m)["col_keys"]) head.push_back(col.get<std::string>());
-         std::string csv = CsvRow(head);
+         std::string csv = CsvLine(head);
          for (auto& rk : (*m)["row_keys"]) {
            std::vector<std::string> row;
            for (auto& v : rk) row.push_back(v.get<std::string>());
@@ -78,7 +78,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
              auto it = at.find({rk, col.get<std::string>()});
              row.push_back(it == at.end() ? "" : CellText(*it->second));
            }
-           csv += CsvRow(row);
+           csv += CsvLine(row);
          }
          return http::Text(200, "text/csv; charset=utf-8", csv);
        }},
@@ -102,10 +102,10 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          auto s = Signatures(c.store, r.Query("suite"), sweep);
          if (!s.ok()) return FromStatus(s.status());
          if (WantsCsv(r)) {
-           std::string csv = CsvRow({"signature", "verdict", "count", "param", "value", "hardware"});
+           std::string csv = CsvLine({"signature", "verdict", "count", "param", "value", "hardware"});
            for (auto& i : (*s)["items"]) {
              const json& e = i["explained_by"];
-             csv += CsvRow({i["signature"], i["verdict"], i["count"].dump(), e.is_null() ? "" : e["param"].get<std::string>(),
+             csv += CsvLine({i["signature"], i["verdict"], i["count"].dump(), e.is_null() ? "" : e["param"].get<std::string>(),
                             e.is_null() ? "" : e["value"].get<std::string>(), e.is_null() ? "" : e["hardware"].get<std::string>()});
            }
            return http::Text(200, "text/csv; charset=utf-8", csv);

@@ -1,7 +1,7 @@
 // GET /api/v1/suites, GET/PUT /api/v1/suites/{name}.
 #include "api/codec.h"
 #include "api/handlers.h"
-#include "daemon/suite.h"
+#include "core/suite.h"
 
 namespace gauntlet::api {
 using http::Request;

@@ -50,13 +50,13 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          }
          json next = static_cast<int>(rows->size()) > limit ? json((*rows)[limit - 1].id) : json();
          if (WantsCsv(r)) {
-           std::string csv = CsvRow({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
+           std::string csv = CsvLine({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
            for (auto& j : items) {
              int64_t passed = j["by_verdict"].value("passed", int64_t{0});
              int64_t skipped = j["by_verdict"].value("skipped", int64_t{0});
              int64_t cancelled = j["by_verdict"].value("cancelled", int64_t{0});
              int64_t done = j["done"].get<int64_t>();
-             csv += CsvRow({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"],
+             csv += CsvLine({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"],
                             std::to_string(j["trials"].get<int64_t>()), std::to_string(done), std::to_string(passed),
                             std::to_string(done - passed - skipped - cancelled),
                             std::to_string(j["created_at"].get<int64_t>())});

@@ -2,7 +2,7 @@
 #include "api/codec.h"
 #include <set>
 #include "api/handlers.h"
-#include "store/json_text.h"
+#include "core/json_text.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -52,13 +52,13 @@ std::vector<http::Route> TrialRoutes(Context& c) {
            std::vector<std::string> head = {"id", "sweep", "suite", "state", "verdict", "signature", "hardware", "node",
                                             "attempt"};
            for (auto& p : params) head.push_back("param." + p);
-           std::string csv = CsvRow(head);
+           std::string csv = CsvLine(head);
            for (auto& t : *rows) {
              std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
                                              t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
                                              t.node.value_or(""), std::to_string(t.attempt)};
              for (auto& p : params) row.push_back(t.config.contains(p) ? JsonText(t.config[p]) : "");
-             csv += CsvRow(row);
+             csv += CsvLine(row);
            }
            Response out = http::Text(200, "text/csv; charset=utf-8", csv);
            if (more) out.headers.emplace_back("Link", "<?after=" + std::to_string(rows->back().id) + ">; rel=\"next\"");

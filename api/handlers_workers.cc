@@ -10,6 +10,40 @@ using http::Response;
 using http::Role;
 using nlohmann::json;
 
+namespace {
+
+Response Lost() {
+  return http::Problem(503, "Service Unavailable", "the store could not commit this change; send it again");
+}
+
+// `r`, sent once every write staged so far is committed (a 503 if that commit failed): how a
+// worker-protocol answer acknowledges a staged write. `r` itself when nothing is pending.
+Response Durable(Coordinator& coord, Response r) {
+  // No timer: every staged write's commit settles, as committed or as failed.
+  auto d = std::make_shared<http::Deferred>(std::chrono::milliseconds(0), Lost);
+  auto now = coord.WhenCommitted([d, r](Status s) { d->Complete(s.ok() ? r : Lost()); });
+  if (now) return now->ok() ? std::move(r) : Lost();
+  return http::Later(std::move(d));
+}
+
+Response LeaseResponse(const LeaseAnswer& a) {
+  if (!a.ok()) return FromStatus(a.status());
+  return *a ? http::Json(**a) : http::NoContent();
+}
+
+// The long-poll: the coordinator answers through a Deferred whose timer (run by the server) ends an
+// unanswered wait with 204 and tells the coordinator to forget it.
+Response Lease(Coordinator& coord, int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
+               const std::set<std::string>& have) {
+  auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
+  LeaseWaiter w{[d] { return !d->done(); }, [d](LeaseAnswer a) { d->Complete(LeaseResponse(a)); }};
+  if (int64_t id = coord.Lease(node, free, wait, have, std::move(w)))
+    d->on_abandon = [&coord, node, id] { coord.AbandonLease(node, id); };
+  return http::Later(std::move(d));
+}
+
+}  // namespace
+
 std::vector<http::Route> WorkerRoutes(Context& c) {
   auto node_id = [](Request& r) { return ParseId(r.params["id"]); };
   return {
@@ -51,7 +85,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
              if (k.is_string()) have.insert(k.get<std::string>());
          double wait_s = body.value("wait_s", 0.0);
          if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
-         return c.coord.Lease(*id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
+         return Lease(c.coord, *id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
        }},
       {"POST", "/api/v1/nodes/{id}/drain", Role::kAdmin,
        [&c, node_id](Request& r) -> Response {
@@ -81,7 +115,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
          auto res = c.coord.Heartbeat(r.params["lease"], body);
          if (!res.ok()) return FromStatus(res.status());
-         return c.coord.Durable(http::Json(*res));
+         return Durable(c.coord, http::Json(*res));
        }},
       {"POST", "/api/v1/leases/{lease}/log", Role::kWorker,
        [&c](Request& r) -> Response {
@@ -89,13 +123,13 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          auto offset = off ? ParseId(*off) : std::optional<int64_t>();
          if (!offset) return http::Problem(400, "Bad Request", "offset (the chunk's byte offset) is required", "offset");
          if (Status s = c.coord.AppendLog(r.params["lease"], *offset, r.body); !s.ok()) return FromStatus(s);
-         return c.coord.Durable(http::Json({{"next", *offset + static_cast<int64_t>(r.body.size())}}));
+         return Durable(c.coord, http::Json({{"next", *offset + static_cast<int64_t>(r.body.size())}}));
        }},
       {"POST", "/api/v1/leases/{lease}/result", Role::kWorker,
        [&c](Request& r) -> Response {
          auto res = c.coord.Report(r.params["lease"], http::ParseJson(r.body));
          if (!res.ok()) return FromStatus(res.status());
-         return c.coord.Durable(http::Json(*res));
+         return Durable(c.coord, http::Json(*res));
        }},
   };
 }

@@ -109,7 +109,7 @@ void Coordinator::Stop() {
     std::lock_guard lock(mu_);
     waiters.swap(waiters_);
   }
-  for (auto& [n, w] : waiters) w.deferred->Complete(http::NoContent());
+  for (auto& [n, w] : waiters) w.w.answer(std::optional<nlohmann::json>());
 }
 
 Result<const Suite*> Coordinator::SuiteById(int64_t id) {
@@ -187,18 +187,12 @@ void Coordinator::PublishAfterCommit(const std::string& type, json data) {
   });
 }
 
-http::Response Coordinator::Durable(http::Response r) {
+std::optional<Status> Coordinator::WhenCommitted(std::function<void(Status)> done) {
   const Store::Ticket t = store_.Staged();
-  auto lost = [] {
-    return http::Problem(503, "Service Unavailable", "the store could not commit this change; send it again");
-  };
-  if (auto s = store_.Outcome(t)) return s->ok() ? std::move(r) : lost();
-  // No timer: every staged write's commit settles, as committed or as failed.
-  auto d = std::make_shared<http::Deferred>(std::chrono::milliseconds(0), lost);
-  store_.AfterCommit(t, [d, r = std::move(r), lost](const Status& s) mutable { d->Complete(s.ok() ? std::move(r) : lost()); });
-  http::Response out;
-  out.deferred = d;
-  return out;
+  if (auto s = store_.Outcome(t)) return *s;
+  // Every staged write's commit settles, as committed or as failed, so `done` is always called.
+  store_.AfterCommit(t, [done = std::move(done)](const Status& s) { done(s); });
+  return std::nullopt;
 }
 
 void Coordinator::RestoreLocked() {

@@ -4,16 +4,17 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
-#include "api/http.h"
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
-#include "daemon/sweep.h"
+#include "core/sweep.h"
 #include "store/store.h"
 
 namespace gauntlet {
@@ -28,6 +29,18 @@ struct CoordinatorOptions {
 struct SubmitResult {
   int64_t sweep = 0;
   int64_t trials = 0;
+};
+
+// What a lease request comes to: a grant (the trial as the worker protocol's JSON), or nullopt when
+// nothing fits now. An error Status: NotFound (no such node), Unavailable (the store failed).
+using LeaseAnswer = Result<std::optional<nlohmann::json>>;
+
+// One caller waiting for a lease. `answer` is called exactly once unless the caller abandons the
+// wait first, from any thread, possibly before Lease returns; `open` says whether the caller still
+// listens (false once its own timer passed or it went away: a grant is then not given to it).
+struct LeaseWaiter {
+  std::function<bool()> open;
+  std::function<void(LeaseAnswer)> answer;
 };
 
 class Coordinator {
@@ -47,17 +60,24 @@ class Coordinator {
 
   // Worker protocol.
   Result<nlohmann::json> Register(const nlohmann::json& body);
-  // Long-poll: answers with a grant as soon as one fits, else 204 after `wait`.
-  // `have_suites`: "name@version" keys of suite definitions the worker holds (not sent again).
-  http::Response Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait,
-                       const std::set<std::string>& have_suites = {});
-  // These three stage their writes (group commit): answer with Durable(), never directly.
+  // Long-poll: answers `w` with a grant as soon as one fits (once its lease is committed). When
+  // nothing fits: answers nullopt at once if `wait` is zero, else holds `w` until work fits, Stop(),
+  // or the caller's AbandonLease (the caller runs the `wait` timer). Returns the wait's id for
+  // AbandonLease (0 when `w` was answered or will be without waiting). A node's newer wait ends its
+  // older one (answered nullopt). `have_suites`: "name@version" keys of suite definitions the
+  // worker holds (not sent again).
+  int64_t Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait,
+                const std::set<std::string>& have_suites, LeaseWaiter w);
+  // Forgets node's wait `wait_id` (timed out or gone); a no-op if it was answered already.
+  void AbandonLease(int64_t node, int64_t wait_id);
+  // These three stage their writes (group commit): acknowledge them through WhenCommitted, never directly.
   Result<nlohmann::json> Heartbeat(const std::string& lease, const nlohmann::json& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
   Result<nlohmann::json> Report(const std::string& lease, const nlohmann::json& body);
-  // `r`, sent once every write staged so far is committed (a 503 if that commit failed): how a
-  // worker-protocol answer acknowledges a staged write. `r` itself when nothing is pending.
-  http::Response Durable(http::Response r);
+  // How a caller acknowledges a staged write: `done` gets the outcome of the commit of every write
+  // staged so far (Unavailable if it failed). When that is known now, returns it and never calls
+  // `done`; else returns nullopt and calls `done` once, from the committing thread.
+  std::optional<Status> WhenCommitted(std::function<void(Status)> done);
   Status Drain(int64_t node);
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
 
@@ -77,10 +97,13 @@ class Coordinator {
   class StoreAdapter;
   class WallClock;
   struct Waiter {
+    int64_t id = 0;
     std::vector<int> free;
     std::set<std::string> have_suites;
-    std::shared_ptr<http::Deferred> deferred;
+    LeaseWaiter w;
   };
+  // Answers `w` with `grant` once the writes staged so far (its lease) are committed.
+  void AnswerAfterCommit(LeaseWaiter w, nlohmann::json grant);
   Result<const Suite*> SuiteById(int64_t id);  // parsed, cached
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
@@ -108,6 +131,7 @@ class Coordinator {
   std::map<int64_t, std::unique_ptr<Suite>> suites_;            // by store id
   std::map<int64_t, std::shared_ptr<SweepRequest>> requests_;   // by sweep id
   std::map<int64_t, Waiter> waiters_;                            // by node
+  int64_t next_wait_ = 1;
   std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
   std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)
   std::mutex tick_mu_;

@@ -5,16 +5,12 @@
 
 #include <set>
 
+#include "core/verdict.h"
 #include "daemon/coordinator.h"
 #include "store/sqlite.h"
 
 namespace gauntlet {
 using nlohmann::json;
-
-namespace {
-const std::set<std::string> kReportVerdicts = {"passed", "unsupported", "crashed", "wrong_output",
-                                               "timeout", "oom", "infra_error", "cancelled"};
-}  // namespace
 
 Result<json> Coordinator::Register(const json& body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
@@ -77,7 +73,7 @@ void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::
 
 void Coordinator::ServeWaitersLocked() {
   for (auto it = waiters_.begin(); it != waiters_.end();) {
-    if (it->second.deferred->done()) {
+    if (!it->second.w.open()) {
       it = waiters_.erase(it);
       continue;
     }
@@ -92,11 +88,7 @@ void Coordinator::ServeWaitersLocked() {
       // The grant is an acknowledgement too: it goes out once the lease is committed. Should the
       // long-poll time out within that moment, the grant is lost as one lost in transit would be:
       // its lease expires and the trial is queued again.
-      auto d = it->second.deferred;
-      store_.AfterCommit(store_.Staged(), [d, body = std::move(body)](const Status& s) {
-        d->Complete(s.ok() ? http::Json(body)
-                           : http::Problem(503, "Service Unavailable", "the store could not commit the lease"));
-      });
+      AnswerAfterCommit(std::move(it->second.w), std::move(body));
       it = waiters_.erase(it);
     } else {
       ++it;
@@ -104,8 +96,15 @@ void Coordinator::ServeWaitersLocked() {
   }
 }
 
-http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
-                                  const std::set<std::string>& have_suites) {
+void Coordinator::AnswerAfterCommit(LeaseWaiter w, json grant) {
+  store_.AfterCommit(store_.Staged(), [w = std::move(w), grant = std::move(grant)](const Status& s) {
+    if (s.ok()) w.answer(std::optional<json>(grant));
+    else w.answer(Status(Code::kUnavailable, "the store could not commit the lease"));
+  });
+}
+
+int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
+                           const std::set<std::string>& have_suites, LeaseWaiter w) {
   std::lock_guard lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
@@ -114,32 +113,41 @@ http::Response Coordinator::Lease(int64_t node, const std::vector<int>& free, st
   if (!reused.empty())
     store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
   if (!g.ok()) {
-    if (g.status().code() == Code::kNotFound) return http::Problem(404, "Not Found", g.status().message(), "node");
-    return http::Problem(500, "Internal Server Error", "could not lease: the store failed");
+    if (g.status().code() == Code::kNotFound) w.answer(Status(Code::kNotFound, g.status().message(), "node"));
+    else w.answer(Status::Internal("could not lease: the store failed"));
+    return 0;
   }
   if (*g) {
     json body = GrantJson(**g, have_suites);
     PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
                                          {"state", "leased"}, {"node", node}});
-    return Durable(http::Json(body));
+    AnswerAfterCommit(std::move(w), std::move(body));
+    return 0;
   }
-  if (wait.count() <= 0) return Durable(http::NoContent());
+  if (wait.count() <= 0) {
+    // Nothing to grant, but reused trials may have been staged: "nothing" is said once they are kept.
+    auto answer = w.answer;
+    auto s = WhenCommitted([answer](Status s) {
+      if (s.ok()) answer(std::optional<json>());
+      else answer(Status(Code::kUnavailable, s.message()));
+    });
+    if (s) w.answer(s->ok() ? LeaseAnswer(std::optional<json>()) : LeaseAnswer(Status(Code::kUnavailable, s->message())));
+    return 0;
+  }
   auto old = waiters_.find(node);
   if (old != waiters_.end()) {
-    old->second.deferred->Complete(http::NoContent());
+    old->second.w.answer(std::optional<json>());
     waiters_.erase(old);
   }
-  auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
-  std::weak_ptr<http::Deferred> weak = d;
-  d->on_abandon = [this, node, weak] {
-    std::lock_guard l(mu_);
-    auto it = waiters_.find(node);
-    if (it != waiters_.end() && it->second.deferred == weak.lock()) waiters_.erase(it);
-  };
-  waiters_[node] = Waiter{free, have_suites, d};
-  http::Response r;
-  r.deferred = d;
-  return r;
+  const int64_t id = next_wait_++;
+  waiters_[node] = Waiter{id, free, have_suites, std::move(w)};
+  return id;
+}
+
+void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
+  std::lock_guard lock(mu_);
+  auto it = waiters_.find(node);
+  if (it != waiters_.end() && it->second.id == wait_id) waiters_.erase(it);
 }
 
 Result<json> Coordinator::Heartbeat(const std::string& lease, const json& body) {
@@ -172,7 +180,10 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
   ResultRow r;
   r.verdict = body.value("verdict", "");
-  if (!kReportVerdicts.count(r.verdict)) return Status::Invalid("verdict '" + r.verdict + "' is not known", "verdict");
+  if (const VerdictInfo* v = FindVerdict(r.verdict); !v || !v->reported)
+    return Status::Invalid("verdict '" + r.verdict + "' is not one of " +
+                               JoinNames(VerdictNames([](const VerdictInfo& i) { return i.reported; })),
+                           "verdict");
   auto str = [&](const char* k) -> std::string {
     return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
   };

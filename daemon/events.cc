@@ -3,35 +3,33 @@
 namespace gauntlet {
 
 namespace {
-constexpr size_t kRetain = 4096;     // events kept for Last-Event-ID resumption
-constexpr size_t kSubQueue = 8192;   // a subscriber further behind than this is cut off
+constexpr size_t kRetain = 4096;          // events kept for resumption after a last id
+constexpr size_t kSubQueue = 8192;        // a subscriber further behind than this is cut off
+constexpr size_t kBatchBytes = 64 * 1024; // one batch: a burst of trial changes costs one write
 }  // namespace
 
-class EventBus::Sub : public http::Stream, public std::enable_shared_from_this<Sub> {
+class EventBus::Sub : public EventBus::Subscription, public std::enable_shared_from_this<Sub> {
  public:
   Sub(EventBus* bus, int64_t sweep) : bus_(bus), sweep_(sweep) {}
-  void Pull(std::function<void(std::optional<std::string>)> cb) override {
-    std::optional<std::string> now;
-    bool end = false;
+  void Next(std::function<void(std::optional<std::vector<Event>>)> cb) override {
+    std::optional<std::vector<Event>> now;
     {
       std::lock_guard lock(mu_);
       if (!queue_.empty()) {
-        // Batch what is waiting into one write: a burst of trial changes costs one syscall.
-        std::string batch;
-        while (!queue_.empty() && batch.size() < 64 * 1024) {
-          batch += queue_.front();
+        std::vector<Event> batch;
+        size_t bytes = 0;
+        while (!queue_.empty() && bytes < kBatchBytes) {
+          bytes += queue_.front().data.size() + 32;
+          batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
         }
         now = std::move(batch);
-      } else if (closed_) {
-        end = true;
-      } else {
+      } else if (!closed_) {
         cb_ = std::move(cb);
         return;
       }
     }
-    if (end) cb(std::nullopt);
-    else cb(std::move(now));
+    cb(std::move(now));
   }
   void Close() override {
     {
@@ -41,23 +39,23 @@ class EventBus::Sub : public http::Stream, public std::enable_shared_from_this<S
     std::lock_guard lock(bus_->mu_);
     bus_->subs_.erase(shared_from_this());
   }
-  // Queues a frame (or ends the stream when `frame` is nullopt). Called with the bus lock held.
-  void Push(std::optional<std::string> frame) {
-    std::function<void(std::optional<std::string>)> cb;
+  // Queues an event (or ends the subscription when `e` is nullopt). Called with the bus lock held.
+  void Push(std::optional<Event> e) {
+    std::function<void(std::optional<std::vector<Event>>)> cb;
     {
       std::lock_guard lock(mu_);
       if (closed_) return;
-      if (!frame || queue_.size() >= kSubQueue) {
+      if (!e || queue_.size() >= kSubQueue) {
         closed_ = true;
-        if (frame) queue_.push_back("event: overflow\ndata: {\"reconnect\": true}\n\n");
+        if (e) queue_.push_back(Event{0, "overflow", R"({"reconnect": true})"});
       } else {
-        queue_.push_back(std::move(*frame));
+        queue_.push_back(std::move(*e));
       }
       if (!cb_) return;
       cb = std::move(cb_);
       cb_ = nullptr;
     }
-    Pull(std::move(cb));
+    Next(std::move(cb));
   }
   int64_t sweep() const { return sweep_; }
 
@@ -65,8 +63,8 @@ class EventBus::Sub : public http::Stream, public std::enable_shared_from_this<S
   EventBus* bus_;
   int64_t sweep_;
   std::mutex mu_;
-  std::deque<std::string> queue_;
-  std::function<void(std::optional<std::string>)> cb_;
+  std::deque<Event> queue_;
+  std::function<void(std::optional<std::vector<Event>>)> cb_;
   bool closed_ = false;
 };
 
@@ -76,40 +74,33 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   data["type"] = type;
   data["id"] = id;
   const int64_t sweep = data.value("sweep", int64_t{0});
-  std::string frame = "id: " + std::to_string(id) + "\nevent: " + type + "\ndata: " + data.dump() + "\n\n";
+  Event e{id, type, data.dump()};
   for (auto& s : subs_)
-    if (s->sweep() == 0 || s->sweep() == sweep) s->Push(frame);
-  retained_.emplace_back(id, std::move(frame));
-  retained_sweep_.push_back(sweep);
-  if (retained_.size() > kRetain) {
-    retained_.pop_front();
-    retained_sweep_.pop_front();
-  }
+    if (s->sweep() == 0 || s->sweep() == sweep) s->Push(e);
+  retained_.emplace_back(std::move(e), sweep);
+  if (retained_.size() > kRetain) retained_.pop_front();
 }
 
-std::shared_ptr<http::Stream> EventBus::Subscribe(int64_t last_id, int64_t sweep) {
+std::shared_ptr<EventBus::Subscription> EventBus::Subscribe(int64_t last_id, int64_t sweep) {
   auto s = std::make_shared<Sub>(this, sweep);
   std::lock_guard lock(mu_);
-  s->Push(std::string("retry: 1000\n: connected\n\n"));
   if (last_id > 0)
-    for (size_t i = 0; i < retained_.size(); ++i)
-      if (retained_[i].first > last_id && (sweep == 0 || retained_sweep_[i] == sweep)) s->Push(retained_[i].second);
+    for (const auto& [e, e_sweep] : retained_)
+      if (e.id > last_id && (sweep == 0 || e_sweep == sweep)) s->Push(e);
   subs_.insert(s);
   return s;
 }
 
 void EventBus::KeepAlive() {
   std::lock_guard lock(mu_);
-  for (auto& s : subs_) s->Push(std::string(": keep-alive\n\n"));
+  for (auto& s : subs_) s->Push(Event{0, "keep-alive", ""});
 }
 
 void EventBus::CloseAll() {
   std::set<std::shared_ptr<Sub>> subs;
-  {
-    std::lock_guard lock(mu_);
-    subs.swap(subs_);
-    for (auto& s : subs) s->Push(std::nullopt);
-  }
+  std::lock_guard lock(mu_);
+  subs.swap(subs_);
+  for (auto& s : subs) s->Push(std::nullopt);
 }
 
 int64_t EventBus::last_id() const {

@@ -1,29 +1,52 @@
-// The event bus behind GET /api/v1/events: trial and sweep changes as Server-Sent Events.
-// Publish is cheap and never blocks on slow readers: each subscriber has a bounded queue, and a
-// reader that falls too far behind is told to reconnect (with Last-Event-ID it resumes).
+// The event bus: trial, sweep and node changes, in the order they were published, for whoever
+// follows them (GET /api/v1/events turns a subscription into Server-Sent Events; api/sse.cc).
+// Publish is cheap and never blocks on slow readers: each subscriber has a bounded queue, and one
+// that falls too far behind is ended with an overflow event (resuming after its last id loses nothing
+// still retained).
 #pragma once
 #include <nlohmann/json.hpp>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
-
-#include "api/http.h"
+#include <vector>
 
 namespace gauntlet {
 
+// One published change. `id` counts from 1; `data` is the JSON text of the change, holding its
+// "type" and "id" too. Two kinds carry no change and have id 0: type "keep-alive" (nothing happened,
+// the follower is still served) and type "overflow" (the follower fell behind and was cut off).
+struct Event {
+  int64_t id = 0;
+  std::string type;
+  std::string data;
+};
+
 class EventBus {
  public:
-  // Publishes {"type": type, ...data} with the next id. Thread-safe.
+  // A follower's queue. Thread-safe.
+  class Subscription {
+   public:
+    virtual ~Subscription() = default;
+    // Calls `cb` once, from any thread: with the events waiting (at once if there are some, else when
+    // the next arrives), or with nullopt when the subscription has ended. Call again after each batch.
+    virtual void Next(std::function<void(std::optional<std::vector<Event>>)> cb) = 0;
+    // Ends the subscription (the follower went away); the bus forgets it.
+    virtual void Close() = 0;
+  };
+
+  // Publishes {"type": type, "id": next id, ...data}. Thread-safe.
   void Publish(const std::string& type, nlohmann::json data);
-  // A new SSE stream; replays retained events after `last_id` first. `sweep` filters to one sweep
-  // (0: all). Thread-safe.
-  std::shared_ptr<http::Stream> Subscribe(int64_t last_id, int64_t sweep);
-  // Sends an SSE comment to every subscriber (keeps proxies from closing idle streams).
+  // A new subscription; events retained after `last_id` come first (0: none). `sweep` filters to one
+  // sweep's changes (0: all). Thread-safe; the bus keeps a reference until Close or CloseAll.
+  std::shared_ptr<Subscription> Subscribe(int64_t last_id, int64_t sweep);
+  // Queues a keep-alive event for every subscriber (keeps proxies from closing idle streams).
   void KeepAlive();
-  // Ends every stream (shutdown).
+  // Ends every subscription (shutdown).
   void CloseAll();
   int64_t last_id() const;
 
@@ -31,8 +54,7 @@ class EventBus {
   class Sub;
   mutable std::mutex mu_;
   int64_t next_id_ = 1;
-  std::deque<std::pair<int64_t, std::string>> retained_;  // id -> formatted frame, newest last
-  std::deque<int64_t> retained_sweep_;
+  std::deque<std::pair<Event, int64_t>> retained_;  // (event, its sweep), newest last
   std::set<std::shared_ptr<Sub>> subs_;
 };
 

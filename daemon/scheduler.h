@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "daemon/hardware.h"
-#include "daemon/sweep.h"
-#include "store/status.h"
+#include "core/hardware.h"
+#include "core/sweep.h"
+#include "core/status.h"
 #include "store/store.h"
 
 namespace gauntlet {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "daemon/suite.h"
-#include "daemon/yaml_json.h"
+#include "core/suite.h"
+#include "core/yaml_json.h"
 
 namespace gauntlet {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "store/results_index.h"
-#include "store/json_text.h"
+#include "core/json_text.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -47,71 +47,67 @@ int Rank(const json& def, const std::string& param, const std::string& v) {
 
 }  // namespace
 
-Result<json> Matrix(Store& store, const MatrixQuery& q) {
-  auto suite = store.GetSuite(q.suite);
-  if (!suite.ok()) return suite.status();
-  const json& def = suite->definition;
-  if (q.rows.empty() || q.rows.size() > 2) return Status::Invalid("rows names one or two parameters", "rows");
-  for (auto& r : q.rows)
-    if (!def["parameters"].contains(r)) return Status::Invalid("'" + r + "' is not a parameter of " + q.suite, "rows");
-  if (q.cols != "hardware" && !def["parameters"].contains(q.cols))
-    return Status::Invalid("cols is 'hardware' or a parameter of " + q.suite, "cols");
+namespace {
+
+// The trials of one sweep or fingerprint (each its own row), or else the suite's cells.
+std::vector<Row> ReadMatrixRows(sql::Db& db, const MatrixQuery& q, std::deque<json>* configs) {
   std::vector<Row> rows;
-  std::deque<json> configs;  // stable addresses for Row::config
-  try {
-    store.Read([&](sql::Db& db) {
-      if (q.sweep || q.fingerprint) {
-        std::string sql =
-            "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
-            " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
-            " t.config_key FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
-        if (q.sweep) sql += " AND t.sweep_id = ?";
-        if (q.fingerprint) sql += " AND t.fingerprint = ?";
-        auto s = db.Prepare(sql);
-        int i = 1;
-        s.Bind(i++, q.suite);
-        if (q.sweep) s.Bind(i++, *q.sweep);
-        if (q.fingerprint) s.Bind(i++, *q.fingerprint);
-        // A sweep repeats each config over targets and repeats: parse each config's JSON once.
-        std::unordered_map<std::string, const json*> seen;
-        while (s.Step()) {
-          Row r;
-          auto [it, fresh] = seen.try_emplace(s.Text(10), nullptr);
-          if (fresh) it->second = &configs.emplace_back(json::parse(s.TextView(0)));
-          r.config = it->second;
-          r.hardware = s.Text(1);
-          std::string state = s.Text(9);
-          r.verdict = state == "done" ? s.Text(2) : "";
-          r.signature = s.Text(3);
-          r.trial = s.Int(4);
-          r.at = s.Int(5);
-          r.metric = MetricJson(s, 6);
-          r.counts = {{state == "done" ? r.verdict : state, 1}};
-          rows.push_back(std::move(r));
-        }
-      } else {
-        auto s = db.Prepare(
-            "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
-            " COALESCE(metric_unit, ''), counts FROM cells WHERE suite = ?");
-        s.Bind(1, q.suite);
-        while (s.Step()) {
-          Row r;
-          r.config = &configs.emplace_back(json::parse(s.TextView(0)));
-          r.hardware = s.Text(1);
-          r.verdict = s.Text(2);
-          r.signature = s.Text(3);
-          r.trial = s.Int(4);
-          r.at = s.Int(5);
-          r.metric = MetricJson(s, 6);
-          r.counts = json::parse(s.TextView(9));
-          rows.push_back(std::move(r));
-        }
-      }
-    });
-  } catch (const sql::Error& e) {
-    return Status::Internal(e.what());
+  if (q.sweep || q.fingerprint) {
+    std::string sql =
+        "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
+        " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
+        " t.config_key FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
+    if (q.sweep) sql += " AND t.sweep_id = ?";
+    if (q.fingerprint) sql += " AND t.fingerprint = ?";
+    auto s = db.Prepare(sql);
+    int i = 1;
+    s.Bind(i++, q.suite);
+    if (q.sweep) s.Bind(i++, *q.sweep);
+    if (q.fingerprint) s.Bind(i++, *q.fingerprint);
+    // A sweep repeats each config over targets and repeats: parse each config's JSON once.
+    std::unordered_map<std::string, const json*> seen;
+    while (s.Step()) {
+      Row r;
+      auto [it, fresh] = seen.try_emplace(s.Text(10), nullptr);
+      if (fresh) it->second = &configs->emplace_back(json::parse(s.TextView(0)));
+      r.config = it->second;
+      r.hardware = s.Text(1);
+      std::string state = s.Text(9);
+      r.verdict = state == "done" ? s.Text(2) : "";
+      r.signature = s.Text(3);
+      r.trial = s.Int(4);
+      r.at = s.Int(5);
+      r.metric = MetricJson(s, 6);
+      r.counts = {{state == "done" ? r.verdict : state, 1}};
+      rows.push_back(std::move(r));
+    }
+    return rows;
   }
-  std::map<std::pair<std::vector<std::string>, std::string>, Agg> cells;
+  auto s = db.Prepare(
+      "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
+      " COALESCE(metric_unit, ''), counts FROM cells WHERE suite = ?");
+  s.Bind(1, q.suite);
+  while (s.Step()) {
+    Row r;
+    r.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    r.hardware = s.Text(1);
+    r.verdict = s.Text(2);
+    r.signature = s.Text(3);
+    r.trial = s.Int(4);
+    r.at = s.Int(5);
+    r.metric = MetricJson(s, 6);
+    r.counts = json::parse(s.TextView(9));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+using CellKey = std::pair<std::vector<std::string>, std::string>;  // (row values, column value)
+
+// Rows folded into cells: counts add up; the latest judged verdict wins; a skip never hides a real
+// verdict; pending trials only count.
+std::map<CellKey, Agg> Aggregate(const std::vector<Row>& rows, const MatrixQuery& q) {
+  std::map<CellKey, Agg> cells;
   for (auto& r : rows) {
     std::vector<std::string> rk;
     const json& cfg = *r.config;
@@ -120,7 +116,6 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     Agg& a = cells[{rk, ck}];
     for (auto& [k, v] : r.counts.items()) a.counts[k] = a.counts.value(k, int64_t{0}) + v.get<int64_t>();
-    // Latest judged verdict wins; a skip never hides a real verdict; pending trials only count.
     if (r.verdict.empty()) continue;
     bool better = a.verdict.empty() || (Severity(a.verdict) < 0 && Severity(r.verdict) >= 0) ||
                   ((Severity(r.verdict) >= 0) == (Severity(a.verdict) >= 0) && r.at > a.at);
@@ -132,6 +127,12 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
       a.metric = r.metric;
     }
   }
+  return cells;
+}
+
+// Row and column keys in the suite's declared value order (hardware columns by name).
+std::pair<std::vector<std::vector<std::string>>, std::vector<std::string>> SortedKeys(
+    const std::map<CellKey, Agg>& cells, const MatrixQuery& q, const json& def) {
   std::set<std::vector<std::string>> row_set;
   std::set<std::string> col_set;
   for (auto& [k, a] : cells) {
@@ -153,6 +154,29 @@ Result<json> Matrix(Store& store, const MatrixQuery& q) {
       int ra = Rank(def, q.cols, a), rb = Rank(def, q.cols, b);
       return ra != rb ? ra < rb : a < b;
     });
+  return {row_keys, col_keys};
+}
+
+}  // namespace
+
+Result<json> Matrix(Store& store, const MatrixQuery& q) {
+  auto suite = store.GetSuite(q.suite);
+  if (!suite.ok()) return suite.status();
+  const json& def = suite->definition;
+  if (q.rows.empty() || q.rows.size() > 2) return Status::Invalid("rows names one or two parameters", "rows");
+  for (auto& r : q.rows)
+    if (!def["parameters"].contains(r)) return Status::Invalid("'" + r + "' is not a parameter of " + q.suite, "rows");
+  if (q.cols != "hardware" && !def["parameters"].contains(q.cols))
+    return Status::Invalid("cols is 'hardware' or a parameter of " + q.suite, "cols");
+  std::vector<Row> rows;
+  std::deque<json> configs;  // stable addresses for Row::config
+  try {
+    store.Read([&](sql::Db& db) { rows = ReadMatrixRows(db, q, &configs); });
+  } catch (const sql::Error& e) {
+    return Status::Internal(e.what());
+  }
+  const auto cells = Aggregate(rows, q);
+  auto [row_keys, col_keys] = SortedKeys(cells, q, def);
   json out_cells = json::array();
   for (auto& [k, a] : cells) {
     json c = {{"row", k.first}, {"col", k.second}, {"counts", a.counts}};

@@ -1,5 +1,7 @@
 #include "store/results_index.h"
 
+#include "core/verdict.h"
+
 namespace gauntlet {
 using nlohmann::json;
 
@@ -40,13 +42,7 @@ std::optional<Metric> KeyMetric(const std::string& key, const json& metrics) {
   return std::nullopt;
 }
 
-int Severity(const std::string& v) {
-  if (v == "passed") return 0;
-  if (v == "timeout" || v == "infra_error") return 1;
-  if (v == "unsupported") return 2;
-  if (v == "skipped" || v == "cancelled" || v.empty()) return -1;
-  return 3;
-}
+int Severity(const std::string& v) { return VerdictSeverity(v); }
 
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;

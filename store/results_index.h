@@ -20,8 +20,8 @@ struct Metric {
 // the highest concurrency, then TFLOP/s, GB/s, then the first metric by name.
 std::optional<Metric> KeyMetric(const std::string& key_metric, const nlohmann::json& metrics);
 
-// How bad a verdict is, for regressions: passed 0 < timeout/infra_error 1 < unsupported 2 < the rest 3.
-// -1 for verdicts that say nothing about the config (skipped, cancelled).
+// How bad a verdict is, for regressions: VerdictSeverity (core/verdict.h); -1 for verdicts that say
+// nothing about the config (skipped, cancelled).
 int Severity(const std::string& verdict);
 
 struct CellUpdate {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "store/sqlite.h"
-#include "store/status.h"
+#include "core/status.h"
 
 namespace gauntlet {
 

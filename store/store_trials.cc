@@ -2,6 +2,7 @@
 // counts the coordinator rebuilds its state from. Suites, sweeps and nodes are in store.cc.
 #include <tuple>
 
+#include "core/verdict.h"
 #include "store/results_index.h"
 #include "store/store.h"
 #include "store/store_rows.h"
@@ -245,12 +246,17 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
                                           const std::string& fingerprint) {
   try {
     return Read([&](sql::Db& db) -> std::optional<ResultRow> {
-      auto& q = db.Cached(
-          "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
-          " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
-          " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND r.fingerprint=?"
-          " AND r.verdict IN ('passed','unsupported','crashed','wrong_output','oom')"
-          " ORDER BY r.finished_at DESC LIMIT 1");
+      // Only a judged verdict (core/verdict.h) is a finding about the config that reuse may copy.
+      static const std::string kSql = [] {
+        std::string judged;
+        for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
+          judged += (judged.empty() ? "'" : ",'") + v + "'";
+        return "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
+               " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
+               " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND r.fingerprint=?"
+               " AND r.verdict IN (" + judged + ") ORDER BY r.finished_at DESC LIMIT 1";
+      }();
+      auto& q = db.Cached(kSql);
       q.Bind(1, suite_id).Bind(2, config_key).Bind(3, hardware).Bind(4, fingerprint);
       if (!q.Step()) return std::nullopt;
       ResultRow r;

@@ -4,7 +4,8 @@
 #include <filesystem>
 #include <set>
 
-#include "daemon/suite.h"
+#include "core/suite.h"
+#include "core/verdict.h"
 #include "workers/process.h"
 
 namespace gauntlet {
@@ -12,8 +13,6 @@ using nlohmann::json;
 
 void Judge(const Classification& c, const std::optional<std::string>& file_verdict, const std::string& file_detail,
            bool timed_out, bool stopped, StageOutcome* out) {
-  static const std::set<std::string> kKnown = {"passed", "unsupported", "crashed", "wrong_output", "timeout", "oom",
-                                               "infra_error"};
   if (stopped) {
     out->verdict = "cancelled";
     out->signature = "cancelled:stopped";
@@ -29,7 +28,9 @@ void Judge(const Classification& c, const std::optional<std::string>& file_verdi
     out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
     return;
   }
-  if (file_verdict && kKnown.count(*file_verdict)) {
+  // A result file may name the verdicts a signature rule may (core/verdict.h), never the scheduler's own.
+  const VerdictInfo* known = file_verdict ? FindVerdict(*file_verdict) : nullptr;
+  if (known && known->rule) {
     out->verdict = *file_verdict;
     if (out->verdict == "passed") {
       out->signature.clear();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/hardware.h"
+#include "core/hardware.h"
 
 namespace gauntlet {
 

@@ -13,24 +13,6 @@
 
 namespace gauntlet {
 
-std::string SignalName(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGTRAP: return "SIGTRAP";
-    default: return "SIG" + std::to_string(sig);
-  }
-}
-
 std::string FindProgram(const std::string& name, const std::string& path) {
   if (name.find('/') != std::string::npos) return name;
   size_t i = 0;

@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "store/status.h"
+#include "core/status.h"
+#include "workers/classifier/signals.h"  // SignalName: how logs and signatures name a signal
 
 namespace gauntlet {
 
@@ -29,8 +30,6 @@ struct ExitInfoProc {
   bool stopped = false;          // we stopped it on request (cancel, lease lost, drain)
 };
 
-// Names a signal the way logs and signatures write it ("SIGSEGV").
-std::string SignalName(int sig);
 // Resolves argv[0] against a PATH value; returns it unchanged if it holds a '/' or is not found.
 std::string FindProgram(const std::string& name, const std::string& path);
 

@@ -8,8 +8,8 @@
 #include <regex>
 #include <thread>
 
-#include "api/http_client.h"
-#include "daemon/suite.h"
+#include "http/http_client.h"
+#include "core/suite.h"
 #include "workers/classifier/garbage.h"
 #include "workers/command_stage.h"
 #include "workers/nvml.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "daemon/suite.h"
+#include "core/suite.h"
 
 namespace gauntlet {
 using nlohmann::json;

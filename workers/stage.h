@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/hardware.h"
+#include "core/hardware.h"
 #include "workers/log_sink.h"
 
 namespace gauntlet {

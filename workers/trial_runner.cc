@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "api/http_client.h"
+#include "http/http_client.h"
 #include "workers/classifier/classifier.h"
 #include "workers/command_stage.h"
 #include "workers/process.h"
@@ -179,12 +179,14 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   LeaseKeeper keeper(env, lease, g.value("heartbeat_ms", int64_t{5000}), log);
   ctx.should_stop = [&] { return keeper.cancel() || keeper.lost() || (env.abort_all && *env.abort_all); };
 
+  // The daemon ran the same validator when the suite was registered, so a refusal here means a
+  // definition that did not come through it; the trial then runs on the built-in rules alone.
   std::vector<SignatureRule> rules;
-  try {
-    rules = ParseSignatureRules(ctx.suite.value("signatures", json::array()));
-  } catch (const std::exception& e) {
-    log.Append(std::string("gauntlet: ignoring the suite's signature rules: ") + e.what() + "\n");
-  }
+  if (auto parsed = ParseSignatureRules(ctx.suite.value("signatures", json::array())); parsed.ok())
+    rules = std::move(*parsed);
+  else
+    log.Append("gauntlet: ignoring the suite's signature rules: " + parsed.status().field() + ": " +
+               parsed.status().message() + "\n");
   json fingerprint = Fingerprint(env, ctx);
   json stages = json::array();
   json metrics = json::object();

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "daemon/hardware.h"
+#include "core/hardware.h"
 
 namespace gauntlet {
 

@@ -12,10 +12,11 @@
 #include <set>
 #include <thread>
 
-#include "api/http_client.h"
-#include "daemon/hardware.h"
-#include "daemon/stop_signals.h"
-#include "daemon/yaml_json.h"
+#include "core/hardware.h"
+#include "core/self_exe.h"
+#include "core/stop_signals.h"
+#include "core/yaml_json.h"
+#include "http/http_client.h"
 #include "workers/nvml.h"
 #include "workers/process.h"
 #include "workers/trial_runner.h"
@@ -25,13 +26,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string ExeDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  return fs::path(std::string(buf, static_cast<size_t>(n))).parent_path().string();
-}
 
 std::string HostName() {
   char buf[256] = {0};
@@ -112,7 +106,7 @@ int RunWorker(const WorkerOptions& o) {
   }
   for (auto& [k, v] : o.labels) inv.labels[k] = v;
   const std::string name = o.name.empty() ? HostName() : o.name;
-  const std::string exe_dir = ExeDir();
+  const std::string exe_dir = SelfExeDir();
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
   const std::string workdir = fs::absolute(o.workdir).string();

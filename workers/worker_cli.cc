@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "daemon/suite.h"
-#include "daemon/yaml_json.h"
+#include "core/suite.h"
+#include "core/yaml_json.h"
 #include "workers/classifier/classifier.h"
 #include "workers/worker.h"
 
@@ -100,13 +100,14 @@ void AddWorkerCommands(CLI::App& app, int* code) {
         *code = 2;
         return;
       }
-      try {
-        rules = ParseSignatureRules(j->value("signatures", nlohmann::json::array()));
-      } catch (const std::exception& e) {
-        std::cerr << "gauntlet classify: " << *suite << ": " << e.what() << "\n";
+      auto parsed = ParseSignatureRules(j->value("signatures", nlohmann::json::array()));
+      if (!parsed.ok()) {
+        std::cerr << "gauntlet classify: " << *suite << ": " << parsed.status().field() << ": "
+                  << parsed.status().message() << "\n";
         *code = 2;
         return;
       }
+      rules = std::move(*parsed);
     }
     try {
       Classification r;

@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/http_client.h"
+#include "http/http_client.h"
 #include "workers/openai_bench.h"
 
 using nlohmann::json;

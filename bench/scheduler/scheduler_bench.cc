@@ -24,36 +24,18 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/scheduler.h"
+#include "tests/support/scheduler_fakes.h"
 
 namespace gauntlet {
 namespace {
 using nlohmann::json;
 using Clk = std::chrono::steady_clock;
 
-class FakeClock : public Clock {
- public:
-  int64_t now = 1'700'000'000'000;
-  int64_t NowMs() override { return now; }
-};
+using test::FakeClock;
 
-// Accepts every write; never has a reusable result (reuse is a store lookup, not scheduler work).
-class FakeStore : public SchedulerStore {
- public:
-  int64_t skipped = 0;
-  Status Lease(int64_t, int64_t, const std::string&, int64_t, int64_t, const std::string&, const std::string&) override {
-    return Status::Ok();
-  }
-  Status Requeue(int64_t, int) override { return Status::Ok(); }
-  Status Finish(const ResultRow&, std::optional<int64_t>) override { return Status::Ok(); }
-  Status FinishMany(const std::vector<int64_t>& t, const std::string&, const std::string&, std::optional<int64_t>,
-                    const std::string&) override {
-    skipped += static_cast<int64_t>(t.size());
-    return Status::Ok();
-  }
-  Status SetNodeState(int64_t, const std::string&, const std::string&) override { return Status::Ok(); }
-  std::optional<ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
-    return std::nullopt;
-  }
+// Never has a reusable result (reuse is a store lookup, not scheduler work) and records nothing.
+struct FakeStore : test::FakeSchedulerStore {
+  FakeStore() { record = false; }
 };
 
 struct Arch {

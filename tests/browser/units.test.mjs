@@ -1,12 +1,28 @@
 // The dashboard's pure helpers, in Node without a browser: what a cell says, which layout a sweep
 // gets by default, how numbers and config keys are written.
 import assert from 'node:assert/strict';
+import {register} from 'node:module';
 import {it} from 'node:test';
-import {defaultLayout, sweepValues} from '../../web/js/components/matrix_controls.js';
-import {byConcurrency} from '../../web/js/components/metrics.js';
-import {fmtFingerprint, fmtNum} from '../../web/js/dom.js';
-import {makeKey, parseKey} from '../../web/js/pages/history.js';
-import {shortReason, verdictClass, verdictIcon} from '../../web/js/verdict.js';
+import {Stack} from './lib/stack.mjs';
+
+// The verdict vocabulary comes from a real daemon, as in the browser (lib/vocabulary_hooks.mjs); the
+// dashboard's modules are imported once it is in place.
+const stack = await new Stack().start();
+const served = await (await fetch(stack.url + '/web/js/vocabulary.js')).text();
+await stack.stop();
+register('./lib/vocabulary_hooks.mjs', import.meta.url, {data: {source: served}});
+const {defaultLayout, sweepValues} = await import('../../web/js/components/matrix_controls.js');
+const {byConcurrency} = await import('../../web/js/components/metrics.js');
+const {fmtFingerprint, fmtNum} = await import('../../web/js/dom.js');
+const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
+const {VERDICTS, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
+
+it('takes the verdicts, their order and labels from the daemon', () => {
+  assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'timeout', 'oom', 'infra_error',
+    'cancelled', 'skipped']);
+  assert.equal(verdictLabel('oom'), 'out of memory');
+  assert.equal(verdictLabel('wrong_output'), 'wrong output');
+});
 
 it('says why a cell failed in a few words', () => {
   assert.equal(shortReason('crashed', 'crashed:illegal_memory_access'), 'illegal memory access');

@@ -8,7 +8,7 @@ using namespace gauntlet;
 
 namespace {
 
-ExitInfo Code(int c) {
+ExitInfo ExitCode(int c) {
   ExitInfo e;
   e.exit_code = c;
   return e;
@@ -19,26 +19,23 @@ ExitInfo Sig(int s) {
   return e;
 }
 
+// "field: reason" of a refused rule set; empty when it is accepted.
 std::string InvalidArgument(const char* json) {
-  try {
-    ParseSignatureRules(nlohmann::json::parse(json));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  auto r = ParseSignatureRules(nlohmann::json::parse(json));
+  return r.ok() ? "" : r.status().field() + ": " + r.status().message();
 }
 
 }  // namespace
 
 TEST(SuiteRules, ParseAndValidate) {
-  auto rules = ParseSignatureRules(nlohmann::json::parse(
+  auto rules = *ParseSignatureRules(nlohmann::json::parse(
       R"([{"match": "trtllm-gen MoE kernels are SM100-only", "verdict": "unsupported"},
           {"match": "Error Internal at: \\d+", "regex": true, "verdict": "crashed", "signature": "crashed:cutlass_internal"}])"));
   ASSERT_EQ(rules.size(), 2u);
   EXPECT_FALSE(rules[0].regex);
   EXPECT_TRUE(rules[1].regex);
   EXPECT_EQ(rules[1].signature, "crashed:cutlass_internal");
-  EXPECT_TRUE(ParseSignatureRules(nlohmann::json()).empty());
+  EXPECT_TRUE(ParseSignatureRules(nlohmann::json())->empty());
 
   EXPECT_NE(InvalidArgument(R"({"match": "x"})").find("signatures: must be an array"), std::string::npos);
   EXPECT_NE(InvalidArgument(R"([{"verdict": "crashed"}])").find("signatures[0].match"), std::string::npos);
@@ -62,72 +59,72 @@ TEST(SuiteRules, TakePrecedenceOverBuiltins) {
       "Traceback (most recent call last):\n"
       "  File \"/x/flashinfer/fused_moe/core.py\", line 10, in run\n"
       "RuntimeError: trtllm-gen MoE kernels are SM100-only; no kernel image is available for execution on the device\n";
-  EXPECT_EQ(ClassifyText(log, Code(1)).signature, "unsupported:no_kernel_image");
+  EXPECT_EQ(ClassifyText(log, ExitCode(1)).signature, "unsupported:no_kernel_image");
   std::vector<SignatureRule> rules = {{"trtllm-gen MoE kernels are SM100-only", false, "unsupported", ""}};
-  auto c = ClassifyText(log, Code(1), rules);
+  auto c = ClassifyText(log, ExitCode(1), rules);
   EXPECT_EQ(c.verdict, "unsupported");
   EXPECT_EQ(c.signature, "unsupported:trtllm-gen MoE kernels are SM100-only");
   EXPECT_NE(c.evidence.find("SM100-only"), std::string::npos);
   // Even when the process claims success.
-  EXPECT_EQ(ClassifyText("note: trtllm-gen MoE kernels are SM100-only\n", Code(0), rules).verdict, "unsupported");
+  EXPECT_EQ(ClassifyText("note: trtllm-gen MoE kernels are SM100-only\n", ExitCode(0), rules).verdict, "unsupported");
   // Case-sensitive substring: a differently-cased line does not match the suite rule.
   std::vector<SignatureRule> marker = {{"Backend Refused", false, "unsupported", ""}};
-  EXPECT_EQ(ClassifyText("backend refused\n", Code(0), marker).verdict, "passed");
-  EXPECT_EQ(ClassifyText("Backend Refused\n", Code(0), marker).verdict, "unsupported");
+  EXPECT_EQ(ClassifyText("backend refused\n", ExitCode(0), marker).verdict, "passed");
+  EXPECT_EQ(ClassifyText("Backend Refused\n", ExitCode(0), marker).verdict, "unsupported");
 }
 
 TEST(SuiteRules, FirstRuleInSuiteOrderWins) {
   std::vector<SignatureRule> rules = {{"second marker", false, "oom", "oom:custom"},
                                       {"first marker", false, "crashed", "crashed:custom"}};
-  auto c = ClassifyText("first marker\nsecond marker\n", Code(1), rules);
+  auto c = ClassifyText("first marker\nsecond marker\n", ExitCode(1), rules);
   EXPECT_EQ(c.signature, "oom:custom");
 }
 
 TEST(SuiteRules, RegexWithAndWithoutLiteral) {
   std::vector<SignatureRule> with_literal = {{"Error Internal at: \\d+", true, "crashed", "crashed:cutlass_at"}};
-  EXPECT_EQ(ClassifyText("x\nGot cutlass error: Error Internal at: 123\n", Code(1), with_literal).signature,
+  EXPECT_EQ(ClassifyText("x\nGot cutlass error: Error Internal at: 123\n", ExitCode(1), with_literal).signature,
             "crashed:cutlass_at");
-  EXPECT_EQ(ClassifyText("Error Internal at: none\n", Code(0), with_literal).verdict, "passed");
+  EXPECT_EQ(ClassifyText("Error Internal at: none\n", ExitCode(0), with_literal).verdict, "passed");
   // No literal can be proven: the regex runs on every line, still correct.
   std::vector<SignatureRule> alternation = {{"^(foo|bar) exploded$", true, "crashed", "crashed:fb"}};
-  EXPECT_EQ(ClassifyText("a\nbar exploded\n", Code(1), alternation).signature, "crashed:fb");
+  EXPECT_EQ(ClassifyText("a\nbar exploded\n", ExitCode(1), alternation).signature, "crashed:fb");
   // Anchors apply to the message after a rank prefix, too.
-  EXPECT_EQ(ClassifyText("[rank2]: foo exploded\n", Code(1), alternation).signature, "crashed:fb");
+  EXPECT_EQ(ClassifyText("[rank2]: foo exploded\n", ExitCode(1), alternation).signature, "crashed:fb");
 }
 
 TEST(SuiteRules, PassedMarksBenignLines) {
   const std::string log = "ERROR: FusedMoE is not supported on this GPU architecture sm_120\nall done\n";
-  EXPECT_EQ(ClassifyText(log, Code(1)).verdict, "unsupported");
+  EXPECT_EQ(ClassifyText(log, ExitCode(1)).verdict, "unsupported");
   std::vector<SignatureRule> benign = {{"FusedMoE is not supported", false, "passed", ""}};
-  auto c = ClassifyText(log, Code(1), benign);
+  auto c = ClassifyText(log, ExitCode(1), benign);
   EXPECT_EQ(c.verdict, "crashed");
   EXPECT_EQ(c.signature, "crashed:exit_code:1");
 }
 
 TEST(Decision, ExitZeroWithoutEvidencePasses) {
-  EXPECT_EQ(ClassifyText("loading\nready\n", Code(0)).verdict, "passed");
-  EXPECT_EQ(ClassifyText("", Code(0)).signature, "");
+  EXPECT_EQ(ClassifyText("loading\nready\n", ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText("", ExitCode(0)).signature, "");
   EXPECT_EQ(ClassifyText("hello\n", ExitInfo{}).verdict, "passed");
   // A handled traceback in a successful run is not a failure...
-  EXPECT_EQ(ClassifyText("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: retry\nok\n", Code(0))
+  EXPECT_EQ(ClassifyText("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: retry\nok\n", ExitCode(0))
                 .verdict,
             "passed");
   // ...but a refusal that the program swallowed is.
-  auto c = ClassifyText("This example requires a GPU with compute capability 100a or later.\n", Code(0));
+  auto c = ClassifyText("This example requires a GPU with compute capability 100a or later.\n", ExitCode(0));
   EXPECT_EQ(c.verdict, "unsupported");
   EXPECT_EQ(c.signature, "unsupported:arch_gate:This example requires a GPU with compute capability <n>a or later.");
 }
 
 TEST(Decision, ExitStatusFallbacks) {
-  EXPECT_EQ(ClassifyText("bye\n", Code(3)).signature, "crashed:exit_code:3");
-  EXPECT_EQ(ClassifyText("bye\n", Code(3)).evidence, "bye");
+  EXPECT_EQ(ClassifyText("bye\n", ExitCode(3)).signature, "crashed:exit_code:3");
+  EXPECT_EQ(ClassifyText("bye\n", ExitCode(3)).evidence, "bye");
   EXPECT_EQ(ClassifyText("bye\n", Sig(11)).signature, "crashed:signal:SIGSEGV");
-  EXPECT_EQ(ClassifyText("bye\n", Code(139)).signature, "crashed:signal:SIGSEGV");
+  EXPECT_EQ(ClassifyText("bye\n", ExitCode(139)).signature, "crashed:signal:SIGSEGV");
   EXPECT_EQ(ClassifyText("bye\n", Sig(9)).signature, "crashed:signal:SIGKILL");
   EXPECT_EQ(ClassifyText("loading\nKilled\n", Sig(9)).signature, "oom:host");
-  EXPECT_EQ(ClassifyText("bash: line 1:  4242 Killed    python3 x.py\n", Code(137)).signature, "oom:host");
+  EXPECT_EQ(ClassifyText("bash: line 1:  4242 Killed    python3 x.py\n", ExitCode(137)).signature, "oom:host");
   // "Killed" without SIGKILL is just a word.
-  EXPECT_EQ(ClassifyText("Killed\n", Code(1)).signature, "crashed:exit_code:1");
+  EXPECT_EQ(ClassifyText("Killed\n", ExitCode(1)).signature, "crashed:exit_code:1");
   ExitInfo t;
   t.timed_out = true;
   t.signal = 9;
@@ -163,7 +160,7 @@ TEST(Decision, FirstFailingRankWinsEvenIfLaterRanksFailHarder) {
       "[rank0]:   File \"/w/comm.py\", line 9, in all_reduce\n"
       "[rank2]: ValueError: shape mismatch in expert 12 of 256\n"
       "[rank0]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0.\n";
-  auto c = ClassifyText(log, Code(1));
+  auto c = ClassifyText(log, ExitCode(1));
   EXPECT_EQ(c.signature, "crashed:ValueError:shape mismatch in expert <n> of <n>@layer.py");
   EXPECT_NE(c.evidence.find("[rank2]"), std::string::npos);
 }
@@ -180,7 +177,7 @@ TEST(Decision, ChainedExceptionsUseTheLastExceptionLine) {
       "  File \"/a/main.py\", line 1, in <module>\n"
       "  File \"/a/weights.py\", line 77, in load_weights\n"
       "RuntimeError: Failed to load weight model.layers.3.mlp.gate from shard 2\n";
-  EXPECT_EQ(ClassifyText(log, Code(1)).signature,
+  EXPECT_EQ(ClassifyText(log, ExitCode(1)).signature,
             "crashed:RuntimeError:Failed to load weight model.layers.<n>.mlp.gate from shard <n>@weights.py");
 }
 
@@ -189,15 +186,15 @@ TEST(Decision, AdvisoryRefusalsDoNotDecide) {
       "WARNING 06-01 10:00:00 [cuda.py:12] FlashInfer sampler is not supported on this GPU, falling back to PyTorch\n"
       "[2025-06-01 10:00:00 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.\n"
       "done\n";
-  EXPECT_EQ(ClassifyText(log, Code(0)).verdict, "passed");
-  EXPECT_EQ(ClassifyText(log, Code(2)).signature, "crashed:exit_code:2");
+  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText(log, ExitCode(2)).signature, "crashed:exit_code:2");
 }
 
 TEST(Decision, NcclWarnAloneNeedsAKnownFailure) {
   const std::string log = "node1:17:17 [0] NCCL WARN Failed to open libibverbs.so[.1]\nserving\n";
   EXPECT_EQ(ClassifyText(log, ExitInfo{}).verdict, "passed");
-  EXPECT_EQ(ClassifyText(log, Code(0)).verdict, "passed");
-  auto c = ClassifyText(log, Code(1));
+  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, "passed");
+  auto c = ClassifyText(log, ExitCode(1));
   EXPECT_EQ(c.verdict, "crashed");
   EXPECT_EQ(c.signature, "crashed:nccl:Failed to open libibverbs.so[.<n>]");
 }
@@ -209,15 +206,15 @@ TEST(SuiteRules, SharedEnginesKeepEachRuleSetApart) {
   std::vector<SignatureRule> a = {{"widget exploded", false, "unsupported", ""}};
   std::vector<SignatureRule> b = {{"widget exploded", false, "oom", ""}};
   for (int round = 0; round < 2; ++round) {
-    EXPECT_EQ(ClassifyText(log, Code(1), a).verdict, "unsupported");
-    EXPECT_EQ(ClassifyText(log, Code(1), b).verdict, "oom");
-    EXPECT_EQ(ClassifyText(log, Code(1)).signature.rfind("unsupported", 0), std::string::npos);
+    EXPECT_EQ(ClassifyText(log, ExitCode(1), a).verdict, "unsupported");
+    EXPECT_EQ(ClassifyText(log, ExitCode(1), b).verdict, "oom");
+    EXPECT_EQ(ClassifyText(log, ExitCode(1)).signature.rfind("unsupported", 0), std::string::npos);
   }
   // Two live classifiers on one shared engine keep their own streaming state.
   Classifier x(a), y(a);
   x.Feed("fatal: widget ");
   y.Feed("all fine\n");
   x.Feed("exploded\n");
-  EXPECT_EQ(x.Finish(Code(1)).verdict, "unsupported");
-  EXPECT_EQ(y.Finish(Code(0)).verdict, "passed");
+  EXPECT_EQ(x.Finish(ExitCode(1)).verdict, "unsupported");
+  EXPECT_EQ(y.Finish(ExitCode(0)).verdict, "passed");
 }

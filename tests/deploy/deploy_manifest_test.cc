@@ -14,8 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "daemon/slurm.h"
-#include "daemon/yaml_json.h"
+#include "slurm/slurm.h"
+#include "core/yaml_json.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "api/auth.h"
+#include "http/auth.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <set>
 
-#include "daemon/slurm.h"
+#include "slurm/slurm.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "api/http_client.h"
+#include "http/http_client.h"
 
 namespace gauntlet::test {
 

@@ -16,12 +16,20 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// The answer as the client would get it: a deferred one (waiting for its commit) is waited for.
-http::Response Answer(http::Response r) {
-  if (!r.deferred) return r;
-  std::promise<http::Response> p;
+// A lease that does not wait, as the worker gets it: once its commit is settled.
+LeaseAnswer LeaseNow(Coordinator& coord, int64_t node) {
+  std::promise<LeaseAnswer> p;
   auto f = p.get_future();
-  r.deferred->Wait([&p](http::Response out) { p.set_value(std::move(out)); });
+  EXPECT_EQ(coord.Lease(node, {}, 0ms, {}, LeaseWaiter{[] { return true; }, [&p](LeaseAnswer a) { p.set_value(std::move(a)); }}),
+            0);
+  return f.get();
+}
+
+// The outcome of the commit of everything staged so far.
+Status Committed(Coordinator& coord) {
+  std::promise<Status> p;
+  auto f = p.get_future();
+  if (auto now = coord.WhenCommitted([&p](Status s) { p.set_value(s); })) return *now;
   return f.get();
 }
 
@@ -54,24 +62,27 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   ASSERT_TRUE(node.ok()) << node.status().message();
   const int64_t id = (*node)["node"];
 
-  http::Response first = Answer(coord.Lease(id, {}, 0ms));
-  ASSERT_EQ(first.status, 200) << first.body;
-  const json grant = json::parse(first.body);
+  LeaseAnswer first = LeaseNow(coord, id);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_TRUE(first->has_value());
+  const json grant = **first;
 
   FailOneGroupCommit(store);
 
   // The next calls run on the rebuilt scheduler: the committed lease is still live...
   auto hb = coord.Heartbeat(grant["lease"], {{"running", true}});
   ASSERT_TRUE(hb.ok()) << hb.status().message();
-  EXPECT_EQ(Answer(coord.Durable(http::Json(200, *hb))).status, 200);
+  EXPECT_TRUE(Committed(coord).ok());
   // ...and each of the other two trials is granted once, never the leased one again.
   std::set<int64_t> trials = {grant["trial"].get<int64_t>()};
   for (int i = 0; i < 2; ++i) {
-    http::Response r = Answer(coord.Lease(id, {}, 0ms));
-    ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_TRUE(trials.insert(json::parse(r.body)["trial"].get<int64_t>()).second) << r.body;
+    LeaseAnswer r = LeaseNow(coord, id);
+    ASSERT_TRUE(r.ok() && r->has_value()) << r.status().message();
+    EXPECT_TRUE(trials.insert((**r)["trial"].get<int64_t>()).second) << (**r).dump();
   }
-  EXPECT_EQ(Answer(coord.Lease(id, {}, 0ms)).status, 204);
+  LeaseAnswer none = LeaseNow(coord, id);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value());
   coord.Stop();
 }
 

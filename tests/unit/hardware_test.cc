@@ -1,7 +1,7 @@
 // Hardware matching: arch, count, memory, name glob, labels; one GPU model per trial.
 #include <gtest/gtest.h>
 
-#include "daemon/hardware.h"
+#include "core/hardware.h"
 
 namespace gauntlet {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "api/handlers.h"
-#include "api/router.h"
+#include "http/router.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::http {

@@ -2,57 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "daemon/scheduler.h"
+#include "tests/support/scheduler_fakes.h"
 
 namespace gauntlet {
 namespace {
 using nlohmann::json;
 
-class FakeClock : public Clock {
- public:
-  int64_t now = 1000000;
-  int64_t NowMs() override { return now; }
-};
-
-class FakeStore : public SchedulerStore {
- public:
-  std::vector<int64_t> leased, requeued, finished;
-  std::map<int64_t, std::string> verdicts;
-  std::map<int64_t, std::optional<int64_t>> evidence;
-  std::map<int64_t, std::string> node_states;
-  std::optional<ResultRow> reusable;
-  bool fail_leases = false;
-  Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&, const std::string&) override {
-    if (fail_leases) return Status::Internal("disk full");
-    leased.push_back(trial);
-    return Status::Ok();
-  }
-  Status Requeue(int64_t trial, int) override {
-    requeued.push_back(trial);
-    return Status::Ok();
-  }
-  Status Finish(const ResultRow& r, std::optional<int64_t> e) override {
-    finished.push_back(r.trial_id);
-    verdicts[r.trial_id] = r.verdict;
-    evidence[r.trial_id] = e;
-    return Status::Ok();
-  }
-  Status FinishMany(const std::vector<int64_t>& t, const std::string& v, const std::string&, std::optional<int64_t> e,
-                    const std::string&) override {
-    for (auto id : t) {
-      finished.push_back(id);
-      verdicts[id] = v;
-      evidence[id] = e;
-    }
-    return Status::Ok();
-  }
-  Status SetNodeState(int64_t n, const std::string& s, const std::string&) override {
-    node_states[n] = s;
-    return Status::Ok();
-  }
-  std::optional<ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
-    return reusable;
-  }
-};
+using test::FakeClock;
+using FakeStore = test::FakeSchedulerStore;
 
 NodeState MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
   NodeState n;

@@ -1,7 +1,7 @@
 // Suite validation: every rejection names the field at fault.
 #include <gtest/gtest.h>
 
-#include "daemon/suite.h"
+#include "core/suite.h"
 #include "daemon/suite_loader.h"
 #include "tests/support/harness.h"
 

@@ -1,7 +1,7 @@
 // Sweep validation and expansion: include, exclude, targets, repeats, limits; errors name the field.
 #include <gtest/gtest.h>
 
-#include "daemon/sweep.h"
+#include "core/sweep.h"
 
 namespace gauntlet {
 namespace {

@@ -1,20 +1,15 @@
 // Verdicts: their order, colour class, icon and the short reason a matrix cell shows.
 
-export const VERDICTS = ['passed', 'unsupported', 'crashed', 'wrong_output', 'oom', 'timeout', 'infra_error',
-  'skipped', 'cancelled'];
+import {VOCABULARY} from './vocabulary.js';
 
-// Colour families (see app.css): red = the config is broken, amber = the hardware is refused,
-// purple = the run itself failed (not the config's fault), grey = never judged.
-const FAMILY = {
-  passed: 'ok', unsupported: 'warn', crashed: 'bad', wrong_output: 'bad', oom: 'bad',
-  timeout: 'infra', infra_error: 'infra', skipped: 'none', cancelled: 'none',
-};
+// The daemon serves the one verdict list (core/verdict.cc) as ./vocabulary.js: display order, labels
+// and colour families (see app.css): ok = passed, warn = the hardware is refused, bad = the config is
+// broken, infra = the run itself failed (not the config's fault), none = never judged.
+export const VERDICTS = VOCABULARY.verdicts.map((v) => v.name);
+const FAMILY = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.family]));
+const LABEL = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.label]));
 // Text glyphs rather than emoji: they render on a bare server's fonts (DejaVu) as well as on desktops.
 const ICON = {ok: '✓', warn: '⚠', bad: '✗', infra: '◷', none: '⊘'};
-const LABEL = {
-  passed: 'passed', unsupported: 'unsupported', crashed: 'crashed', wrong_output: 'wrong output', oom: 'out of memory',
-  timeout: 'timeout', infra_error: 'infra error', skipped: 'skipped', cancelled: 'cancelled',
-};
 
 export const verdictClass = (v) => (v ? `v-${v}` : 'v-pending');
 export const verdictFamily = (v) => FAMILY[v] || 'pending';

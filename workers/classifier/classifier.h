@@ -10,17 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace gauntlet {
+#include "core/signature_rule.h"
 
-// One entry of a suite's "signatures" array. `match` is a case-sensitive substring, or an
-// ECMAScript regex searched in each line when `regex` is set. An empty `signature` means
-// "<verdict>:<match>". Verdict "passed" marks matching lines as benign (built-in rules skip them).
-struct SignatureRule {
-  std::string match;
-  bool regex = false;
-  std::string verdict;
-  std::string signature;
-};
+namespace gauntlet {
 
 // How the stage's process ended. All empty means "unknown": the log alone decides.
 struct ExitInfo {
@@ -36,10 +28,6 @@ struct Classification {
   std::string signature;
   std::string evidence;
 };
-
-// Parses a suite's "signatures" JSON array; throws std::invalid_argument naming the bad field
-// (e.g. "signatures[2].verdict: ...").
-std::vector<SignatureRule> ParseSignatureRules(const nlohmann::json& arr);
 
 // Streaming classifier. Feed the log in chunks of any size; memory stays bounded (lines are capped
 // at 64 KiB, per-rank state is a few strings). The result does not depend on how the log was

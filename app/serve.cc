@@ -1,0 +1,167 @@
+#include "app/serve.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "http/auth.h"
+#include "api/handlers.h"
+#include "http/http_server.h"
+#include "daemon/coordinator.h"
+#include "daemon/events.h"
+#include "core/stop_signals.h"
+#include "daemon/suite_loader.h"
+#include "store/store.h"
+
+extern char** environ;
+
+namespace gauntlet {
+namespace fs = std::filesystem;
+
+bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
+  auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= s.size()) return false;
+  *host = s.substr(0, colon);
+  if (host->size() > 1 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  try {
+    int p = std::stoi(s.substr(colon + 1));
+    if (p < 0 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return !host->empty();
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+namespace {
+pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port) {
+  std::string url = "http://127.0.0.1:" + std::to_string(port);
+  std::string workdir = (fs::path(o.db).parent_path() / "work").string();
+  if (workdir == "work") workdir = "./var/work";
+  std::vector<std::string> args = {o.exe, "worker", "--server", url, "--workdir", workdir, "--name", "local"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, o.exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    spdlog::error("could not start the local worker ({})", o.exe);
+    return 0;
+  }
+  spdlog::info("local worker started (pid {})", pid);
+  return pid;
+}
+}  // namespace
+
+int RunServe(const ServeOptions& o) {
+  std::string host;
+  uint16_t port = 0;
+  if (!SplitHostPort(o.listen, &host, &port)) {
+    std::cerr << "gauntlet serve: --listen is HOST:PORT (e.g. 127.0.0.1:8080), not '" << o.listen << "'\n";
+    return 2;
+  }
+  std::optional<http::Auth> auth;
+  if (!o.tokens.empty()) {
+    auto a = http::Auth::Load(o.tokens);
+    if (!a.ok()) {
+      std::cerr << "gauntlet serve: " << a.status().message() << "\n";
+      return 2;
+    }
+    auth = std::move(*a);
+  } else if (!IsLoopback(host) && !o.insecure) {
+    std::cerr << "gauntlet serve: refusing to listen on " << host
+              << " without --tokens: anyone who can reach it could submit work. Give --tokens FILE, or --insecure "
+                 "if this network is trusted.\n";
+    return 2;
+  }
+  sigset_t stop_set = BlockStopSignals();
+
+  if (o.db != ":memory:") {
+    std::error_code ec;
+    auto parent = fs::path(o.db).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+  }
+  auto store = Store::Open(o.db);
+  if (!store.ok()) {
+    std::cerr << "gauntlet serve: cannot open " << o.db << ": " << store.status().message() << "\n";
+    return 2;
+  }
+  const std::string suites_dir = o.suites.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/suites" : o.suites;
+  if (auto loaded = LoadSuitesDir(suites_dir, **store); !loaded.ok()) {
+    std::cerr << "gauntlet serve: suites: " << loaded.status().message() << "\n";
+    return 2;
+  } else {
+    for (auto& s : *loaded)
+      spdlog::info("suite {} v{} from {}{}", s.name, s.version, s.file, s.created ? " (new version)" : "");
+  }
+  EventBus events;
+  CoordinatorOptions co;
+  co.sched.lease_ttl_ms = o.lease_ttl_ms;
+  co.sched.offline_after_ms = o.offline_after_ms;
+  co.sched.quarantine_after = o.quarantine_after;
+  co.heartbeat_ms = o.heartbeat_ms;
+  co.log_cap = o.log_cap_mb << 20;
+  co.tick_ms = std::clamp<int64_t>(o.lease_ttl_ms / 10, 20, 1000);
+  Coordinator coord(**store, events, co);
+  api::Context ctx{**store, coord, events, o.web.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/web" : o.web, NowMs()};
+  http::Router router(api::Routes(ctx), auth ? &*auth : nullptr);
+  http::ServerOptions so;
+  so.host = host;
+  so.port = port;
+  so.threads = std::max(1, o.threads);
+  std::unique_ptr<http::Server> server;
+  try {
+    server = std::make_unique<http::Server>(so, router);
+  } catch (const std::exception& e) {
+    std::cerr << "gauntlet serve: " << e.what() << "\n";
+    return 2;
+  }
+  const uint16_t bound = server->port();
+  const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::cout << "Gauntlet " << GAUNTLET_VERSION << " is serving " << o.db << "\n"
+            << "Dashboard: http://" << shown << ":" << bound << "/\n"
+            << std::flush;
+  if (!o.port_file.empty()) {
+    std::string tmp = o.port_file + ".tmp";
+    std::ofstream(tmp) << bound << "\n";
+    fs::rename(tmp, o.port_file);
+  }
+  pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound) : 0;
+
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&stop_set, &sig);
+    spdlog::info("{}: draining and stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (worker > 0) {
+      // The local worker drains first (finishing or handing back its trials) while the server can
+      // still take its reports; it gets a minute, then SIGKILL.
+      kill(worker, SIGTERM);
+      int st = 0;
+      for (int i = 0; i < 600 && waitpid(worker, &st, WNOHANG) == 0; ++i) usleep(100 * 1000);
+      if (waitpid(worker, &st, WNOHANG) == 0) {
+        kill(worker, SIGKILL);
+        waitpid(worker, &st, 0);
+      }
+      worker = 0;
+    }
+    events.CloseAll();
+    server->Stop();
+  });
+  server->Run();
+  coord.Stop();
+  signals.join();
+  spdlog::info("stopped cleanly");
+  return 0;
+}
+
+}  // namespace gauntlet

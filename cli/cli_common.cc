@@ -1,0 +1,353 @@
+#include "cli/cli_common.h"
+
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/csv.h"
+#include "core/json_text.h"
+#include "core/verdict.h"
+
+namespace gauntlet::cli {
+using nlohmann::json;
+
+std::string ConfigPath() {
+  if (const char* p = getenv("GAUNTLET_CONFIG"); p && *p) return p;
+  if (const char* x = getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gauntlet/config";
+  if (const char* h = getenv("HOME"); h && *h) return std::string(h) + "/.config/gauntlet/config";
+  return "";
+}
+
+void Resolve(Conn* c) {
+  if (c->server.empty())
+    if (const char* s = getenv("GAUNTLET_SERVER")) c->server = s;
+  if (c->token.empty())
+    if (const char* t = getenv("GAUNTLET_TOKEN")) c->token = t;
+  if (c->server.empty() || c->token.empty()) {
+    std::ifstream in(ConfigPath());
+    std::string line;
+    auto trim = [](std::string s) {
+      s.erase(0, s.find_first_not_of(" \t"));
+      s.erase(s.find_last_not_of(" \t\r") + 1);
+      return s;
+    };
+    while (std::getline(in, line)) {
+      line = trim(line);
+      auto eq = line.find('=');
+      if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+      std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
+      // Quoted values are allowed, as in shell-style config files.
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+      if (k == "server" && c->server.empty()) c->server = v;
+      if (k == "token" && c->token.empty()) c->token = v;
+    }
+  }
+  if (c->server.empty()) c->server = "http://127.0.0.1:8080";
+  // A bare host:port is what people type; the client wants a URL.
+  if (c->server.find("://") == std::string::npos) c->server = "http://" + c->server;
+  while (!c->server.empty() && c->server.back() == '/') c->server.pop_back();
+}
+
+void AddConnOptions(CLI::App* c, Conn* conn) {
+  c->add_option("--server", conn->server, "daemon URL (else GAUNTLET_SERVER, the config file, http://127.0.0.1:8080)");
+  c->add_option("--token", conn->token, "API token (else GAUNTLET_TOKEN, the config file)");
+}
+
+namespace {
+void PrintError(int status, const std::string& body, const std::string& what) {
+  json p = json::parse(body, nullptr, false);
+  std::string line = "gauntlet: " + std::to_string(status);
+  if (p.is_object()) {
+    line += " " + p.value("title", http::ReasonPhrase(status));
+    if (p.contains("field") && p["field"].is_string() && !p["field"].get<std::string>().empty())
+      line += ": " + p["field"].get<std::string>();
+    line += ": " + p.value("detail", "");
+  } else {
+    std::string b = body.substr(0, 200);
+    for (auto& ch : b)
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    line += " " + http::ReasonPhrase(status) + ": " + what + (b.empty() ? "" : ": " + b);
+  }
+  if (status == 401) line += " (give a token with --token or GAUNTLET_TOKEN)";
+  if (status == 403) line += " (this token's role may not do that)";
+  std::cerr << line << "\n";
+}
+
+void Unreachable(http::Client& client, const Status& s) {
+  std::cerr << "gauntlet: cannot reach " << client.base() << ": " << s.message()
+            << " (is `gauntlet serve` running? set --server or GAUNTLET_SERVER)\n";
+}
+}  // namespace
+
+std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
+                                            const std::string& body, int* status) {
+  auto r = client.Send(method, target, body);
+  if (status) *status = r.ok() ? r->status : 0;
+  if (!r.ok()) {
+    Unreachable(client, r.status());
+    return std::nullopt;
+  }
+  if (r->status >= 400) {
+    PrintError(r->status, r->body, method + " " + target);
+    return std::nullopt;
+  }
+  return *r;
+}
+
+std::optional<json> Call(http::Client& client, const std::string& method, const std::string& target,
+                         const std::string& body, int* status) {
+  auto r = CallRaw(client, method, target, body, status);
+  if (!r) return std::nullopt;
+  if (r->body.empty()) return json();
+  json j = json::parse(r->body, nullptr, false);
+  if (j.is_discarded()) {
+    std::cerr << "gauntlet: " << client.base() << " answered " << method << " " << target
+              << " with something that is not JSON (is that a gauntlet daemon?)\n";
+    return std::nullopt;
+  }
+  return j;
+}
+
+std::string Str(const json& v) { return JsonText(v); }
+
+std::string Duration(double s) {
+  if (s < 0) s = 0;
+  int64_t t = static_cast<int64_t>(s + 0.5);
+  char buf[32];
+  if (t >= 3600) snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(t / 3600), static_cast<long long>(t % 3600 / 60));
+  else if (t >= 60) snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(t / 60), static_cast<long long>(t % 60));
+  else snprintf(buf, sizeof buf, "%llds", static_cast<long long>(t));
+  return buf;
+}
+
+const std::vector<std::string>& Verdicts() {
+  static const std::vector<std::string> k = VerdictNames();
+  return k;
+}
+
+bool IsTty() { return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr; }
+
+std::string VerdictColor(const std::string& v) {
+  if (!IsTty()) return "";
+  if (v == "passed") return "\033[32m";
+  if (v == "skipped" || v == "cancelled") return "\033[90m";
+  if (v == "unsupported") return "\033[33m";
+  if (v == "timeout" || v == "infra_error") return "\033[35m";
+  if (v.empty()) return "";
+  return "\033[31m";
+}
+
+std::string Reset() { return IsTty() ? "\033[0m" : ""; }
+
+size_t DisplayWidth(const std::string& s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\033') {  // a colour code: ESC [ ... m
+      while (i < s.size() && s[i] != 'm') ++i;
+      ++i;
+      continue;
+    }
+    uint32_t cp = c;
+    int len = 1;
+    if (c >= 0xF0) len = 4, cp = c & 0x07;
+    else if (c >= 0xE0) len = 3, cp = c & 0x0F;
+    else if (c >= 0xC0) len = 2, cp = c & 0x1F;
+    for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    i += len;
+    if (cp == 0xFE0F || cp == 0x200D || (cp >= 0x300 && cp < 0x370)) continue;  // selectors, joiners, accents
+    // East Asian wide and emoji-presentation code points take two columns (the ones a verdict uses
+    // and the common CJK blocks; exact tables are overkill for a results table).
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || cp == 0x231A || cp == 0x231B || (cp >= 0x23E9 && cp <= 0x23EC) ||
+                cp == 0x23F0 || cp == 0x23F3 || cp == 0x2705 || cp == 0x274C || cp == 0x274E || cp == 0x2753 ||
+                cp == 0x2B50 || cp == 0x2B55 || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
+                (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    n += wide ? 2 : 1;
+  }
+  return n;
+}
+
+void PrintTable(const std::vector<std::string>& head, const Rows& rows) {
+  std::vector<size_t> w(head.size(), 0);
+  for (size_t i = 0; i < head.size(); ++i) w[i] = DisplayWidth(head[i]);
+  for (auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], DisplayWidth(r[i]));
+  auto print = [&](const std::vector<std::string>& r) {
+    std::string line;
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(w[i] - DisplayWidth(r[i]) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  };
+  print(head);
+  for (auto& r : rows) print(r);
+}
+
+void PrintCsv(const std::vector<std::string>& head, const Rows& rows) {
+  std::cout << CsvLine(head);
+  for (auto& r : rows) std::cout << CsvLine(r);
+}
+
+std::string MarkdownCell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+void PrintMarkdown(const std::vector<std::string>& head, const Rows& rows) {
+  auto row = [](const std::vector<std::string>& r) {
+    std::string line = "|";
+    for (auto& c : r) line += " " + MarkdownCell(c) + " |";
+    std::cout << line << "\n";
+  };
+  row(head);
+  std::string sep = "|";
+  for (size_t i = 0; i < head.size(); ++i) sep += "---|";
+  std::cout << sep << "\n";
+  for (auto& r : rows) row(r);
+}
+
+void Print(const std::string& format, const std::vector<std::string>& head, const Rows& rows) {
+  if (format == "csv") PrintCsv(head, rows);
+  else if (format == "markdown") PrintMarkdown(head, rows);
+  else PrintTable(head, rows);
+}
+
+// ---- EventWatch ----
+
+EventWatch::EventWatch(std::string base, std::string token, std::string target)
+    : base_(std::move(base)), token_(std::move(token)), target_(std::move(target)),
+      stream_client_(std::make_unique<http::Client>(base_, token_)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+EventWatch::~EventWatch() {
+  std::unique_lock lk(mu_);
+  stop_ = true;
+  cv_.notify_all();
+  // The reader may be blocked in a read (or just about to connect): break the socket until it has
+  // noticed stop_. Each round waits on the exit condition, so this is not a sleep loop.
+  while (!exited_) {
+    lk.unlock();
+    stream_client_->Interrupt();
+    lk.lock();
+    cv_.wait_for(lk, std::chrono::milliseconds(20), [&] { return exited_; });
+  }
+  lk.unlock();
+  thread_.join();
+}
+
+void EventWatch::Feed(std::string_view chunk) {
+  std::lock_guard lock(mu_);
+  if (!connected_) {
+    connected_ = true;
+    cv_.notify_all();
+  }
+  buf_.append(chunk);
+  size_t end;
+  while ((end = buf_.find("\n\n")) != std::string::npos) {
+    std::string frame = buf_.substr(0, end);
+    buf_.erase(0, end + 2);
+    std::string data, event;
+    int64_t id = 0;
+    std::istringstream in(frame);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      auto field = [&](const char* name) -> std::optional<std::string> {
+        std::string p = std::string(name) + ":";
+        if (line.rfind(p, 0) != 0) return std::nullopt;
+        std::string v = line.substr(p.size());
+        if (!v.empty() && v[0] == ' ') v.erase(0, 1);
+        return v;
+      };
+      if (auto v = field("data")) data += *v;
+      else if (auto v = field("id")) id = std::atoll(v->c_str());
+      else if (auto v = field("event")) event = *v;
+    }
+    if (data.empty()) continue;  // comments (": keep-alive") and retry hints
+    if (id > 0) last_id_ = id;
+    last_ = json::parse(data, nullptr, false);
+    if (event == "overflow") {
+      // The daemon cut this reader off; Run reconnects with ?since=. Count it as a change, since
+      // events were dropped and the caller must re-read the state.
+      last_ = json();
+    }
+    ++gen_;
+    cv_.notify_all();
+  }
+}
+
+void EventWatch::Run() {
+  int failures = 0;
+  while (true) {
+    std::string target;
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) break;
+      ++connections_;
+      buf_.clear();
+      target = target_;
+      if (last_id_ > 0) target += (target.find('?') == std::string::npos ? "?" : "&") + ("since=" + std::to_string(last_id_));
+    }
+    // The daemon sends a keep-alive comment every 15 s; 45 s of silence means a dead connection.
+    auto r = stream_client_->Stream(
+        target,
+        [this](std::string_view chunk) {
+          Feed(chunk);
+          std::lock_guard lock(mu_);
+          return !stop_;
+        },
+        std::chrono::seconds(45));
+    std::unique_lock lk(mu_);
+    if (stop_) break;
+    if (r.ok() && *r == 200) failures = 0;
+    else ++failures;
+    // Reconnect at once after a clean end (daemon restart, overflow); back off while it is down.
+    // The wait is on stop_, so a destructor never waits out the backoff.
+    auto backoff = std::chrono::milliseconds(std::min(2000, 100 * (1 << std::min(failures, 5))));
+    if (failures > 0) cv_.wait_for(lk, backoff, [&] { return stop_; });
+  }
+  std::lock_guard lock(mu_);
+  exited_ = true;
+  cv_.notify_all();
+}
+
+bool EventWatch::WaitConnected(std::chrono::milliseconds timeout) {
+  std::unique_lock lk(mu_);
+  return cv_.wait_for(lk, timeout, [&] { return connected_; });
+}
+
+uint64_t EventWatch::generation() {
+  std::lock_guard lock(mu_);
+  return gen_;
+}
+
+uint64_t EventWatch::Wait(uint64_t seen, std::chrono::milliseconds timeout) {
+  std::unique_lock lk(mu_);
+  cv_.wait_for(lk, timeout, [&] { return gen_ > seen || stop_; });
+  return gen_;
+}
+
+json EventWatch::last() {
+  std::lock_guard lock(mu_);
+  return last_;
+}
+
+int EventWatch::connections() {
+  std::lock_guard lock(mu_);
+  return connections_;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,60 @@
+// GPU inventory and matching: what a node has, what a trial needs, and the hardware class a result
+// is filed under ("NVIDIA H200 · sm_90 · x1").
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/suite.h"
+#include "core/status.h"
+
+namespace gauntlet {
+
+struct Gpu {
+  int index = 0;
+  std::string name, uuid;
+  int cc_major = 0, cc_minor = 0;
+  int64_t memory_mb = 0;
+  std::string Arch() const;  // "sm_90"
+};
+
+struct Inventory {
+  std::vector<Gpu> gpus;
+  std::map<std::string, std::string> labels;
+  std::string driver, cuda;
+};
+
+// Parses DESIGN.md's inventory format; errors name the field.
+Result<Inventory> ParseInventory(const nlohmann::json& j);
+nlohmann::json InventoryJson(const Inventory& inv);
+
+// What one trial asks of a node: the suite's requirements narrowed by the sweep's target.
+struct Need {
+  int gpus = 0;
+  std::vector<std::string> arch;
+  double min_memory_gb = 0;
+  std::map<std::string, std::string> labels;
+  std::string gpu_name;  // glob
+};
+
+// Combines a suite's requirements with a target (the target's fields win where given).
+Need MakeNeed(const Requirements& suite, const Requirements& target, const std::string& gpu_name_glob);
+
+// True if the GPU can serve `need` (arch, memory, name glob).
+bool GpuFits(const Gpu& g, const Need& need);
+// True if the node's labels carry every label `need` asks for.
+bool LabelsFit(const std::map<std::string, std::string>& labels, const Need& need);
+// Picks `need.gpus` GPUs among `free` (indices into inv.gpus' index values) that fit; empty
+// optional if the node can't serve it now. With need.gpus == 0 returns an empty pick.
+std::optional<std::vector<int>> PickGpus(const Inventory& inv, const std::vector<int>& free, const Need& need);
+// True if the node could ever serve `need` (all its GPUs free).
+bool CouldEverFit(const Inventory& inv, const Need& need);
+
+// "NVIDIA H200 · sm_90 · x1"; "cpu" for a trial that uses no GPU.
+std::string HardwareClass(const Inventory& inv, const std::vector<int>& gpus);
+// A node's own class: all of its GPUs ("cpu" if none).
+std::string NodeHardware(const Inventory& inv);
+
+}  // namespace gauntlet

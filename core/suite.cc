@@ -1,0 +1,297 @@
+#include "core/suite.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/signature_rule.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+const std::regex kArch("^sm_[0-9]{2,3}[af]?$");
+
+
+Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
+  std::string f = "parameters." + name;
+  p->name = name;
+  static const std::regex kName("^[A-Za-z_][A-Za-z0-9_]*$");
+  if (!std::regex_match(name, kName)) return Status::Invalid("parameter names are identifiers", f);
+  if (v.is_array()) {
+    if (v.empty()) return Status::Invalid("value list is empty", f);
+    for (size_t i = 0; i < v.size(); ++i) {
+      auto s = ScalarString(v[i]);
+      if (!s) return Status::Invalid("values must be strings or numbers", f + "[" + std::to_string(i) + "]");
+      if (std::find(p->values.begin(), p->values.end(), *s) != p->values.end())
+        return Status::Invalid("duplicate value '" + *s + "'", f);
+      p->values.push_back(*s);
+    }
+    return Status::Ok();
+  }
+  if (!v.is_object()) return Status::Invalid("a parameter is a list of values or an object", f);
+  if (v.contains("values")) {
+    ParamSpec inner;
+    if (Status s = ParseParam(name, v["values"], &inner); !s.ok()) return Status::Invalid(s.message(), f + ".values");
+    p->values = inner.values;
+  }
+  if (v.contains("pattern")) {
+    if (!v["pattern"].is_string()) return Status::Invalid("pattern must be a string", f + ".pattern");
+    try {
+      std::regex re(v["pattern"].get<std::string>());
+    } catch (const std::regex_error& e) {
+      return Status::Invalid(std::string("bad pattern: ") + e.what(), f + ".pattern");
+    }
+    p->pattern = v["pattern"].get<std::string>();
+  }
+  if (v.contains("default")) {
+    auto s = ScalarString(v["default"]);
+    if (!s) return Status::Invalid("default must be a string or number", f + ".default");
+    p->def = *s;
+  }
+  if (p->values.empty() && !p->pattern) return Status::Invalid("needs values or a pattern", f);
+  if (p->values.empty() && !p->def) return Status::Invalid("a pattern-only parameter needs a default", f);
+  if (p->def && !p->Accepts(*p->def)) return Status::Invalid("default is not an accepted value", f + ".default");
+  return Status::Ok();
+}
+}  // namespace
+
+std::optional<std::string> ScalarString(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return v.dump();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return std::nullopt;
+}
+
+bool ParamSpec::Accepts(const std::string& v) const {
+  if (std::find(values.begin(), values.end(), v) != values.end()) return true;
+  if (!pattern) return false;
+  return std::regex_match(v, std::regex(*pattern));
+}
+
+const ParamSpec* Suite::Param(const std::string& n) const {
+  for (const auto& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+namespace {
+// The length of an identifier placeholder "{name}" starting at s[i] ('{'), or 0 if there is none:
+// braces around anything else (a Python dict in an argv element) are literal text.
+size_t PlaceholderAt(const std::string& s, size_t i) {
+  size_t j = i + 1;
+  if (j >= s.size() || !(isalpha(static_cast<unsigned char>(s[j])) || s[j] == '_')) return 0;
+  while (j < s.size() && (isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+  return j < s.size() && s[j] == '}' ? j - i + 1 : 0;
+}
+}  // namespace
+
+std::vector<std::string> PlaceholdersIn(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '{') continue;
+    if (i + 1 < s.size() && s[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    if (size_t n = PlaceholderAt(s, i)) {
+      out.push_back(s.substr(i + 1, n - 2));
+      i += n - 1;
+    }
+  }
+  return out;
+}
+
+std::string Substitute(const std::string& s, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '{') {
+      if (size_t n = PlaceholderAt(s, i)) {
+        auto it = vars.find(s.substr(i + 1, n - 2));
+        if (it != vars.end()) {
+          out += it->second;
+          i += n - 1;
+          continue;
+        }
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+Status ParseRequirements(const json& j, const std::string& f, Requirements* r) {
+  if (!j.is_object()) return Status::Invalid("must be an object", f);
+  for (auto& [k, v] : j.items()) {
+    if (k == "gpus") {
+      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 64)
+        return Status::Invalid("gpus is an integer from 0 to 64", f + ".gpus");
+      r->gpus = v.get<int>();
+    } else if (k == "arch") {
+      json arr = v.is_string() ? json::array({v}) : v;
+      if (!arr.is_array()) return Status::Invalid("arch is a list like [\"sm_90\"]", f + ".arch");
+      for (auto& a : arr) {
+        if (!a.is_string() || !std::regex_match(a.get<std::string>(), kArch))
+          return Status::Invalid("arch is written sm_XY (e.g. sm_90, sm_120)", f + ".arch");
+        r->arch.push_back(a.get<std::string>());
+      }
+    } else if (k == "min_memory_gb") {
+      if (!v.is_number() || v.get<double>() < 0) return Status::Invalid("min_memory_gb is a number", f + "." + k);
+      r->min_memory_gb = v.get<double>();
+    } else if (k == "labels") {
+      if (!v.is_object()) return Status::Invalid("labels is an object of strings", f + ".labels");
+      for (auto& [lk, lv] : v.items()) {
+        if (!lv.is_string()) return Status::Invalid("label values are strings", f + ".labels." + lk);
+        r->labels[lk] = lv.get<std::string>();
+      }
+    } else {
+      return Status::Invalid("unknown field", f + "." + k);
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// name, version, description, requires, parameters.
+Status ParseHeader(const json& j, Suite* s) {
+  if (!j.contains("name") || !j["name"].is_string()) return Status::Invalid("name is required", "name");
+  s->name = j["name"];
+  static const std::regex kSuiteName("^[a-z0-9][a-z0-9._-]{0,63}$");
+  if (!std::regex_match(s->name, kSuiteName))
+    return Status::Invalid("name is lower-case letters, digits, '.', '_' or '-'", "name");
+  if (j.contains("version")) {
+    if (!j["version"].is_number_integer() || j["version"].get<int>() < 1)
+      return Status::Invalid("version is a positive integer", "version");
+    s->version = j["version"];
+  }
+  if (j.contains("description")) {
+    if (!j["description"].is_string()) return Status::Invalid("description is a string", "description");
+    s->description = j["description"];
+  }
+  if (j.contains("requires"))
+    if (Status st = ParseRequirements(j["requires"], "requires", &s->requires_); !st.ok()) return st;
+  if (!j.contains("parameters") || !j["parameters"].is_object())
+    return Status::Invalid("parameters is an object", "parameters");
+  for (auto& [name, v] : j["parameters"].items()) {
+    ParamSpec p;
+    if (Status st = ParseParam(name, v, &p); !st.ok()) return st;
+    s->params.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// An argv whose every placeholder names a parameter or a built-in (`known`); copied to `out` if given.
+Status CheckArgv(const json& argv, const std::string& f, const std::set<std::string>& known,
+                 std::vector<std::string>* out) {
+  if (!argv.is_array() || argv.empty()) return Status::Invalid("argv is a non-empty list of strings", f);
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string fi = f + "[" + std::to_string(i) + "]";
+    if (!argv[i].is_string()) return Status::Invalid("argv elements are strings", fi);
+    for (auto& ph : PlaceholdersIn(argv[i]))
+      if (!known.count(ph)) return Status::Invalid("placeholder {" + ph + "} names no parameter", fi);
+    if (out) out->push_back(argv[i]);
+  }
+  return Status::Ok();
+}
+
+// A server stage's own fields: ready, smoke, bench.
+Status CheckServerStage(const json& st, const std::string& f) {
+  if (st.contains("ready") && !st["ready"].is_object()) return Status::Invalid("ready is an object", f + ".ready");
+  if (st.contains("smoke")) {
+    if (!st["smoke"].is_array()) return Status::Invalid("smoke is a list", f + ".smoke");
+    for (size_t k = 0; k < st["smoke"].size(); ++k) {
+      const json& sm = st["smoke"][k];
+      std::string fk = f + ".smoke[" + std::to_string(k) + "]";
+      if (!sm.is_object() || !sm.contains("prompt") || !sm["prompt"].is_string())
+        return Status::Invalid("a smoke entry needs a prompt", fk);
+      if (sm.contains("regex")) {
+        try {
+          std::regex re(sm["regex"].get<std::string>());
+        } catch (const std::exception& e) {
+          return Status::Invalid(std::string("bad regex: ") + e.what(), fk + ".regex");
+        }
+      }
+    }
+  }
+  if (st.contains("bench") && !st["bench"].is_object()) return Status::Invalid("bench is an object", f + ".bench");
+  return Status::Ok();
+}
+
+// stages[i], named `f`; `s` holds the parameters already.
+Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, const std::set<std::string>& known) {
+  if (!st.is_object()) return Status::Invalid("a stage is an object", f);
+  Stage stage;
+  stage.spec = st;
+  if (!st.contains("name") || !st["name"].is_string() || st["name"].get<std::string>().empty())
+    return Status::Invalid("name is required", f + ".name");
+  stage.name = st["name"];
+  stage.kind = st.value("kind", "");
+  if (stage.kind != "command" && stage.kind != "server")
+    return Status::Invalid("unknown stage kind '" + stage.kind + "' (command or server)", f + ".kind");
+  if (st.contains("timeout_s")) {
+    if (!st["timeout_s"].is_number() || st["timeout_s"].get<double>() <= 0)
+      return Status::Invalid("timeout_s is a positive number", f + ".timeout_s");
+    stage.timeout_s = static_cast<int>(st["timeout_s"].get<double>());
+  }
+  if (st.contains("gate_on")) {
+    if (!st["gate_on"].is_array()) return Status::Invalid("gate_on is a list of parameter names", f + ".gate_on");
+    for (auto& g : st["gate_on"]) {
+      if (!g.is_string() || !s.Param(g.get<std::string>()))
+        return Status::Invalid("gate_on names no parameter", f + ".gate_on");
+      stage.gate_on.push_back(g);
+    }
+  }
+  if (Status e = CheckArgv(st.value("argv", json()), f + ".argv", known, &stage.argv); !e.ok()) return e;
+  if (st.contains("env")) {
+    if (!st["env"].is_object()) return Status::Invalid("env is an object of strings", f + ".env");
+    for (auto& [k, v] : st["env"].items())
+      if (!v.is_string()) return Status::Invalid("env values are strings", f + ".env." + k);
+  }
+  if (stage.kind == "server")
+    if (Status e = CheckServerStage(st, f); !e.ok()) return e;
+  return stage;
+}
+
+}  // namespace
+
+Result<Suite> ParseSuite(const json& j) {
+  Suite s;
+  if (!j.is_object()) return Status::Invalid("a suite is a JSON object", "");
+  if (Status st = ParseHeader(j, &s); !st.ok()) return st;
+  std::set<std::string> known;
+  for (auto& p : s.params) known.insert(p.name);
+  for (auto& b : BuiltinPlaceholders()) known.insert(b);
+  if (j.contains("fingerprint")) {
+    const json& fp = j["fingerprint"];
+    if (!fp.is_object() || !fp.contains("argv")) return Status::Invalid("fingerprint needs argv", "fingerprint");
+    if (Status st = CheckArgv(fp["argv"], "fingerprint.argv", known, nullptr); !st.ok()) return st;
+  }
+  if (!j.contains("stages") || !j["stages"].is_array() || j["stages"].empty())
+    return Status::Invalid("stages is a non-empty list", "stages");
+  std::set<std::string> stage_names;
+  for (size_t i = 0; i < j["stages"].size(); ++i) {
+    const std::string f = "stages[" + std::to_string(i) + "]";
+    auto stage = ParseStage(j["stages"][i], f, s, known);
+    if (!stage.ok()) return stage.status();
+    if (!stage_names.insert(stage->name).second) return Status::Invalid("duplicate stage name", f + ".name");
+    s.stages.push_back(std::move(*stage));
+  }
+  if (auto rules = ParseSignatureRules(j.contains("signatures") ? j["signatures"] : json()); !rules.ok())
+    return rules.status();
+  static const std::set<std::string> kTop = {"name", "version", "description", "requires", "parameters",
+                                             "fingerprint", "stages", "signatures", "key_metric", "cost_s"};
+  for (auto& [k, v] : j.items())
+    if (!kTop.count(k)) return Status::Invalid("unknown field", k);
+  s.definition = j;
+  return s;
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,77 @@
+// The suite model (DESIGN.md "Suite format"): parsing and validation of a suite definition.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace gauntlet {
+
+struct ParamSpec {
+  std::string name;
+  std::vector<std::string> values;     // declared values, in order; may be empty when pattern is set
+  std::optional<std::string> pattern;  // ECMAScript regex a free value must fully match
+  std::optional<std::string> def;      // default when a sweep omits the parameter
+  // True if `v` is declared or matches the pattern.
+  bool Accepts(const std::string& v) const;
+};
+
+struct Requirements {
+  int gpus = 0;                         // 0: runs on any node, CPU-only included
+  std::vector<std::string> arch;        // "sm_90", "sm_120"; empty: any
+  double min_memory_gb = 0;             // per GPU
+  std::map<std::string, std::string> labels;
+};
+
+struct Stage {
+  std::string name;
+  std::string kind;  // "command" or "server"
+  int timeout_s = 3600;
+  std::vector<std::string> gate_on;
+  std::vector<std::string> argv;
+  nlohmann::json spec;  // the whole stage object (ready, smoke, bench, env...) for the worker
+};
+
+struct Suite {
+  int64_t id = 0;  // store id of this version; 0 before it is stored
+  std::string name;
+  int version = 1;
+  std::string description;
+  Requirements requires_;
+  std::vector<ParamSpec> params;  // in declaration order
+  std::vector<Stage> stages;
+  nlohmann::json definition;      // the canonical definition as given
+  std::string source_dir;         // folder the suite was loaded from ({suite_dir}); empty if PUT
+
+  const ParamSpec* Param(const std::string& name) const;
+};
+
+// Placeholders every argv may use besides parameter names.
+inline const std::vector<std::string>& BuiltinPlaceholders() {
+  static const std::vector<std::string> k = {"port", "suite_dir", "workdir", "trial_id", "gpus", "node"};
+  return k;
+}
+
+// A JSON scalar as the string parameters are stored as ("1", "0.5", "true"); nullopt for arrays,
+// objects and null.
+std::optional<std::string> ScalarString(const nlohmann::json& v);
+
+// Parses and validates a suite; errors name the field at fault (e.g. "stages[1].kind").
+Result<Suite> ParseSuite(const nlohmann::json& j);
+
+// Parses the requirements object shared by suites ("requires") and sweep targets.
+Status ParseRequirements(const nlohmann::json& j, const std::string& field, Requirements* out);
+
+// Returns the placeholder names in an argv element ("{a}-{b}" -> a, b). Only "{identifier}" is a
+// placeholder; other braces are literal, and "{{" / "}}" write literal braces.
+std::vector<std::string> PlaceholdersIn(const std::string& s);
+
+// Substitutes placeholders; unknown names are left as written. Never goes through a shell.
+std::string Substitute(const std::string& s, const std::map<std::string, std::string>& vars);
+
+}  // namespace gauntlet

@@ -1,0 +1,50 @@
+// Sweep requests (DESIGN.md "Sweep request"): validation against a suite and expansion into trials.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/suite.h"
+#include "core/status.h"
+
+namespace gauntlet {
+
+using Config = std::map<std::string, std::string>;  // parameter -> value (ordered: canonical)
+
+struct Target {
+  Requirements req;      // gpus (0 = the suite's), arch, min_memory_gb, labels
+  std::string gpu_name;  // glob on the GPU model name, e.g. "NVIDIA H200*"
+  nlohmann::json raw;    // as submitted, for display
+};
+
+struct SweepRequest {
+  std::string suite;
+  std::string name;
+  std::map<std::string, std::vector<std::string>> parameters;
+  std::vector<Config> include, exclude;
+  std::vector<Target> targets;  // never empty after parsing: {} means any matching node
+  int repeats = 1;
+  int priority = 0;
+  bool prune = true;
+  bool reuse = true;
+  int64_t max_trials = 10000;
+  int max_attempts = 3;
+};
+
+// Upper bound on max_trials a request may ask for.
+inline constexpr int64_t kTrialLimit = 1000000;
+
+// Parses the request's shape (types, ranges); does not need the suite. Errors name the field.
+Result<SweepRequest> ParseSweepRequest(const nlohmann::json& j);
+
+// Validates values against `suite` and expands the grid: configs in a stable order (parameters in
+// the suite's declaration order). Trial count = configs x targets x repeats, checked against max_trials.
+Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req);
+
+// "a=x&b=y" in parameter-name order: the key that reuse, history and the matrix group by.
+std::string ConfigKey(const Config& c);
+nlohmann::json ConfigJson(const Config& c);
+
+}  // namespace gauntlet

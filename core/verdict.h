@@ -1,0 +1,41 @@
+// The verdict vocabulary (DESIGN.md "Trial lifecycle"): the one list of verdicts, in display order,
+// with each one's severity and role. Every C++ layer reads it from here and the daemon serves it to
+// the dashboard (GET /js/vocabulary.js), so no other file spells the list out.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gauntlet {
+
+struct VerdictInfo {
+  std::string_view name;    // "wrong_output"
+  std::string_view label;   // "wrong output": how a person reads it
+  std::string_view family;  // ok | warn | bad | infra | none: the dashboard's colour family
+  // How bad it is, for "got worse" (regressions) and for choosing among verdicts:
+  // passed 0 < timeout, infra_error 1 < unsupported 2 < crashed, wrong_output, oom 3.
+  // -1: says nothing about the config (cancelled, skipped).
+  int severity;
+  bool judged;      // a deterministic finding about the config on its hardware: reusable, prunes
+  bool reported;    // a worker may report it as a trial's result
+  bool rule;        // a suite's signature rule may assign it (the scheduler's own never)
+};
+
+// Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
+const std::vector<VerdictInfo>& Verdicts();
+// The verdict called `name`, or nullptr. Thread-safe (immutable data).
+const VerdictInfo* FindVerdict(std::string_view name);
+bool IsVerdict(std::string_view name);
+// Severity of `name` as in VerdictInfo; -1 for an unknown or empty name.
+int VerdictSeverity(std::string_view name);
+// Names of the verdicts for which `pick` is true, in display order.
+std::vector<std::string> VerdictNames(bool (*pick)(const VerdictInfo&) = nullptr);
+// "a, b, c": for error messages that list the allowed values.
+std::string JoinNames(const std::vector<std::string>& names);
+// The whole vocabulary as JSON (what the dashboard loads): {"verdicts": [{name, label, family,
+// severity, judged, reported, rule}, ...]}.
+nlohmann::json VocabularyJson();
+
+}  // namespace gauntlet

@@ -1,0 +1,77 @@
+#include "http/auth.h"
+
+#include <openssl/evp.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace gauntlet::http {
+
+std::string RoleName(Role r) {
+  switch (r) {
+    case Role::kPublic: return "public";
+    case Role::kRead: return "read";
+    case Role::kSubmit: return "submit";
+    case Role::kWorker: return "worker";
+    case Role::kAdmin: return "admin";
+  }
+  return "?";
+}
+
+std::optional<Role> ParseRole(const std::string& s) {
+  if (s == "read") return Role::kRead;
+  if (s == "submit") return Role::kSubmit;
+  if (s == "worker") return Role::kWorker;
+  if (s == "admin") return Role::kAdmin;
+  return std::nullopt;
+}
+
+bool Allows(Role have, Role need) {
+  if (have == Role::kAdmin || have == need || need == Role::kRead || need == Role::kPublic) return true;
+  return false;
+}
+
+std::string Sha256Hex(const std::string& s) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 15];
+  }
+  return out;
+}
+
+Result<Auth> Auth::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Invalid("cannot read tokens file " + path, "--tokens");
+  Auth a;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    std::istringstream ss(line);
+    std::string role, hash;
+    if (!(ss >> role)) continue;
+    auto r = ParseRole(role);
+    if (!r || !(ss >> hash) || hash.rfind("sha256:", 0) != 0 || hash.size() != 7 + 64)
+      return Status::Invalid(path + ":" + std::to_string(n) + ": expected 'ROLE sha256:HEX [NAME]' with ROLE one of "
+                             "read, submit, worker, admin", "--tokens");
+    a.by_hash_[hash.substr(7)] = *r;
+  }
+  if (a.by_hash_.empty()) return Status::Invalid(path + " holds no tokens", "--tokens");
+  return a;
+}
+
+std::optional<Role> Auth::Check(const std::string& authorization) const {
+  static const std::string kBearer = "Bearer ";
+  if (authorization.rfind(kBearer, 0) != 0) return std::nullopt;
+  auto it = by_hash_.find(Sha256Hex(authorization.substr(kBearer.size())));
+  if (it == by_hash_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace gauntlet::http

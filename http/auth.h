@@ -1,0 +1,37 @@
+// Bearer tokens with roles (DESIGN.md "Security"), read from a tokens file that stores only hashes.
+//
+// Tokens file: one token per line, `ROLE sha256:HEX [NAME]`; '#' starts a comment. `gauntlet token`
+// makes a token and prints its line. Roles: read < submit < admin; worker is separate (+ read).
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "core/status.h"
+
+namespace gauntlet::http {
+
+// kPublic: no token needed even where tokens are on (the static dashboard files hold no data).
+enum class Role { kPublic, kRead, kSubmit, kWorker, kAdmin };
+
+std::string RoleName(Role r);
+std::optional<Role> ParseRole(const std::string& s);
+// True if a token with role `have` may call a route that needs `need`.
+bool Allows(Role have, Role need);
+// Lower-case hex SHA-256 of `s`.
+std::string Sha256Hex(const std::string& s);
+
+class Auth {
+ public:
+  // Loads the tokens file; errors name the line at fault.
+  static Result<Auth> Load(const std::string& path);
+  // The role of the token in an "Authorization: Bearer T" header value, or nullopt.
+  // Thread-safe (immutable after Load).
+  std::optional<Role> Check(const std::string& authorization) const;
+  size_t size() const { return by_hash_.size(); }
+
+ private:
+  std::unordered_map<std::string, Role> by_hash_;
+};
+
+}  // namespace gauntlet::http

@@ -1,0 +1,148 @@
+#include "http/http.h"
+
+namespace gauntlet::http {
+
+std::optional<std::string> Request::Query(const std::string& key) const {
+  auto it = query.find(key);
+  if (it == query.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Request::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+bool Deferred::Complete(Response r) {
+  std::function<void(Response)> cb;
+  {
+    std::lock_guard lock(mu_);
+    if (done_) return false;
+    done_ = true;
+    if (!cb_) {
+      ready_ = std::move(r);
+      return true;
+    }
+    cb = std::move(cb_);
+  }
+  cb(std::move(r));
+  return true;
+}
+
+void Deferred::Wait(std::function<void(Response)> cb) {
+  std::optional<Response> r;
+  {
+    std::lock_guard lock(mu_);
+    if (ready_) r = std::move(ready_);
+    else cb_ = std::move(cb);
+  }
+  if (r) cb(std::move(*r));
+}
+
+void Deferred::Expire() {
+  std::function<void(Response)> cb;
+  {
+    std::lock_guard lock(mu_);
+    if (done_) return;
+    done_ = true;
+    cb = std::move(cb_);
+  }
+  if (on_abandon) on_abandon();
+  if (cb) cb(on_timeout_());
+}
+
+std::optional<Response> Deferred::TakeReady() {
+  std::lock_guard lock(mu_);
+  std::optional<Response> r = std::move(ready_);
+  ready_.reset();
+  return r;
+}
+
+Response Later(std::shared_ptr<Deferred> d) {
+  if (auto r = d->TakeReady()) return std::move(*r);
+  Response out;
+  out.deferred = std::move(d);
+  return out;
+}
+
+bool Deferred::done() const {
+  std::lock_guard lock(mu_);
+  return done_;
+}
+
+Response Problem(int status, const std::string& title, const std::string& detail, const std::string& field) {
+  nlohmann::json j = {{"type", "about:blank"}, {"title", title}, {"status", status}, {"detail", detail}};
+  if (!field.empty()) j["field"] = field;
+  Response r;
+  r.status = status;
+  r.content_type = "application/problem+json";
+  r.body = j.dump();
+  return r;
+}
+
+Response Text(int status, std::string content_type, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+Response NoContent() { return Text(204, "application/json", ""); }
+
+Response Json(int status, const nlohmann::json& body) {
+  Response r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+nlohmann::json ParseJson(const std::string& body, int max_depth) {
+  struct TooDeep {};
+  try {
+    return nlohmann::json::parse(body, [max_depth](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > max_depth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    throw BadJson("JSON is nested deeper than " + std::to_string(max_depth) + " levels");
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    throw BadJson("malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+  }
+}
+
+std::string UrlDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') out += ' ';
+    else if (s[i] == '%' && i + 2 < s.size() && isxdigit(s[i + 1]) && isxdigit(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else out += s[i];
+  }
+  return out;
+}
+
+std::string ReasonPhrase(int s) {
+  switch (s) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 422: return "Unprocessable Entity";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status " + std::to_string(s);
+  }
+}
+
+}  // namespace gauntlet::http

@@ -1,0 +1,55 @@
+// A small blocking HTTP/1.1 client (Boost.Beast) for the CLI and the worker: one keep-alive
+// connection, reconnected on failure. Not thread-safe: one client per thread.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <string_view>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace gauntlet::http {
+
+struct ClientResponse {
+  int status = 0;
+  std::string body;
+  std::string content_type;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string Header(const std::string& name) const;  // case-insensitive; empty if absent
+};
+
+class Client {
+ public:
+  // `base` is "http://host:port" (a path prefix is allowed); `token` may be empty.
+  Client(std::string base, std::string token);
+  ~Client();
+  // Sends a request and returns the answer; Unavailable when the server can't be reached or the
+  // connection broke (callers decide whether to retry). `timeout` bounds the whole exchange.
+  Result<ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body = {},
+                              const std::string& content_type = "application/json",
+                              std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Streams a GET (for SSE): calls `on_data` with each chunk of body as it arrives, until it returns
+  // false, the server ends the stream, or an error. Returns the status line's code or an error.
+  Result<int> Stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
+                     std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
+  // The same with any method and a JSON body (streamed completions). On a non-200 answer the body
+  // is passed to on_data whole, then the status is returned.
+  Result<int> StreamRequest(const std::string& method, const std::string& target, const std::string& body,
+                            const std::function<bool(std::string_view)>& on_data,
+                            std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
+  const std::string& base() const { return base_; }
+  // Breaks a call in progress on another thread (it returns Unavailable). The one thread-safe method.
+  void Interrupt();
+
+ private:
+  struct Impl;
+  std::string base_, token_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// URL-encodes a query value.
+std::string UrlEncode(const std::string& s);
+
+}  // namespace gauntlet::http

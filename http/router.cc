@@ -1,0 +1,77 @@
+#include "http/router.h"
+
+#include <spdlog/spdlog.h>
+
+namespace gauntlet::http {
+
+bool Router::Match(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params) {
+  size_t pi = 0, si = 0;
+  params->clear();
+  while (pi < pattern.size() && si <= path.size()) {
+    if (pattern.compare(pi, 2, "/*") == 0 && pi + 2 == pattern.size()) {
+      if (si < path.size() && path[si] != '/') return false;
+      (*params)["*"] = si < path.size() ? path.substr(si + 1) : "";
+      return true;
+    }
+    if (pattern[pi] == '{') {
+      size_t end = pattern.find('}', pi);
+      size_t seg_end = path.find('/', si);
+      if (seg_end == std::string::npos) seg_end = path.size();
+      if (seg_end == si) return false;
+      (*params)[pattern.substr(pi + 1, end - pi - 1)] = UrlDecode(path.substr(si, seg_end - si));
+      pi = end + 1;
+      si = seg_end;
+      continue;
+    }
+    if (si >= path.size() || pattern[pi] != path[si]) return false;
+    ++pi;
+    ++si;
+  }
+  return pi == pattern.size() && si == path.size();
+}
+
+Response Router::Dispatch(Request& req) const {
+  std::vector<std::string> allowed;
+  const Route* hit = nullptr;
+  std::map<std::string, std::string> params;
+  for (const auto& r : routes_) {
+    std::map<std::string, std::string> p;
+    if (!Match(r.pattern, req.path, &p)) continue;
+    bool method_ok = r.method == req.method || (r.method == "GET" && req.method == "HEAD");
+    if (method_ok && !hit) {
+      hit = &r;
+      params = std::move(p);
+    }
+    allowed.push_back(r.method);
+  }
+  if (!hit) {
+    if (allowed.empty()) return Problem(404, "Not Found", "no route for " + req.path);
+    std::string allow;
+    for (auto& m : allowed)
+      if (allow.find(m) == std::string::npos) allow += (allow.empty() ? "" : ", ") + m;
+    Response r = Problem(405, "Method Not Allowed", req.method + " is not allowed on " + req.path + "; use " + allow);
+    r.headers.emplace_back("Allow", allow);
+    return r;
+  }
+  req.params = std::move(params);
+  if (auth_ && hit->role != Role::kPublic) {
+    auto who = auth_->Check(req.Header("authorization"));
+    if (!who) return Problem(401, "Unauthorized", "a bearer token is required (Authorization: Bearer TOKEN)");
+    if (!Allows(*who, hit->role))
+      return Problem(403, "Forbidden", "the token's role '" + RoleName(*who) + "' may not do this; it needs '" +
+                                           RoleName(hit->role) + "'");
+    req.role = RoleName(*who);
+  } else {
+    req.role = "admin";
+  }
+  try {
+    return hit->handler(req);
+  } catch (const BadJson& e) {
+    return Problem(400, "Bad Request", e.what(), "body");
+  } catch (const std::exception& e) {
+    spdlog::error("{} {}: handler failed: {}", req.method, req.path, e.what());
+    return Problem(500, "Internal Server Error", "the server failed to answer; see its log");
+  }
+}
+
+}  // namespace gauntlet::http

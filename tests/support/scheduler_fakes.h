@@ -1,0 +1,70 @@
+// Test doubles for the scheduler's two seams (daemon/scheduler.h): a clock the test moves by hand and
+// a store that keeps what the scheduler wrote in memory. Shared by tests/unit and bench/scheduler.
+// Not thread-safe, as the scheduler itself is not.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/scheduler.h"
+
+namespace gauntlet::test {
+
+class FakeClock : public Clock {
+ public:
+  int64_t now = 1'700'000'000'000;
+  int64_t NowMs() override { return now; }
+};
+
+// Accepts every write (unless fail_leases) and records it when `record` is set; counts skipped trials
+// always. FindReusable answers `reusable` for every config.
+class FakeSchedulerStore : public SchedulerStore {
+ public:
+  bool record = true;  // off for benchmarks: the scheduler's own work is what they time
+  bool fail_leases = false;
+  std::optional<ResultRow> reusable;
+  int64_t skipped = 0;
+  std::vector<int64_t> leased, requeued, finished;
+  std::map<int64_t, std::string> verdicts;
+  std::map<int64_t, std::optional<int64_t>> evidence;
+  std::map<int64_t, std::string> node_states;
+
+  Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&,
+               const std::string&) override {
+    if (fail_leases) return Status::Internal("disk full");
+    if (record) leased.push_back(trial);
+    return Status::Ok();
+  }
+  Status Requeue(int64_t trial, int) override {
+    if (record) requeued.push_back(trial);
+    return Status::Ok();
+  }
+  Status Finish(const ResultRow& r, std::optional<int64_t> e) override {
+    if (record) Note(r.trial_id, r.verdict, e);
+    return Status::Ok();
+  }
+  Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string&,
+                    std::optional<int64_t> e, const std::string&) override {
+    skipped += static_cast<int64_t>(trials.size());
+    if (record)
+      for (int64_t id : trials) Note(id, verdict, e);
+    return Status::Ok();
+  }
+  Status SetNodeState(int64_t node, const std::string& state, const std::string&) override {
+    if (record) node_states[node] = state;
+    return Status::Ok();
+  }
+  std::optional<ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
+    return reusable;
+  }
+
+ private:
+  void Note(int64_t trial, const std::string& verdict, std::optional<int64_t> e) {
+    finished.push_back(trial);
+    verdicts[trial] = verdict;
+    evidence[trial] = e;
+  }
+};
+
+}  // namespace gauntlet::test
