@@ -195,69 +195,83 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     dq.erase(dq.begin() + static_cast<long>(k));
     --queued_count_;
     const std::string hardware = HardwareClass(node.inv, *pick);
-    if (sw.info.reuse && t.reuse) {
-      if (auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node.id)) {
-        ResultRow r = *prior;
-        r.trial_id = t.id;
-        r.attempt = t.attempt + 1;
-        r.finished_at = clock_.NowMs();
-        r.node_id.reset();
-        int64_t evidence = prior->trial_id;
-        r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
-        if (Status s = store_.Finish(r, evidence); !s.ok()) {
-          dq.push_front(std::move(t));
-          ++queued_count_;
-          *err = s;
-          return std::nullopt;
-        }
-        if (reused) reused->push_back(t.id);
-        // A reused verdict settles as much as the same verdict reported now would: without this,
-        // a second identical sweep would run the configs the first one's pruning skipped.
-        if (sw.info.prune) {
-          ReportOutcome pruned;
-          Prune(sw, t, t.id, hardware, r, &pruned);
-          if (reused) reused->insert(reused->end(), pruned.skipped.begin(), pruned.skipped.end());
-        }
-        it = sw.by_target.begin();  // this one is settled (the deque may be gone); look again
-        continue;
-      }
-    }
-    Grant g;
-    g.trial = t.id;
-    g.lease = NewLeaseId();
-    g.epoch = next_epoch_++;
-    g.gpus = *pick;
-    g.hardware = hardware;
-    g.attempt = t.attempt + 1;
-    const int64_t deadline = clock_.NowMs() + opts_.lease_ttl_ms;
-    if (Status s = store_.Lease(t.id, node.id, g.lease, g.epoch, deadline, JoinInts(g.gpus), hardware); !s.ok()) {
+    const bool settled = sw.info.reuse && t.reuse && SettleByReuse(sw, t, hardware, node.id, reused, err);
+    std::optional<Grant> g;
+    if (!settled && err->ok()) g = GrantLease(sw, t, node, *pick, hardware, err);
+    if (!err->ok()) {  // the store failed: the trial stays queued, at the front
       dq.push_front(std::move(t));
       ++queued_count_;
-      *err = s;
       return std::nullopt;
     }
-    for (int x : g.gpus) node.busy_gpus.insert(x);
-    lease_wait_sum_ms_ += clock_.NowMs() - t.queued_at;
-    ++lease_wait_count_;
-    ActiveLease l;
-    l.trial = t.id;
-    l.node = node.id;
-    l.sweep = sw.info.id;
-    l.epoch = g.epoch;
-    l.deadline = deadline;
-    l.lease = g.lease;
-    l.gpus = g.gpus;
-    l.hardware = hardware;
-    t.attempt = g.attempt;
-    l.spec = std::move(t);
-    lease_of_trial_[l.trial] = l.lease;
-    leases_[l.lease] = std::move(l);
-    sw.running++;
-    sw.last_served = ++serve_seq_;
+    if (settled) {
+      it = sw.by_target.begin();  // this one is settled (the deque may be gone); look again
+      continue;
+    }
     if (dq.empty()) sw.by_target.erase(it);
     return g;
   }
   return std::nullopt;
+}
+
+bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string& hardware, int64_t node,
+                              std::vector<int64_t>* reused, Status* err) {
+  auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node);
+  if (!prior) return false;
+  ResultRow r = *prior;
+  r.trial_id = t.id;
+  r.attempt = t.attempt + 1;
+  r.finished_at = clock_.NowMs();
+  r.node_id.reset();
+  const int64_t evidence = prior->trial_id;
+  r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
+  if (Status s = store_.Finish(r, evidence); !s.ok()) {
+    *err = s;
+    return false;
+  }
+  if (reused) reused->push_back(t.id);
+  // A reused verdict settles as much as the same verdict reported now would: without this, a
+  // second identical sweep would run the configs the first one's pruning skipped.
+  if (sw.info.prune) {
+    ReportOutcome pruned;
+    Prune(sw, t, t.id, hardware, r, &pruned);
+    if (reused) reused->insert(reused->end(), pruned.skipped.begin(), pruned.skipped.end());
+  }
+  return true;
+}
+
+std::optional<Grant> Scheduler::GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
+                                           const std::string& hardware, Status* err) {
+  Grant g;
+  g.trial = t.id;
+  g.lease = NewLeaseId();
+  g.epoch = next_epoch_++;
+  g.gpus = std::move(gpus);
+  g.hardware = hardware;
+  g.attempt = t.attempt + 1;
+  const int64_t deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+  if (Status s = store_.Lease(t.id, node.id, g.lease, g.epoch, deadline, JoinInts(g.gpus), hardware); !s.ok()) {
+    *err = s;
+    return std::nullopt;
+  }
+  for (int x : g.gpus) node.busy_gpus.insert(x);
+  lease_wait_sum_ms_ += clock_.NowMs() - t.queued_at;
+  ++lease_wait_count_;
+  ActiveLease l;
+  l.trial = t.id;
+  l.node = node.id;
+  l.sweep = sw.info.id;
+  l.epoch = g.epoch;
+  l.deadline = deadline;
+  l.lease = g.lease;
+  l.gpus = g.gpus;
+  l.hardware = hardware;
+  t.attempt = g.attempt;
+  l.spec = std::move(t);
+  lease_of_trial_[l.trial] = l.lease;
+  leases_[l.lease] = std::move(l);
+  sw.running++;
+  sw.last_served = ++serve_seq_;
+  return g;
 }
 
 Result<const ActiveLease*> Scheduler::Heartbeat(const std::string& lease) {

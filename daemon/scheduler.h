@@ -173,6 +173,14 @@ class Scheduler {
     double saved_gpu_s = 0;
     std::map<std::pair<int, std::string>, int> crash_signatures;  // (target, signature) -> times seen
   };
+  // Files `t` with the verdict already judged for its config on `hardware` (reuse), and prunes what
+  // that settles. True if it did; false if nothing is reusable or the store failed (then *err).
+  bool SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string& hardware, int64_t node,
+                     std::vector<int64_t>* reused, Status* err);
+  // Leases `t` to `node` on `gpus`, taking it (moved from) only when the store kept the lease; else
+  // sets *err and leaves `t` as it was.
+  std::optional<Grant> GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
+                                  const std::string& hardware, Status* err);
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.

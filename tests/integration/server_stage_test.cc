@@ -42,37 +42,57 @@ std::string Find(const std::string& text, const std::string& re) {
   return std::regex_search(text, m, std::regex(re)) ? m[1].str() : "";
 }
 
-TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
-  TempDir dir;
-  Daemon d(dir.path(), Suites());
-  // Several trials at once: most modes wait on nothing, and the sweep finishes sooner.
-  auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--max-trials", "4", "--kill-grace-ms", "3000"});
-  const std::vector<std::string> modes = {"healthy",     "crash_on_load",    "refuse_arch", "garbage",
-                                          "empty",       "slow_ready",       "crash_on_request",
-                                          "oom",         "nan_logprobs",     "replacement_chars"};
-  // never_ready gets its own short ready timeout through the suite's {ready_timeout_s} parameter;
-  // every other mode keeps 60 s, so a death while starting that waited for the timeout would show.
-  json sweep = d.PostJson("/api/v1/sweeps",
-                          {{"suite", "fixture-server"},
-                           {"prune", false},
-                           {"reuse", false},
-                           {"parameters", {{"mode", modes}, {"ready_timeout_s", {std::to_string(kReadyTimeoutS)}}}},
-                           {"include", {{{"mode", "never_ready"}, {"ready_timeout_s", "3"}}}}},
-                          201);
-  ASSERT_EQ(sweep["trials"], 11) << sweep.dump();
-  json done = d.WaitSweep(sweep["id"], std::chrono::seconds(kReadyTimeoutS));
-  ASSERT_TRUE(done["finished"].get<bool>()) << done.dump();
+// One sweep across every fixture mode, run once for the tests below (real servers are slow to run).
+class ServerStageSweep : public ::testing::Test {
+ protected:
+  struct Run {
+    TempDir dir;
+    std::unique_ptr<Daemon> d;
+    std::unique_ptr<Child> worker;
+    std::map<std::string, json> by_mode;      // mode -> the trial
+    std::map<std::string, std::string> logs;  // mode -> its log
+  };
+  static inline Run* run_ = nullptr;
 
-  std::map<std::string, json> by_mode;
-  std::map<std::string, std::string> logs;
-  json items = d.GetJson("/api/v1/trials?limit=100&sweep=" + sweep["id"].dump())["items"];
-  for (auto& it : items) {
-    json t = d.GetJson("/api/v1/trials/" + it["id"].dump());
-    by_mode[t["config"]["mode"]] = t;
-    logs[t["config"]["mode"]] = d.Get("/api/v1/trials/" + it["id"].dump() + "/log").body;
+  static void SetUpTestSuite() {
+    run_ = new Run;
+    run_->d = std::make_unique<Daemon>(run_->dir.path(), Suites());
+    Daemon& d = *run_->d;
+    // Several trials at once: most modes wait on nothing, and the sweep finishes sooner.
+    run_->worker =
+        StartWorker(run_->dir.path(), d.url(), "w", json::object(), {"--max-trials", "4", "--kill-grace-ms", "3000"});
+    const std::vector<std::string> modes = {"healthy",     "crash_on_load",    "refuse_arch", "garbage",
+                                            "empty",       "slow_ready",       "crash_on_request",
+                                            "oom",         "nan_logprobs",     "replacement_chars"};
+    // never_ready gets its own short ready timeout through the suite's {ready_timeout_s} parameter;
+    // every other mode keeps 60 s, so a death while starting that waited for the timeout would show.
+    json sweep = d.PostJson("/api/v1/sweeps",
+                            {{"suite", "fixture-server"},
+                             {"prune", false},
+                             {"reuse", false},
+                             {"parameters", {{"mode", modes}, {"ready_timeout_s", {std::to_string(kReadyTimeoutS)}}}},
+                             {"include", {{{"mode", "never_ready"}, {"ready_timeout_s", "3"}}}}},
+                            201);
+    ASSERT_EQ(sweep["trials"], 11) << sweep.dump();
+    json done = d.WaitSweep(sweep["id"], std::chrono::seconds(kReadyTimeoutS));
+    ASSERT_TRUE(done["finished"].get<bool>()) << done.dump();
+    json items = d.GetJson("/api/v1/trials?limit=100&sweep=" + sweep["id"].dump())["items"];
+    for (auto& it : items) {
+      json t = d.GetJson("/api/v1/trials/" + it["id"].dump());
+      run_->by_mode[t["config"]["mode"]] = t;
+      run_->logs[t["config"]["mode"]] = d.Get("/api/v1/trials/" + it["id"].dump() + "/log").body;
+    }
   }
-  ASSERT_EQ(by_mode.size(), 11u);
+  static void TearDownTestSuite() {
+    delete run_;
+    run_ = nullptr;
+  }
+  void SetUp() override { ASSERT_EQ(run_->by_mode.size(), 11u) << "the sweep did not run every mode"; }
+};
 
+TEST_F(ServerStageSweep, EachModeGetsItsVerdictAndSignature) {
+  auto& by_mode = run_->by_mode;
+  auto& logs = run_->logs;
   auto expect = [&](const std::string& mode, const std::string& verdict, const std::string& signature) {
     const json& t = by_mode[mode];
     EXPECT_EQ(t["verdict"], verdict) << mode << ": " << t.dump() << "\n" << logs[mode];
@@ -99,6 +119,10 @@ TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
   EXPECT_NE(by_mode["garbage"]["result"]["evidence"].get<std::string>().find("!!!!"), std::string::npos);
   EXPECT_EQ(by_mode["crash_on_load"]["result"]["exit_code"], 1);
 
+}
+
+TEST_F(ServerStageSweep, PassedTrialsCarryTheBenchmarksNumbers) {
+  auto& by_mode = run_->by_mode;
   // Passed: the benchmark's numbers per concurrency level, with units, and every request answered.
   for (const char* mode : {"healthy", "slow_ready"}) {
     const json& m = by_mode[mode]["result"]["metrics"];
@@ -118,6 +142,10 @@ TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
   // slow_ready was waited for: not ready before its one-second delay.
   EXPECT_GE(by_mode["slow_ready"]["result"]["metrics"]["ready_s"]["value"].get<double>(), 1.0);
 
+}
+
+TEST_F(ServerStageSweep, ADeathWhileStartingIsJudgedAtOnce) {
+  auto& by_mode = run_->by_mode;
   // A process that exits while starting is judged at once, not after the 60 s ready timeout.
   for (const char* mode : {"crash_on_load", "refuse_arch", "oom"}) {
     const json& stages = by_mode[mode]["result"]["stages"];
@@ -125,6 +153,11 @@ TEST(ServerStage, OneSweepAcrossEveryFixtureModeGivesEachItsVerdict) {
     EXPECT_LT(stages[0]["seconds"].get<double>(), kReadyTimeoutS / 2.0) << mode;
   }
 
+}
+
+TEST_F(ServerStageSweep, EveryServerIsGoneAfterItsStageAndItsOutputIsInTheLog) {
+  auto& by_mode = run_->by_mode;
+  auto& logs = run_->logs;
   // Every trial's server is gone after its stage: its port refuses connections, its pid is no more,
   // and the log holds what the server printed, then the stage's end.
   for (auto& [mode, log] : logs) {

@@ -185,6 +185,119 @@ class SlurmCluster {
 
 std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
+// What the phases of the scenario below share: the cluster, the daemon, the launcher and its report.
+struct Scenario {
+  TempDir& dir;
+  SlurmCluster& slurm;
+  Daemon& d;
+  Child& launcher;
+  std::string state;  // the launcher's --state-file
+  json report() const {
+    std::ifstream in(state);
+    json j;
+    try {
+      in >> j;
+    } catch (...) {
+    }
+    return j;
+  }
+};
+
+// 1. A drained Slurm node: the job pends. When the queue drains (the sweep is cancelled), the
+//    launcher cancels its pending job.
+void PendingJobIsCancelledWhenTheQueueDrains(Scenario& sc) {
+  auto& [dir, slurm, d, launcher, state] = sc;
+  auto report = [&] { return sc.report(); };
+  ASSERT_EQ(Sh("scontrol update nodename=$(hostname -s) state=drain reason=gauntlet-test").code, 0);
+  json a = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {"a", "b"}}}}},
+                      201);
+  ASSERT_TRUE(WaitFor([&] {
+    auto jobs = slurm.Jobs();
+    return jobs.size() == 1 && jobs[0].second == "PENDING";
+  })) << launcher.Log();
+  // Two trials, two per job: one job, and no more however many passes run meanwhile.
+  ASSERT_TRUE(WaitFor([&] { return report()["partitions"]["cpu"]["jobs"]["pending"] == 1; })) << report().dump();
+  EXPECT_EQ(slurm.Jobs().size(), 1u);
+  // The pending job shows in the daemon's nodes view, under the launcher that submitted it.
+  ASSERT_TRUE(WaitFor([&] {
+    json n = d.GetJson("/api/v1/nodes");
+    for (auto& l : n["launchers"])
+      for (auto& j : l["jobs"])
+        if (j.value("state", "") == "PENDING") return true;
+    return false;
+  })) << d.GetJson("/api/v1/nodes").dump();
+  d.PostJson("/api/v1/sweeps/" + a["id"].dump() + "/cancel", json::object());
+  ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); })) << launcher.Log();
+  EXPECT_NE(launcher.Log().find("cancelled pending job"), std::string::npos) << launcher.Log();
+
+}
+
+// 2. The node is back. Three CPU trials (2 per job: 2 jobs), one sm_90 trial (the GPU entry) and one
+//    sm_100 trial that no partition offers (no job for it; it stays queued).
+void TrialsRunOnLaunchedWorkers(Scenario& sc, std::set<int64_t>* seen_jobs) {
+  auto& [dir, slurm, d, launcher, state] = sc;
+  auto report = [&] { return sc.report(); };
+  ASSERT_EQ(Sh("scontrol update nodename=$(hostname -s) state=resume").code, 0);
+  json b = d.PostJson("/api/v1/sweeps",
+                      {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {"x", "y", "z"}}}}}, 201);
+  json g = d.PostJson("/api/v1/sweeps",
+                      {{"suite", "fixture-gpu"}, {"parameters", {{"mode", {"pass"}}, {"i", {"1"}}}},
+                       {"targets", {{{"arch", "sm_90"}}, {{"arch", "sm_100"}}}}},
+                      201);
+    json nodes_with_jobs;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (auto& [id, st] : slurm.Jobs()) seen_jobs->insert(id);
+        // While they run, the launcher's workers are in GET /api/v1/nodes with their job ids.
+        const json nodes = d.GetJson("/api/v1/nodes");  // the loop below must not outlive it
+        for (auto& n : nodes["items"])
+          if (n["labels"].contains("slurm_job")) nodes_with_jobs[n["name"].get<std::string>()] = n["labels"];
+        json sb = d.GetJson("/api/v1/sweeps/" + b["id"].dump());
+        json sg = d.GetJson("/api/v1/sweeps/" + g["id"].dump());
+        return sb["finished"] == true && sg["by_state"].value("done", 0) == 1;
+      },
+      std::chrono::seconds(120)))
+      << launcher.Log();
+  json sb = d.GetJson("/api/v1/sweeps/" + b["id"].dump());
+  EXPECT_EQ(sb["by_verdict"]["passed"], 3) << sb.dump();
+  std::set<std::string> trial_nodes;
+  const json done_trials = d.GetJson("/api/v1/trials?limit=100&state=done");
+  ASSERT_EQ(done_trials["items"].size(), 2u + 3u + 1u) << done_trials.dump();  // a: cancelled; b; g's sm_90
+  for (auto& t : done_trials["items"]) {
+    if (t["verdict"] == "cancelled") continue;
+    EXPECT_EQ(t["verdict"], "passed") << t.dump();
+    trial_nodes.insert(t["node"].get<std::string>());
+    if (t["suite"] == "fixture-gpu") EXPECT_EQ(t["hardware"], "NVIDIA H200 · sm_90 · x1");
+  }
+  for (auto& n : trial_nodes) {
+    ASSERT_TRUE(nodes_with_jobs.contains(n)) << n << " is not a Slurm-launched worker: " << nodes_with_jobs.dump();
+    EXPECT_EQ(nodes_with_jobs[n]["slurm_launcher"], "t");
+    EXPECT_TRUE(seen_jobs->count(std::stoll(nodes_with_jobs[n]["slurm_job"].get<std::string>())));
+  }
+  // Never more jobs than the queue needed: 2 CPU jobs (3 trials, 2 per job) and 1 GPU job.
+  int cpu_jobs = 0, gpu_jobs = 0;
+  for (auto& [name, labels] : nodes_with_jobs.items()) (labels["slurm_partition"] == "cpu" ? cpu_jobs : gpu_jobs)++;
+  EXPECT_LE(cpu_jobs, 2) << nodes_with_jobs.dump();
+  EXPECT_EQ(gpu_jobs, 1) << nodes_with_jobs.dump();
+  // The sm_100 trial: no partition offers it, so it waits, named in the launcher's report.
+  ASSERT_TRUE(WaitFor([&] { return report()["unplaceable"] == 1; })) << report().dump();
+
+}
+
+// 3. Idle, the workers exit and their jobs end.
+void IdleWorkersExit(Scenario& sc, const std::set<int64_t>& seen_jobs) {
+  auto& [dir, slurm, d, launcher, state] = sc;
+  ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); }, std::chrono::seconds(60)))
+      << "Slurm-launched workers did not exit when idle";
+  EXPECT_LE(seen_jobs.size(), 3u);
+  for (auto& f : fs::directory_iterator(dir.path() + "/slurm-log"))
+    if (f.path().extension() == ".out") {
+      std::ifstream in(f.path());
+      std::string log((std::istreambuf_iterator<char>(in)), {});
+      EXPECT_NE(log.find("idle"), std::string::npos) << f.path() << ":\n" << log;
+    }
+}
+
 TEST(Slurm, TrialsRunOnSlurmLaunchedWorkersWhichThenExit) {
   TempDir dir;
   std::vector<pid_t> slurm_pids;
@@ -222,98 +335,14 @@ TEST(Slurm, TrialsRunOnSlurmLaunchedWorkersWhichThenExit) {
     Child launcher({GauntletBin(), "slurm", "--config", cfg, "--server", d.url(), "--name", "t", "--interval-s", "0.2",
                     "--state-file", state},
                    dir.path() + "/launcher.log");
-    auto report = [&] {
-      std::ifstream in(state);
-      json j;
-      try {
-        in >> j;
-      } catch (...) {
-      }
-      return j;
-    };
 
-    // 1. A drained Slurm node: the job pends. When the queue drains (the sweep is cancelled), the
-    //    launcher cancels its pending job.
-    ASSERT_EQ(Sh("scontrol update nodename=$(hostname -s) state=drain reason=gauntlet-test").code, 0);
-    json a = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {"a", "b"}}}}},
-                        201);
-    ASSERT_TRUE(WaitFor([&] {
-      auto jobs = slurm.Jobs();
-      return jobs.size() == 1 && jobs[0].second == "PENDING";
-    })) << launcher.Log();
-    // Two trials, two per job: one job, and no more however many passes run meanwhile.
-    ASSERT_TRUE(WaitFor([&] { return report()["partitions"]["cpu"]["jobs"]["pending"] == 1; })) << report().dump();
-    EXPECT_EQ(slurm.Jobs().size(), 1u);
-    // The pending job shows in the daemon's nodes view, under the launcher that submitted it.
-    ASSERT_TRUE(WaitFor([&] {
-      json n = d.GetJson("/api/v1/nodes");
-      for (auto& l : n["launchers"])
-        for (auto& j : l["jobs"])
-          if (j.value("state", "") == "PENDING") return true;
-      return false;
-    })) << d.GetJson("/api/v1/nodes").dump();
-    d.PostJson("/api/v1/sweeps/" + a["id"].dump() + "/cancel", json::object());
-    ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); })) << launcher.Log();
-    EXPECT_NE(launcher.Log().find("cancelled pending job"), std::string::npos) << launcher.Log();
-
-    // 2. The node is back. Three CPU trials (2 per job: 2 jobs), one sm_90 trial (the GPU entry) and
-    //    one sm_100 trial that no partition offers (no job for it; it stays queued).
-    ASSERT_EQ(Sh("scontrol update nodename=$(hostname -s) state=resume").code, 0);
-    json b = d.PostJson("/api/v1/sweeps",
-                        {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {"x", "y", "z"}}}}}, 201);
-    json g = d.PostJson("/api/v1/sweeps",
-                        {{"suite", "fixture-gpu"}, {"parameters", {{"mode", {"pass"}}, {"i", {"1"}}}},
-                         {"targets", {{{"arch", "sm_90"}}, {{"arch", "sm_100"}}}}},
-                        201);
+    Scenario sc{dir, slurm, d, launcher, state};
+    PendingJobIsCancelledWhenTheQueueDrains(sc);
+    if (HasFatalFailure()) return;
     std::set<int64_t> seen_jobs;
-    json nodes_with_jobs;
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          for (auto& [id, st] : slurm.Jobs()) seen_jobs.insert(id);
-          // While they run, the launcher's workers are in GET /api/v1/nodes with their job ids.
-          const json nodes = d.GetJson("/api/v1/nodes");  // the loop below must not outlive it
-          for (auto& n : nodes["items"])
-            if (n["labels"].contains("slurm_job")) nodes_with_jobs[n["name"].get<std::string>()] = n["labels"];
-          json sb = d.GetJson("/api/v1/sweeps/" + b["id"].dump());
-          json sg = d.GetJson("/api/v1/sweeps/" + g["id"].dump());
-          return sb["finished"] == true && sg["by_state"].value("done", 0) == 1;
-        },
-        std::chrono::seconds(120)))
-        << launcher.Log();
-    json sb = d.GetJson("/api/v1/sweeps/" + b["id"].dump());
-    EXPECT_EQ(sb["by_verdict"]["passed"], 3) << sb.dump();
-    std::set<std::string> trial_nodes;
-    const json done_trials = d.GetJson("/api/v1/trials?limit=100&state=done");
-    ASSERT_EQ(done_trials["items"].size(), 2u + 3u + 1u) << done_trials.dump();  // a: cancelled; b; g's sm_90
-    for (auto& t : done_trials["items"]) {
-      if (t["verdict"] == "cancelled") continue;
-      EXPECT_EQ(t["verdict"], "passed") << t.dump();
-      trial_nodes.insert(t["node"].get<std::string>());
-      if (t["suite"] == "fixture-gpu") EXPECT_EQ(t["hardware"], "NVIDIA H200 · sm_90 · x1");
-    }
-    for (auto& n : trial_nodes) {
-      ASSERT_TRUE(nodes_with_jobs.contains(n)) << n << " is not a Slurm-launched worker: " << nodes_with_jobs.dump();
-      EXPECT_EQ(nodes_with_jobs[n]["slurm_launcher"], "t");
-      EXPECT_TRUE(seen_jobs.count(std::stoll(nodes_with_jobs[n]["slurm_job"].get<std::string>())));
-    }
-    // Never more jobs than the queue needed: 2 CPU jobs (3 trials, 2 per job) and 1 GPU job.
-    int cpu_jobs = 0, gpu_jobs = 0;
-    for (auto& [name, labels] : nodes_with_jobs.items()) (labels["slurm_partition"] == "cpu" ? cpu_jobs : gpu_jobs)++;
-    EXPECT_LE(cpu_jobs, 2) << nodes_with_jobs.dump();
-    EXPECT_EQ(gpu_jobs, 1) << nodes_with_jobs.dump();
-    // The sm_100 trial: no partition offers it, so it waits, named in the launcher's report.
-    ASSERT_TRUE(WaitFor([&] { return report()["unplaceable"] == 1; })) << report().dump();
-
-    // 3. Idle, the workers exit and their jobs end.
-    ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); }, std::chrono::seconds(60)))
-        << "Slurm-launched workers did not exit when idle";
-    EXPECT_LE(seen_jobs.size(), 3u);
-    for (auto& f : fs::directory_iterator(dir.path() + "/slurm-log"))
-      if (f.path().extension() == ".out") {
-        std::ifstream in(f.path());
-        std::string log((std::istreambuf_iterator<char>(in)), {});
-        EXPECT_NE(log.find("idle"), std::string::npos) << f.path() << ":\n" << log;
-      }
+    TrialsRunOnLaunchedWorkers(sc, &seen_jobs);
+    if (HasFatalFailure()) return;
+    IdleWorkersExit(sc, seen_jobs);
 
     launcher.Signal(SIGTERM);
     EXPECT_EQ(launcher.Wait(std::chrono::seconds(20)), 0) << launcher.Log();
