@@ -56,7 +56,12 @@ Response Router::Dispatch(Request& req) const {
   req.params = std::move(params);
   if (auth_ && hit->role != Role::kPublic) {
     auto who = auth_->Check(req.Header("authorization"));
-    if (!who) return Problem(401, "Unauthorized", "a bearer token is required (Authorization: Bearer TOKEN)");
+    if (!who) {
+      // Two different mistakes with two different fixes: send a token, or send the right one.
+      const bool sent = req.Header("authorization").rfind("Bearer ", 0) == 0;
+      return Problem(401, "Unauthorized", sent ? "token not recognised: it is not in the daemon's tokens file"
+                                               : "a bearer token is required (Authorization: Bearer TOKEN)");
+    }
     if (!Allows(*who, hit->role))
       return Problem(403, "Forbidden", "the token's role '" + RoleName(*who) + "' may not do this; it needs '" +
                                            RoleName(hit->role) + "'");

@@ -58,8 +58,13 @@ TEST(Router, TokensAndRoles) {
   auto auth = Auth::Load(path);
   ASSERT_TRUE(auth.ok()) << auth.status().message();
   Router router = MakeRouter(&*auth);
-  EXPECT_EQ(Call(router, "GET", "/api/v1/things").status, 401);
-  EXPECT_EQ(Call(router, "GET", "/api/v1/things", "wrong").status, 401);
+  // No token and a wrong token are both 401, but say different things: send one, or send the right one.
+  const Response none = Call(router, "GET", "/api/v1/things"), wrong = Call(router, "GET", "/api/v1/things", "wrong");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_NE(none.body.find("a bearer token is required"), std::string::npos) << none.body;
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_NE(wrong.body.find("token not recognised"), std::string::npos) << wrong.body;
+  EXPECT_EQ(wrong.body.find("is required"), std::string::npos) << wrong.body;
   EXPECT_EQ(Call(router, "GET", "/api/v1/things", "r-token").status, 200);
   EXPECT_EQ(Call(router, "POST", "/api/v1/things", "r-token").status, 403);
   EXPECT_EQ(Call(router, "POST", "/api/v1/things", "s-token").status, 201);
