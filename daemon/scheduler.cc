@@ -13,6 +13,25 @@ std::string JoinInts(const std::vector<int>& v) {
   return s;
 }
 bool Deterministic(const std::string& verdict) { return verdict == "unsupported"; }
+
+// A signature that names no message, only how the process ended (`crashed:exit_code:1`,
+// `crashed:signal:SIGSEGV`, the stage-name fallback, a server that exited with nothing said): two
+// such crashes of unrelated causes would look alike, so they never prune.
+bool BareSignature(const std::string& signature, const std::string& verdict, const std::string& stage) {
+  if (signature.empty() || signature == verdict + ":" + stage) return true;
+  for (const char* bare : {":exit_code:", ":signal:", ":server_exited_"})
+    if (signature.find(bare) != std::string::npos) return true;
+  return false;
+}
+
+// "trial 7" or "trials 7 and 9": who settled a pruning.
+std::string TrialsText(const std::vector<int64_t>& ids) {
+  if (ids.size() == 1) return "trial " + std::to_string(ids[0]);
+  std::string out = "trials ";
+  for (size_t i = 0; i < ids.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::to_string(ids[i]);
+  return out;
+}
 // Ended leases remembered for idempotent reports (a retried report after a lost answer).
 constexpr size_t kFinishedLeasesKept = 100000;
 }  // namespace
@@ -365,12 +384,6 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
                       const ResultRow& r, ReportOutcome* out) {
   auto g = sw.info.gate_on.find(r.failing_stage);
   if (g == sw.info.gate_on.end() || g->second.empty()) return;
-  bool settle = Deterministic(r.verdict);
-  // A crash is deterministic once its signature repeats on the same hardware class: one crash may
-  // be a flake, two with the same key are the config.
-  if (r.verdict == "crashed" && !r.signature.empty())
-    settle = ++sw.crash_signatures[{spec.target, r.signature}] >= 2;
-  if (!settle) return;
   std::string key;
   Config gate;
   for (auto& k : g->second) {
@@ -378,6 +391,19 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     if (v == spec.config.end()) return;
     gate[k] = v->second;
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
+  }
+  std::vector<int64_t> settled_by = {evidence};
+  if (r.verdict == "crashed") {
+    // A crash is the config's once two trials with these same gate values crashed with the same
+    // signature in this stage on this hardware class: one crash may be a flake, and a crash of
+    // other gate values says nothing about these.
+    if (BareSignature(r.signature, r.verdict, r.failing_stage)) return;
+    auto& seen = sw.crash_signatures[{spec.target, r.failing_stage, key, r.signature}];
+    if (std::find(seen.begin(), seen.end(), evidence) == seen.end()) seen.push_back(evidence);
+    if (seen.size() < 2) return;
+    settled_by = seen;
+  } else if (!Deterministic(r.verdict)) {
+    return;
   }
   // Same hardware class: queued trials of the evidence's target (all of a target's trials share
   // one hardware need, and a sweep's targets are its hardware classes).
@@ -400,7 +426,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     saved += t.cost_s * std::max(1, t.need.gpus);
   }
   if (ids.empty()) return;
-  const std::string text = "pruned: trial " + std::to_string(evidence) + " ended " + r.verdict +
+  const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + r.verdict +
                            (r.signature.empty() ? "" : " (" + r.signature + ")") + " in stage " + r.failing_stage +
                            " on " + (hardware.empty() ? "this hardware" : hardware) + "; key " + key;
   if (!store_.Skip(ids, "skipped:" + r.signature, evidence, hardware, r.failing_stage, text).ok()) return;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -171,7 +172,8 @@ class Scheduler {
     uint64_t last_served = 0;  // lease sequence number of its latest grant (round robin on ties)
     int64_t skipped = 0;
     double saved_gpu_s = 0;
-    std::map<std::pair<int, std::string>, int> crash_signatures;  // (target, signature) -> times seen
+    // (target, stage, gate key values, signature) -> the distinct trials that crashed so.
+    std::map<std::tuple<int, std::string, std::string, std::string>, std::vector<int64_t>> crash_signatures;
   };
   // Files `t` with the verdict already judged for its config on `hardware` (reuse), and prunes what
   // that settles. True if it did; false if nothing is reusable or the store failed (then *err).

@@ -29,6 +29,7 @@ class FakeSchedulerStore : public SchedulerStore {
   std::map<int64_t, std::string> verdicts;
   std::map<int64_t, std::optional<int64_t>> evidence;
   std::map<int64_t, std::string> node_states;
+  std::map<int64_t, std::string> texts;  // a skipped trial's evidence text
 
   Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&,
                const std::string&) override {
@@ -50,6 +51,12 @@ class FakeSchedulerStore : public SchedulerStore {
     if (record)
       for (int64_t id : trials) Note(id, verdict, e);
     return Status::Ok();
+  }
+  Status Skip(const std::vector<int64_t>& trials, const std::string& signature, int64_t evidence_trial,
+              const std::string& hardware, const std::string& stage, const std::string& evidence_text) override {
+    if (record)
+      for (int64_t id : trials) texts[id] = evidence_text;
+    return SchedulerStore::Skip(trials, signature, evidence_trial, hardware, stage, evidence_text);
   }
   Status SetNodeState(int64_t node, const std::string& state, const std::string&) override {
     if (record) node_states[node] = state;

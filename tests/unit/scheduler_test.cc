@@ -194,6 +194,51 @@ TEST_F(SchedulerTest, ACrashPrunesOnlyWhenItsSignatureRepeats) {
   EXPECT_FALSE(Lease(1, {0}));
 }
 
+// The reported flaw: one flaky crash of mode=a plus any crash of mode=b with a generic signature
+// skipped every other mode=a trial. A crash settles a gate key only when two trials with the same
+// values of that key crashed with the same signature (one that carries a message).
+TEST_F(SchedulerTest, CrashesOfOtherGateValuesOrWithoutAMessageNeverPrune) {
+  s.UpsertNode(MakeNode(1, "rtx", 1, 12));
+  std::vector<QueuedTrial> ts;
+  int64_t id = 1;
+  for (int i = 0; i < 6; ++i)
+    for (std::string mode : {"a", "b"}) ts.push_back(Trial(id++, 1, {{"mode", mode}, {"i", std::to_string(i)}}, Gpu("sm_120")));
+  s.AddSweep({1, 0, true, true, {{"k", {"mode"}}}}, ts);
+  // The next leased trial of `mode`; trials of the other mode met on the way end with a bare crash,
+  // which (as this test shows) settles nothing.
+  auto by_mode = [&](const std::string& mode) {
+    for (;;) {
+      auto g = Lease(1, {0});
+      if (!g || ts[g->trial - 1].config.at("mode") == mode) return g;
+      Report(*g, "crashed", "k", "crashed:exit_code:1");
+    }
+  };
+  // The same message twice, but for different gate values: nothing is settled.
+  auto first = by_mode("a");
+  ASSERT_TRUE(first);
+  Report(*first, "crashed", "k", "crashed:RuntimeError:boom@x.py");
+  Report(*by_mode("b"), "crashed", "k", "crashed:RuntimeError:boom@x.py");
+  // No message at all, twice for the same value: an exit code or a signal is not a cause.
+  Report(*by_mode("b"), "crashed", "k", "crashed:exit_code:1");
+  Report(*by_mode("b"), "crashed", "k", "crashed:exit_code:1");
+  Report(*by_mode("b"), "crashed", "k", "crashed:signal:SIGSEGV");
+  for (auto& [t, v] : store.verdicts) EXPECT_NE(v, "skipped") << "trial " << t;
+  // The second mode=a crash with the first one's message settles mode=a, naming both trials.
+  auto second = by_mode("a");
+  ASSERT_TRUE(second);
+  Report(*second, "crashed", "k", "crashed:RuntimeError:boom@x.py");
+  std::set<int64_t> skipped;
+  for (auto& [t, v] : store.verdicts)
+    if (v == "skipped") skipped.insert(t);
+  ASSERT_FALSE(skipped.empty());
+  for (int64_t t : skipped) {
+    EXPECT_EQ(ts[t - 1].config.at("mode"), "a") << "trial " << t;
+    EXPECT_NE(store.texts[t].find("pruned: trials " + std::to_string(first->trial) + " and " + std::to_string(second->trial)),
+              std::string::npos)
+        << store.texts[t];
+  }
+}
+
 TEST_F(SchedulerTest, PruneOffRunsEverything) {
   s.UpsertNode(MakeNode(1, "rtx", 1, 12));
   s.AddSweep({1, 0, false, true, {{"k", {"moe"}}}},
