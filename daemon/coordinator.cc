@@ -295,6 +295,9 @@ Result<SubmitResult> Coordinator::Submit(const json& body) {
   if (!sweep.ok()) return sweep.status();
   auto queued = MakeQueued(*suite, *req, first, *configs);
   for (auto& q : queued) q.sweep = *sweep;
+  // Published before the scheduler holds any of its trials, so no follower ever hears of a trial of
+  // this sweep (a lease granted below, committed on another thread) before it hears of the sweep.
+  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
   {
     std::lock_guard lock(mu_);
     requests_[*sweep] = std::make_shared<SweepRequest>(*req);
@@ -303,7 +306,6 @@ Result<SubmitResult> Coordinator::Submit(const json& body) {
     sched_->AddSweep(info, std::move(queued));
     ServeWaitersLocked();
   }
-  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
   return SubmitResult{*sweep, static_cast<int64_t>(trials.size())};
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <set>
 
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
@@ -83,6 +84,69 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   LeaseAnswer none = LeaseNow(coord, id);
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_FALSE(none->has_value());
+  coord.Stop();
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Events in causal order: a follower never hears of a trial of a sweep before the sweep itself, even
+// when a waiting worker is granted the sweep's first trial inside Submit (the grant's event is
+// published by the committer thread, the sweep's by the submitting one).
+TEST(CoordinatorEvents, ASweepIsAnnouncedBeforeAnyOfItsTrials) {
+  test::TempDir dir;
+  auto opened = Store::Open(dir.path() + "/e.db");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  ASSERT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
+  EventBus events;
+  Coordinator coord(store, events, {});
+  auto node = coord.Register({{"name", "n1"}, {"inventory", json::object()}});
+  ASSERT_TRUE(node.ok()) << node.status().message();
+  const int64_t id = (*node)["node"];
+  auto sub = events.Subscribe(0, 0);
+  std::vector<Event> seen;
+  for (int i = 0; i < 20; ++i) {
+    std::promise<LeaseAnswer> granted;
+    auto f = granted.get_future();
+    coord.Lease(id, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseAnswer a) { granted.set_value(std::move(a)); }});
+    auto sweep = coord.Submit({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {std::to_string(i)}}}}});
+    ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+    LeaseAnswer a = f.get();
+    ASSERT_TRUE(a.ok() && a->has_value()) << a.status().message();
+    auto r = coord.Report((**a)["lease"], {{"verdict", "passed"}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  // Every change staged so far is committed, so every event is published: drain what is queued.
+  std::promise<Status> committed;
+  if (auto now = coord.WhenCommitted([&](Status s) { committed.set_value(s); })) committed.set_value(*now);
+  ASSERT_TRUE(committed.get_future().get().ok());
+  // Drain what is queued. `batch` outlives the loop: a Next that finds nothing keeps its callback
+  // until the subscription is closed below.
+  std::optional<std::vector<Event>> batch;
+  for (;;) {
+    batch.reset();
+    sub->Next([&](std::optional<std::vector<Event>> b) { batch = std::move(b); });
+    if (!batch || batch->empty()) break;
+    seen.insert(seen.end(), batch->begin(), batch->end());
+  }
+  std::set<int64_t> announced;
+  int trial_events = 0;
+  for (const Event& e : seen) {
+    json d = json::parse(e.data);
+    if (e.type == "sweep.created") announced.insert(d["sweep"].get<int64_t>());
+    if (e.type == "trial.changed") {
+      ++trial_events;
+      EXPECT_TRUE(announced.count(d["sweep"].get<int64_t>())) << "trial event before its sweep: " << e.data;
+    }
+  }
+  EXPECT_GE(trial_events, 20);
+  sub->Close();
   coord.Stop();
 }
 
