@@ -1,6 +1,9 @@
 // The answers: matrix, history, failure clusters, regressions.
 #include "api/codec.h"
 #include "api/handlers.h"
+#include "core/suite.h"
+#include "core/sweep.h"
+#include "core/verdict.h"
 #include "store/analytics.h"
 
 namespace gauntlet::api {
@@ -22,21 +25,72 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
-std::string CellText(const json& c) {
-  if (c["verdict"].is_null()) {
-    std::string pending;
-    for (auto& [k, v] : c["counts"].items()) pending += (pending.empty() ? "" : " ") + k + "=" + v.dump();
-    return pending;
-  }
-  std::string t = c["verdict"].get<std::string>();
-  if (t == "passed" && !c["metric"].is_null()) {
-    char buf[64];
-    snprintf(buf, sizeof buf, " %.4g %s", c["metric"]["value"].get<double>(), c["metric"].value("unit", "").c_str());
-    t += buf;
-  } else if (c["signature"].is_string() && t != "passed") {
-    t += " (" + c["signature"].get<std::string>() + ")";
-  }
-  return t;
+// The config key that param.NAME=VALUE query entries name, every parameter of the suite given (or
+// taking its default). Invalid names the parameter missing or not declared.
+Result<std::string> ConfigKeyFromParams(Store& store, const std::string& suite, const Request& r) {
+  auto s = store.GetSuite(suite);
+  if (!s.ok()) return s.status();
+  auto parsed = ParseSuite(s->definition);
+  if (!parsed.ok()) return parsed.status();
+  Config cfg;
+  for (auto& [k, v] : r.query)
+    if (k.rfind("param.", 0) == 0) {
+      const std::string name = k.substr(6);
+      if (!parsed->Param(name)) return Status::Invalid("'" + name + "' is not a parameter of " + suite, k);
+      cfg[name] = v;
+    }
+  if (cfg.empty()) return Status::Invalid("config (a trial's config_key) or param.NAME=VALUE is required", "config");
+  for (const auto& p : parsed->params)
+    if (!cfg.count(p.name)) {
+      if (!p.def) return Status::Invalid("param." + p.name + " is required: a history is of one whole config", "param." + p.name);
+      cfg[p.name] = *p.def;
+    }
+  return ConfigKey(cfg);
+}
+
+// "passed=3 crashed=1": a cell's counts in one CSV field, in the vocabulary's order.
+std::string CountsText(const json& counts) {
+  std::string out;
+  auto add = [&](const std::string& k) { out += (out.empty() ? "" : " ") + k + "=" + counts[k].dump(); };
+  for (const auto& v : Verdicts())
+    if (counts.contains(std::string(v.name))) add(std::string(v.name));
+  for (auto& [k, v] : counts.items())
+    if (!IsVerdict(k)) add(k);  // trial states of configs not judged yet: queued, leased, running
+  return out;
+}
+
+std::string MetricValue(const json& m) {
+  if (!m.is_object()) return "";
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g", m["value"].get<double>());
+  return buf;
+}
+
+// One line per cell, columns not one text field, so a spreadsheet or a script reads each fact alone.
+std::string MatrixCsv(const json& m) {
+  std::vector<std::string> head;
+  for (auto& r : m["rows"]) head.push_back(r);
+  head.insert(head.end(), {m["cols"].get<std::string>(), "state", "verdict", "passed_configs", "configs", "counts",
+                           "metric", "metric_min", "metric_max", "metric_unit", "signature"});
+  std::string csv = CsvLine(head);
+  std::map<std::pair<json, std::string>, const json*> at;
+  for (auto& cell : m["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
+  for (auto& rk : m["row_keys"])
+    for (auto& col : m["col_keys"]) {
+      auto it = at.find({rk, col.get<std::string>()});
+      if (it == at.end()) continue;
+      const json& c = *it->second;
+      std::vector<std::string> row;
+      for (auto& v : rk) row.push_back(v.get<std::string>());
+      const json& mx = c["metric_max"];
+      row.insert(row.end(), {col.get<std::string>(), c["state"], c["verdict"].is_string() ? c["verdict"].get<std::string>() : "",
+                             std::to_string(c["passed"].get<int64_t>()), std::to_string(c["configs"].get<int64_t>()),
+                             CountsText(c["counts"]), mx.is_object() ? mx["name"].get<std::string>() : "",
+                             MetricValue(c["metric_min"]), MetricValue(mx), mx.is_object() ? mx.value("unit", "") : "",
+                             c["signature"].is_string() ? c["signature"].get<std::string>() : ""});
+      csv += CsvLine(row);
+    }
+  return csv;
 }
 }  // namespace
 
@@ -45,49 +99,38 @@ std::vector<http::Route> ResultRoutes(Context& c) {
       {"GET", "/api/v1/matrix", Role::kRead,
        [&c](Request& r) -> Response {
          MatrixQuery q;
-         auto suite = r.Query("suite");
-         if (!suite || suite->empty()) return http::Problem(422, "Unprocessable Entity", "suite is required", "suite");
-         q.suite = *suite;
+         q.suite = r.Query("suite").value_or("");
          q.rows = Split(r.Query("rows").value_or(""));
-         if (q.rows.empty()) {
-           // Default: the suite's first two parameters as rows, hardware as columns.
-           auto s = c.store.GetSuite(q.suite);
-           if (!s.ok()) return FromStatus(s.status());
-           for (auto& [k, v] : s->definition["parameters"].items())
-             if (q.rows.size() < 2) q.rows.push_back(k);
-         }
          q.cols = r.Query("cols").value_or("hardware");
          if (auto sw = r.Query("sweep")) {
            auto id = ParseId(*sw);
            if (!id) return http::Problem(422, "Unprocessable Entity", "sweep is a sweep id", "sweep");
            q.sweep = *id;
          }
+         if (q.suite.empty() && !q.sweep) return http::Problem(422, "Unprocessable Entity", "suite (or sweep) is required", "suite");
+         if (auto v = r.Query("suite_version"); v && *v != "latest") {
+           auto n = *v == "all" ? std::optional<int64_t>(0) : ParseId(*v);
+           if (!n || (*n == 0 && *v != "all"))
+             return http::Problem(422, "Unprocessable Entity", "suite_version is a version number, latest or all", "suite_version");
+           q.suite_version = static_cast<int>(*n);
+         }
          if (auto fp = r.Query("fingerprint")) q.fingerprint = *fp;
          auto m = Matrix(c.store, q);
          if (!m.ok()) return FromStatus(m.status());
          if (!WantsCsv(r)) return http::Json(*m);
-         std::map<std::pair<json, std::string>, const json*> at;
-         for (auto& cell : (*m)["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
-         std::vector<std::string> head = q.rows;
-         for (auto& col : (*m)["col_keys"]) head.push_back(col.get<std::string>());
-         std::string csv = CsvLine(head);
-         for (auto& rk : (*m)["row_keys"]) {
-           std::vector<std::string> row;
-           for (auto& v : rk) row.push_back(v.get<std::string>());
-           for (auto& col : (*m)["col_keys"]) {
-             auto it = at.find({rk, col.get<std::string>()});
-             row.push_back(it == at.end() ? "" : CellText(*it->second));
-           }
-           csv += CsvLine(row);
-         }
-         return http::Text(200, "text/csv; charset=utf-8", csv);
+         return http::Text(200, "text/csv; charset=utf-8", MatrixCsv(*m));
        }},
       {"GET", "/api/v1/history", Role::kRead,
        [&c](Request& r) -> Response {
          auto suite = r.Query("suite");
          auto config = r.Query("config");
          if (!suite) return http::Problem(422, "Unprocessable Entity", "suite is required", "suite");
-         if (!config) return http::Problem(422, "Unprocessable Entity", "config (a trial's config_key) is required", "config");
+         if (!config) {
+           // param.NAME=VALUE, as GET /api/v1/trials takes them: together they name one config.
+           auto key = ConfigKeyFromParams(c.store, *suite, r);
+           if (!key.ok()) return FromStatus(key.status());
+           config = *key;
+         }
          auto h = History(c.store, *suite, *config);
          if (!h.ok()) return FromStatus(h.status());
          return http::Json(*h);

@@ -2,6 +2,7 @@
 #include "api/codec.h"
 #include "api/handlers.h"
 #include "core/suite.h"
+#include "core/yaml_json.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -40,7 +41,7 @@ std::vector<http::Route> SuiteRoutes(Context& c) {
          if (suite->name != r.params["name"])
            return http::Problem(422, "Unprocessable Entity", "the body's name differs from the path's", "name");
          bool created = false;
-         auto row = c.store.PutSuite(suite->name, body, "", &created);
+         auto row = c.store.PutSuite(suite->name, body, "", &created, DeclaredKeys(r.body, "parameters"));
          if (!row.ok()) return FromStatus(row.status());
          return http::Json(created ? 201 : 200, SuiteJson(*row, false));
        }},

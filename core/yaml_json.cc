@@ -78,4 +78,29 @@ Result<json> ReadJsonOrYaml(const std::string& path) {
   return j;
 }
 
+std::vector<std::string> DeclaredKeys(const std::string& text, const std::string& member) {
+  std::vector<std::string> out;
+  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!j.is_discarded()) {
+    if (j.is_object() && j.contains(member) && j[member].is_object())
+      for (auto& [k, v] : j[member].items()) out.push_back(k);
+    return out;
+  }
+  try {
+    YAML::Node n = YAML::Load(text);
+    if (n.IsMap() && n[member] && n[member].IsMap())
+      for (const auto& kv : n[member]) out.push_back(kv.first.as<std::string>());
+  } catch (const std::exception&) {
+    out.clear();
+  }
+  return out;
+}
+
+std::vector<std::string> DeclaredKeysInFile(const std::string& path, const std::string& member) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return in ? DeclaredKeys(ss.str(), member) : std::vector<std::string>{};
+}
+
 }  // namespace gauntlet

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -14,5 +15,11 @@ Result<nlohmann::json> YamlToJson(const std::string& text);
 
 // Reads a .json, .yaml or .yml file (by extension; JSON otherwise) into JSON; errors name the file.
 Result<nlohmann::json> ReadJsonOrYaml(const std::string& path);
+
+// The keys of the top-level object's member `member` in the order the JSON or YAML `text` writes
+// them (nlohmann::json objects sort their keys); empty when the text or the member is not there.
+std::vector<std::string> DeclaredKeys(const std::string& text, const std::string& member);
+// The same for a file.
+std::vector<std::string> DeclaredKeysInFile(const std::string& path, const std::string& member);
 
 }  // namespace gauntlet

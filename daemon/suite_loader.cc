@@ -31,7 +31,7 @@ Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& st
   const std::string abs = fs::absolute(dir).lexically_normal().string();
   for (auto& [f, j] : parsed) {
     bool created = false;
-    auto row = store.PutSuite(j["name"], j, abs, &created);
+    auto row = store.PutSuite(j["name"], j, abs, &created, DeclaredKeysInFile(f.string(), "parameters"));
     if (!row.ok()) return row.status();
     out.push_back({f.filename().string(), row->name, row->version, created});
   }

@@ -13,14 +13,20 @@
 namespace gauntlet {
 
 struct MatrixQuery {
-  std::string suite;
-  std::vector<std::string> rows;  // one or two parameters
-  std::string cols = "hardware";  // "hardware" or a parameter
+  std::string suite;                       // may be empty when `sweep` is set (the sweep names it)
+  std::vector<std::string> rows;           // one or two parameters; empty: the first two declared
+  std::string cols = "hardware";           // "hardware" or a parameter
   std::optional<int64_t> sweep;
   std::optional<std::string> fingerprint;  // canonical JSON, as results store it
+  std::optional<int> suite_version;        // unset: the latest; 0: all versions (a sweep: its own)
 };
 
-// {"suite", "rows", "cols", "key_metric", "row_keys", "col_keys", "cells": [...]}; see docs/API.md.
+// {"suite", "suite_version", "rows", "cols", "hidden", "key_metric", "row_keys", "col_keys",
+// "cells": [{"row", "col", "state", "verdict", "signature", "counts", "configs", "passed", "metric",
+// "metric_min", "metric_max", "breakdown"?, "flaky"?, "last_seen", "trial"}]}; see docs/API.md.
+// A cell's `state`: passed (every config passed), failed (every config failed one way), mixed (its
+// configs disagree: `breakdown` says which values of the hidden parameters go with each verdict),
+// flaky (one config got different judged verdicts under one fingerprint), pending, skipped.
 Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);

@@ -133,6 +133,56 @@ DROP INDEX IF EXISTS trials_active;
 DROP INDEX IF EXISTS trials_by_sweep;
 CREATE INDEX trials_of_sweep ON trials(sweep_id);
 )sql",
+      // 5: cells per suite version, with what flakiness needs. A matrix shows one suite version by
+      // default (a new version may change what a config means), and a cell is `flaky` when one config
+      // got different judged verdicts on the same hardware class, suite version and fingerprint:
+      // `judged` maps each fingerprint to the judged verdicts seen under it. Suites keep the order in
+      // which their parameters were declared (the matrix's default rows). Old cells were kept across
+      // versions: each is filed under its latest trial's version, and `judged` is rebuilt from the
+      // trials. (The verdict names below are this migration's, frozen: see core/verdict.cc.)
+      R"sql(
+CREATE TABLE cells5(
+  suite TEXT NOT NULL,
+  suite_version INTEGER NOT NULL,
+  config_key TEXT NOT NULL,
+  hardware TEXT NOT NULL,
+  config TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  trial_id INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL DEFAULT '',
+  metric_name TEXT,
+  metric_value REAL,
+  metric_unit TEXT,
+  last_seen INTEGER NOT NULL,
+  counts TEXT NOT NULL DEFAULT '{}',
+  prev_verdict TEXT,
+  prev_signature TEXT,
+  prev_trial INTEGER,
+  prev_metric REAL,
+  judged TEXT NOT NULL DEFAULT '{}',
+  flaky INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(suite, suite_version, config_key, hardware)) WITHOUT ROWID;
+INSERT INTO cells5(suite, suite_version, config_key, hardware, config, verdict, signature, trial_id, fingerprint,
+                   metric_name, metric_value, metric_unit, last_seen, counts, prev_verdict, prev_signature,
+                   prev_trial, prev_metric)
+  SELECT c.suite, COALESCE(su.version, 1), c.config_key, c.hardware, c.config, c.verdict, c.signature, c.trial_id,
+         c.fingerprint, c.metric_name, c.metric_value, c.metric_unit, c.last_seen, c.counts, c.prev_verdict,
+         c.prev_signature, c.prev_trial, c.prev_metric
+  FROM cells c LEFT JOIN trials t ON t.id = c.trial_id LEFT JOIN suites su ON su.id = t.suite_id;
+UPDATE cells5 SET judged = COALESCE((
+  SELECT json_group_object(fp, json(vs)) FROM (
+    SELECT COALESCE(t.fingerprint, '') AS fp, json_group_array(DISTINCT t.verdict) AS vs
+    FROM trials t JOIN suites su ON su.id = t.suite_id
+    WHERE su.name = cells5.suite AND su.version = cells5.suite_version AND t.config_key = cells5.config_key
+      AND t.hardware = cells5.hardware AND t.state = 'done'
+      AND t.verdict IN ('passed', 'unsupported', 'crashed', 'wrong_output', 'oom')
+    GROUP BY fp)), '{}');
+UPDATE cells5 SET flaky = EXISTS(SELECT 1 FROM json_each(cells5.judged) WHERE json_array_length(value) > 1);
+DROP TABLE cells;
+ALTER TABLE cells5 RENAME TO cells;
+ALTER TABLE suites ADD COLUMN param_order TEXT;
+)sql",
   };
   return k;
 }

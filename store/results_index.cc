@@ -1,5 +1,7 @@
 #include "store/results_index.h"
 
+#include <algorithm>
+
 #include "core/verdict.h"
 
 namespace gauntlet {
@@ -44,30 +46,59 @@ std::optional<Metric> KeyMetric(const std::string& key, const json& metrics) {
 
 int Severity(const std::string& v) { return VerdictSeverity(v); }
 
+namespace {
+
+// `judged` (fingerprint -> judged verdicts seen under it) with `u`'s verdict added when it is judged;
+// sets *flaky when some fingerprint now holds two different verdicts.
+std::string AddJudged(const std::string& judged, const CellUpdate& u, bool* flaky) {
+  json j = json::parse(judged.empty() ? "{}" : judged, nullptr, false);
+  if (!j.is_object()) j = json::object();
+  const VerdictInfo* v = FindVerdict(u.verdict);
+  if (v && v->judged) {
+    json& seen = j[u.fingerprint];
+    if (!seen.is_array()) seen = json::array();
+    if (std::find(seen.begin(), seen.end(), u.verdict) == seen.end()) seen.push_back(u.verdict);
+  }
+  *flaky = false;
+  for (auto& [fp, vs] : j.items())
+    if (vs.is_array() && vs.size() > 1) *flaky = true;
+  return j.dump();
+}
+
+}  // namespace
+
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;
   const bool real = Severity(u.verdict) >= 0;
-  auto& q = db.Cached("SELECT verdict, signature, trial_id, metric_value FROM cells WHERE suite=? AND config_key=? AND hardware=?");
-  q.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware);
+  auto& q = db.Cached(
+      "SELECT verdict, judged FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
+  q.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware);
   const std::string path = "$.\"" + u.verdict + "\"";
+  bool flaky = false;
   if (!q.Step()) {
+    const std::string judged = AddJudged("", u, &flaky);
+    q.Reset();
     auto& ins = db.Cached(
-        "INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial_id, fingerprint, metric_name,"
-        " metric_value, metric_unit, last_seen, counts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,json_object(?, 1))");
-    ins.Bind(1, u.suite).Bind(2, u.config_key).Bind(3, u.hardware).Bind(4, u.config_json).Bind(5, u.verdict);
-    ins.Bind(6, u.signature).Bind(7, u.trial).Bind(8, u.fingerprint);
-    if (u.metric) ins.Bind(9, u.metric->name).Bind(10, u.metric->value).Bind(11, u.metric->unit);
-    else ins.BindNull(9).BindNull(10).BindNull(11);
-    ins.Bind(12, u.at).Bind(13, u.verdict).Run();
+        "INSERT INTO cells(suite, suite_version, config_key, hardware, config, verdict, signature, trial_id, fingerprint,"
+        " metric_name, metric_value, metric_unit, last_seen, counts, judged, flaky)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,json_object(?, 1),?,?)");
+    ins.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware).Bind(5, u.config_json);
+    ins.Bind(6, u.verdict).Bind(7, u.signature).Bind(8, u.trial).Bind(9, u.fingerprint);
+    if (u.metric) ins.Bind(10, u.metric->name).Bind(11, u.metric->value).Bind(12, u.metric->unit);
+    else ins.BindNull(10).BindNull(11).BindNull(12);
+    ins.Bind(13, u.at).Bind(14, u.verdict).Bind(15, judged).Bind(16, flaky ? 1 : 0).Run();
     return;
   }
   const std::string old_verdict = q.Text(0);
+  const std::string judged = AddJudged(q.Text(1), u, &flaky);
+  q.Reset();
   const bool replace = real || Severity(old_verdict) < 0;
   if (!replace) {
     auto& c = db.Cached(
         "UPDATE cells SET counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1) WHERE suite=? AND "
-        "config_key=? AND hardware=?");
-    c.Bind(1, path).Bind(2, path).Bind(3, u.suite).Bind(4, u.config_key).Bind(5, u.hardware).Run();
+        "suite_version=? AND config_key=? AND hardware=?");
+    c.Bind(1, path).Bind(2, path).Bind(3, u.suite).Bind(4, u.suite_version).Bind(5, u.config_key).Bind(6, u.hardware);
+    c.Run();
     return;
   }
   // The verdict being replaced becomes "previous" only if it was a real one: a skip between two runs
@@ -79,8 +110,8 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
       " prev_trial=CASE WHEN ? THEN prev_trial ELSE trial_id END,"
       " prev_metric=CASE WHEN ? THEN prev_metric ELSE metric_value END,"
       " config=?, verdict=?, signature=?, trial_id=?, fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
-      " last_seen=?, counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1)"
-      " WHERE suite=? AND config_key=? AND hardware=?");
+      " last_seen=?, counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1), judged=?, flaky=?"
+      " WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   int i = 1;
   for (int k = 0; k < 4; ++k) up.Bind(i++, keep_prev ? 1 : 0);
   up.Bind(i++, u.config_json).Bind(i++, u.verdict).Bind(i++, u.signature).Bind(i++, u.trial).Bind(i++, u.fingerprint);
@@ -88,7 +119,8 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   else {
     up.BindNull(i++).BindNull(i++).BindNull(i++);
   }
-  up.Bind(i++, u.at).Bind(i++, path).Bind(i++, path).Bind(i++, u.suite).Bind(i++, u.config_key).Bind(i++, u.hardware);
+  up.Bind(i++, u.at).Bind(i++, path).Bind(i++, path).Bind(i++, judged).Bind(i++, flaky ? 1 : 0);
+  up.Bind(i++, u.suite).Bind(i++, u.suite_version).Bind(i++, u.config_key).Bind(i++, u.hardware);
   up.Run();
 }
 

@@ -28,10 +28,13 @@ struct CellUpdate {
   std::string suite, config_key, hardware, config_json, verdict, signature, fingerprint;
   int64_t trial = 0, at = 0;
   std::optional<Metric> metric;
+  int64_t suite_version = 1;
 };
 
-// Records a finished trial in its cell. A skipped or cancelled trial only counts; it never hides
-// a real verdict. The verdict it replaces becomes the cell's "previous" (for regressions).
+// Records a finished trial in its cell (suite version, config, hardware class). A skipped or
+// cancelled trial only counts; it never hides a real verdict. The verdict it replaces becomes the
+// cell's "previous" (for regressions). A judged verdict is also filed under its fingerprint: the
+// cell turns flaky once one fingerprint has two different judged verdicts. Call inside a write.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
 }  // namespace gauntlet

@@ -57,7 +57,7 @@ Store::Lease::~Lease() {
 }
 
 Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const std::string& source_dir,
-                                 bool* created) {
+                                 bool* created, const std::vector<std::string>& param_order) {
   return Guard([&]() -> Result<SuiteRow> {
     const std::string text = def.dump();
     const std::string digest = Digest(text + "\n" + source_dir);
@@ -66,9 +66,18 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
       q.Bind(1, name);
       int next = 1;
       if (q.Step()) {
-        if (q.Text(6) == digest) {
+        if (q.Text(7) == digest) {
           if (created) *created = false;
-          return ReadSuite(q);
+          SuiteRow same = ReadSuite(q);
+          // A version stored before the declared order was kept learns it from the same text.
+          if (!param_order.empty() && q.IsNull(6)) {
+            const int64_t id = same.id;
+            q.Reset();
+            auto& up = db.Cached("UPDATE suites SET param_order=? WHERE id=?");
+            up.Bind(1, json(param_order).dump()).Bind(2, id).Run();
+            same.param_order = param_order;
+          }
+          return same;
         }
         next = static_cast<int>(q.Int(2)) + 1;
       }
@@ -76,10 +85,18 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
       int stated = def.value("version", 0);
       int version = std::max(next, stated);
       auto& ins = db.Cached(
-          "INSERT INTO suites(name, version, digest, definition, source_dir, created_at) VALUES(?,?,?,?,?,?)");
+          "INSERT INTO suites(name, version, digest, definition, source_dir, created_at, param_order)"
+          " VALUES(?,?,?,?,?,?,?)");
       ins.Bind(1, name).Bind(2, version).Bind(3, digest).Bind(4, text).Bind(5, source_dir).Bind(6, NowMs());
+      if (param_order.empty()) ins.BindNull(7);
+      else ins.Bind(7, json(param_order).dump());
       ins.Run();
-      SuiteRow r{db.LastInsertId(), name, version, def, source_dir, NowMs()};
+      SuiteRow r{db.LastInsertId(), name, version, def, source_dir, NowMs(), {}};
+      r.param_order = param_order;
+      if (r.param_order.empty()) {
+        const json params = def.value("parameters", json::object());  // items() must not outlive it
+        for (auto& [p, v] : params.items()) r.param_order.push_back(p);
+      }
       if (created) *created = true;
       return r;
     });

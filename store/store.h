@@ -30,6 +30,7 @@ struct SuiteRow {
   nlohmann::json definition;
   std::string source_dir;
   int64_t created_at = 0;
+  std::vector<std::string> param_order;  // parameters as declared (JSON objects keep no order)
 };
 
 struct NewTrial {
@@ -111,8 +112,10 @@ class Store {
 
   // Suites. PutSuite stores a definition as a new version when it differs from the latest one of
   // that name (old trials keep theirs); `created` says whether a version was added.
+  // `param_order`: the parameters in the order the suite's text declared them (JSON objects keep
+  // none); empty: by name.
   Result<SuiteRow> PutSuite(const std::string& name, const nlohmann::json& definition, const std::string& source_dir,
-                            bool* created = nullptr);
+                            bool* created = nullptr, const std::vector<std::string>& param_order = {});
   Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);
   Result<SuiteRow> GetSuiteById(int64_t id);
   Result<std::vector<SuiteRow>> ListSuites();  // latest version of each

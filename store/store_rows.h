@@ -36,7 +36,7 @@ inline std::string Digest(const std::string& s) {
   return buf;
 }
 
-inline constexpr const char* kSuiteCols = "id, name, version, definition, source_dir, created_at";
+inline constexpr const char* kSuiteCols = "id, name, version, definition, source_dir, created_at, param_order";
 inline SuiteRow ReadSuite(sql::Stmt& s) {
   SuiteRow r;
   r.id = s.Int(0);
@@ -45,6 +45,16 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
   r.definition = json::parse(s.TextView(3));
   r.source_dir = s.Text(4);
   r.created_at = s.Int(5);
+  // Parameters as declared; a suite stored before the order was kept lists them by name.
+  const json params = r.definition.value("parameters", json::object());
+  const json order = s.IsNull(6) ? json() : ParseOr(s.TextView(6), json());
+  if (order.is_array())
+    for (auto& p : order)
+      if (p.is_string() && params.contains(p.get<std::string>())) r.param_order.push_back(p);
+  if (r.param_order.size() != params.size()) {
+    r.param_order.clear();
+    for (auto& [p, v] : params.items()) r.param_order.push_back(p);
+  }
   return r;
 }
 

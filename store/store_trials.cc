@@ -130,11 +130,12 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       ins.Run();
       auto& q = db.Cached(
           "SELECT su.name, t.config_key, t.config, t.suite_id,"
-          " COALESCE(NULLIF(?, ''), t.hardware, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+          " COALESCE(NULLIF(?, ''), t.hardware, ''), su.version FROM trials t JOIN suites su ON su.id = t.suite_id"
+          " WHERE t.id=?");
       q.Bind(1, r.hardware).Bind(2, r.trial_id);
       if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
       CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
-                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics)};
+                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
@@ -170,13 +171,14 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& 
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL,"
           " hardware=COALESCE(NULLIF(?, ''), hardware) WHERE id=? AND state != 'done'");
       auto& q = db.Cached(
-          "SELECT su.name, t.config_key, t.config FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+          "SELECT su.name, t.config_key, t.config, su.version FROM trials t JOIN suites su ON su.id = t.suite_id"
+          " WHERE t.id=?");
       const int64_t now = NowMs();
       for (int64_t t : trials) {
         u.Bind(1, verdict).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
         if (db.Changes() == 0 || hardware.empty()) continue;
         q.Bind(1, t);
-        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}});
+        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}, q.Int(3)});
         q.Reset();
       }
       return Status::Ok();

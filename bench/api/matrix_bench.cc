@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
       }
       // The results index, as FinishTrial keeps it: latest verdict per (config, hardware) with counts.
       db.Exec(
-          "INSERT INTO cells(suite, config_key, hardware, config, verdict, signature, trial_id, last_seen, counts,"
-          " metric_name, metric_value, metric_unit)"
-          " SELECT 'bulk', config_key, hardware, config, verdict, signature, MAX(id), MAX(finished_at), '{}',"
+          "INSERT INTO cells(suite, suite_version, config_key, hardware, config, verdict, signature, trial_id, last_seen,"
+          " counts, metric_name, metric_value, metric_unit)"
+          " SELECT 'bulk', 1, config_key, hardware, config, verdict, signature, MAX(id), MAX(finished_at), '{}',"
           " metric_name, metric_value, metric_unit FROM trials GROUP BY config_key, hardware");
       db.Exec(
           "UPDATE cells SET counts = (SELECT json_group_object(verdict, n) FROM (SELECT verdict, COUNT(*) n FROM trials t"

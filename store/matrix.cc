@@ -1,0 +1,282 @@
+// The matrix pivot (declared in analytics.h): configs folded into cells that never hide
+// disagreement. Each config of a cell keeps its own latest verdict; the cell's state says whether
+// they all passed, all failed one way, disagree (mixed), or one of them is flaky. docs/API.md.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/json_text.h"
+#include "core/verdict.h"
+#include "store/analytics.h"
+#include "store/results_index.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+
+// One config on one hardware class: the latest verdict it got (a skip never hides a real one),
+// every trial counted, and whether one fingerprint saw it both ways.
+struct ConfigCell {
+  const json* config = nullptr;  // owned by the query's config store
+  std::string hardware, verdict, signature;
+  int64_t trial = 0, at = -1;
+  json metric, counts = json::object();
+  bool flaky = false;
+  std::map<std::string, std::set<std::string>> judged;  // fingerprint -> judged verdicts (trial rows only)
+};
+
+// Folds one more observation of the same config into `c`.
+void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+          const json& metric, const json& counts) {
+  for (auto& [k, v] : counts.items()) c.counts[k] = c.counts.value(k, int64_t{0}) + v.get<int64_t>();
+  if (verdict.empty()) return;
+  const bool real = VerdictSeverity(verdict) >= 0, had_real = VerdictSeverity(c.verdict) >= 0;
+  if (c.verdict.empty() || (real && !had_real) || (real == had_real && at > c.at)) {
+    c.verdict = verdict;
+    c.signature = signature;
+    c.trial = trial;
+    c.at = at;
+    c.metric = metric;
+  }
+}
+
+json MetricOf(sql::Stmt& s, int name_col) {
+  if (s.IsNull(name_col)) return nullptr;
+  return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
+}
+
+// key: config_key (with the hardware), so a config seen under several versions or trials is one.
+using ConfigMap = std::map<std::pair<std::string, std::string>, ConfigCell>;
+
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<json>* configs, ConfigMap* out) {
+  std::string sql =
+      "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
+      " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
+      " t.config_key, COALESCE(t.fingerprint, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
+  if (q.sweep) sql += " AND t.sweep_id = ?";
+  if (q.fingerprint) sql += " AND t.fingerprint = ?";
+  if (!q.sweep && suite_id) sql += " AND t.suite_id = ?";
+  auto s = db.Prepare(sql);
+  int i = 1;
+  s.Bind(i++, q.suite);
+  if (q.sweep) s.Bind(i++, *q.sweep);
+  if (q.fingerprint) s.Bind(i++, *q.fingerprint);
+  if (!q.sweep && suite_id) s.Bind(i++, suite_id);
+  while (s.Step()) {
+    const std::string state = s.Text(9), hardware = s.Text(1);
+    ConfigCell& c = (*out)[{s.Text(10), hardware}];
+    // A sweep repeats each config over targets and repeats: parse each config's JSON once.
+    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    c.hardware = hardware;
+    const std::string verdict = state == "done" && s.Text(2) != "cancelled" ? s.Text(2) : "";
+    Fold(c, verdict, s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json{{state == "done" ? s.Text(2) : state, 1}});
+    const VerdictInfo* v = FindVerdict(verdict);
+    if (v && v->judged) {
+      auto& seen = c.judged[s.Text(11)];
+      seen.insert(verdict);
+      c.flaky = c.flaky || seen.size() > 1;
+    }
+  }
+}
+
+void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>* configs, ConfigMap* out) {
+  std::string sql =
+      "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
+      " COALESCE(metric_unit, ''), counts, config_key, flaky FROM cells WHERE suite = ?";
+  if (version > 0) sql += " AND suite_version = ?";
+  auto s = db.Prepare(sql);
+  s.Bind(1, q.suite);
+  if (version > 0) s.Bind(2, version);
+  while (s.Step()) {
+    ConfigCell& c = (*out)[{s.Text(10), s.Text(1)}];
+    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    c.hardware = s.Text(1);
+    Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
+    c.flaky = c.flaky || s.Int(11) != 0;
+  }
+}
+
+// Position of a value in the parameter's declared list, so rows follow the suite's order.
+int Rank(const json& def, const std::string& param, const std::string& v) {
+  if (!def.contains("parameters") || !def["parameters"].contains(param)) return 1 << 20;
+  json p = def["parameters"][param];
+  if (p.is_object()) p = p.value("values", json::array());
+  if (!p.is_array()) return 1 << 20;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (JsonText(p[i]) == v) return static_cast<int>(i);
+  return 1 << 20;
+}
+
+std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
+  std::vector<std::string> out;
+  for (auto& [p, v] : def["parameters"].items())
+    if (std::find(q.rows.begin(), q.rows.end(), p) == q.rows.end() && p != q.cols) out.push_back(p);
+  return out;
+}
+
+// A cell from its configs: state, verdict, counts, metric range and, when they disagree, which
+// values of the parameters the pivot hides go with each verdict.
+json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const std::vector<std::string>& hidden) {
+  json counts = json::object(), metric_min, metric_max;
+  std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
+  int64_t at = -1, trial = 0, passed = 0, pending = 0;
+  std::string latest_signature;
+  json flaky = json::array();
+  for (const ConfigCell* c : cs) {
+    for (auto& [k, v] : c->counts.items()) counts[k] = counts.value(k, int64_t{0}) + v.get<int64_t>();
+    const std::string& e = c->verdict;
+    if (e.empty()) {
+      ++pending;
+      continue;
+    }
+    by[e].push_back(c);
+    if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
+    if (c->flaky) flaky.push_back({{"config", *c->config}, {"trial", c->trial}});
+    if (e != "passed") continue;
+    ++passed;
+    if (c->metric.is_object()) {
+      const double v = c->metric["value"].get<double>();
+      if (metric_min.is_null() || v < metric_min["value"].get<double>()) metric_min = c->metric;
+      if (metric_max.is_null() || v > metric_max["value"].get<double>()) metric_max = c->metric;
+    }
+  }
+  // Skipped configs were never run: they agree with a failure (pruning skips what a failure settles)
+  // but not with a pass, and a cell of skips only is `skipped`.
+  std::string state, verdict;
+  const size_t skipped = by.count("skipped") ? by["skipped"].size() : 0;
+  std::set<std::string> run;  // verdicts of the configs that ran
+  for (auto& [v, list] : by)
+    if (v != "skipped") run.insert(v);
+  for (auto& v : run)
+    if (verdict.empty() || VerdictSeverity(v) > VerdictSeverity(verdict)) verdict = v;
+  if (run.empty() && skipped) verdict = "skipped";
+  if (!flaky.empty()) state = "flaky";
+  else if (run.size() > 1 || (run.count("passed") && skipped)) state = "mixed";
+  else if (by.empty() || pending) state = "pending";
+  else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
+  json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}};
+  c["verdict"] = verdict.empty() ? json() : json(verdict);
+  // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
+  // for a mixed cell, the breakdown does.
+  std::set<std::string> sigs;
+  if (!verdict.empty() && verdict != "passed")
+    for (auto* x : by[verdict]) sigs.insert(x->signature);
+  c["signature"] = sigs.size() == 1 && !sigs.begin()->empty() ? json(*sigs.begin())
+                   : state == "failed" && !latest_signature.empty() ? json(latest_signature)
+                                                                    : json();
+  c["metric"] = metric_max;
+  c["metric_min"] = metric_min;
+  c["metric_max"] = metric_max;
+  c["last_seen"] = at >= 0 ? json(at) : json();
+  c["trial"] = trial ? json(trial) : json();
+  if (!flaky.empty()) c["flaky"] = flaky;
+  if (state == "mixed" || state == "flaky") {
+    json breakdown = json::array();
+    for (auto& [v, list] : by) {
+      json values = json::object();
+      std::set<std::string> vsigs;
+      for (auto& p : hidden) {
+        std::set<std::string> seen;
+        for (auto* x : list) seen.insert(x->config->contains(p) ? JsonText((*x->config)[p]) : "");
+        std::vector<std::string> ordered(seen.begin(), seen.end());
+        std::sort(ordered.begin(), ordered.end(),
+                  [&](const std::string& a, const std::string& b) { return Rank(def, p, a) < Rank(def, p, b); });
+        values[p] = ordered;
+      }
+      for (auto* x : list)
+        if (!x->signature.empty()) vsigs.insert(x->signature);
+      breakdown.push_back({{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}});
+    }
+    c["breakdown"] = breakdown;
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<json> Matrix(Store& store, const MatrixQuery& query) {
+  MatrixQuery q = query;
+  std::optional<int> version = q.suite_version;
+  if (q.sweep) {  // a sweep names its suite and version
+    auto sw = store.GetSweep(*q.sweep);
+    if (!sw.ok()) return sw.status();
+    if (!q.suite.empty() && q.suite != sw->suite)
+      return Status::Invalid("sweep " + std::to_string(*q.sweep) + " is of suite " + sw->suite, "suite");
+    q.suite = sw->suite;
+    version = sw->suite_version;
+  }
+  if (q.suite.empty()) return Status::Invalid("suite (or sweep) is required", "suite");
+  auto suite = store.GetSuite(q.suite, version && *version > 0 ? version : std::nullopt);
+  if (!suite.ok()) return suite.status();
+  const json& def = suite->definition;
+  if (q.rows.empty())
+    for (auto& p : suite->param_order)
+      if (q.rows.size() < 2) q.rows.push_back(p);
+  if (q.rows.empty() || q.rows.size() > 2) return Status::Invalid("rows names one or two parameters", "rows");
+  for (auto& r : q.rows)
+    if (!def["parameters"].contains(r)) return Status::Invalid("'" + r + "' is not a parameter of " + q.suite, "rows");
+  if (q.cols != "hardware" && !def["parameters"].contains(q.cols))
+    return Status::Invalid("cols is 'hardware' or a parameter of " + q.suite, "cols");
+  // Latest version unless one (or all: 0) was asked for.
+  const int shown = version ? *version : suite->version;
+  ConfigMap configs;
+  std::deque<json> config_store;  // stable addresses for ConfigCell::config
+  try {
+    store.Read([&](sql::Db& db) {
+      if (q.sweep || q.fingerprint) ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, &config_store, &configs);
+      else ReadCells(db, q, shown, &config_store, &configs);
+    });
+  } catch (const sql::Error& e) {
+    return Status::Internal(e.what());
+  }
+  using Key = std::pair<std::vector<std::string>, std::string>;  // (row values, column value)
+  std::map<Key, std::vector<const ConfigCell*>> cells;
+  for (auto& [k, c] : configs) {
+    std::vector<std::string> rk;
+    for (auto& p : q.rows) rk.push_back(c.config->contains(p) ? JsonText((*c.config)[p]) : "");
+    std::string ck = q.cols == "hardware" ? c.hardware : (c.config->contains(q.cols) ? JsonText((*c.config)[q.cols]) : "");
+    if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
+    cells[{rk, ck}].push_back(&c);
+  }
+  std::set<std::vector<std::string>> row_set;
+  std::set<std::string> col_set;
+  for (auto& [k, list] : cells) row_set.insert(k.first), col_set.insert(k.second);
+  std::vector<std::vector<std::string>> row_keys(row_set.begin(), row_set.end());
+  std::sort(row_keys.begin(), row_keys.end(), [&](const auto& a, const auto& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      int ra = Rank(def, q.rows[i], a[i]), rb = Rank(def, q.rows[i], b[i]);
+      if (ra != rb) return ra < rb;
+      if (a[i] != b[i]) return a[i] < b[i];
+    }
+    return false;
+  });
+  std::vector<std::string> col_keys(col_set.begin(), col_set.end());
+  if (q.cols != "hardware")
+    std::sort(col_keys.begin(), col_keys.end(), [&](const auto& a, const auto& b) {
+      int ra = Rank(def, q.cols, a), rb = Rank(def, q.cols, b);
+      return ra != rb ? ra < rb : a < b;
+    });
+  const auto hidden = HiddenParams(def, q);
+  json out_cells = json::array();
+  for (auto& [k, list] : cells) {
+    json c = CellJson(list, def, hidden);
+    c["row"] = k.first;
+    c["col"] = k.second;
+    out_cells.push_back(std::move(c));
+  }
+  return json{{"suite", q.suite},
+              {"suite_version", shown > 0 ? json(shown) : json("all")},
+              {"rows", q.rows},
+              {"cols", q.cols},
+              {"hidden", hidden},
+              {"sweep", q.sweep ? json(*q.sweep) : json()},
+              {"key_metric", def.contains("key_metric") ? def["key_metric"] : json()},
+              {"row_keys", row_keys},
+              {"col_keys", col_keys},
+              {"cells", out_cells}};
+}
+
+}  // namespace gauntlet
