@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,83 +19,115 @@
 
 namespace gauntlet::cli {
 
+// Where the daemon is and how to authenticate; a plain value, copied freely.
 struct Conn {
   std::string server;  // --server, GAUNTLET_SERVER, the config file, or http://127.0.0.1:8080
   std::string token;   // --token, GAUNTLET_TOKEN, the config file
 };
 
 // The config file: $GAUNTLET_CONFIG, else $XDG_CONFIG_HOME/gauntlet/config, else
-// ~/.config/gauntlet/config. Lines are `key = value` (server, token); '#' starts a comment.
+// ~/.config/gauntlet/config; "" when none of those variables is set. Lines are `key = value` (server,
+// token); '#' starts a comment. Reads only the environment.
 std::string ConfigPath();
 
-// Fills unset fields from the environment, then the config file, then defaults. Flags win over the
-// environment, which wins over the file, so a one-off `--server` never needs the file edited.
+// Fills *c's unset fields from the environment, then the config file, then defaults, and normalizes
+// the server to a URL without a trailing '/'. Flags win over the environment, which wins over the
+// file, so a one-off `--server` never needs the file edited. Reads the environment and the file only.
 void Resolve(Conn* c);
+
+// Adds --server and --token to `c`, which writes them into *conn when it parses: *conn must outlive
+// the parse.
+void AddConnOptions(CLI::App* c, Conn* conn);
+
+// What a client subcommand parses besides its own flags: the daemon and, for listing commands, the
+// output format ("table" unless --format says otherwise).
+struct ClientOptions {
+  Conn conn;
+  std::string format = "table";
+};
+// Adds --server and --token to `c`, and --format limited to `formats` when that is not empty (its help
+// lists them in that order). As AddConnOptions, *o must outlive the parse.
+void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::string>& formats = {});
+// Resolves o->conn and returns a client for it, owned by the caller; use it from one thread only.
+std::unique_ptr<http::Client> Connect(ClientOptions& o);
 
 // Calls the API; on success returns the parsed body (null for an empty body). On failure prints one
 // line to stderr naming the field at fault, e.g.
 //   gauntlet: 422 Unprocessable Entity: parameters.mode: value 'x' is not declared for mode
-// and returns nullopt. `status` receives the HTTP status (0 when unreachable).
+// and returns nullopt. `status` receives the HTTP status (0 when unreachable). Uses `client` on the
+// calling thread (http::Client is one per thread).
 std::optional<nlohmann::json> Call(http::Client& client, const std::string& method, const std::string& target,
                                    const std::string& body = {}, int* status = nullptr);
-// The same for non-JSON answers (CSV, logs); Call parses what this returns.
+// The same for non-JSON answers (CSV, logs): the whole response, or nullopt after the one-line error.
+// Call parses what this returns.
 std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
                                             const std::string& body = {}, int* status = nullptr);
 
-// Output formats. `table` is aligned text (coloured on a terminal), `csv` is RFC 4180, `markdown`
-// is a GitHub table ready to paste into an issue.
+// Output formats, written to std::cout (so from one thread at a time). `table` is aligned text
+// (coloured on a terminal), `csv` is RFC 4180, `markdown` is a GitHub table ready to paste into an issue.
 using Rows = std::vector<std::vector<std::string>>;
+// `head`, then `rows`, in columns as wide as their widest cell (DisplayWidth); trailing blanks trimmed.
 void PrintTable(const std::vector<std::string>& head, const Rows& rows);
+// `head`, then `rows`, one CSV record each.
 void PrintCsv(const std::vector<std::string>& head, const Rows& rows);
+// `head`, a |---| separator, then `rows`; each cell escaped by MarkdownCell.
 void PrintMarkdown(const std::vector<std::string>& head, const Rows& rows);
-// Dispatches on "table", "csv" or "markdown".
+// Dispatches on "csv" or "markdown"; anything else prints a table.
 void Print(const std::string& format, const std::vector<std::string>& head, const Rows& rows);
+// `s` as one Markdown table cell: '|' escaped, line breaks turned into spaces. Pure.
 std::string MarkdownCell(const std::string& s);
 
-// Columns `s` takes on a terminal: colour codes take none, emoji and CJK take two.
+// Columns `s` takes on a terminal: colour codes take none, emoji and CJK take two. Pure.
 size_t DisplayWidth(const std::string& s);
 
-// True if stdout is a terminal and NO_COLOR is unset (colours, progress bars).
+// True if stdout is a terminal and NO_COLOR is unset (colours, progress bars); asked anew each call.
 bool IsTty();
-// ANSI colour for a verdict on a terminal ("" when not a terminal).
+// ANSI colour for a verdict on a terminal, chosen by its family in core/verdict.h (unknown verdicts
+// read as bad); "" when not a terminal or for an empty verdict.
 std::string VerdictColor(const std::string& verdict);
+// The code that ends a VerdictColor ("" when not a terminal).
 std::string Reset();
+// A JSON value as a table cell reads it (core/json_text.h): strings as they are, null empty. Pure.
 std::string Str(const nlohmann::json& v);
-// "1h02m", "3m07s", "12s".
+// "1h02m", "3m07s", "12s": seconds rounded, negatives as 0s. Pure.
 std::string Duration(double seconds);
 
-// Adds --server and --token to a subcommand.
-void AddConnOptions(CLI::App* c, Conn* conn);
-
-// The verdicts in display order (core/verdict.h), for columns and summaries.
+// The verdicts' names in display order (core/verdict.h), for columns and summaries. A static list,
+// built once; safe from any thread.
 const std::vector<std::string>& Verdicts();
 
 // One long-lived Server-Sent Events connection (GET /api/v1/events?...) read on a background thread.
 // Each event bumps a generation counter that callers wait on, so a follower sleeps until something
 // changed instead of polling. If the stream breaks (daemon restart, overflow) it reconnects with
 // ?since=<last id>, so no event in between is lost.
+// Threads: the constructor starts the reader thread, which alone uses the stream's own http::Client.
+// Every public method takes the one mutex and may be called from any thread, concurrently; the
+// destructor must not race them (the owner destroys it once no other thread calls it).
 class EventWatch {
  public:
+  // Starts the reader thread on GET `target` of `base` (with `token`, which may be empty). A daemon
+  // that cannot be reached is not an error: the reader retries with backoff until destroyed.
   EventWatch(std::string base, std::string token, std::string target);
+  // Stops the reader (breaking a read in progress) and joins it; never waits out a backoff.
   ~EventWatch();
   EventWatch(const EventWatch&) = delete;
   EventWatch& operator=(const EventWatch&) = delete;
-  // Waits until the first connection is established (the subscription is live); false on timeout.
+  // Blocks until the first connection is established (the subscription is live); false on timeout.
   bool WaitConnected(std::chrono::milliseconds timeout);
-  // The number of events seen so far.
+  // The number of events seen so far (an overflow counts as one).
   uint64_t generation();
-  // Waits until generation() > seen or `timeout` passes; returns generation().
+  // Blocks until generation() > seen or `timeout` passes; returns generation().
   uint64_t Wait(uint64_t seen, std::chrono::milliseconds timeout);
-  // The last event's data (parsed JSON; null before any).
+  // A copy of the last event's data (parsed JSON; null before any and after an overflow).
   nlohmann::json last();
   // How many times the stream was opened (1 when it never broke).
   int connections();
 
  private:
-  void Run();
-  void Feed(std::string_view chunk);
+  void Run();                          // the reader thread's loop: connect, read, back off, reconnect
+  void Feed(std::string_view chunk);   // on the reader thread: splits frames, bumps gen_ under mu_
   std::string base_, token_, target_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards everything below but thread_ and stream_client_
   std::condition_variable cv_;
   uint64_t gen_ = 0;
   int connections_ = 0;
@@ -102,11 +135,8 @@ class EventWatch {
   int64_t last_id_ = 0;
   nlohmann::json last_;
   std::string buf_;
-  std::unique_ptr<http::Client> stream_client_;
+  std::unique_ptr<http::Client> stream_client_;  // the reader thread's; others only Interrupt() it
   std::thread thread_;
 };
-
-// Adds `gauntlet matrix` (daemon/cli_matrix.cc).
-void AddMatrixCommand(CLI::App& app, int* code);
 
 }  // namespace gauntlet::cli

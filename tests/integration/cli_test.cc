@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "tests/support/harness.h"
@@ -18,6 +19,9 @@ extern char** environ;
 namespace gauntlet::test {
 namespace {
 using nlohmann::json;
+
+// A server where nothing listens: port 1 is privileged and never bound by the tests.
+const std::string kNowhere = "http://127.0.0.1:1";
 
 struct Out {
   int code = -1;
@@ -113,6 +117,38 @@ class CliTest : public ::testing::Test {
   }
   std::string Write(const std::string& name, const json& j) { return dir_->Write(name, j.dump()); }
 
+  // ~/.config/gauntlet/config (RunProgram's HOME) with `text` while it lives. Removed after, since
+  // every later run would read it: a token left in it would reach tests that expect none.
+  struct ConfigFile {
+    explicit ConfigFile(const std::string& text) {
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+      std::ofstream(path) << text;
+    }
+    ~ConfigFile() { std::filesystem::remove(path); }
+    const std::string path = dir_->path() + "/home/.config/gauntlet/config";
+  };
+
+  // A daemon that requires tokens, and a `submit` token it accepts (made by `gauntlet token`).
+  struct Secured {
+    TempDir dir;  // declared first: it outlives the daemon that keeps its database there
+    std::string token;
+    std::unique_ptr<Daemon> daemon;
+  };
+  // Fatal failures stay in here: callers wrap it in ASSERT_NO_FATAL_FAILURE.
+  static void StartSecured(std::unique_ptr<Secured>* out) {
+    auto s = std::make_unique<Secured>();
+    Out tok = RunProgram(*dir_, {GauntletBin(), "token", "--role", "submit"});
+    ASSERT_EQ(tok.code, 0);
+    auto tl = Lines(tok.out);
+    ASSERT_GE(tl.size(), 2u) << tok.out;
+    s->token = tl[0].substr(tl[0].find(": ") + 2);
+    const std::string line = tl[1].substr(tl[1].find(": ") + 2);
+    std::ofstream(s->dir.path() + "/tokens") << line << "\n";
+    s->daemon = std::make_unique<Daemon>(s->dir.path(), SourceDir() + "/tests/fixtures/suites",
+                                         std::vector<std::string>{"--tokens", s->dir.path() + "/tokens"});
+    *out = std::move(s);
+  }
+
   static TempDir* dir_;
   static Daemon* d_;
   static Child* worker_;
@@ -167,7 +203,7 @@ TEST_F(CliTest, SubmitWaitShowsProgressAsTrialsFinish) {
   EXPECT_EQ(prev, 6);
 }
 
-TEST_F(CliTest, SubmitErrorsExitTwoWithOneLineNamingTheField) {
+TEST_F(CliTest, SubmitRefusedByTheDaemonExitsTwoWithOneLineNamingTheField) {
   auto bad = Write("bad.json", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"teleport"}}}}});
   Out o = G({"submit", bad, "--wait"});
   EXPECT_EQ(o.code, 2);
@@ -175,25 +211,33 @@ TEST_F(CliTest, SubmitErrorsExitTwoWithOneLineNamingTheField) {
   EXPECT_NE(o.err.find("422"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("parameters.mode"), std::string::npos) << o.err;
   EXPECT_EQ(o.out, "");
+}
 
-  o = G({"submit", dir_->path() + "/no-such-file.json"});
+TEST_F(CliTest, SubmitOfAMissingFileExitsTwoNamingTheFile) {
+  Out o = G({"submit", dir_->path() + "/no-such-file.json"});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("no-such-file.json"), std::string::npos) << o.err;
+}
 
+TEST_F(CliTest, SubmitOfUnparsableYamlExitsTwoWithOneLine) {
   auto garbage = dir_->Write("garbage.yaml", "suite: [unclosed\n");
-  o = G({"submit", garbage});
+  Out o = G({"submit", garbage});
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(Lines(o.err).size(), 1u) << o.err;
+}
 
+TEST_F(CliTest, SubmitOfAnUnknownSuiteExitsTwoWith404) {
   auto unknown = Write("unknown.json", {{"suite", "no-such-suite"}});
-  o = G({"submit", unknown});
+  Out o = G({"submit", unknown});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("404"), std::string::npos) << o.err;
+}
 
-  // Nothing listening: exit 2 and a line that says so.
-  o = RunProgram(*dir_, {GauntletBin(), "submit", unknown, "--server", "http://127.0.0.1:1"});
+TEST_F(CliTest, SubmitWithNothingListeningExitsTwoSayingSo) {
+  auto unknown = Write("unknown.json", {{"suite", "no-such-suite"}});
+  Out o = RunProgram(*dir_, {GauntletBin(), "submit", unknown, "--server", kNowhere});
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("cannot reach http://127.0.0.1:1"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("cannot reach " + kNowhere), std::string::npos) << o.err;
 }
 
 TEST_F(CliTest, MatrixInEveryFormat) {
@@ -341,53 +385,49 @@ TEST_F(CliTest, CancelASweep) {
   EXPECT_EQ(neither.code, 2);
 }
 
-TEST_F(CliTest, ServerAndTokenResolution) {
-  const std::string home = dir_->path() + "/home";
-  std::filesystem::create_directories(home + "/.config/gauntlet");
-  auto args = [&](std::vector<std::string> a) {
-    a.insert(a.begin(), GauntletBin());
-    return a;
-  };
-  // ~/.config/gauntlet/config alone.
-  std::ofstream(home + "/.config/gauntlet/config") << "# written by cli_test\nserver = " << d_->url() << "\n";
-  Out o = RunProgram(*dir_, args({"suites", "--format", "json"}));
+TEST_F(CliTest, ServerFromTheConfigFileAlone) {
+  ConfigFile config("# written by cli_test\nserver = " + d_->url() + "\n");
+  Out o = RunProgram(*dir_, {GauntletBin(), "suites", "--format", "json"});
   EXPECT_EQ(o.code, 0) << o.err;
-  // The environment beats the file; the flag beats the environment.
-  std::ofstream(home + "/.config/gauntlet/config") << "server = http://127.0.0.1:1\n";
-  o = RunProgram(*dir_, args({"suites"}), {"GAUNTLET_SERVER=" + d_->url()});
+}
+
+TEST_F(CliTest, EnvironmentBeatsTheConfigFileAndTheFlagBeatsTheEnvironment) {
+  ConfigFile config("server = " + kNowhere + "\n");
+  Out o = RunProgram(*dir_, {GauntletBin(), "suites"}, {"GAUNTLET_SERVER=" + d_->url()});
   EXPECT_EQ(o.code, 0) << o.err;
-  o = RunProgram(*dir_, args({"suites", "--server", d_->url()}), {"GAUNTLET_SERVER=http://127.0.0.1:1"});
+  o = RunProgram(*dir_, {GauntletBin(), "suites", "--server", d_->url()}, {"GAUNTLET_SERVER=" + kNowhere});
   EXPECT_EQ(o.code, 0) << o.err;
-  o = RunProgram(*dir_, args({"suites"}));
+  o = RunProgram(*dir_, {GauntletBin(), "suites"});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("127.0.0.1:1"), std::string::npos) << "the file's server was used: " << o.err;
-  // GAUNTLET_CONFIG names another file; a bare host:port is accepted.
-  std::string url = d_->url();
-  const std::string other = dir_->Write("other-config", "server=\"" + url.substr(7) + "\"\n");
-  o = RunProgram(*dir_, args({"suites"}), {"GAUNTLET_CONFIG=" + other});
-  EXPECT_EQ(o.code, 0) << o.err;
+}
 
-  // Tokens, against a daemon that requires them.
-  TempDir tdir;
-  Out tok = RunProgram(*dir_, args({"token", "--role", "submit"}));
-  ASSERT_EQ(tok.code, 0);
-  auto tl = Lines(tok.out);
-  const std::string token = tl[0].substr(tl[0].find(": ") + 2);
-  const std::string line = tl[1].substr(tl[1].find(": ") + 2);
-  std::ofstream(tdir.path() + "/tokens") << line << "\n";
-  Daemon secured(tdir.path(), SourceDir() + "/tests/fixtures/suites", {"--tokens", tdir.path() + "/tokens"});
-  o = RunProgram(*dir_, args({"suites", "--server", secured.url()}));
+TEST_F(CliTest, GauntletConfigNamesAnotherFileAndABareHostPortIsAccepted) {
+  ConfigFile config("server = " + kNowhere + "\n");  // would fail, were it read
+  const std::string other = dir_->Write("other-config", "server=\"" + d_->url().substr(7) + "\"\n");
+  Out o = RunProgram(*dir_, {GauntletBin(), "suites"}, {"GAUNTLET_CONFIG=" + other});
+  EXPECT_EQ(o.code, 0) << o.err;
+}
+
+TEST_F(CliTest, WithoutATokenASecuredDaemonAnswers401SayingHowToGiveOne) {
+  std::unique_ptr<Secured> secured;
+  ASSERT_NO_FATAL_FAILURE(StartSecured(&secured));
+  Out o = RunProgram(*dir_, {GauntletBin(), "suites", "--server", secured->daemon->url()});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("401"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("--token"), std::string::npos) << "the error says how to give one: " << o.err;
-  o = RunProgram(*dir_, args({"suites", "--server", secured.url(), "--token", token}));
+}
+
+TEST_F(CliTest, TokenFromTheFlagTheEnvironmentOrTheConfigFile) {
+  std::unique_ptr<Secured> secured;
+  ASSERT_NO_FATAL_FAILURE(StartSecured(&secured));
+  Out o = RunProgram(*dir_, {GauntletBin(), "suites", "--server", secured->daemon->url(), "--token", secured->token});
   EXPECT_EQ(o.code, 0) << o.err;
-  o = RunProgram(*dir_, args({"suites", "--server", secured.url()}), {"GAUNTLET_TOKEN=" + token});
+  o = RunProgram(*dir_, {GauntletBin(), "suites", "--server", secured->daemon->url()}, {"GAUNTLET_TOKEN=" + secured->token});
   EXPECT_EQ(o.code, 0) << o.err;
-  std::ofstream(home + "/.config/gauntlet/config") << "server = " << secured.url() << "\ntoken = " << token << "\n";
-  o = RunProgram(*dir_, args({"suites"}));
+  ConfigFile config("server = " + secured->daemon->url() + "\ntoken = " + secured->token + "\n");
+  o = RunProgram(*dir_, {GauntletBin(), "suites"});
   EXPECT_EQ(o.code, 0) << o.err;
-  std::filesystem::remove(home + "/.config/gauntlet/config");
 }
 
 TEST_F(CliTest, HelpEverywhere) {

@@ -8,19 +8,25 @@
 #include <regex>
 
 #include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "core/verdict.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
 
 namespace {
 
+// By the verdict's family (core/verdict.h), so a new verdict gets an icon without an edit here; an
+// unknown name reads as bad. Within infra a timeout gets its own, since "too slow" asks for a
+// different fix than a broken node.
 std::string Icon(const std::string& v) {
-  if (v == "passed") return "✅";
-  if (v == "unsupported") return "⚠";
-  if (v == "timeout") return "⏳";
-  if (v == "infra_error") return "🔧";
-  if (v == "skipped" || v == "cancelled") return "·";
-  return "❌";  // crashed, wrong_output, oom
+  const VerdictInfo* info = FindVerdict(v);
+  const std::string_view family = info ? info->family : "bad";
+  if (family == "ok") return "✅";
+  if (family == "warn") return "⚠";
+  if (family == "infra") return v == "timeout" ? "⏳" : "🔧";
+  if (family == "none") return "·";
+  return "❌";
 }
 
 // "2100 tok/s", "45.2 ms", "0.873 TFLOP/s": as many digits as a person reads.
@@ -34,8 +40,6 @@ std::string MetricText(const json& m) {
   std::string unit = m.value("unit", "");
   return unit.empty() ? std::string(buf) : std::string(buf) + " " + unit;
 }
-
-}  // namespace
 
 // The short reason in a signature: "crashed:RuntimeError:Error Internal@modelopt_quant.py" -> "Error
 // Internal"; "unsupported:no_kernel_image" -> "no_kernel_image". The full signature stays in JSON/CSV.
@@ -88,7 +92,7 @@ std::string CellText(const json& c) {
   int judged_kinds = 0;
   std::string mix;
   for (auto& name : Verdicts()) {
-    if (name == "skipped" || name == "cancelled") continue;
+    if (VerdictSeverity(name) < 0) continue;  // says nothing about the config, so it is no disagreement
     int64_t n = c["counts"].value(name, int64_t{0});
     if (n > 0) {
       ++judged_kinds;
@@ -98,6 +102,8 @@ std::string CellText(const json& c) {
   if (judged_kinds > 1) t += " (" + mix + ")";
   return t;
 }
+
+}  // namespace
 
 void AddMatrixCommand(CLI::App& app, int* code) {
   struct Opts {

@@ -1,0 +1,32 @@
+// The client subcommands, one function per family, each in the file named after it. AddClientCommands
+// (cli/cli.h) calls them in the order `gauntlet --help` lists them. Every one adds its subcommand(s)
+// to `app`, which owns them; each callback writes the exit status to *code (0 done, 1 a followed
+// sweep has a failure, 2 an error, printed as one line), so `code` must outlive app.parse(). Call them
+// once, before parsing, from the thread that parses; the callbacks run on that thread too.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace gauntlet::cli {
+
+// `submit FILE [--name N] [--wait] [--json]`: posts a sweep and optionally follows it (submit.cc).
+void AddSubmitCommand(CLI::App& app, int* code);
+// `status [SWEEP] [--limit N] [--wait] [--json]`: the latest sweeps or one, or follows one (status.cc).
+void AddStatusCommand(CLI::App& app, int* code);
+// `trials [filters...]`: trials filtered as GET /api/v1/trials, paged through (trials.cc).
+void AddTrialsCommand(CLI::App& app, int* code);
+// `suites [NAME]`: the loaded suites, or one suite's definition (suites.cc).
+void AddSuitesCommand(CLI::App& app, int* code);
+// `cancel SWEEP | --trial ID`: cancels a sweep's unfinished trials or one trial (cancel.cc).
+void AddCancelCommand(CLI::App& app, int* code);
+// `logs TRIAL [-f]`: a trial's log, optionally followed until the trial is done (trials.cc).
+void AddLogsCommand(CLI::App& app, int* code);
+// `nodes [--drain ID]`: the fleet, or drains one node (nodes.cc).
+void AddNodesCommand(CLI::App& app, int* code);
+// `matrix --suite S ...`: the results pivot as a table, CSV, JSON or Markdown (matrix.cc).
+void AddMatrixCommand(CLI::App& app, int* code);
+// `completion [bash]`: prints a bash completion script generated from `app`'s command tree as it is when
+// the command runs, so it covers subcommands added after it too; `app` must outlive the parse
+// (completion.cc). It never fails, so it takes no `code`.
+void AddCompletionCommand(CLI::App& app);
+
+}  // namespace gauntlet::cli
