@@ -2,9 +2,9 @@
 // 2×H200 (sm_90) node and a 1×RTX PRO 6000 (sm_120) node, then every page is opened and checked
 // for what a person would look for. Screenshots go to build/browser-screenshots/.
 import assert from 'node:assert/strict';
-import {after, before, describe, it} from 'node:test';
+import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
-import {newPage, open, shot} from './lib/page.mjs';
+import {closePages, newPage, open, shot} from './lib/page.mjs';
 import {Stack, until} from './lib/stack.mjs';
 
 const TARGETS = [{arch: 'sm_90'}, {arch: 'sm_120'}];
@@ -50,7 +50,23 @@ const cell = (page, backend, dtype, col) => page.evaluate(([b, d, c]) => {
 
 const rgb = (s) => s.match(/\d+/g).slice(0, 3).map(Number);
 
+/** Elements whose style attribute sets anything but a custom property: a fixed look that belongs in app.css. */
+const inlineLooks = (page) => page.evaluate(() => [...document.querySelectorAll('[style]')]
+  .filter((el) => [...el.style].some((p) => !p.startsWith('--')))
+  .map((el) => `<${el.tagName.toLowerCase()} class="${el.getAttribute('class') || ''}" style="${el.getAttribute('style')}">`));
+
+/** The sweeps' `failed` column of the daemon's own CSV export, by sweep id. */
+async function failedByCsv() {
+  const csv = await (await fetch(`${stack.url}/api/v1/sweeps?format=csv`)).text();
+  const [head, ...lines] = csv.trim().split('\n').map((l) => l.split(','));
+  const col = head.indexOf('failed');
+  assert.ok(col > 0, `a failed column in ${head}`);
+  return new Map(lines.map((f) => [Number(f[0]), Number(f[col])]));
+}
+
 describe('dashboard', () => {
+  afterEach(closePages);
+
   it('lists sweeps with progress bars and verdict counts', async () => {
     const page = await newPage(browser.context);
     await open(page, stack.url, '#/sweeps', 'sweeps');
@@ -61,6 +77,79 @@ describe('dashboard', () => {
     assert.ok(await row.locator('.progress .seg-passed').count(), 'a green segment for passed trials');
     assert.ok(await row.locator('.progress .seg-crashed').count(), 'a red segment for crashed trials');
     await shot(page, '01-sweeps');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('says how a finished sweep ended, and counts one trial in the singular', async () => {
+    // One trial that passes; delay=1 keeps it out of the history test's config.
+    const one = await stack.sweep({suite: 'ui-fixture', name: 'one trial', reuse: false, targets: [{arch: 'sm_90'}],
+      parameters: {backend: ['cutlass'], dtype: ['bf16'], delay: ['1']}});
+    assert.equal(one.trials, 1);
+    await stack.waitSweep(one.id);
+    // What "failed" means is the daemon's (its CSV export), not this page's.
+    const failed = await failedByCsv();
+    assert.ok(failed.get(first.id) > 0, 'the fixture sweep has failures');
+    assert.equal(failed.get(one.id), 0);
+
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/sweeps', 'sweeps');
+    const state = (id) => page.locator(`tr[data-sweep="${id}"] [data-testid=sweep-state]`).textContent();
+    assert.equal(await state(first.id), `finished · ${failed.get(first.id)} failed`);
+    assert.equal(await state(one.id), 'finished', 'no failure count when nothing failed');
+    assert.equal(await page.locator(`tr[data-sweep="${one.id}"] [role=progressbar]`).getAttribute('aria-label'), '1 of 1 trial done');
+    assert.equal(await page.locator(`tr[data-sweep="${first.id}"] [role=progressbar]`).getAttribute('aria-label'), '16 of 16 trials done');
+
+    await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
+    assert.equal(await page.locator('[data-testid=sweep-state]').textContent(), `finished · ${failed.get(first.id)} failed`);
+    assert.equal(await page.locator('[data-testid=trials-shown]').textContent(), '16 trials shown');
+    await open(page, stack.url, `#/sweeps/${one.id}`, 'sweep');
+    assert.equal(await page.locator('[data-testid=sweep-state]').textContent(), 'finished');
+    assert.equal(await page.locator('[data-testid=trials-shown]').textContent(), '1 trial shown');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('keeps the Took column on one line when the trial table is squeezed', async () => {
+    const page = await newPage(browser.context);
+    await page.setViewportSize({width: 480, height: 900});
+    await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
+    const rows = await page.locator('table[aria-label=Trials] tbody tr').evaluateAll((trs) => trs.map((tr) => {
+      // Line boxes of a cell's text: one per distinct top among its fragments.
+      const lines = (el) => {
+        const r = document.createRange();
+        r.selectNodeContents(el);
+        return new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top))).size;
+      };
+      const took = tr.querySelector('[data-testid=took]');
+      return {config: lines(tr.querySelector('[data-testid=config]')), took: lines(took), text: took.textContent};
+    }));
+    // Only meaningful if the table really is squeezed: the config column wraps at this width.
+    assert.ok(rows.some((r) => r.config > 1), 'the config column wraps at 480 px');
+    const timed = rows.filter((r) => r.text);
+    assert.ok(timed.length, 'some trials have a duration');
+    for (const r of timed) assert.equal(r.took, 1, `"${r.text}" on one line`);
+    await shot(page, '12-sweep-narrow');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('keeps both key columns of the matrix in view when it scrolls sideways', async () => {
+    const page = await newPage(browser.context);
+    await page.setViewportSize({width: 480, height: 900});
+    await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
+    const at = () => page.evaluate(() => {
+      const wrap = document.querySelector('.matrix-wrap');
+      const [a, b] = document.querySelectorAll('.mx-body [role=rowheader]');
+      const x = (el) => Math.round(el.getBoundingClientRect().left - wrap.getBoundingClientRect().left - wrap.clientLeft);
+      return {a: x(a), b: x(b), aw: Math.round(a.getBoundingClientRect().width), scroll: wrap.scrollLeft};
+    });
+    const before = await at();
+    await page.locator('.matrix-wrap').evaluate((w) => w.scrollTo(w.scrollWidth, 0));
+    const after = await at();
+    assert.ok(after.scroll > 100, `the matrix scrolls at 480 px (${after.scroll} px)`);
+    assert.deepEqual([after.a, after.b], [before.a, before.b], 'the keys stay where they were');
+    assert.equal(after.b, after.a + after.aw, 'the second key sits right after the first');
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -177,6 +266,22 @@ describe('dashboard', () => {
     assert.match(await page.locator('tr[data-node=sm120]').textContent(), /sm_120/);
     assert.equal(await page.locator('tr[data-node=h200] [data-testid=node-state]').textContent(), 'online');
     assert.match(await page.locator('tr[data-node=h200] [data-testid=heartbeat]').textContent(), /s ago/);
+    assert.equal(await page.locator('tr[data-node=h200] [data-testid=software]').textContent(), 'cuda 13.0 · driver 580.159.04');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('says a node without driver or CUDA versions runs unknown software', async () => {
+    // No GPUs, so it never takes a trial from the other tests' sweeps.
+    await stack.worker('bare');
+    const {items} = await stack.get('/api/v1/nodes');
+    const fp = items.find((n) => n.name === 'bare').fingerprint;
+    assert.ok(Object.values(fp).every((v) => v === ''), `the worker reports empty versions: ${JSON.stringify(fp)}`);
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/nodes', 'nodes');
+    assert.equal(await page.locator('tr[data-node=bare] [data-testid=software]').textContent(), 'unknown');
+    assert.match(await page.locator('tr[data-node=bare]').textContent(), /CPU only/);
+    assert.match(await page.locator('[data-testid=nodes-summary]').textContent(), /^3 nodes, 3 GPUs: /);
     await shot(page, '05-nodes');
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -191,6 +296,36 @@ describe('dashboard', () => {
     assert.match(await page.locator('tr[data-signature="crashed:illegal_memory_access"] .badge').textContent(), /crashed/);
     await page.waitForSelector('[data-testid=no-regressions], table[aria-label=Regressions]');
     await shot(page, '06-clusters');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('sets no fixed look inline on any page (only computed values, as custom properties)', async () => {
+    const passed = (await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=passed&param.backend=cutlass`)).items[0];
+    const key = encodeURIComponent('backend=cutlass&delay=0&dtype=bf16');
+    const page = await newPage(browser.context);
+    for (const [hash, ready, wait] of [
+      ['#/sweeps', 'sweeps', '.progress > span'],
+      [`#/sweeps/${first.id}`, 'sweep', '.mx[data-complete=true]'],
+      ['#/matrix?suite=ui-fixture', 'matrix', '.mx[data-complete=true]'],
+      [`#/trials/${passed.id}`, 'trial', '.chart-legend i'],
+      ['#/nodes', 'nodes', 'li[data-gpu]'],
+      ['#/clusters?suite=ui-fixture', 'clusters', 'tr[data-signature] .progress > span'],
+      [`#/history?suite=ui-fixture&config=${key}`, 'history', '[data-testid=throughput-chart] .chart-legend i'],
+    ]) {
+      await open(page, stack.url, hash, ready);
+      await page.waitForSelector(wait);
+      assert.deepEqual(await inlineLooks(page), [], hash);
+    }
+    // The computed values still reach the page through custom properties: legend swatches have
+    // their series' colour, and a finished sweep's bar segments fill the bar.
+    const swatches = await page.locator('[data-testid=throughput-chart] .chart-legend i').evaluateAll((is) => is.map((i) => getComputedStyle(i).backgroundColor));
+    assert.equal(new Set(swatches).size, swatches.length, `one colour per series: ${swatches}`);
+    assert.ok(swatches.every((c) => c !== 'rgba(0, 0, 0, 0)'), `coloured swatches: ${swatches}`);
+    await open(page, stack.url, '#/sweeps', 'sweeps');
+    const [bar, segs] = await page.locator(`tr[data-sweep="${first.id}"] .progress`).evaluate((b) =>
+      [b.clientWidth, [...b.children].reduce((a, s) => a + s.getBoundingClientRect().width, 0)]);
+    assert.ok(Math.abs(bar - segs) < 2, `segments fill the bar of a finished sweep: ${segs} of ${bar} px`);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -1,6 +1,7 @@
-// ctest entry. The helpers' unit tests (units.test.mjs) need only Node and always run; the page
-// tests then skip visibly (exit 77) when Chromium or playwright-core is missing, otherwise run with
-// Node's test runner, and their exit status is passed through. Arguments: test files to run instead.
+// ctest entry. The Node-only tests (units.test.mjs, the helpers; sources.test.mjs, a scan of web/)
+// always run; the page tests then skip visibly (exit 77) when Chromium or playwright-core is
+// missing, otherwise run with Node's test runner, and their exit status is passed through.
+// Arguments: test files to run instead.
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,7 @@ const nodeTest = (files) =>
 
 const files = process.argv.slice(2);
 if (files.length) process.exit(nodeTest(files));
-const units = nodeTest([path.join(here, 'units.test.mjs')]);
+const units = nodeTest([path.join(here, 'units.test.mjs'), path.join(here, 'sources.test.mjs')]);
 if (units !== 0) process.exit(units);
 const missing = [];
 if (!fs.existsSync(CHROMIUM)) missing.push(`${CHROMIUM} (apt-get install chromium)`);

@@ -1,5 +1,5 @@
 // The dashboard's pure helpers, in Node without a browser: what a cell says, which layout a sweep
-// gets by default, how numbers and config keys are written.
+// gets by default, how numbers, counts and config keys are written.
 import assert from 'node:assert/strict';
 import {register} from 'node:module';
 import {it} from 'node:test';
@@ -13,9 +13,10 @@ await stack.stop();
 register('./lib/vocabulary_hooks.mjs', import.meta.url, {data: {source: served}});
 const {defaultLayout, sweepValues} = await import('../../web/js/components/matrix_controls.js');
 const {byConcurrency} = await import('../../web/js/components/metrics.js');
-const {fmtFingerprint, fmtNum} = await import('../../web/js/dom.js');
+const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js');
+const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
-const {VERDICTS, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
+const {VERDICTS, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
 it('takes the verdicts, their order and labels from the daemon', () => {
   assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'timeout', 'oom', 'infra_error',
@@ -61,6 +62,10 @@ it('writes numbers, fingerprints and config keys as the daemon does', () => {
   assert.equal(fmtNum(null), '–');
   assert.equal(fmtFingerprint({framework: 'sglang 0.5', cuda: '13.0'}), 'framework sglang 0.5 · cuda 13.0');
   assert.equal(fmtFingerprint(null), 'unknown software');
+  // A worker that found no driver or CUDA reports them empty: not versions worth printing.
+  assert.equal(fmtFingerprint({cuda: '', driver: ''}), 'unknown software');
+  assert.equal(fmtFingerprint({cuda: '13.0', driver: ''}), 'cuda 13.0');
+  assert.equal(fmtFingerprint({cuda: '', driver: null}, 'unknown'), 'unknown');
   assert.deepEqual(parseKey('backend=cutlass&delay=0&dtype=bf16'), {backend: 'cutlass', delay: '0', dtype: 'bf16'});
   assert.equal(makeKey({dtype: 'bf16', backend: 'cutlass', delay: '0'}), 'backend=cutlass&delay=0&dtype=bf16');
   assert.equal(makeKey(parseKey('m=a/b=c&x=1')), 'm=a/b=c&x=1', 'a value holding "=" survives');
@@ -71,4 +76,32 @@ it('groups per-concurrency metrics for charts', () => {
     'ttft_ms_p50@c1': {value: 30}, 'rel_err': {value: 0.001}});
   assert.deepEqual([...g.keys()], ['output_tok_s'], 'a metric with one level is not a chart');
   assert.deepEqual(g.get('output_tok_s').map((p) => p.c), [1, 64]);
+});
+
+it('counts things in the singular only when there is one', () => {
+  assert.equal(plural(0, 'trial'), '0 trials');
+  assert.equal(plural(1, 'trial'), '1 trial');
+  assert.equal(plural(2, 'trial'), '2 trials');
+  assert.equal(plural(65536, 'earlier byte'), '65,536 earlier bytes');
+  assert.equal(plural(1, 'match', 'matches'), '1 match');
+  assert.equal(plural(3, 'match', 'matches'), '3 matches');
+  // Fractions are plural, and the noun agrees with the number as printed, not as stored.
+  assert.equal(plural(0.5, 'GPU-hour'), '0.5 GPU-hours');
+  assert.equal(plural(1.0001, 'GPU-hour'), '1 GPU-hour');
+  assert.equal(noun(1, 'GPU'), 'GPU');
+  assert.equal(noun(2, 'GPU'), 'GPUs');
+});
+
+it('says how a sweep stands, and how many of a finished one failed', () => {
+  const by = {passed: 3, unsupported: 1, crashed: 2, wrong_output: 1, timeout: 1, skipped: 4, cancelled: 1};
+  // Everything that is not passed and says something about the run: skipped and cancelled do not.
+  assert.equal(failedCount(by), 5);
+  assert.equal(failedCount({passed: 2, skipped: 1}), 0);
+  assert.equal(failedCount(undefined), 0);
+  assert.equal(sweepState({finished: true, by_verdict: by}), 'finished · 5 failed');
+  assert.equal(sweepState({finished: true, by_verdict: {passed: 2}}), 'finished');
+  assert.equal(sweepState({finished: true, by_verdict: {crashed: 12000}}), 'finished · 12,000 failed');
+  assert.equal(sweepState({finished: false, running: 2, by_verdict: by}), 'running');
+  assert.equal(sweepState({finished: false, running: 0}), 'queued');
+  assert.equal(sweepState({finished: true, cancelled_at: 5, by_verdict: by}), 'cancelled');
 });

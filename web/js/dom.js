@@ -1,15 +1,33 @@
 // Small DOM helpers: element building, escaping for the string-built hot paths, formatting.
 
-/** h('a', {href: '#/x', class: 'c'}, 'text', childNode, [more]) → Element. Null/false children are skipped. */
+/**
+ * h('a', {href: '#/x', class: 'c'}, 'text', childNode, [more]) → Element. Null/false children are skipped.
+ * `vars: {'--share': '40%'}` sets custom properties (see setVars).
+ */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v == null || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'vars') setVars(el, v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
+  return el;
+}
+
+/**
+ * Sets CSS custom properties on an element: the only way a value computed from data (a bar
+ * segment's share, a chart series' colour, the matrix's column template) reaches app.css, which
+ * owns every fixed look. Anything else is refused, so inline styles cannot come back through here
+ * (tests/browser/sources.test.mjs allows this line and no other use of an element's style).
+ */
+export function setVars(el, vars) {
+  for (const [name, value] of Object.entries(vars)) {
+    if (!name.startsWith('--')) throw new Error(`setVars: ${name} is not a custom property; give fixed looks a class in app.css`);
+    el.style.setProperty(name, String(value));
+  }
   return el;
 }
 
@@ -44,6 +62,16 @@ export function fmtNum(v, digits = 3) {
   return Number(v.toPrecision(digits)).toString();
 }
 
+/** The noun for a count: singular only when the number, as fmtNum prints it, reads "1". */
+export function noun(n, one, many = one + 's') {
+  return fmtNum(n) === '1' ? one : many;
+}
+
+/** "1 trial", "2 trials", "65,536 bytes": every count the dashboard prints with a noun goes through here. */
+export function plural(n, one, many = one + 's') {
+  return `${fmtNum(n)} ${noun(n, one, many)}`;
+}
+
 export function fmtMetric(m) {
   if (!m || m.value == null) return '';
   return `${fmtNum(m.value)}${m.unit ? ' ' + m.unit : ''}`;
@@ -75,9 +103,13 @@ export function fmtConfig(config) {
   return Object.entries(config || {}).map(([k, v]) => `${k}=${v}`).join(', ');
 }
 
-/** A software fingerprint ({framework: "x", cuda: "13.0"}) → "framework x · cuda 13.0". */
-export function fmtFingerprint(fp) {
-  if (fp == null || fp === '') return 'unknown software';
+/**
+ * A software fingerprint ({framework: "x", cuda: "13.0"}) → "framework x · cuda 13.0". Empty values
+ * are left out: a worker that finds no driver or CUDA reports them as "", which is no version.
+ */
+export function fmtFingerprint(fp, unknown = 'unknown software') {
+  if (fp == null || fp === '') return unknown;
   if (typeof fp === 'string') return fp;
-  return Object.entries(fp).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ') || 'unknown software';
+  return Object.entries(fp).filter(([, v]) => v != null && v !== '')
+    .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ') || unknown;
 }

@@ -8,6 +8,10 @@ import {VOCABULARY} from './vocabulary.js';
 export const VERDICTS = VOCABULARY.verdicts.map((v) => v.name);
 const FAMILY = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.family]));
 const LABEL = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.label]));
+// Severity above passed's 0: a finding against the config (unsupported, crashed, ...) or a run that
+// failed (timeout, infra error). Skipped and cancelled (-1) say nothing, as in the sweeps CSV's
+// `failed` column.
+const FAILED = new Set(VOCABULARY.verdicts.filter((v) => v.severity > 0).map((v) => v.name));
 // Text glyphs rather than emoji: they render on a bare server's fonts (DejaVu) as well as on desktops.
 const ICON = {ok: '✓', warn: '⚠', bad: '✗', infra: '◷', none: '⊘'};
 
@@ -15,6 +19,13 @@ export const verdictClass = (v) => (v ? `v-${v}` : 'v-pending');
 export const verdictFamily = (v) => FAMILY[v] || 'pending';
 export const verdictIcon = (v) => ICON[FAMILY[v]] || '…';
 export const verdictLabel = (v) => LABEL[v] || v || 'pending';
+
+/** How many of a by-verdict count ({passed: 3, crashed: 2, ...}) failed. */
+export function failedCount(byVerdict) {
+  let n = 0;
+  for (const [v, c] of Object.entries(byVerdict || {})) if (FAILED.has(v)) n += c;
+  return n;
+}
 
 /**
  * A short human reason from a signature: "crashed:illegal_memory_access" → "illegal memory access",

@@ -5,15 +5,27 @@ import {ROOT} from './stack.mjs';
 
 export const SHOTS = process.env.GAUNTLET_SCREENSHOTS || path.join(ROOT, 'build', 'browser-screenshots');
 
+const opened = new Set();
+
 /** A page that records uncaught errors and console errors, so each test can assert there were none. */
 export async function newPage(context) {
   const page = await context.newPage();
+  opened.add(page);
+  page.on('close', () => opened.delete(page));
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
   });
   return page;
+}
+
+/**
+ * Closes the pages a failed test left open. Each holds a connection for its event stream and
+ * Chromium opens at most six per host, so a few leftovers would stall every test after them.
+ */
+export async function closePages() {
+  await Promise.all([...opened].map((p) => p.close().catch(() => {})));
 }
 
 /** Navigates to a hash route and waits until the app marks that page's first render complete. */

@@ -1,7 +1,7 @@
 // SVG line charts drawn by hand (nothing fetched from outside): series of {x, y} points with
 // optional per-point colour (verdict), axes with a few "nice" ticks.
 
-import {fmtNum, fmtTime} from '../dom.js';
+import {fmtNum, fmtTime, setVars} from '../dom.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 export const PALETTE = ['#0969da', '#bf3989', '#1a7f37', '#9a6700', '#8250df', '#cf222e', '#0a7f8f', '#57606a'];
@@ -117,7 +117,7 @@ export function lineChart({series, xKind = 'linear', xLabel = '', yLabel = '', w
     }
     const item = document.createElement('span');
     const sw = document.createElement('i');
-    sw.style.background = color;
+    setVars(sw, {'--series': color});  // the series' colour is data (PALETTE or the caller's)
     item.append(sw, se.name);
     legend.append(item);
   });

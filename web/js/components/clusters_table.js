@@ -1,7 +1,7 @@
 // Failure clusters: one row per signature, with the parameter value that explains it when the
 // server found one ("backend = triton on NVIDIA H200"), its hardware, and example trials.
 
-import {h} from '../dom.js';
+import {h, plural} from '../dom.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
 function explained(e) {
@@ -16,10 +16,11 @@ export function clustersTable(items, {limit = Infinity, more} = {}) {
   const shown = failures.slice(0, limit);
   const rows = shown.map((c) => h('tr', {'data-signature': c.signature},
     h('td', {}, h('span', {class: `badge ${verdictClass(c.verdict)}`}, verdictLabel(c.verdict))),
-    h('td', {class: 'mono', style: 'overflow-wrap:anywhere;max-width:420px'}, c.signature || '(none)'),
+    h('td', {class: 'mono signature'}, c.signature || '(none)'),
     h('td', {class: 'num'}, String(c.count),
-      h('div', {class: 'progress', style: 'height:6px;min-width:80px', 'aria-hidden': 'true'},
-        h('span', {class: `seg-${c.verdict}`, style: `width:${(100 * c.count) / max}%`}))),
+      // The bar's length is this cluster's share of the largest: data, so a custom property.
+      h('div', {class: 'progress thin', 'aria-hidden': 'true'},
+        h('span', {class: `seg-${c.verdict}`, vars: {'--share': `${(100 * c.count) / max}%`}}))),
     h('td', {}, explained(c.explained_by)),
     h('td', {}, (c.hardware || []).join(', ')),
     h('td', {}, (c.trials || []).slice(0, 6).map((t, i) => [i ? ' ' : '', h('a', {href: `#/trials/${t}`}, `#${t}`)])),
@@ -29,5 +30,5 @@ export function clustersTable(items, {limit = Infinity, more} = {}) {
       h('thead', {}, h('tr', {}, ['Verdict', 'Signature', 'Trials', 'Explained by', 'Hardware', 'Examples']
         .map((t, i) => h('th', {scope: 'col', class: i === 2 ? 'num' : null}, t)))),
       h('tbody', {}, rows)),
-    failures.length > shown.length && more ? h('p', {}, h('a', {href: more}, `All ${failures.length} clusters →`)) : null);
+    failures.length > shown.length && more ? h('p', {}, h('a', {href: more}, `All ${plural(failures.length, 'cluster')} →`)) : null);
 }

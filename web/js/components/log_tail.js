@@ -2,7 +2,7 @@
 // with ?offset= while the trial runs; stops when the server says X-Trial-Done and nothing is left.
 
 import {request} from '../api.js';
-import {h} from '../dom.js';
+import {h, plural} from '../dom.js';
 
 const FIRST_BYTES = 64 * 1024;
 const POLL_MS = 1000;
@@ -12,7 +12,7 @@ export function logTail(trial, ctx) {
   const status = h('p', {class: 'muted', 'data-testid': 'log-status'});
   const box = h('div', {}, status, pre);
   let offset = Math.max(0, (trial.log_size || 0) - FIRST_BYTES);
-  if (offset > 0) pre.append(`… ${offset.toLocaleString('en-US')} earlier bytes not shown (see the raw log) …\n`);
+  if (offset > 0) pre.append(`… ${plural(offset, 'earlier byte')} not shown (see the raw log) …\n`);
   let stuckToBottom = true;
   pre.addEventListener('scroll', () => {
     stuckToBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
@@ -34,7 +34,7 @@ export function logTail(trial, ctx) {
       const size = Number(res.headers.get('X-Log-Size'));
       if (Number.isFinite(next)) offset = next;
       if (done && Number.isFinite(size) && offset < size) done = false;  // drain what is left before stopping
-      status.textContent = done ? `Log complete (${offset.toLocaleString('en-US')} bytes).` : 'Following the log as the trial runs…';
+      status.textContent = done ? `Log complete (${plural(offset, 'byte')}).` : 'Following the log as the trial runs…';
       status.dataset.state = done ? 'done' : 'following';
     } catch (e) {
       if (!ctx.alive) return;

@@ -103,8 +103,9 @@ export function matrixView(m, keep = {}) {
   const cellPx = Math.round(Math.min(CELL_PX, Math.max(110, 24 + 7 * longest)));
   const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${cellPx}px)`].join(' ');
   const width = keyWidths.reduce((a, b) => a + b, 0) + cellPx * m.col_keys.length;
-  const keyCell = (role, i, text) =>
-    `<div role="${role}" class="mx-key${i === nRow - 1 ? ' last' : ''}" style="left:${lefts[i]}px">${esc(text)}</div>`;
+  // Where each key column sticks is set once on the grid (--key-left-N, read by app.css) rather
+  // than repeated on every key cell of every row.
+  const keyCell = (role, i, text) => `<div role="${role}" class="mx-key${i === nRow - 1 ? ' last' : ''}">${esc(text)}</div>`;
 
   const parts = [`<div class="mx-row mx-head" role="row">`];
   rowNames.forEach((r, i) => parts.push(keyCell('columnheader', i, r)));
@@ -126,8 +127,11 @@ export function matrixView(m, keep = {}) {
   const first = Math.min(m.row_keys.length, Math.max(FIRST_ROWS, Math.ceil(((keep.scrollTop || 0) + 1600) / ROW_PX)));
   const firstCols = Math.min(nCol, Math.ceil(((keep.scrollLeft || 0) + Math.max(window.innerWidth, 1600)) / cellPx) + 1);
   for (let r = 0; r < first; r++) parts.push(rowHtml(m.row_keys[r], firstCols));
+  // Column widths come from the data, so the template, width and key offsets are custom properties.
+  const vars = {'--tpl': template, '--grid-w': `${width}px`};
+  lefts.forEach((px, i) => (vars[`--key-left-${i + 1}`] = `${px}px`));
   const grid = h('div', {class: 'mx', role: 'table', 'aria-label': `Verdict per ${rowNames.join(' × ')} and ${m.cols}`,
-    'aria-rowcount': m.row_keys.length + 1, style: `--tpl:${template};width:${width}px`});
+    'aria-rowcount': m.row_keys.length + 1, vars});
   grid.innerHTML = parts.join('');
   const scroller = h('div', {class: 'matrix-wrap', tabindex: 0, 'aria-label': 'Compatibility matrix, scrollable'}, grid);
   // Tooltips (verdict, signature, metric, counts, last seen) on first hover or keyboard focus.

@@ -22,7 +22,7 @@ export function byConcurrency(metrics) {
 export function metricsTable(metrics) {
   const names = Object.keys(metrics || {}).sort((a, b) => a.localeCompare(b, 'en', {numeric: true}));
   if (!names.length) return h('p', {class: 'muted'}, 'No metrics reported.');
-  return h('table', {class: 'list', style: 'max-width:560px', 'aria-label': 'Metrics'},
+  return h('table', {class: 'list narrow', 'aria-label': 'Metrics'},
     h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Metric'), h('th', {scope: 'col', class: 'num'}, 'Value'))),
     h('tbody', {}, names.map((n) => h('tr', {'data-metric': n}, h('td', {class: 'mono'}, n), h('td', {class: 'num'}, fmtMetric(metrics[n]))))));
 }

@@ -1,20 +1,33 @@
 // A sweep's progress: one bar segment per verdict (width = share of all trials), running striped,
 // and the verdict counts as chips that can link to the filtered trial list.
 
-import {h} from '../dom.js';
-import {VERDICTS, verdictClass, verdictLabel} from '../verdict.js';
+import {fmtNum, h, plural} from '../dom.js';
+import {VERDICTS, failedCount, verdictClass, verdictLabel} from '../verdict.js';
+
+/** A sweep's state in a word, with how many trials failed once it is finished ("finished · 4 failed"). */
+export function sweepState(s) {
+  if (s.cancelled_at) return 'cancelled';
+  if (s.finished) {
+    const failed = failedCount(s.by_verdict);
+    return failed ? `finished · ${fmtNum(failed)} failed` : 'finished';
+  }
+  return s.running ? 'running' : 'queued';
+}
+
+// Each segment's share of the bar is data, so it reaches app.css as --share.
+const share = (n, total) => ({'--share': `${(100 * n) / total}%`});
 
 export function progressBar(sweep) {
   const total = sweep.trials || 0;
   const by = sweep.by_verdict || {};
   const running = sweep.running || 0;
   const bar = h('div', {class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': total,
-    'aria-valuenow': sweep.done || 0, 'aria-label': `${sweep.done || 0} of ${total} trials done`});
+    'aria-valuenow': sweep.done || 0, 'aria-label': `${sweep.done || 0} of ${plural(total, 'trial')} done`});
   for (const v of VERDICTS) {
     if (!by[v]) continue;
-    bar.append(h('span', {class: `seg-${v}`, style: `width:${(100 * by[v]) / total}%`, title: `${by[v]} ${verdictLabel(v)}`}));
+    bar.append(h('span', {class: `seg-${v}`, vars: share(by[v], total), title: `${by[v]} ${verdictLabel(v)}`}));
   }
-  if (running) bar.append(h('span', {class: 'seg-running', style: `width:${(100 * running) / total}%`, title: `${running} running`}));
+  if (running) bar.append(h('span', {class: 'seg-running', vars: share(running, total), title: `${running} running`}));
   return bar;
 }
 

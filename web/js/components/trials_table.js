@@ -1,7 +1,7 @@
 // A page of trials for a filter, with cursor paging (the API's `next`): never the whole sweep.
 
 import {api, qs} from '../api.js';
-import {fmtConfig, fmtSeconds, h} from '../dom.js';
+import {fmtConfig, fmtSeconds, h, plural} from '../dom.js';
 import {shortReason, verdictClass, verdictLabel} from '../verdict.js';
 
 export const PAGE = 50;
@@ -11,13 +11,13 @@ function row(t) {
   const v = t.verdict;
   return h('tr', {'data-trial': t.id},
     h('td', {class: 'num'}, h('a', {href: `#/trials/${t.id}`}, `#${t.id}`)),
-    h('td', {class: 'mono'}, fmtConfig(t.config)),
+    h('td', {class: 'mono', 'data-testid': 'config'}, fmtConfig(t.config)),
     h('td', {}, t.hardware || h('span', {class: 'muted'}, '–')),
     h('td', {}, t.state),
     h('td', {}, v ? h('span', {class: `badge ${verdictClass(v)}`}, verdictLabel(v)) : h('span', {class: 'muted'}, '…')),
     h('td', {title: t.signature || ''}, t.signature ? shortReason(v, t.signature) : ''),
     h('td', {}, t.node || ''),
-    h('td', {class: 'num'}, secs != null ? fmtSeconds(secs) : ''),
+    h('td', {class: 'num took', 'data-testid': 'took'}, secs != null ? fmtSeconds(secs) : ''),
   );
 }
 
@@ -40,7 +40,7 @@ export async function trialsTable(filter, {cursor, onPage, signal} = {}) {
   const pager = h('div', {class: 'pager'});
   if (cursor) pager.append(h('button', {type: 'button', onclick: () => onPage?.('')}, '⇤ First page'));
   if (data.next != null) pager.append(h('button', {type: 'button', 'data-testid': 'next-page', onclick: () => onPage?.(data.next)}, 'Next page →'));
-  pager.append(h('span', {class: 'muted'}, `${data.items.length} shown${cursor ? ` after #${cursor}` : ''}`));
+  pager.append(h('span', {class: 'muted', 'data-testid': 'trials-shown'}, `${plural(data.items.length, 'trial')} shown${cursor ? ` after #${cursor}` : ''}`));
   box.append(pager);
   return box;
 }

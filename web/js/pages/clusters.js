@@ -40,7 +40,7 @@ export default async function render(ctx) {
     h('div', {class: 'controls'},
       h('label', {}, 'Suite', h('select', {name: 'suite', onchange: (e) => go({suite: e.target.value, sweep: ''})},
         suites.map((s) => h('option', {value: s.name, selected: s.name === suite}, s.name)))),
-      h('label', {}, 'Sweep', h('input', {name: 'sweep', type: 'number', min: 1, value: sweep, placeholder: 'all', style: 'width:90px',
+      h('label', {}, 'Sweep', h('input', {name: 'sweep', type: 'number', min: 1, value: sweep, placeholder: 'all', class: 'sweep-id',
         onchange: (e) => go({sweep: e.target.value})}))),
     clustersBox,
     h('h2', {}, 'Regressions'),

@@ -32,9 +32,9 @@ export default async function render(ctx) {
 
   const suiteSel = h('select', {name: 'suite', onchange: (e) => (location.hash = href(['matrix'], {suite: e.target.value}))},
     suites.map((s) => h('option', {value: s.name, selected: s.name === suite.name}, s.name)));
-  const sweepIn = h('input', {name: 'sweep', type: 'number', min: 1, value: state.sweep, placeholder: 'all', style: 'width:90px',
+  const sweepIn = h('input', {name: 'sweep', type: 'number', min: 1, value: state.sweep, placeholder: 'all', class: 'sweep-id',
     onchange: (e) => go({sweep: e.target.value})});
-  const fpIn = h('input', {name: 'fingerprint', value: state.fingerprint, placeholder: 'any', style: 'width:140px',
+  const fpIn = h('input', {name: 'fingerprint', value: state.fingerprint, placeholder: 'any', class: 'fingerprint',
     onchange: (e) => go({fingerprint: e.target.value.trim()})});
   const controls = matrixControls(Object.keys(values), state, (l) => go(l));
   controls.prepend(h('label', {}, 'Suite', suiteSel));

@@ -1,7 +1,7 @@
 // The fleet: each node's GPUs, state and reason, what it runs now, and how long since it was heard from.
 
 import {api} from '../api.js';
-import {fill, fmtSeconds, h} from '../dom.js';
+import {fill, fmtFingerprint, fmtSeconds, h, noun, plural} from '../dom.js';
 import {throttle} from '../events.js';
 
 const STATE_CLASS = {online: 'v-passed', draining: 'v-unsupported', offline: 'v-skipped', quarantined: 'v-crashed'};
@@ -10,11 +10,18 @@ function gpus(n) {
   const busy = new Set(n.busy_gpus || []);
   const list = n.inventory?.gpus || [];
   if (!list.length) return h('span', {class: 'muted'}, 'CPU only');
-  return h('ul', {style: 'margin:0;padding-left:16px'}, list.map((g) => {
+  return h('ul', {class: 'gpus'}, list.map((g) => {
     const cc = g.compute_capability ? `sm_${String(g.compute_capability).replace('.', '')}` : '';
     return h('li', {'data-gpu': g.index}, `${g.index}: ${g.name} `, h('span', {class: 'muted'}, `${cc} · ${Math.round((g.memory_mb || 0) / 1024)} GiB`),
-      busy.has(g.index) ? h('span', {class: 'badge v-pending', style: 'margin-left:4px'}, 'busy') : null);
+      busy.has(g.index) ? h('span', {class: 'badge v-pending busy'}, 'busy') : null);
   }));
+}
+
+// A node that reports no versions (a worker that found no driver or CUDA sends them empty) says so,
+// rather than printing the bare names with nothing after them.
+function software(fp) {
+  const text = fmtFingerprint(fp, '');
+  return text ? h('td', {class: 'mono', 'data-testid': 'software'}, text) : h('td', {class: 'muted', 'data-testid': 'software'}, 'unknown');
 }
 
 export default async function render(ctx) {
@@ -34,19 +41,19 @@ export default async function render(ctx) {
       h('td', {}, h('b', {}, n.name), h('div', {class: 'muted'}, `id ${n.id}`)),
       h('td', {}, n.hardware || '–'),
       h('td', {}, h('span', {class: `badge ${STATE_CLASS[n.state] || 'v-pending'}`, 'data-testid': 'node-state'}, n.state),
-        n.reason ? h('div', {class: 'muted', style: 'max-width:260px'}, n.reason) : null),
+        n.reason ? h('div', {class: 'muted node-reason'}, n.reason) : null),
       h('td', {}, gpus(n)),
       h('td', {}, (n.running || []).length ? n.running.map((r) => h('div', {},
-        h('a', {href: `#/trials/${r.trial}`}, `#${r.trial}`), h('span', {class: 'muted'}, ` sweep ${r.sweep} · GPU ${(r.gpus || []).join(',')}`)))
+        h('a', {href: `#/trials/${r.trial}`}, `#${r.trial}`), h('span', {class: 'muted'}, ` sweep ${r.sweep} · ${noun((r.gpus || []).length, 'GPU')} ${(r.gpus || []).join(',')}`)))
         : h('span', {class: 'muted'}, 'idle')),
       h('td', {class: 'mono'}, Object.entries(n.labels || {}).map(([k, v]) => `${k}=${v}`).join(' ')),
-      h('td', {class: 'mono'}, Object.entries(n.fingerprint || {}).map(([k, v]) => `${k} ${v}`).join(' · ')),
+      software(n.fingerprint),
       h('td', {'data-testid': 'heartbeat'}, fmtSeconds((n.heartbeat_age_s || 0) + (now - fetchedAt) / 1000), ' ago'),
     )) : h('tr', {}, h('td', {colspan: 8, class: 'muted'}, 'No worker has registered. Start one with `gauntlet worker --server URL`.')));
     const by = {};
     for (const n of nodes) by[n.state] = (by[n.state] || 0) + 1;
     const gpuCount = nodes.reduce((a, n) => a + (n.inventory?.gpus?.length || 0), 0);
-    summary.textContent = `${nodes.length} node${nodes.length === 1 ? '' : 's'}, ${gpuCount} GPUs: ` +
+    summary.textContent = `${plural(nodes.length, 'node')}, ${plural(gpuCount, 'GPU')}: ` +
       (Object.entries(by).map(([k, v]) => `${v} ${k}`).join(', ') || 'none');
   }
 

@@ -2,11 +2,11 @@
 // trial list. Live: events of this sweep trigger a throttled refetch of the summary and matrix.
 
 import {api, qs} from '../api.js';
-import {fill, fmtAgo, fmtNum, h} from '../dom.js';
+import {fill, fmtAgo, h, plural} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
 import {matrixView, scrollOf} from '../components/matrix.js';
-import {countChips, progressBar, progressLabel} from '../components/progress.js';
+import {countChips, progressBar, progressLabel, sweepState} from '../components/progress.js';
 import {trialsTable} from '../components/trials_table.js';
 import {clustersTable} from '../components/clusters_table.js';
 import {href} from '../router.js';
@@ -55,11 +55,12 @@ export default async function render(ctx) {
     h('h2', {id: 'clusters'}, 'Failure clusters'),
     clustersBox,
     h('h2', {id: 'trials'}, verdict ? `Trials: ${verdict}` : 'Trials',
-      verdict ? h('a', {href: link({verdict: '', after: ''}), class: 'muted', style: 'font-size:13px;margin-left:10px'}, 'show all') : null),
+      verdict ? [' ', h('a', {href: link({verdict: '', after: ''}), class: 'muted heading-link'}, 'show all')] : null),
     trialsBox);
 
   function renderSummary(s) {
-    const state = s.cancelled_at ? 'cancelled' : s.finished ? 'finished' : s.running ? `running (${s.running} now)` : 'queued';
+    const word = sweepState(s);
+    const state = word === 'running' ? `running (${s.running} now)` : word;
     const pruned = s.pruned || {};
     fill(summary,
       h('dl', {class: 'facts'},
@@ -70,8 +71,8 @@ export default async function render(ctx) {
       h('div', {class: 'row'}, progressBar(s), progressLabel(s)),
       countChips(s.by_verdict, {linkFor: (v) => link({verdict: v, after: ''}) + '', current: verdict}),
       pruned.trials ? h('p', {'data-testid': 'pruned'},
-        `Pruning skipped ${pruned.trials} trial${pruned.trials === 1 ? '' : 's'} that an earlier failure already settled, `,
-        `saving about ${fmtNum(pruned.gpu_hours_saved)} GPU-hours.`) : null,
+        `Pruning skipped ${plural(pruned.trials, 'trial')} that an earlier failure already settled, `,
+        `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}.`) : null,
       (s.unmatched_targets || []).length ? h('p', {class: 'note', role: 'note', 'data-testid': 'unmatched'},
         'No registered node can run ', s.unmatched_targets.map((u) => h('code', {}, JSON.stringify(u.target))),
         '; those trials wait until one registers.') : null,
@@ -79,7 +80,7 @@ export default async function render(ctx) {
   }
 
   function actions(s) {
-    const box = h('div', {class: 'row', style: 'margin-top:8px'});
+    const box = h('div', {class: 'row actions'});
     if (!s.finished && !s.cancelled_at)
       box.append(h('button', {type: 'button', class: 'danger', onclick: () => act('cancel', 'Cancel every trial of this sweep that has not finished?')}, 'Cancel sweep'));
     if ((s.by_verdict?.infra_error || 0) + (s.by_verdict?.timeout || 0))

@@ -4,19 +4,18 @@
 import {api, qs} from '../api.js';
 import {fill, fmtAgo, h} from '../dom.js';
 import {throttle} from '../events.js';
-import {countChips, progressBar, progressLabel} from '../components/progress.js';
+import {countChips, progressBar, progressLabel, sweepState} from '../components/progress.js';
 import {href} from '../router.js';
 
 const RELEVANT = new Set(['sweep.created', 'sweep.cancelled', 'sweep.retried', 'trial.changed', 'trials.skipped', 'reconnect']);
 
 function sweepRow(s) {
-  const state = s.cancelled_at ? 'cancelled' : s.finished ? 'finished' : s.running ? 'running' : 'queued';
   return h('tr', {'data-sweep': s.id},
     h('td', {class: 'num'}, h('a', {href: `#/sweeps/${s.id}`}, `#${s.id}`)),
     h('td', {}, h('a', {href: `#/sweeps/${s.id}`}, s.name || `sweep ${s.id}`)),
     h('td', {}, h('a', {href: href(['matrix'], {suite: s.suite})}, s.suite), h('span', {class: 'muted'}, ` v${s.suite_version}`)),
-    h('td', {}, state, s.running ? h('span', {class: 'muted'}, ` (${s.running} running)`) : null),
-    h('td', {style: 'min-width:220px'}, progressBar(s), progressLabel(s)),
+    h('td', {}, h('span', {'data-testid': 'sweep-state'}, sweepState(s)), s.running ? h('span', {class: 'muted'}, ` (${s.running} running)`) : null),
+    h('td', {class: 'progress-cell'}, progressBar(s), progressLabel(s)),
     h('td', {}, countChips(s.by_verdict, {linkFor: (v) => href(['sweeps', String(s.id)], {verdict: v})})),
     h('td', {title: new Date(s.created_at).toISOString()}, fmtAgo(s.created_at)),
   );

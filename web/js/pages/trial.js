@@ -13,7 +13,7 @@ const badge = (v) => h('span', {class: `badge ${verdictClass(v)}`, 'data-testid'
 
 function stagesTable(stages) {
   if (!stages?.length) return h('p', {class: 'muted'}, 'No stage has reported yet.');
-  return h('table', {class: 'list', style: 'max-width:900px', 'aria-label': 'Stages'},
+  return h('table', {class: 'list medium', 'aria-label': 'Stages'},
     h('thead', {}, h('tr', {}, ['Stage', 'Verdict', 'Seconds', 'Exit', 'Signature'].map((t, i) => h('th', {scope: 'col', class: i === 2 ? 'num' : null}, t)))),
     h('tbody', {}, stages.map((s) => h('tr', {'data-stage': s.name},
       h('td', {}, s.name), h('td', {}, h('span', {class: `badge ${verdictClass(s.verdict)}`}, verdictLabel(s.verdict))),
@@ -66,17 +66,17 @@ export default async function render(ctx) {
     fill(body,
       facts(t),
       h('h2', {}, 'Config'),
-      h('table', {class: 'list', style: 'max-width:560px', 'aria-label': 'Config'},
+      h('table', {class: 'list narrow', 'aria-label': 'Config'},
         h('tbody', {}, Object.entries(t.config || {}).map(([k, v]) => h('tr', {}, h('th', {scope: 'row'}, k), h('td', {class: 'mono'}, String(v)))))),
       h('p', {}, h('a', {href: href(['history'], {suite: t.suite, config: t.config_key})}, 'This config over time →')),
       h('h2', {}, 'Stages'), stagesTable(r.stages),
       h('h2', {}, 'Metrics'), metricsTable(r.metrics),
-      h('div', {class: 'row', style: 'align-items:start;gap:24px'},
+      h('div', {class: 'row charts'},
         concurrencyCharts(r.metrics, {seriesName: `${fmtConfig(t.config)} on ${t.hardware || 'unknown'}`})));
   }
 
   const logBox = h('div');
-  fill(ctx.main, head, body, h('h2', {}, 'Log ', h('a', {href: `/api/v1/trials/${id}/log`, style: 'font-size:13px'}, 'raw')), logBox);
+  fill(ctx.main, head, body, h('h2', {}, 'Log ', h('a', {href: `/api/v1/trials/${id}/log`, class: 'heading-link'}, 'raw')), logBox);
   show(t);
   fill(logBox, logTail(t, ctx));
 
