@@ -20,11 +20,14 @@ struct MatrixQuery {
   std::optional<std::string> fingerprint;  // canonical JSON, as results store it
 };
 
+// Each takes the Store for the call only. Errors: NotFound (suite), Invalid (field at fault),
+// Internal (store).
 // {"suite", "rows", "cols", "key_metric", "row_keys", "col_keys", "cells": [...]}; see docs/API.md.
 Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
-// Failure clusters with the parameter value that explains each (per hardware).
+// Failure clusters with the parameter value that explains each (per hardware), over the latest
+// 200,000 done trials.
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
 // Configs whose latest verdict is worse than the one before on the same hardware, or whose key
 // metric fell by more than `threshold` (0.1 = 10%).
