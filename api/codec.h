@@ -2,6 +2,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,17 +14,20 @@
 
 namespace gauntlet::api {
 
+// Every function here is pure and thread-safe (FromStatus also logs).
+// The API's JSON forms of stored rows; SuiteJson adds the definition and source_dir when `full`.
 nlohmann::json SuiteJson(const SuiteRow& s, bool full);
 nlohmann::json SweepJson(const SweepRow& s);
 nlohmann::json TrialJson(const TrialRow& t);
 
-// Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500.
+// Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500 (the message is logged,
+// not sent). An ok Status would be answered 500.
 http::Response FromStatus(const Status& s);
 
 // True if the request asks for CSV (?format=csv or Accept: text/csv).
 bool WantsCsv(const http::Request& r);
 
-// Parses a positive integer path/query value; nullopt if absent or malformed.
+// Parses a non-negative decimal integer path/query value (0 included); nullopt if empty or malformed.
 std::optional<int64_t> ParseId(const std::string& s);
 
 }  // namespace gauntlet::api

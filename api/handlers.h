@@ -19,7 +19,8 @@ struct Context {
   int64_t started_at = 0;
 };
 
-// Each returns its resource's routes; Routes() concatenates them in matching order.
+// Each returns its resource's routes; Routes() concatenates them in matching order. The handlers
+// keep `c` by reference: it must outlive the routes (and the Router holding them).
 std::vector<http::Route> SuiteRoutes(Context& c);
 std::vector<http::Route> SweepRoutes(Context& c);
 std::vector<http::Route> TrialRoutes(Context& c);
@@ -28,7 +29,7 @@ std::vector<http::Route> ResultRoutes(Context& c);
 std::vector<http::Route> MetaRoutes(Context& c);
 std::vector<http::Route> Routes(Context& c);
 
-// The OpenAPI 3 document (api/openapi.json, compiled in).
+// The OpenAPI 3 document (api/openapi.json, compiled in; static storage).
 const std::string& OpenApiDocument();
 
 }  // namespace gauntlet::api

@@ -5,6 +5,7 @@
 
 namespace gauntlet {
 
+// gauntlet serve's flags (app/main.cc).
 struct ServeOptions {
   std::string db = "./var/gauntlet.db";
   std::string listen = "127.0.0.1:8080";
@@ -23,12 +24,13 @@ struct ServeOptions {
   std::string exe;            // this executable (for the local worker)
 };
 
-// Runs until SIGINT/SIGTERM; returns the process exit code (0 clean stop, 2 bad configuration).
+// Runs until SIGINT/SIGTERM; returns the process exit code (0 clean stop, 2 bad configuration). Call
+// from main's thread before any other thread exists: it blocks the stop signals for all threads.
 int RunServe(const ServeOptions& opts);
 
-// Splits "host:port" ("[::1]:8080" for IPv6); false if malformed.
+// Splits "host:port" ("[::1]:8080" for IPv6; port 0 allowed); false if malformed. Pure.
 bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port);
-// True for 127.0.0.0/8, ::1 and "localhost".
+// True for 127.0.0.0/8 (any host text starting "127."), ::1 and "localhost". Pure.
 bool IsLoopback(const std::string& host);
 
 }  // namespace gauntlet

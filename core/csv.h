@@ -6,6 +6,7 @@
 
 namespace gauntlet {
 
+// Both pure and thread-safe.
 // `s` as one CSV field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
 std::string CsvCell(const std::string& s);
 // One CSV line of `cells`, ending in CRLF.

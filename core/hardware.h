@@ -3,7 +3,9 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,9 @@
 
 namespace gauntlet {
 
+// Every function here is pure and thread-safe; what it returns is the caller's.
+
+// One GPU as the worker's discovery (or a declared inventory) reports it.
 struct Gpu {
   int index = 0;
   std::string name, uuid;
@@ -20,6 +25,7 @@ struct Gpu {
   std::string Arch() const;  // "sm_90"
 };
 
+// What a node has: its GPUs, labels and driver/CUDA versions (DESIGN.md's inventory format).
 struct Inventory {
   std::vector<Gpu> gpus;
   std::map<std::string, std::string> labels;
@@ -28,6 +34,7 @@ struct Inventory {
 
 // Parses DESIGN.md's inventory format; errors name the field.
 Result<Inventory> ParseInventory(const nlohmann::json& j);
+// The inverse of ParseInventory: what a node row stores and GET /nodes shows.
 nlohmann::json InventoryJson(const Inventory& inv);
 
 // What one trial asks of a node: the suite's requirements narrowed by the sweep's target.
@@ -39,20 +46,25 @@ struct Need {
   std::string gpu_name;  // glob
 };
 
-// Combines a suite's requirements with a target (the target's fields win where given).
+// Combines a suite's requirements with a target: the target's gpus and labels win where given;
+// arch lists intersect when both give one (an empty intersection matches nothing); memory takes the
+// larger; naming an arch or a GPU glob implies at least one GPU.
 Need MakeNeed(const Requirements& suite, const Requirements& target, const std::string& gpu_name_glob);
 
-// True if the GPU can serve `need` (arch, memory, name glob).
+// True if the GPU can serve `need`: arch (an "a"/"f" suffix ignored), memory (3% short of the ask
+// still fits: cards report a little under their nominal size), name glob (case-insensitive).
 bool GpuFits(const Gpu& g, const Need& need);
 // True if the node's labels carry every label `need` asks for.
 bool LabelsFit(const std::map<std::string, std::string>& labels, const Need& need);
-// Picks `need.gpus` GPUs among `free` (indices into inv.gpus' index values) that fit; empty
-// optional if the node can't serve it now. With need.gpus == 0 returns an empty pick.
+// Picks `need.gpus` fitting GPUs of one model (a mixed set has no single hardware class) among
+// `free` (Gpu::index values); nullopt if the labels don't fit or too few are free now. With
+// need.gpus == 0 and fitting labels, an empty pick.
 std::optional<std::vector<int>> PickGpus(const Inventory& inv, const std::vector<int>& free, const Need& need);
 // True if the node could ever serve `need` (all its GPUs free).
 bool CouldEverFit(const Inventory& inv, const Need& need);
 
-// "NVIDIA H200 · sm_90 · x1"; "cpu" for a trial that uses no GPU.
+// "NVIDIA H200 · sm_90 · x1", named by the first of `gpus`; "cpu" for none; "unknown" if that
+// index is not in `inv`.
 std::string HardwareClass(const Inventory& inv, const std::vector<int>& gpus);
 // A node's own class: all of its GPUs ("cpu" if none).
 std::string NodeHardware(const Inventory& inv);

@@ -7,6 +7,7 @@
 
 namespace gauntlet {
 
+// `v` as table text (see above). Pure; thread-safe.
 inline std::string JsonText(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";

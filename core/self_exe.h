@@ -5,6 +5,7 @@
 
 namespace gauntlet {
 
+// Both thread-safe.
 // The absolute path of the running executable (/proc/self/exe), or `fallback` where it cannot be read.
 std::string SelfExe(const std::string& fallback = "gauntlet");
 // The folder holding it; empty where it cannot be read.

@@ -9,6 +9,7 @@ namespace gauntlet {
 
 enum class Code { kOk, kNotFound, kInvalid, kConflict, kUnavailable, kInternal, kForbidden };
 
+// A value: copy it freely; a const Status may be read from any thread.
 class Status {
  public:
   Status() = default;
@@ -31,7 +32,9 @@ class Status {
   std::string field_;
 };
 
-// Either a value or a non-ok Status.
+// Either a value or a non-ok Status (built from an ok Status it would be neither: don't). value(),
+// * and -> require ok() (else std::bad_variant_access) and return references into this Result;
+// status() of an ok Result is a shared static Ok.
 template <typename T>
 class Result {
  public:

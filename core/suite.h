@@ -12,15 +12,19 @@
 
 namespace gauntlet {
 
+// Every function here is pure and thread-safe.
+
+// One parameter a suite declares.
 struct ParamSpec {
   std::string name;
   std::vector<std::string> values;     // declared values, in order; may be empty when pattern is set
   std::optional<std::string> pattern;  // ECMAScript regex a free value must fully match
   std::optional<std::string> def;      // default when a sweep omits the parameter
-  // True if `v` is declared or matches the pattern.
+  // True if `v` is declared or fully matches the pattern (compiled on each call).
   bool Accepts(const std::string& v) const;
 };
 
+// What a suite (or a sweep target) asks of a node.
 struct Requirements {
   int gpus = 0;                         // 0: runs on any node, CPU-only included
   std::vector<std::string> arch;        // "sm_90", "sm_120"; empty: any
@@ -28,6 +32,7 @@ struct Requirements {
   std::map<std::string, std::string> labels;
 };
 
+// One stage of a suite, as parsed; the worker reads the rest from `spec`.
 struct Stage {
   std::string name;
   std::string kind;  // "command" or "server"
@@ -37,21 +42,23 @@ struct Stage {
   nlohmann::json spec;  // the whole stage object (ready, smoke, bench, env...) for the worker
 };
 
+// A parsed, valid suite.
 struct Suite {
   int64_t id = 0;  // store id of this version; 0 before it is stored
   std::string name;
   int version = 1;
   std::string description;
   Requirements requires_;
-  std::vector<ParamSpec> params;  // in declaration order
+  std::vector<ParamSpec> params;  // in name order (JSON objects keep their keys sorted), not as written
   std::vector<Stage> stages;
   nlohmann::json definition;      // the canonical definition as given
   std::string source_dir;         // folder the suite was loaded from ({suite_dir}); empty if PUT
 
+  // The parameter called `name`, or nullptr; points into `params` (valid while they are unchanged).
   const ParamSpec* Param(const std::string& name) const;
 };
 
-// Placeholders every argv may use besides parameter names.
+// Placeholders every argv may use besides parameter names (static storage).
 inline const std::vector<std::string>& BuiltinPlaceholders() {
   static const std::vector<std::string> k = {"port", "suite_dir", "workdir", "trial_id", "gpus", "node"};
   return k;
@@ -61,10 +68,12 @@ inline const std::vector<std::string>& BuiltinPlaceholders() {
 // objects and null.
 std::optional<std::string> ScalarString(const nlohmann::json& v);
 
-// Parses and validates a suite; errors name the field at fault (e.g. "stages[1].kind").
+// Parses and validates a suite; errors name the field at fault (e.g. "stages[1].kind"). The result
+// keeps `j` as its definition; id and source_dir are left for the store to fill.
 Result<Suite> ParseSuite(const nlohmann::json& j);
 
-// Parses the requirements object shared by suites ("requires") and sweep targets.
+// Parses the requirements object shared by suites ("requires") and sweep targets into *out (arch
+// values are appended); errors name `field` and the key at fault.
 Status ParseRequirements(const nlohmann::json& j, const std::string& field, Requirements* out);
 
 // Returns the placeholder names in an argv element ("{a}-{b}" -> a, b). Only "{identifier}" is a

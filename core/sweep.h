@@ -11,14 +11,18 @@
 
 namespace gauntlet {
 
+// Every function here is pure and thread-safe.
+
 using Config = std::map<std::string, std::string>;  // parameter -> value (ordered: canonical)
 
+// One entry of a request's "targets": which hardware the sweep runs on.
 struct Target {
   Requirements req;      // gpus (0 = the suite's), arch, min_memory_gb, labels
   std::string gpu_name;  // glob on the GPU model name, e.g. "NVIDIA H200*"
   nlohmann::json raw;    // as submitted, for display
 };
 
+// A parsed request (DESIGN.md "Sweep request" gives each field's meaning).
 struct SweepRequest {
   std::string suite;
   std::string name;
@@ -39,12 +43,15 @@ inline constexpr int64_t kTrialLimit = 1000000;
 // Parses the request's shape (types, ranges); does not need the suite. Errors name the field.
 Result<SweepRequest> ParseSweepRequest(const nlohmann::json& j);
 
-// Validates values against `suite` and expands the grid: configs in a stable order (parameters in
-// the suite's declaration order). Trial count = configs x targets x repeats, checked against max_trials.
+// Validates values against `suite` and expands the grid into distinct configs in a stable order (the
+// suite's params order, each axis in its given order; then what `include` adds). Exclude drops
+// grid configs, never an include. Trial count = configs x targets x repeats, checked against
+// max_trials; Invalid if nothing is left.
 Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req);
 
 // "a=x&b=y" in parameter-name order: the key that reuse, history and the matrix group by.
 std::string ConfigKey(const Config& c);
+// `c` as a JSON object of strings.
 nlohmann::json ConfigJson(const Config& c);
 
 }  // namespace gauntlet

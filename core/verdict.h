@@ -10,6 +10,8 @@
 
 namespace gauntlet {
 
+// Every function here is thread-safe: the list is immutable static data.
+
 struct VerdictInfo {
   std::string_view name;    // "wrong_output"
   std::string_view label;   // "wrong output": how a person reads it
@@ -25,12 +27,13 @@ struct VerdictInfo {
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();
-// The verdict called `name`, or nullptr. Thread-safe (immutable data).
+// The verdict called `name` (a pointer into Verdicts(), valid for the whole run), or nullptr.
 const VerdictInfo* FindVerdict(std::string_view name);
+// True if `name` is a verdict.
 bool IsVerdict(std::string_view name);
 // Severity of `name` as in VerdictInfo; -1 for an unknown or empty name.
 int VerdictSeverity(std::string_view name);
-// Names of the verdicts for which `pick` is true, in display order.
+// Names of the verdicts for which `pick` is true (all when null), in display order.
 std::vector<std::string> VerdictNames(bool (*pick)(const VerdictInfo&) = nullptr);
 // "a, b, c": for error messages that list the allowed values.
 std::string JoinNames(const std::vector<std::string>& names);

@@ -19,6 +19,7 @@
 
 namespace gauntlet {
 
+// The daemon's settings (gauntlet serve's flags).
 struct CoordinatorOptions {
   SchedulerOptions sched;
   int64_t heartbeat_ms = 5000;     // what workers are told to use
@@ -26,18 +27,22 @@ struct CoordinatorOptions {
   int64_t log_cap = 16 << 20;      // bytes of log kept per trial (head and tail beyond)
 };
 
+// What Submit stored: the sweep's id and its trial count.
 struct SubmitResult {
   int64_t sweep = 0;
   int64_t trials = 0;
 };
 
 // What a lease request comes to: a grant (the trial as the worker protocol's JSON), or nullopt when
-// nothing fits now. An error Status: NotFound (no such node), Unavailable (the store failed).
+// nothing fits now. An error Status: NotFound (no such node; field "node"), Internal (the store
+// refused the lease), Unavailable (the lease's commit failed).
 using LeaseAnswer = Result<std::optional<nlohmann::json>>;
 
 // One caller waiting for a lease. `answer` is called exactly once unless the caller abandons the
 // wait first, from any thread, possibly before Lease returns; `open` says whether the caller still
-// listens (false once its own timer passed or it went away: a grant is then not given to it).
+// listens (false once its own timer passed or it went away: a grant is then not given to it). Both
+// may run under the Coordinator's lock (or a committing writer's): keep them short, and never call
+// the Coordinator from them.
 struct LeaseWaiter {
   std::function<bool()> open;
   std::function<void(LeaseAnswer)> answer;
@@ -45,20 +50,25 @@ struct LeaseWaiter {
 
 class Coordinator {
  public:
-  // Rebuilds the scheduler from the store (queued trials, live leases, nodes) and starts the clock.
+  // Rebuilds the scheduler from the store (queued trials, live leases, nodes) and starts the clock
+  // thread. `store` and `events` must outlive it; it installs the store's OnCommitFailure.
   Coordinator(Store& store, EventBus& events, CoordinatorOptions opts);
-  ~Coordinator();
+  ~Coordinator();  // Stop()
+  // Stops the clock thread and answers every held lease wait with nullopt. Idempotent; call it once
+  // the server has stopped (a wait that starts later is ended only by its own timer).
   void Stop();
 
   // Validates and stores a sweep, then queues it. Errors: NotFound (suite), Invalid (field at fault).
   Result<SubmitResult> Submit(const nlohmann::json& request);
+  // Ends the queued trials cancelled now and flags the running ones for their workers; NotFound.
   Status CancelSweep(int64_t sweep);
-  Status CancelTrial(int64_t trial);
-  // Re-queues a sweep's infra_error and timeout trials as new trials of the same sweep? No: as the
-  // same trials with fresh attempts. Returns how many.
+  Status CancelTrial(int64_t trial);  // the same for one trial
+  // Re-queues a sweep's done infra_error and timeout trials: the same trials, attempts starting over,
+  // never reused. Returns how many.
   Result<int64_t> RetrySweep(int64_t sweep);
 
-  // Worker protocol.
+  // Worker protocol. Register adds or updates the node the body describes (Invalid names the field)
+  // and returns {node, heartbeat_ms, lease_ttl_ms, state, hardware}.
   Result<nlohmann::json> Register(const nlohmann::json& body);
   // Long-poll: answers `w` with a grant as soon as one fits (once its lease is committed). When
   // nothing fits: answers nullopt at once if `wait` is zero, else holds `w` until work fits, Stop(),
@@ -70,14 +80,18 @@ class Coordinator {
                 const std::set<std::string>& have_suites, LeaseWaiter w);
   // Forgets node's wait `wait_id` (timed out or gone); a no-op if it was answered already.
   void AbandonLease(int64_t node, int64_t wait_id);
-  // These three stage their writes (group commit): acknowledge them through WhenCommitted, never directly.
+  // These three stage their writes (group commit): acknowledge them through WhenCommitted, never
+  // directly. A stale lease is Conflict. Heartbeat returns {cancel, epoch, trial}; Report returns
+  // {accepted, duplicate, requeued, skipped} (Invalid for a malformed body).
   Result<nlohmann::json> Heartbeat(const std::string& lease, const nlohmann::json& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
   Result<nlohmann::json> Report(const std::string& lease, const nlohmann::json& body);
   // How a caller acknowledges a staged write: `done` gets the outcome of the commit of every write
-  // staged so far (Unavailable if it failed). When that is known now, returns it and never calls
-  // `done`; else returns nullopt and calls `done` once, from the committing thread.
+  // staged so far (Internal if it failed). When that is known now, returns it and never calls
+  // `done`; else returns nullopt and calls `done` once, from the committing thread (which may hold
+  // the Coordinator's lock: `done` must not call the Coordinator).
   std::optional<Status> WhenCommitted(std::function<void(Status)> done);
+  // Drain: no new leases for the node (running ones finish). Both: NotFound for an unknown node.
   Status Drain(int64_t node);
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
 
@@ -86,14 +100,15 @@ class Coordinator {
   void SetLauncher(const std::string& name, const nlohmann::json& report);
   nlohmann::json LaunchersJson();  // reports heard in the last 10 minutes, newest state each
 
-  // Read side helpers that need scheduler state.
-  nlohmann::json NodesJson();
+  // Read side helpers that need scheduler state; each returns a fresh value.
+  nlohmann::json NodesJson();  // stored nodes with their live state; [] on a store error
   nlohmann::json SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
   nlohmann::json Stats();                     // for /metrics
   const CoordinatorOptions& options() const { return opts_; }
-  Store& store() { return store_; }
+  Store& store() { return store_; }  // the Store it was given
 
  private:
+  // mu_ guards the scheduler and the maps below it; *Locked methods, SuiteById and GrantJson need it held.
   class StoreAdapter;
   class WallClock;
   struct Waiter {

@@ -26,29 +26,35 @@ struct Event {
   std::string data;
 };
 
+// Every method is thread-safe.
 class EventBus {
  public:
-  // A follower's queue. Thread-safe.
+  // A follower's queue. Thread-safe; must not outlive its bus (it points back to it).
   class Subscription {
    public:
     virtual ~Subscription() = default;
     // Calls `cb` once, from any thread: with the events waiting (at once if there are some, else when
     // the next arrives), or with nullopt when the subscription has ended. Call again after each batch.
+    // `cb` may run on a publishing thread with the bus's lock held: keep it short (hand the batch on)
+    // and never call the bus or this subscription from it.
     virtual void Next(std::function<void(std::optional<std::vector<Event>>)> cb) = 0;
-    // Ends the subscription (the follower went away); the bus forgets it.
+    // Ends the subscription (the follower went away); the bus forgets it. Needed after an overflow
+    // too: only Close or CloseAll drops the bus's reference.
     virtual void Close() = 0;
   };
 
-  // Publishes {"type": type, "id": next id, ...data}. Thread-safe.
+  // Publishes {"type": type, "id": next id, ...data} (`data` an object) to every follower (one that
+  // follows a sweep only if data's "sweep" names it), and retains it for resumption.
   void Publish(const std::string& type, nlohmann::json data);
   // A new subscription; events retained after `last_id` come first (0: none). `sweep` filters to one
-  // sweep's changes (0: all). Thread-safe; the bus keeps a reference until Close or CloseAll.
+  // sweep's changes (0: all); older ones than the retained window are gone. The bus keeps a reference
+  // until Close or CloseAll.
   std::shared_ptr<Subscription> Subscribe(int64_t last_id, int64_t sweep);
   // Queues a keep-alive event for every subscriber (keeps proxies from closing idle streams).
   void KeepAlive();
-  // Ends every subscription (shutdown).
+  // Ends every subscription (shutdown): each follower gets what it has queued, then nullopt.
   void CloseAll();
-  int64_t last_id() const;
+  int64_t last_id() const;  // the latest published event's id; 0 if none
 
  private:
   class Sub;

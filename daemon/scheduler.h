@@ -1,7 +1,7 @@
 // The scheduler: a pure state machine over queued trials, nodes and leases (DESIGN.md "Scheduling").
 // It owns no threads and does no I/O of its own: time comes from a Clock, and every change that must
-// survive a restart goes through SchedulerStore before memory changes. Not thread-safe: the daemon
-// serializes calls (daemon/dispatcher.h).
+// survive a restart goes through SchedulerStore before memory changes. Not thread-safe: owned by the
+// Coordinator and called only under its mutex (daemon/coordinator.h).
 #pragma once
 #include <deque>
 #include <functional>
@@ -21,13 +21,17 @@
 
 namespace gauntlet {
 
+// The scheduler's only time source (tests use a fake one they move by hand).
 class Clock {
  public:
   virtual ~Clock() = default;
-  virtual int64_t NowMs() = 0;  // wall-clock milliseconds
+  virtual int64_t NowMs() = 0;  // wall-clock milliseconds since the epoch
 };
 
-// Persistence the scheduler needs; the daemon's adapter writes to the Store, tests use a fake.
+// Persistence the scheduler needs; the daemon's adapter writes to the Store, tests use a fake. Called
+// only by the Scheduler (so under the Coordinator's mutex); each method mirrors the Store method of
+// that name. On a non-ok Status the scheduler leaves its memory as it was (except node state
+// updates from Touch and Tick, whose errors it ignores).
 class SchedulerStore {
  public:
   virtual ~SchedulerStore() = default;
@@ -60,7 +64,7 @@ struct SchedulerOptions {
   int quarantine_after = 3;          // infra errors in a row before a node takes no new leases
 };
 
-// A queued trial as the scheduler sees it.
+// A queued trial as the scheduler sees it; copied into its lease while it runs.
 struct QueuedTrial {
   int64_t id = 0;
   int64_t sweep = 0;
@@ -78,6 +82,7 @@ struct QueuedTrial {
   bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
 };
 
+// What the scheduler needs of a sweep: its order and pruning rules.
 struct SweepInfo {
   int64_t id = 0;
   int priority = 0;
@@ -86,6 +91,7 @@ struct SweepInfo {
   std::map<std::string, std::vector<std::string>> gate_on;  // stage -> gate keys
 };
 
+// A node as the scheduler tracks it.
 struct NodeState {
   int64_t id = 0;
   std::string name;
@@ -97,6 +103,7 @@ struct NodeState {
   std::set<int> busy_gpus;
 };
 
+// A lease just granted: what the worker is told.
 struct Grant {
   int64_t trial = 0;
   std::string lease;
@@ -106,6 +113,7 @@ struct Grant {
   int attempt = 0;
 };
 
+// A live lease.
 struct ActiveLease {
   int64_t trial = 0, node = 0, sweep = 0, epoch = 0, deadline = 0;
   std::string lease;
@@ -120,46 +128,59 @@ struct ReportOutcome {
   bool duplicate = false;             // the same result was already taken (idempotent retry)
   std::vector<int64_t> skipped;       // trials pruning settled
   std::optional<std::string> prune_key;
-  bool requeued = false;              // infra_error with attempts left
+  bool requeued = false;              // infra_error or a first timeout, with attempts left
 };
 
+// Not thread-safe (see above). Pointers and references it returns point into its own state: valid
+// until its next non-const call.
 class Scheduler {
  public:
+  // `clock` and `store` must outlive it.
   Scheduler(Clock& clock, SchedulerStore& store, SchedulerOptions opts);
 
+  // Queues `trials` (cheapest first) under `sweep`, which may be known already (a retry, a restart):
+  // its info is replaced and the trials are added.
   void AddSweep(const SweepInfo& sweep, std::vector<QueuedTrial> trials);
   // Re-creates a lease found in the store at start; its deadline starts afresh.
   void RestoreLease(const ActiveLease& lease);
+  // Adds or replaces a node, seen now; it keeps its busy GPUs, infra streak and a quarantine.
   void UpsertNode(NodeState node);
-  const NodeState* Node(int64_t id) const;
+  const NodeState* Node(int64_t id) const;  // nullptr if unknown
   const std::unordered_map<int64_t, NodeState>& nodes() const { return nodes_; }
+  // Stores, then applies; NotFound for an unknown node. "online" clears the infra streak.
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
+  // Marks `node` seen now; an offline one comes back online.
   void Touch(int64_t node);
 
   // Picks the next trial for `node` given the GPUs the worker says are free, leases it and returns
   // it; nullopt if nothing fits now. Trials settled on the way without running are listed in
-  // `reused`: reusable results filed, and what pruning then skipped on a reused verdict.
+  // `reused` (may be null): reusable results filed, and what pruning then skipped on a reused
+  // verdict. NotFound for an unknown node; nullopt for one not online; a store error comes back as
+  // its Status, the trial left queued.
   Result<std::optional<Grant>> TryLease(int64_t node, const std::vector<int>& free_gpus,
                                         std::vector<int64_t>* reused = nullptr);
-  // Renews a lease. Returns the lease (with its cancel flag) or NotFound/Conflict when lost.
+  // Renews a lease and touches its node. Returns the lease (with its cancel flag), or Conflict when it
+  // has ended or is unknown.
   Result<const ActiveLease*> Heartbeat(const std::string& lease);
-  // Takes a final result for a lease (idempotent; Conflict for a lease that is not current).
+  // Takes a final result for a lease (idempotent; Conflict for a lease that is not current). The
+  // lease sets `result`'s trial, attempt, node and hardware. A store error leaves the lease live.
   Result<ReportOutcome> Report(const std::string& lease, ResultRow result);
   // Validates a lease for a log append (Conflict when stale); returns its trial.
   Result<int64_t> CheckLease(const std::string& lease) const;
   // Cancels: queued trials are dropped (the caller has stored them as cancelled), running ones flagged.
   void Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running);
-  // Expires leases past their deadline and marks silent nodes offline. Returns trial ids whose
-  // state changed (requeued or ended), for events.
+  // Expires leases past their deadline and marks silent online nodes without a lease offline.
+  // Returns trial ids whose state changed (requeued or ended), for events.
   std::vector<int64_t> Tick();
 
-  // Sweeps none of whose queued trials any known node could ever run (for "no node can run this").
+  // Targets of `sweep` whose queued trials no known node that is not offline could ever run (for
+  // "no node can run this").
   std::vector<int> UnmatchableTargets(int64_t sweep) const;
   size_t queued() const { return queued_count_; }
   // Sum (ms) and count of queue-to-lease waits since start.
   std::pair<int64_t, int64_t> LeaseWait() const { return {lease_wait_sum_ms_, lease_wait_count_}; }
   size_t leased() const { return leases_.size(); }
-  int64_t RunningIn(int64_t sweep) const;
+  int64_t RunningIn(int64_t sweep) const;  // the sweep's trials under lease now
   const std::unordered_map<std::string, ActiveLease>& leases() const { return leases_; }
   // Prune savings per sweep: trials skipped and estimated GPU-seconds not spent.
   std::pair<int64_t, double> Saved(int64_t sweep) const;

@@ -15,7 +15,9 @@ struct LoadedSuite {
 };
 
 // Validates every suite file in `dir`; stores them only if all are valid (a typo must not half-load
-// a folder). An error names the file and the field at fault. The suite's folder is kept for {suite_dir}.
+// a folder), one PutSuite each (a store error midway leaves the earlier ones stored). An error names
+// the file and the field at fault; NotFound if `dir` is no folder. The suite's folder is kept for
+// {suite_dir}. Thread-safe as the Store is.
 Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store);
 
 }  // namespace gauntlet

@@ -14,21 +14,23 @@ namespace gauntlet::http {
 // kPublic: no token needed even where tokens are on (the static dashboard files hold no data).
 enum class Role { kPublic, kRead, kSubmit, kWorker, kAdmin };
 
-std::string RoleName(Role r);
-std::optional<Role> ParseRole(const std::string& s);
+// The free functions are pure and thread-safe.
+std::string RoleName(Role r);  // "public", "read", "submit", "worker", "admin"
+std::optional<Role> ParseRole(const std::string& s);  // a tokens-file role (not "public"), or nullopt
 // True if a token with role `have` may call a route that needs `need`.
 bool Allows(Role have, Role need);
 // Lower-case hex SHA-256 of `s`.
 std::string Sha256Hex(const std::string& s);
 
+// Immutable after Load: every method is thread-safe.
 class Auth {
  public:
-  // Loads the tokens file; errors name the line at fault.
+  // Loads the tokens file (hashes are matched as written: lower-case hex); Invalid if it cannot be
+  // read, a line is malformed (named path:line) or it holds no token.
   static Result<Auth> Load(const std::string& path);
   // The role of the token in an "Authorization: Bearer T" header value, or nullopt.
-  // Thread-safe (immutable after Load).
   std::optional<Role> Check(const std::string& authorization) const;
-  size_t size() const { return by_hash_.size(); }
+  size_t size() const { return by_hash_.size(); }  // tokens loaded
 
  private:
   std::unordered_map<std::string, Role> by_hash_;

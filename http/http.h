@@ -1,5 +1,5 @@
 // Transport-neutral HTTP request/response types: handlers see these, never Beast types, so only
-// api/http_server.cc and api/http_client.cc pay Beast's compile time.
+// http/http_server.cc and http/http_client.cc pay Beast's compile time.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -14,6 +14,7 @@
 
 namespace gauntlet::http {
 
+// A parsed request; the server owns it, the handler may change it during its call.
 struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // raw target, path and query
@@ -26,12 +27,13 @@ struct Request {
 
   // First query value for `key`, if any.
   std::optional<std::string> Query(const std::string& key) const;
-  std::string Header(const std::string& lower_name) const;
+  std::string Header(const std::string& lower_name) const;  // empty if absent
 };
 
 class Deferred;
 class Stream;
 
+// A value, except the deferred or stream it may carry, which the handler's side shares.
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
@@ -45,21 +47,23 @@ struct Response {
 
 // An answer given later (long-poll, or an acknowledgement waiting for its commit). Complete() may
 // be called from any thread, at most once counts. A zero timeout arms no timer: the owner promises
-// to complete it.
+// to complete it. Thread-safe, except on_abandon: set it before the handler returns.
 class Deferred {
  public:
   Deferred(std::chrono::milliseconds timeout, std::function<Response()> on_timeout)
       : timeout_(timeout), on_timeout_(std::move(on_timeout)) {}
   // Delivers the answer; returns false if it was already answered (or timed out).
   bool Complete(Response r);
-  // Called once by the server: `cb` receives the answer (possibly at once).
+  // Called once by the server: `cb` receives the answer, at once or on the thread that calls
+  // Complete (possibly under that caller's locks, so the server's `cb` only posts).
   void Wait(std::function<void(Response)> cb);
   // Called by the server when the timeout passes; answers with on_timeout() unless answered.
   void Expire();
-  // Called by the server if the client went away; the owner may drop its reference.
+  // True once answered or expired: a waiter that sees it may drop its reference.
   bool done() const;
   std::chrono::milliseconds timeout() const { return timeout_; }
-  // Optional hook run when the wait ends without Complete (timeout or disconnect).
+  // Optional hook run by Expire (the timeout, or the server stopping), before the timeout answer.
+  // A client that goes away unseen is noticed only then.
   std::function<void()> on_abandon;
   // The answer, if Complete came before anyone waited (it is then taken: Wait sees nothing).
   std::optional<Response> TakeReady();
@@ -74,12 +78,14 @@ class Deferred {
 };
 
 // A stream of text chunks (SSE). Pull asks for the next chunk; the source calls `cb` once, from any
-// thread, with a chunk or nullopt for the end. The server pulls again after each write.
+// thread (possibly under its own locks: the server's `cb` only posts), with a chunk or nullopt for
+// the end. The server pulls again after each write, one Pull at a time.
 class Stream {
  public:
   virtual ~Stream() = default;
   virtual void Pull(std::function<void(std::optional<std::string>)> cb) = 0;
-  // Called when the client disconnects.
+  // Called once the server is done with the stream: its end, or a failed write (how a client that
+  // went away shows).
   virtual void Close() {}
 };
 
@@ -87,12 +93,13 @@ class Stream {
 // deferred round trip), else as a deferred response the server waits on.
 Response Later(std::shared_ptr<Deferred> d);
 
+// The builders below are pure and thread-safe.
 // application/problem+json with the field at fault (when there is one).
 Response Problem(int status, const std::string& title, const std::string& detail, const std::string& field = {});
-Response Json(int status, const nlohmann::json& body);
-// A body of any type (CSV, Prometheus text, a prebuilt JSON document); 204 with no body.
+Response Json(int status, const nlohmann::json& body);  // invalid UTF-8 replaced, not thrown
+// A body of any type (CSV, Prometheus text, a prebuilt JSON document).
 Response Text(int status, std::string content_type, std::string body);
-Response NoContent();
+Response NoContent();  // 204 with no body
 inline Response Json(const nlohmann::json& body) { return Json(200, body); }
 
 // Parses a JSON body; throws BadJson (with a message fit for the client) on syntax errors or
@@ -102,7 +109,8 @@ struct BadJson : std::runtime_error {
 };
 nlohmann::json ParseJson(const std::string& body, int max_depth = 64);
 
+// %XX decoded and '+' read as a space (form encoding), in paths as in queries.
 std::string UrlDecode(std::string_view s);
-std::string ReasonPhrase(int status);
+std::string ReasonPhrase(int status);  // "Not Found"; "Status N" for codes it doesn't name
 
 }  // namespace gauntlet::http

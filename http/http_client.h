@@ -12,6 +12,7 @@
 
 namespace gauntlet::http {
 
+// An answer as received; a plain value.
 struct ClientResponse {
   int status = 0;
   std::string body;
@@ -22,11 +23,12 @@ struct ClientResponse {
 
 class Client {
  public:
-  // `base` is "http://host:port" (a path prefix is allowed); `token` may be empty.
+  // `base` is "http://host:port" (a path prefix is allowed; no TLS); `token` may be empty.
   Client(std::string base, std::string token);
   ~Client();
   // Sends a request and returns the answer; Unavailable when the server can't be reached or the
-  // connection broke (callers decide whether to retry). `timeout` bounds the whole exchange.
+  // connection broke (callers decide whether to retry). A reused keep-alive connection that fails is
+  // retried once on a fresh one. `timeout` bounds each step (connect; write and read).
   Result<ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body = {},
                               const std::string& content_type = "application/json",
                               std::chrono::milliseconds timeout = std::chrono::seconds(30));
@@ -34,8 +36,9 @@ class Client {
   // false, the server ends the stream, or an error. Returns the status line's code or an error.
   Result<int> Stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
                      std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
-  // The same with any method and a JSON body (streamed completions). On a non-200 answer the body
-  // is passed to on_data whole, then the status is returned.
+  // The same with any method and a JSON body (streamed completions). Any answer's body (a non-200
+  // one too) goes to on_data as it arrives; the status is returned. A stream always ends its
+  // connection; an idle timeout is Unavailable.
   Result<int> StreamRequest(const std::string& method, const std::string& target, const std::string& body,
                             const std::function<bool(std::string_view)>& on_data,
                             std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
@@ -49,7 +52,7 @@ class Client {
   std::unique_ptr<Impl> impl_;
 };
 
-// URL-encodes a query value.
+// URL-encodes a query value (RFC 3986 unreserved characters kept). Pure; thread-safe.
 std::string UrlEncode(const std::string& s);
 
 }  // namespace gauntlet::http

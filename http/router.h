@@ -10,6 +10,7 @@
 
 namespace gauntlet::http {
 
+// Runs on a server thread, once per request; may throw (Dispatch answers for it).
 using Handler = std::function<Response(Request&)>;
 
 struct Route {
@@ -19,11 +20,15 @@ struct Route {
   Handler handler;
 };
 
+// Immutable after construction: every method is thread-safe.
 class Router {
  public:
+  // Routes match in the order given. `auth` may be null (no tokens: every route open, role "admin");
+  // else it must outlive the router.
   Router(std::vector<Route> routes, const Auth* auth) : routes_(std::move(routes)), auth_(auth) {}
-  // Finds the route, checks the token, runs the handler. Never throws: a handler's exception is
-  // logged and answered 500 without internals. Thread-safe (the table is immutable).
+  // Finds the route (HEAD is served by GET's), checks the token (401, 403), sets req.params and
+  // req.role, runs the handler. A BadJson it throws is answered 400; any other std::exception is
+  // logged and answered 500 without internals.
   Response Dispatch(Request& req) const;
   const std::vector<Route>& routes() const { return routes_; }
 

@@ -43,7 +43,7 @@ struct SlurmPartition {
 
   // What a job of this entry will offer, for matching: declared inventory or `gpus` x the model.
   Inventory offer;
-  // Trials of `need` one job runs at once (0: it can't run them).
+  // Trials of `need` one job runs at once (0: it can't run them). Pure.
   int Slots(const Need& need) const;
 };
 
@@ -53,7 +53,8 @@ struct SlurmConfig {
   std::string log_dir = "./var/slurm/log";   // sbatch --output, and the job scripts
 };
 
-// Parses the launcher's config (JSON or YAML, already read); errors name the field.
+// Parses the launcher's config (JSON or YAML, already read; an entry's `inventory` file is read
+// here) and fills each entry's `offer`; errors name the field.
 Result<SlurmConfig> ParseSlurmConfig(const nlohmann::json& j);
 
 // Inputs of one planning pass. (Named apart from the scheduler's QueuedTrial: two types of one name in
@@ -77,6 +78,7 @@ struct SlurmJob {
   std::string state;  // PENDING, CONFIGURING, RUNNING, COMPLETING, ...
 };
 
+// What one pass decided.
 struct SlurmPlan {
   std::map<std::string, int> submit;  // entry -> jobs to submit now
   std::vector<int64_t> cancel;        // pending jobs the queue no longer needs
@@ -86,12 +88,13 @@ struct SlurmPlan {
 // Decides what to submit and cancel. A queued trial is left alone when an idle registered worker
 // that is not ours could run it (it will lease it soon). The rest go, in order, to the first entry
 // that fits; they are packed onto free room of this launcher's registered workers, then onto its
-// pending or starting jobs, then onto new jobs (at most max_jobs alive per entry). Pending jobs
-// that got nothing to do are cancelled, newest first.
+// pending or starting jobs (oldest first), then onto new jobs (at most max_jobs alive per entry).
+// Pending jobs left with nothing to do are cancelled. Pure; thread-safe.
 SlurmPlan PlanSlurmJobs(const SlurmConfig& cfg, const std::vector<SlurmQueuedTrial>& queued,
                         const std::vector<FleetNode>& nodes, const std::vector<SlurmJob>& jobs);
 
-// The batch script of an entry: exec's `exe worker` with the launcher's labels and exit-when-idle.
+// The functions below are pure. The batch script of an entry: exec's `exe worker` with the
+// launcher's labels and exit-when-idle.
 std::string SlurmJobScript(const SlurmConfig& cfg, const SlurmPartition& p, const std::string& exe,
                            const std::string& server, const std::string& launcher);
 // sbatch's arguments (without the script path) for an entry.
@@ -101,7 +104,7 @@ std::string SlurmJobName(const std::string& launcher, const std::string& entry);
 // True when `s` may be a launcher or label name: non-empty, letters, digits and _ - . / : only.
 bool SlurmSafeLabel(const std::string& s);
 
-// Registers `gauntlet slurm`.
+// Registers `gauntlet slurm`; its run sets *code to the exit status (`code` must outlive parsing).
 void AddSlurmCommand(CLI::App& app, int* code);
 
 }  // namespace gauntlet

@@ -21,6 +21,8 @@ struct MatrixQuery {
   std::optional<int> suite_version;        // unset: the latest; 0: all versions (a sweep: its own)
 };
 
+// Each takes the Store for the call only. Errors: NotFound (suite, sweep), Invalid (field at fault),
+// Internal (store).
 // {"suite", "suite_version", "rows", "cols", "hidden", "key_metric", "row_keys", "col_keys",
 // "cells": [{"row", "col", "state", "verdict", "signature", "counts", "configs", "passed", "metric",
 // "metric_min", "metric_max", "breakdown"?, "flaky"?, "last_seen", "trial"}]}; see docs/API.md.
@@ -30,7 +32,8 @@ struct MatrixQuery {
 Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
-// Failure clusters with the parameter value that explains each (per hardware).
+// Failure clusters with the parameter value that explains each (per hardware), over the latest
+// 200,000 done trials.
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
 // Configs whose latest verdict is worse than the one before on the same hardware, or whose key
 // metric fell by more than `threshold` (0.1 = 10%).

@@ -10,20 +10,23 @@
 
 namespace gauntlet {
 
+// One named measurement of a result ("output_tok_s@c8": 1234.5 tok/s).
 struct Metric {
   std::string name;
   double value = 0;
   std::string unit;
 };
 
-// The metric a cell shows: the suite's "key_metric" if the result has it; else output tokens/s at
-// the highest concurrency, then TFLOP/s, GB/s, then the first metric by name.
+// The metric a cell shows: the suite's "key_metric" if the result has it (nullopt if that value is
+// not a number or {value, unit}); else output_tok_s* at the highest @cN concurrency, then tflops,
+// gbps, tok_s, ms_p50, ms, then the first numeric metric by name. Pure; thread-safe.
 std::optional<Metric> KeyMetric(const std::string& key_metric, const nlohmann::json& metrics);
 
 // How bad a verdict is, for regressions: VerdictSeverity (core/verdict.h); -1 for verdicts that say
 // nothing about the config (skipped, cancelled).
 int Severity(const std::string& verdict);
 
+// A finished trial as its results-index cell (suite, config_key, hardware) records it.
 struct CellUpdate {
   std::string suite, config_key, hardware, config_json, verdict, signature, fingerprint;
   int64_t trial = 0, at = 0;
@@ -31,10 +34,12 @@ struct CellUpdate {
   int64_t suite_version = 1;
 };
 
-// Records a finished trial in its cell (suite version, config, hardware class). A skipped or
-// cancelled trial only counts; it never hides a real verdict. The verdict it replaces becomes the
-// cell's "previous" (for regressions). A judged verdict is also filed under its fingerprint: the
-// cell turns flaky once one fingerprint has two different judged verdicts. Call inside a write.
+// Records a finished trial in its cell (suite version, config, hardware class), inside the write that
+// finishes it (on the Store's writer, so under its write lock); throws sql::Error. A cancelled trial
+// or one without hardware is ignored. A skipped one opens a cell where none exists, else only
+// counts: it never hides a real verdict. A real verdict replaces the cell's; the replaced one
+// becomes "previous" (for regressions) if real. A judged verdict is also filed under its
+// fingerprint: the cell turns flaky once one fingerprint has two different judged verdicts.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
 }  // namespace gauntlet

@@ -25,11 +25,13 @@ class Error : public std::runtime_error {
 
 class Stmt;
 
-// An open database connection; closes on destruction. Move-only.
+// An open database connection (opened SQLITE_OPEN_NOMUTEX: one thread at a time); closes on
+// destruction. Move-only; a moved-from Db may only be destroyed.
 class Db {
  public:
   // Opens (creating if needed) `path`; ":memory:" gives a private in-memory database.
-  // Sets WAL (on files), foreign keys on, a busy timeout; throws Error on failure.
+  // Sets WAL and synchronous=NORMAL (unless readonly), foreign keys on, a 5 s busy timeout; throws
+  // Error on failure.
   explicit Db(const std::string& path, bool readonly = false);
   ~Db();
   Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)) { o.db_ = nullptr; }
@@ -38,7 +40,7 @@ class Db {
 
   // Runs one or more statements without results; throws Error.
   void Exec(std::string_view sql);
-  // Prepares a statement owned by the caller.
+  // Prepares a statement owned by the caller; it must not outlive this Db. Throws Error.
   Stmt Prepare(std::string_view sql);
   // A statement prepared once per connection and kept (hot paths: parsing SQL costs more than
   // running it). Returned reset with no bindings; valid until the Db dies. Not reentrant: finish
@@ -46,9 +48,11 @@ class Db {
   Stmt& Cached(const std::string& sql);
   // Resets every statement still in progress, ending its read snapshot (connection reuse, WAL checkpoints).
   void ResetAll();
+  // The rowid of this connection's latest INSERT; the rows its latest INSERT/UPDATE/DELETE changed.
   int64_t LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
-  int UserVersion();
+  int UserVersion();  // PRAGMA user_version; throws Error
+  // The handle, still owned by this Db.
   sqlite3* raw() const { return db_; }
 
  private:
@@ -56,7 +60,8 @@ class Db {
   std::unordered_map<std::string, std::unique_ptr<Stmt>> cache_;
 };
 
-// A prepared statement; finalizes on destruction. Bind indexes start at 1.
+// A prepared statement; finalizes on destruction; must not outlive its Db. Bind indexes start at 1,
+// column indexes at 0. Bind* throw Error; the column readers read the current row (after Step true).
 class Stmt {
  public:
   Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
@@ -77,7 +82,7 @@ class Stmt {
 
   // Advances; true while a row is available. Throws Error on failure.
   bool Step();
-  // Steps to completion (for writes) and resets.
+  // Steps to completion (for writes) and resets; the bindings stay.
   void Run();
   void Reset();  // resets and clears bindings for reuse
 
@@ -94,7 +99,8 @@ class Stmt {
   sqlite3_stmt* s_;
 };
 
-// BEGIN IMMEDIATE on construction; rolls back on destruction unless Commit() was called.
+// BEGIN IMMEDIATE on construction; rolls back on destruction unless Commit() succeeded (a Commit
+// that throws Error leaves the rollback to the destructor). `db` must outlive it.
 class Txn {
  public:
   explicit Txn(Db& db);

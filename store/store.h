@@ -23,6 +23,7 @@
 
 namespace gauntlet {
 
+// The *Row structs are plain values read from the store; the caller owns them.
 struct SuiteRow {
   int64_t id = 0;
   std::string name;
@@ -101,82 +102,106 @@ struct ResultRow {
   int64_t finished_at = 0;
 };
 
-// Milliseconds since the Unix epoch (wall clock), the unit of every stored time.
+// Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
 int64_t NowMs();
 
+// Every method is thread-safe. None may be called from inside a Read or Write callback (a Write
+// holds the write lock; an in-memory store's Read does too). Failures of SQLite come back as
+// Internal; a missing row as NotFound.
 class Store {
  public:
-  // Opens (and migrates) the database at `path` (":memory:" for a private in-memory one).
+  // Opens (and migrates) the database at `path` (":memory:" or "" for a private in-memory one) and
+  // starts the committer thread; the caller owns the Store. Unavailable if it cannot be opened.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  // Commits what is staged and stops the committer; no other thread may still be using the Store.
   ~Store();
 
-  // Suites. PutSuite stores a definition as a new version when it differs from the latest one of
-  // that name (old trials keep theirs); `created` says whether a version was added.
+  // Suites. PutSuite stores a definition as a new version when it (or its source_dir) differs from
+  // the latest one of that name (old trials keep theirs), numbered max(latest + 1, its "version");
+  // else returns the latest. `created` (may be null) says whether a version was added.
   // `param_order`: the parameters in the order the suite's text declared them (JSON objects keep
   // none); empty: by name.
   Result<SuiteRow> PutSuite(const std::string& name, const nlohmann::json& definition, const std::string& source_dir,
                             bool* created = nullptr, const std::vector<std::string>& param_order = {});
-  Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);
+  Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);  // latest if none
   Result<SuiteRow> GetSuiteById(int64_t id);
   Result<std::vector<SuiteRow>> ListSuites();  // latest version of each
 
-  // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction.
-  // The new trials get consecutive ids from *first_trial, in the order given.
+  // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction and returns its id.
+  // The new trials get consecutive ids from *first_trial (required), in the order given.
   Result<int64_t> CreateSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
                               int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial);
-  // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over).
+  // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over);
+  // returns them as now stored.
   Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts);
-  Result<SweepRow> GetSweep(int64_t id);
-  Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit);  // newest first; after = id bound
+  Result<SweepRow> GetSweep(int64_t id);  // with its counts by state and verdict
+  // Newest first, ids below `after` (0: from the newest), at most `limit`; with counts.
+  Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit);
   // Cancels what is not done: queued trials end cancelled now (their ids in `cancelled`); leased and
-  // running ones get cancel_requested, their workers stop them (ids in `stopping`).
+  // running ones get cancel_requested, their workers stop them (ids in `stopping`). Both lists are
+  // required and appended to.
   Status CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vector<int64_t>* stopping);
+  // The same for one trial; *now_done (required) is true if it was queued and is now done. A done
+  // trial is left as it is (Ok).
   Status CancelTrial(int64_t id, bool* now_done);
 
-  // Trials.
+  // Trials. GetTrial fills `result` with its latest attempt's result row.
   Result<TrialRow> GetTrial(int64_t id);
+  // Trials matching `f`, by id, after f.after, at most f.limit.
   Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f);
 
-  // Nodes.
+  // Nodes. RegisterNode inserts or updates the node called `name` (it keeps its id; a quarantined
+  // node stays quarantined, any other comes back online) and returns its row.
   Result<NodeRow> RegisterNode(const std::string& name, const nlohmann::json& inventory, const nlohmann::json& labels,
                                const nlohmann::json& fingerprint, const std::string& hardware);
-  Result<std::vector<NodeRow>> ListNodes();
+  Result<std::vector<NodeRow>> ListNodes();  // by id
   Status SetNodeState(int64_t id, const std::string& state, const std::string& reason);
   Status TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_seen);  // (node, ms)
 
-  // Worker protocol writes (called by the scheduler's persistence adapter).
+  // Worker protocol writes (called by the scheduler's persistence adapter). LeaseTrial: Conflict
+  // unless the trial is queued; counts an attempt. MarkRunning: a no-op unless leased under `epoch`.
   Status LeaseTrial(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
                     const std::string& gpus, const std::string& hardware);
   Status MarkRunning(int64_t trial, int64_t epoch);
-  Status ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines);
+  Status ExtendLeases(const std::vector<std::pair<int64_t, int64_t>>& trial_deadlines);  // (trial, ms)
+  // Stores `r` as attempt r.attempt's result (replacing one stored), ends the trial done and files it
+  // in the results index, in one write.
   Status FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial = std::nullopt);
+  // Back to queued with `attempt` attempts made, its lease dropped; whatever its state was.
   Status RequeueTrial(int64_t trial, int attempt);
-  // Ends still-unfinished trials with one verdict (pruning's skipped); `hardware` files them (may be empty).
+  // Ends still-unfinished trials with one verdict (pruning's skipped); done ones are left alone.
+  // `hardware` files them in the results index (empty: not filed).
   Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
                     std::optional<int64_t> evidence_trial, const std::string& hardware = "");
   // Appends log bytes at `offset`; idempotent for a chunk already stored. Beyond `cap` bytes the
-  // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept.
+  // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept. Conflict for an offset
+  // past the end.
   Status AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap);
-  // Reads log text from `offset` (about `max` bytes); `size` is the total written so far and `next`
-  // the offset to read from next. Where the cap cut bytes out, a one-line note stands in for them.
+  // Appends log text from `offset` (about `max` bytes) to *out; `size` is the total written so far
+  // and `next` the offset to read from next (all three required). Where the cap cut bytes out, a
+  // one-line note stands in for them.
   Status ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* out, int64_t* size, int64_t* next);
 
   // The latest judged result of `config_key` in that suite version on `hardware` under `fingerprint`
   // (verdicts that say something about the config only: not infra_error, timeout, cancelled, skipped).
+  // nullopt also on a store error (reuse is an optimisation). The row carries no node_id or finished_at.
   std::optional<ResultRow> FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
                                       const std::string& fingerprint);
   // Trial counts over the whole store by (state, verdict); verdict empty where none yet.
   Result<std::vector<std::tuple<std::string, std::string, int64_t>>> CountTrials();
-  // Trials not done, for rebuilding the scheduler at start.
+  // Trials not done, by id, for rebuilding the scheduler at start.
   Result<std::vector<TrialRow>> ActiveTrials();
-  // Runs `fn` on a read connection (pooled; safe from any thread).
+  // Runs `fn(sql::Db&)` on a read connection (pooled) and returns what it returns; the Db is lent for
+  // the call only, and sql::Error from fn propagates. On a file it sees committed data only, not
+  // writes still staged in a Group; an in-memory store reads through the writer, under the write lock.
   template <typename F>
   auto Read(F&& fn) {
     Lease l(this);
     return fn(*l.db);
   }
-  // Runs `fn` as one write: its changes all stay or all go (rolled back when fn throws). Outside a
-  // Group it commits before returning (with everything staged before it); inside, it is staged.
+  // Runs `fn(sql::Db&)` as one write, serialized with all others: its changes all stay or all go
+  // (rolled back when fn throws; an error fn returns rolls nothing back). Outside a Group it commits
+  // before returning (with everything staged before it); inside, it is staged.
   template <typename F>
   auto Write(F&& fn) {
     std::unique_lock lock(write_mu_);
@@ -208,6 +233,7 @@ class Store {
   // A committer thread commits what is staged, one transaction for many writes; an answer that
   // acknowledges a staged write waits for its ticket (DESIGN.md: committed before the answer).
   using Ticket = uint64_t;
+  // RAII, per thread; nests. Not shared between threads.
   class Group {
    public:
     Group();
@@ -218,10 +244,11 @@ class Store {
   Ticket Staged();
   // Ok once the writes up to `t` are committed, the error if their commit failed, nullopt while pending.
   std::optional<Status> Outcome(Ticket t);
-  // Runs `done` with Outcome(t) once it is known: at once on this thread if it is, else on the
-  // committing thread. `done` must not write to the store synchronously from a committer callback.
+  // Runs `done` with Outcome(t) once it is known: at once on this thread if it is, else on the thread
+  // whose commit settles it (the committer, or a writer outside a Group: it may hold its own locks),
+  // with no store lock held. `done` must not write to the store synchronously from a committer callback.
   void AfterCommit(Ticket t, std::function<void(const Status&)> done);
-  // Commits what is staged now.
+  // Commits what is staged now; the error if that commit failed.
   Status Flush();
   // Called when a commit of staged writes failed (they are lost): state derived from them must be
   // reloaded from the store. Runs under the store's write lock, before any waiting answer learns of

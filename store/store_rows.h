@@ -22,11 +22,13 @@ inline auto Guard(F&& fn) -> decltype(fn()) {
   }
 }
 
+// `s` parsed, or `fallback` when it is empty or not JSON.
 inline json ParseOr(std::string_view s, json fallback) {
   if (s.empty()) return fallback;
   return json::parse(s, nullptr, false).is_discarded() ? fallback : json::parse(s);
 }
 
+// 16 hex digits of FNV-1a 64 over `s`.
 inline std::string Digest(const std::string& s) {
   // FNV-1a 64: a change detector for suite definitions, not a security boundary.
   uint64_t h = 1469598103934665603ull;
@@ -36,6 +38,8 @@ inline std::string Digest(const std::string& s) {
   return buf;
 }
 
+// The Read* functions read the current row of a statement that selected their k*Cols; they throw
+// json::exception on bad stored JSON where they parse it (Guard converts it).
 inline constexpr const char* kSuiteCols = "id, name, version, definition, source_dir, created_at, param_order";
 inline SuiteRow ReadSuite(sql::Stmt& s) {
   SuiteRow r;
@@ -58,6 +62,7 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
   return r;
 }
 
+// Carries its own FROM clause (trials t, suites su, nodes n): append WHERE ... after it.
 inline constexpr const char* kTrialCols =
     "t.id, t.sweep_id, t.suite_id, su.name, su.version, t.config, t.config_key, t.target_index, t.repeat_index, "
     "t.state, t.verdict, t.signature, t.hardware, t.lease_id, t.gpus, n.name, t.node_id, t.lease_deadline, "
