@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "workers/classifier/normalize.h"
+#include "workers/classifier/refusals.h"
 
 namespace gauntlet {
 namespace {
@@ -74,6 +75,19 @@ std::string QuotedAfter(std::string_view raw, std::string_view lower, std::strin
   size_t close = raw.find('\'', open + 1);
   if (close == std::string_view::npos || close - open > 40) return "";
   return SanitizeUtf8(raw.substr(open + 1, close - open - 1));
+}
+
+// "out of resource: tensor memory, Required: ..." -> "tensor_memory" (lowercase, '_' for spaces).
+std::string ResourceName(std::string_view raw, std::string_view lower) {
+  size_t at = lower.find("out of resource:");
+  if (at == std::string_view::npos) return "";
+  std::string_view rest = TrimSpace(raw.substr(at + 16));
+  std::string out;
+  for (char ch : rest.substr(0, 40)) {
+    if (ch == ',' || ch == '.' || ch == ';') break;
+    out.push_back(ch == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  }
+  return SanitizeUtf8(out);
 }
 
 // Normalised message for plain-line signatures; the prefix-free message reads best.
@@ -222,14 +236,21 @@ BuiltinRules::BuiltinRules() {
         if (!c.exc && c.parsed->level == LogLevel::kInfo) return std::nullopt;  // "... to avoid out of memory"
         return Hit("cuda_oom", "oom", "oom:cuda");
       });
-  Add("shared_memory_limit",
-      {"out of resource: shared memory", "outofresources", "too many resources requested for launch",
+  // Hardware resource limits a config exceeds: Triton's OutOfResources names the resource
+  // ("out of resource: shared memory, Required: 147456, Hardware limit: 101376"), ptxas says
+  // "uses too much shared data", the CUDA launch "too many resources requested" (registers).
+  Add("resource_limit",
+      {"out of resource:", "outofresources", "too much shared data", "too many resources requested for launch",
        "cudaerrorlaunchoutofresources"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
-        if (Has(c.lower, "shared memory") || Has(c.lower, "outofresources"))
-          return Hit("shared_memory_limit", "unsupported", "unsupported:shared_memory_limit");
-        return Hit("shared_memory_limit", "unsupported", "unsupported:launch_out_of_resources");
+        if (Has(c.lower, "shared memory") || Has(c.lower, "shared data"))
+          return Hit("resource_limit", "unsupported", "unsupported:shared_memory_limit");
+        if (Has(c.lower, "too many resources requested") || Has(c.lower, "launchoutofresources"))
+          return Hit("resource_limit", "unsupported", "unsupported:launch_out_of_resources");
+        std::string resource = ResourceName(c.raw, c.lower);
+        return Hit("resource_limit", "unsupported",
+                   "unsupported:resource_limit:" + (resource.empty() ? std::string("unknown") : resource));
       });
 
   // --- device faults ---------------------------------------------------------------------------------
@@ -410,6 +431,17 @@ BuiltinRules::BuiltinRules() {
     RuleHit h = Hit("killed", "oom", "oom:host", Tier::kNccl);
     h.needs_sigkill = true;
     return h;
+  });
+
+  // Framework refusals in exception form (NotImplementedError, a ValueError/RuntimeError saying
+  // "not supported" / "only supports" / "must be a multiple of", an optional backend's package
+  // missing): the decision is refusals.h's, from the exception's type and message. Last among
+  // the built-ins, so every fixed fact above (OOM, arch gate, cuDNN, illegal address...) wins.
+  Add("refusal", RefusalNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (!c.exc) return std::nullopt;
+    std::optional<std::string> key = RefusalKey(*c.exc);
+    if (!key) return std::nullopt;
+    return Hit("refusal", "unsupported", std::move(*key));
   });
 
   // pytest's summary "FAILED tests/x.py::test_y - RuntimeError: msg"; the classifier turns the

@@ -116,6 +116,8 @@ struct Classifier::State {
 
   void ProcessLine(std::string_view line);
   void SlowPath(std::string_view line, bool any_needle);
+  bool RunSuiteRules(std::string_view line, const LogLine& parsed);
+  void ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed, bool any_needle);
   RankState& Rank(const std::string& key);
   void Record(RankState& rs, Tier tier, Incident inc);
   std::optional<Incident> Pick(int lo, int hi) const;
@@ -166,7 +168,6 @@ void Classifier::State::ProcessLine(std::string_view line) {
 }
 
 void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
-  const Engine& e = *engine;
   LogLine parsed = ParseLogLine(line);
   std::string rank = parsed.rank;
   // Unprefixed continuation lines belong to the traceback that a prefixed line opened (SGLang
@@ -177,14 +178,53 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   }
   RankState& rs = Rank(rank);
   const bool was_open = rs.tb.open();
-  const auto role = (any_needle || was_open) ? rs.tb.Observe(parsed.message) : TracebackTracker::Role::kNone;
+  const auto role =
+      (any_needle || was_open) ? rs.tb.Observe(parsed.message, parsed.level) : TracebackTracker::Role::kNone;
   open_tracebacks += static_cast<int>(rs.tb.open()) - static_cast<int>(was_open);
   if (role == TracebackTracker::Role::kOpener) last_opener_rank = rank;
 
-  // Suite rules see every line, frames included.
+  const bool benign = RunSuiteRules(line, parsed);
+  if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
+
+  if (role == TracebackTracker::Role::kException) {
+    ExceptionIncident(rs, line, parsed, any_needle);
+    return;
+  }
+  if (!any_needle) return;
+  std::string_view raw = line.substr(0, kMaxRuleScan);
+  std::string lower = ToLowerAscii(raw);
+  LineContext ctx{raw, lower, &parsed, nullptr};
+  std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
+  if (!h) return;
+  if (h->needs_sigkill) {
+    if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line)};
+    return;
+  }
+  Incident inc;
+  Tier tier = h->tier;
+  if (h->rule == "pytest_failed") {
+    // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg"
+    std::string_view msg = parsed.message;
+    size_t dash = msg.find(" - ");
+    std::string_view node = msg.substr(7, dash - 7);
+    std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
+    if (!pe) return;
+    std::string file(PathBasename(node.substr(0, node.find("::"))));
+    std::string verdict = pe->type == "AssertionError" ? "wrong_output" : "crashed";
+    inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
+    tier = Tier::kGeneric;
+  } else {
+    inc = {std::string(h->verdict), h->key, TrimEvidence(line), h->keyed};
+  }
+  if (h->strong && !first_strong) first_strong = inc;
+  Record(rs, tier, std::move(inc));
+}
+
+// Suite rules see every line, frames included; returns whether a `passed` rule marked it benign.
+bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& parsed) {
   bool benign = false;
-  for (size_t i = 0; i < e.suite.size(); ++i) {
-    const CompiledRule& r = e.suite[i];
+  for (size_t i = 0; i < engine->suite.size(); ++i) {
+    const CompiledRule& r = engine->suite[i];
     if (!r.every_line && !hit[r.needle]) continue;
     if (suite_hits[i] && r.rule.verdict != "passed") continue;
     bool m;
@@ -201,65 +241,54 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     }
     suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line)};
   }
-  if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
+  return benign;
+}
 
-  std::optional<ExceptionLine> exc;
-  if (role == TracebackTracker::Role::kException) exc = ParseExceptionLine(parsed.message);
-  if (!any_needle && !exc) return;
-
-  std::string_view raw = line.substr(0, kMaxRuleScan);
+// A line that completed an exception (its own "Type: msg", or the cause / message that followed
+// an open-ended one). Rules read "Type: message" when the text came from two lines, so their
+// needles are found again in that text; the evidence is always the physical line.
+void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed,
+                                          bool any_needle) {
+  const ExceptionLine& exc = rs.tb.exception();
+  std::string synthetic;
+  std::vector<uint32_t> ids;
+  const std::vector<uint32_t>* hits = &touched;
+  if (rs.tb.exception_continued()) {
+    synthetic = exc.type + ": " + exc.message;
+    engine->ac->Scan(synthetic, [&ids](uint32_t id) { ids.push_back(id); });
+    hits = &ids;
+    any_needle = !ids.empty();
+  }
+  std::string_view raw = (synthetic.empty() ? line : std::string_view(synthetic)).substr(0, kMaxRuleScan);
   std::string lower = ToLowerAscii(raw);
-  LineContext ctx{raw, lower, &parsed, exc ? &*exc : nullptr};
-  std::optional<RuleHit> h = any_needle ? e.builtin->Match(touched, ctx) : std::nullopt;
+  LineContext ctx{raw, lower, &parsed, &exc};
+  std::optional<RuleHit> h = any_needle ? engine->builtin->Match(*hits, ctx) : std::nullopt;
 
+  const std::string& frame = rs.tb.innermost_file();
   Incident inc;
   Tier tier;
   bool strong = false;
-  if (exc) {
-    const std::string& frame = rs.tb.innermost_file();
-    if (h && h->keyed && !h->needs_sigkill) {
-      inc = {std::string(h->verdict), h->key, TrimEvidence(line), true};
-      tier = h->tier;
-      strong = h->strong;
-    } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
-      tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
-      inc = {std::string(h->verdict), ExceptionSignature(h->verdict, *exc, frame), TrimEvidence(line)};
-    } else {
-      std::string verdict = "crashed";
-      tier = Tier::kGeneric;
-      if (exc->type == "AssertionError") verdict = "wrong_output";
-      if (exc->type == "TimeoutError") {
-        verdict = "timeout";
-        tier = Tier::kSecondary;
-      }
-      if (exc->type == "KeyboardInterrupt" || exc->type == "SystemExit") tier = Tier::kSecondary;
-      inc = {verdict, ExceptionSignature(verdict, *exc, frame), TrimEvidence(line)};
-    }
-  } else if (h) {
-    if (h->needs_sigkill) {
-      if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line)};
-      return;
-    }
-    if (h->rule == "pytest_failed") {
-      // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg"
-      std::string_view msg = parsed.message;
-      size_t dash = msg.find(" - ");
-      std::string_view node = msg.substr(7, dash - 7);
-      std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
-      if (!pe) return;
-      std::string file(PathBasename(node.substr(0, node.find("::"))));
-      std::string verdict = pe->type == "AssertionError" ? "wrong_output" : "crashed";
-      inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
-      tier = Tier::kGeneric;
-    } else {
-      inc = {std::string(h->verdict), h->key, TrimEvidence(line), h->keyed};
-      tier = h->tier;
-      strong = h->strong;
-    }
+  if (h && h->keyed && !h->needs_sigkill) {
+    inc = {std::string(h->verdict), h->key, TrimEvidence(line), true};
+    tier = h->tier;
+    strong = h->strong;
+  } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
+    tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
+    inc = {std::string(h->verdict), ExceptionSignature(h->verdict, exc, frame), TrimEvidence(line)};
   } else {
-    return;
+    std::string verdict = "crashed";
+    tier = Tier::kGeneric;
+    if (exc.type == "AssertionError") verdict = "wrong_output";
+    if (exc.type == "TimeoutError") {
+      verdict = "timeout";
+      tier = Tier::kSecondary;
+    }
+    // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
+    if (exc.type == "KeyboardInterrupt" || exc.type == "SystemExit" || IsWrapperException(exc))
+      tier = Tier::kSecondary;
+    inc = {verdict, ExceptionSignature(verdict, exc, frame), TrimEvidence(line)};
   }
-  inc.exception = exc.has_value();
+  inc.exception = true;
   if (strong && !first_strong) first_strong = inc;
   Record(rs, tier, std::move(inc));
 }
