@@ -45,6 +45,7 @@ json SweepJson(const SweepRow& s) {
           {"cancelled_at", Opt(s.cancelled_at)},
           {"by_state", s.by_state},
           {"by_verdict", s.by_verdict},
+          {"reused", s.reused},
           {"request", s.request}};
 }
 

@@ -34,7 +34,19 @@ std::vector<http::Route> SuiteRoutes(Context& c) {
        }},
       {"PUT", "/api/v1/suites/{name}", Role::kAdmin,
        [&c](Request& r) -> Response {
-         json body = http::ParseJson(r.body);
+         // JSON, or YAML as people write suites (Content-Type application/yaml, or a body that is not
+         // a JSON object); both become the same JSON, so validation exists once.
+         const size_t first = r.body.find_first_not_of(" \t\r\n");
+         const bool yaml = r.Header("content-type").find("yaml") != std::string::npos ||
+                           (first != std::string::npos && r.body[first] != '{');
+         json body;
+         if (yaml) {
+           auto y = YamlToJson(r.body);
+           if (!y.ok()) return http::Problem(400, "Bad Request", "the body is neither JSON nor YAML: " + y.status().message(), "body");
+           body = *y;
+         } else {
+           body = http::ParseJson(r.body);
+         }
          if (body.is_object() && !body.contains("name")) body["name"] = r.params["name"];
          auto suite = ParseSuite(body);
          if (!suite.ok()) return FromStatus(suite.status());

@@ -1,8 +1,11 @@
 // Trials: filter and page, show one, read its log, cancel it.
-#include "api/codec.h"
+#include <cstdint>
 #include <set>
+
+#include "api/codec.h"
 #include "api/handlers.h"
 #include "core/json_text.h"
+#include "core/verdict.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -21,9 +24,21 @@ std::vector<http::Route> TrialRoutes(Context& c) {
              if (!id) return http::Problem(400, "Bad Request", "sweep is a sweep id", "sweep");
              f.sweep = *id;
            } else if (k == "suite") f.suite = v;
-           else if (k == "state") f.state = v;
-           else if (k == "verdict") f.verdict = v;
-           else if (k == "hardware") f.hardware = v;
+           else if (k == "state") {
+             // An unknown value would match nothing and look like an empty answer: say so instead.
+             static const std::set<std::string> kStates = {"queued", "leased", "running", "done"};
+             if (!kStates.count(v))
+               return http::Problem(422, "Unprocessable Entity", "state '" + v + "' is not one of queued, leased, running, done", "state");
+             f.state = v;
+           } else if (k == "verdict") {
+             if (!IsVerdict(v))
+               return http::Problem(422, "Unprocessable Entity", "verdict '" + v + "' is not one of " + JoinNames(VerdictNames()), "verdict");
+             f.verdict = v;
+           } else if (k == "order") {
+             if (v != "newest" && v != "oldest")
+               return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
+             f.newest_first = v == "newest";
+           } else if (k == "hardware") f.hardware = v;
            else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
            else if (k == "after") {
              auto id = ParseId(v);

@@ -140,4 +140,23 @@ std::string NodeHardware(const Inventory& inv) {
   return HardwareClass(inv, all);
 }
 
+std::string DescribeNeed(const Need& n) {
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "requires." : ", ") + part; };
+  if (n.gpus > 0) add("gpus: " + std::to_string(n.gpus));
+  if (!n.arch.empty()) {
+    std::string a;
+    for (auto& x : n.arch) a += (a.empty() ? "" : "|") + x;
+    add("arch: " + a);
+  }
+  if (!n.gpu_name.empty()) add("gpu_name: " + n.gpu_name);
+  if (n.min_memory_gb > 0) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%g", n.min_memory_gb);
+    add(std::string("min_memory_gb: ") + buf);
+  }
+  for (auto& [k, v] : n.labels) add("labels." + k + ": " + v);
+  return out.empty() ? "requires nothing" : out;
+}
+
 }  // namespace gauntlet

@@ -46,6 +46,10 @@ struct Need {
   std::string gpu_name;  // glob
 };
 
+// What `need` asks, as a person reads it: "requires.gpus: 1, arch: sm_120" ("requires nothing" when
+// it asks nothing). Pure.
+std::string DescribeNeed(const Need& need);
+
 // Combines a suite's requirements with a target: the target's gpus and labels win where given;
 // arch lists intersect when both give one (an empty intersection matches nothing); memory takes the
 // larger; naming an arch or a GPU glob implies at least one GPU.

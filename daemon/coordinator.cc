@@ -77,6 +77,9 @@ class Coordinator::StoreAdapter : public SchedulerStore {
                                         int64_t node) override {
     auto sit = c_.suites_.find(suite_id);
     if (sit == c_.suites_.end()) return std::nullopt;
+    // A suite that reports no software versions is judged by its version and the hardware alone.
+    if (!sit->second->definition.contains("fingerprint"))
+      return c_.store_.FindResult(suite_id, key, hardware, std::nullopt);
     auto fit = c_.fingerprints_.find({node, sit->second->name});
     if (fit == c_.fingerprints_.end()) return std::nullopt;  // unknown software: run it
     return c_.store_.FindResult(suite_id, key, hardware, fit->second);
@@ -439,12 +442,29 @@ json Coordinator::SweepExtras(int64_t sweep) {
     json target = rit != requests_.end() && t < static_cast<int>(rit->second->targets.size())
                       ? rit->second->targets[t].raw
                       : json(t);
-    unmatched.push_back({{"target", target}, {"index", t},
-                         {"detail", "no registered node can ever run this target; its trials wait for one"}});
+    // Name the requirement no node meets and what the nodes are, so a person sees what to change.
+    std::string nodes;
+    for (auto& [id, n] : sched_->nodes())
+      if (n.state != "offline") nodes += (nodes.empty() ? "" : ", ") + n.name + " (" + NodeHardware(n.inv) + ")";
+    auto need = sched_->TargetNeed(sweep, t);
+    const std::string wants = need ? DescribeNeed(*need) : "its requirements";
+    unmatched.push_back({{"target", target}, {"index", t}, {"requires", wants},
+                         {"nodes", nodes.empty() ? "none registered" : nodes},
+                         {"detail", wants + "; nodes: " + (nodes.empty() ? "none registered" : nodes) +
+                                        ": no registered node can ever run this target; its trials wait for one"}});
   }
   j["unmatched_targets"] = unmatched;
   auto [skipped, saved] = sched_->Saved(sweep);
   j["pruned"] = {{"trials", skipped}, {"gpu_hours_saved", saved / 3600.0}};
+  // What reuse matched on, so a reader knows how much "the same" means for this suite.
+  if (rit != requests_.end() && rit->second->reuse) {
+    const Suite* su = nullptr;
+    for (auto& [id, s] : suites_)
+      if (s->name == rit->second->suite) su = s.get();
+    const bool fp = !su || su->definition.contains("fingerprint");
+    j["reuse"] = {{"keyed_on", fp ? "suite version, hardware class and fingerprint"
+                                  : "suite version and hardware class (the suite has no fingerprint command)"}};
+  }
   return j;
 }
 

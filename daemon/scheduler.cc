@@ -423,7 +423,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     }
     if (!same || tombstones_.count(t.id)) continue;
     ids.push_back(t.id);
-    saved += t.cost_s * std::max(1, t.need.gpus);
+    saved += t.cost_s * t.need.gpus;  // GPU-hours: a CPU-only trial saves none
   }
   if (ids.empty()) return;
   const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + r.verdict +
@@ -507,6 +507,14 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
     if (!any) out.push_back(target);
   }
   return out;
+}
+
+std::optional<Need> Scheduler::TargetNeed(int64_t sweep, int target) const {
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return std::nullopt;
+  auto dq = it->second.by_target.find(target);
+  if (dq == it->second.by_target.end() || dq->second.empty()) return std::nullopt;
+  return dq->second.front().need;
 }
 
 }  // namespace gauntlet

@@ -176,6 +176,8 @@ class Scheduler {
   // Targets of `sweep` whose queued trials no known node that is not offline could ever run (for
   // "no node can run this").
   std::vector<int> UnmatchableTargets(int64_t sweep) const;
+  // What the queued trials of `sweep`'s `target` need (nullopt when none is queued).
+  std::optional<Need> TargetNeed(int64_t sweep, int target) const;
   size_t queued() const { return queued_count_; }
   // Sum (ms) and count of queue-to-lease waits since start.
   std::pair<int64_t, int64_t> LeaseWait() const { return {lease_wait_sum_ms_, lease_wait_count_}; }

@@ -169,13 +169,18 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
 
 namespace {
 void FillCounts(sql::Db& db, SweepRow& r) {
-  auto& c = db.Cached("SELECT state, verdict, COUNT(*) FROM trials WHERE sweep_id=? GROUP BY state, verdict");
+  // A reused trial never started and links the trial whose verdict it took (a skip links its
+  // evidence too, but is pruning's, not reuse's).
+  auto& c = db.Cached(
+      "SELECT state, verdict, COUNT(*), started_at IS NULL AND evidence_trial IS NOT NULL AND state = 'done'"
+      " AND verdict NOT IN ('skipped', 'cancelled') AS reused FROM trials WHERE sweep_id=? GROUP BY state, verdict, reused");
   c.Bind(1, r.id);
   while (c.Step()) {
     std::string state = c.Text(0);
     int64_t n = c.Int(2);
     r.by_state[state] = r.by_state.value(state, 0) + n;
     if (!c.IsNull(1)) r.by_verdict[c.Text(1)] = r.by_verdict.value(c.Text(1), int64_t{0}) + n;
+    if (c.Int(3)) r.reused += n;
   }
 }
 constexpr const char* kSweepCols =
@@ -232,6 +237,9 @@ Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vect
       auto& chk = db.Cached("SELECT 1 FROM sweeps WHERE id=?");
       chk.Bind(1, id);
       if (!chk.Step()) return Status::NotFound("no sweep " + std::to_string(id));
+      // A finished sweep has nothing to cancel: marking it cancelled would rewrite its history.
+      if (cancelled->empty() && stopping->empty())
+        return Status::Conflict("sweep " + std::to_string(id) + " has finished: nothing is left to cancel");
       const int64_t now = NowMs();
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict='cancelled', signature='cancelled:by_user', finished_at=? "

@@ -54,6 +54,7 @@ struct SweepRow {
   std::optional<int64_t> cancelled_at;
   nlohmann::json by_state = nlohmann::json::object();    // state -> count
   nlohmann::json by_verdict = nlohmann::json::object();  // verdict -> count
+  int64_t reused = 0;  // done trials that took an earlier trial's verdict (counted in by_verdict too)
 };
 
 struct TrialRow {
@@ -76,8 +77,9 @@ struct TrialFilter {
   std::optional<int64_t> sweep;
   std::optional<std::string> suite, state, verdict, hardware;
   std::vector<std::pair<std::string, std::string>> params;  // param.NAME=VALUE
-  int64_t after = 0;
+  int64_t after = 0;         // a page's cursor: ids past it in the listing's order (0: from the start)
   int limit = 100;
+  bool newest_first = false;  // by id, descending (else ascending)
 };
 
 struct NodeRow {
@@ -185,8 +187,9 @@ class Store {
   // The latest judged result of `config_key` in that suite version on `hardware` under `fingerprint`
   // (verdicts that say something about the config only: not infra_error, timeout, cancelled, skipped).
   // nullopt also on a store error (reuse is an optimisation). The row carries no node_id or finished_at.
+  // `fingerprint` nullopt: any (a suite with no fingerprint command is keyed on version and hardware).
   std::optional<ResultRow> FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
-                                      const std::string& fingerprint);
+                                      const std::optional<std::string>& fingerprint);
   // Trial counts over the whole store by (state, verdict); verdict empty where none yet.
   Result<std::vector<std::tuple<std::string, std::string, int64_t>>> CountTrials();
   // Trials not done, by id, for rebuilding the scheduler at start.

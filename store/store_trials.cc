@@ -44,7 +44,7 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
 Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
   return Guard([&]() -> Result<std::vector<TrialRow>> {
     return Read([&](sql::Db& db) {
-      std::string q = std::string("SELECT ") + kTrialCols + " WHERE t.id > ?";
+      std::string q = std::string("SELECT ") + kTrialCols + (f.newest_first ? " WHERE t.id < ?" : " WHERE t.id > ?");
       std::vector<std::function<void(sql::Stmt&, int)>> binds;
       if (f.sweep) { q += " AND t.sweep_id=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.sweep); }); }
       if (f.suite) { q += " AND su.name=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.suite); }); }
@@ -56,10 +56,10 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
         binds.push_back([&, n = name](sql::Stmt& s, int i) { s.Bind(i, "$.\"" + n + "\""); });
         binds.push_back([&, v = value](sql::Stmt& s, int i) { s.Bind(i, v); });
       }
-      q += " ORDER BY t.id LIMIT ?";
+      q += f.newest_first ? " ORDER BY t.id DESC LIMIT ?" : " ORDER BY t.id LIMIT ?";
       auto& s = db.Cached(q);
       int i = 1;
-      s.Bind(i++, f.after);
+      s.Bind(i++, f.newest_first && f.after == 0 ? INT64_MAX : f.after);
       for (auto& b : binds) b(s, i++);
       s.Bind(i, f.limit);
       std::vector<TrialRow> out;
@@ -245,7 +245,7 @@ Status Store::ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* o
 }
 
 std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
-                                          const std::string& fingerprint) {
+                                          const std::optional<std::string>& fingerprint) {
   try {
     return Read([&](sql::Db& db) -> std::optional<ResultRow> {
       // Only a judged verdict (core/verdict.h) is a finding about the config that reuse may copy.
@@ -255,11 +255,12 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
           judged += (judged.empty() ? "'" : ",'") + v + "'";
         return "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
                " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
-               " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND r.fingerprint=?"
+               " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND (?5 OR r.fingerprint=?4)"
                " AND r.verdict IN (" + judged + ") ORDER BY r.finished_at DESC LIMIT 1";
       }();
       auto& q = db.Cached(kSql);
-      q.Bind(1, suite_id).Bind(2, config_key).Bind(3, hardware).Bind(4, fingerprint);
+      q.Bind(1, suite_id).Bind(2, config_key).Bind(3, hardware).Bind(4, fingerprint.value_or(""));
+      q.Bind(5, fingerprint ? 0 : 1);
       if (!q.Step()) return std::nullopt;
       ResultRow r;
       r.trial_id = q.Int(0);
