@@ -90,10 +90,6 @@ std::vector<std::string> PlaceholdersIn(const std::string& s) {
   std::vector<std::string> out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '{') continue;
-    if (i + 1 < s.size() && s[i + 1] == '{') {
-      ++i;
-      continue;
-    }
     if (size_t n = PlaceholderAt(s, i)) {
       out.push_back(s.substr(i + 1, n - 2));
       i += n - 1;
@@ -106,12 +102,7 @@ std::string Substitute(const std::string& s, const std::map<std::string, std::st
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
-      out += c;
-      ++i;
-      continue;
-    }
+    const char c = s[i];
     if (c == '{') {
       if (size_t n = PlaceholderAt(s, i)) {
         auto it = vars.find(s.substr(i + 1, n - 2));
@@ -202,9 +193,25 @@ Status CheckArgv(const json& argv, const std::string& f, const std::set<std::str
   return Status::Ok();
 }
 
+// A typo in a field name is an unknown field, never a field silently ignored.
+Status OnlyFields(const json& obj, std::initializer_list<const char*> allowed, const std::string& f) {
+  for (auto& [k, v] : obj.items()) {
+    bool known = false;
+    std::string list;
+    for (const char* a : allowed) {
+      known = known || k == a;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    if (!known) return Status::Invalid("unknown field (expected one of " + list + ")", f + (f.empty() ? "" : ".") + k);
+  }
+  return Status::Ok();
+}
+
 // A server stage's own fields: ready, smoke, bench.
 Status CheckServerStage(const json& st, const std::string& f) {
   if (st.contains("ready") && !st["ready"].is_object()) return Status::Invalid("ready is an object", f + ".ready");
+  if (st.contains("ready"))
+    if (Status s = OnlyFields(st["ready"], {"path", "timeout_s"}, f + ".ready"); !s.ok()) return s;
   if (st.contains("smoke")) {
     if (!st["smoke"].is_array()) return Status::Invalid("smoke is a list", f + ".smoke");
     for (size_t k = 0; k < st["smoke"].size(); ++k) {
@@ -212,6 +219,7 @@ Status CheckServerStage(const json& st, const std::string& f) {
       std::string fk = f + ".smoke[" + std::to_string(k) + "]";
       if (!sm.is_object() || !sm.contains("prompt") || !sm["prompt"].is_string())
         return Status::Invalid("a smoke entry needs a prompt", fk);
+      if (Status s = OnlyFields(sm, {"prompt", "expect", "regex", "max_tokens", "chat"}, fk); !s.ok()) return s;
       if (sm.contains("regex")) {
         try {
           std::regex re(sm["regex"].get<std::string>());
@@ -222,12 +230,22 @@ Status CheckServerStage(const json& st, const std::string& f) {
     }
   }
   if (st.contains("bench") && !st["bench"].is_object()) return Status::Invalid("bench is an object", f + ".bench");
+  if (st.contains("bench"))
+    if (Status s = OnlyFields(st["bench"], {"concurrency", "requests", "input_tokens", "output_tokens", "chat"}, f + ".bench");
+        !s.ok())
+      return s;
   return Status::Ok();
 }
 
 // stages[i], named `f`; `s` holds the parameters already.
 Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, const std::set<std::string>& known) {
   if (!st.is_object()) return Status::Invalid("a stage is an object", f);
+  const bool server = st.value("kind", "") == "server";
+  if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
+                                          "chat", "description", "comment"}, f)
+                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "description", "comment"}, f);
+      !s.ok())
+    return s;
   Stage stage;
   stage.spec = st;
   if (!st.contains("name") || !st["name"].is_string() || st["name"].get<std::string>().empty())
@@ -272,6 +290,7 @@ Result<Suite> ParseSuite(const json& j) {
   if (j.contains("fingerprint")) {
     const json& fp = j["fingerprint"];
     if (!fp.is_object() || !fp.contains("argv")) return Status::Invalid("fingerprint needs argv", "fingerprint");
+    if (Status st = OnlyFields(fp, {"argv", "env", "timeout_s"}, "fingerprint"); !st.ok()) return st;
     if (Status st = CheckArgv(fp["argv"], "fingerprint.argv", known, nullptr); !st.ok()) return st;
   }
   if (!j.contains("stages") || !j["stages"].is_array() || j["stages"].empty())

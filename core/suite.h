@@ -77,10 +77,12 @@ Result<Suite> ParseSuite(const nlohmann::json& j);
 Status ParseRequirements(const nlohmann::json& j, const std::string& field, Requirements* out);
 
 // Returns the placeholder names in an argv element ("{a}-{b}" -> a, b). Only "{identifier}" is a
-// placeholder; other braces are literal, and "{{" / "}}" write literal braces.
+// placeholder; every other brace is literal text, doubled ones too (an inline JSON line such as
+// {"metrics": {"x": {"value": 1}}} stays exactly as written).
 std::vector<std::string> PlaceholdersIn(const std::string& s);
 
-// Substitutes placeholders; unknown names are left as written. Never goes through a shell.
+// Substitutes "{name}" where `vars` has name; every other character, brace or not, is kept as
+// written. Never goes through a shell. Pure.
 std::string Substitute(const std::string& s, const std::map<std::string, std::string>& vars);
 
 }  // namespace gauntlet

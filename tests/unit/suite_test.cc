@@ -83,8 +83,12 @@ TEST(Suite, RejectsOtherMistakesByField) {
 }
 
 TEST(Suite, SubstitutesPlaceholdersWithoutAShell) {
-  EXPECT_EQ(Substitute("--x={a}-{b} {{literal}}", {{"a", "1"}, {"b", "$(rm -rf /)"}}), "--x=1-$(rm -rf /) {literal}");
-  EXPECT_EQ(PlaceholdersIn("{a}{{b}}{c}"), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(Substitute("--x={a}-{b} {{literal}}", {{"a", "1"}, {"b", "$(rm -rf /)"}}), "--x=1-$(rm -rf /) {{literal}}");
+  EXPECT_EQ(PlaceholdersIn("{a}{{b}}{c}"), (std::vector<std::string>{"a", "b", "c"}));
+  // The user guide's inline metrics line, as a person writes it in `python3 -c`: nothing changes.
+  const std::string guide = R"(print('{"metrics": {"tflops": {"value": 1}}}'))";
+  EXPECT_EQ(Substitute(guide, {{"a", "1"}, {"value", "x"}}), guide);
+  EXPECT_TRUE(PlaceholdersIn(guide).empty());
   // Braces around anything but an identifier are text: Python code in an argv needs no escaping.
   EXPECT_TRUE(PlaceholdersIn("print({'k': 1})").empty());
   EXPECT_EQ(Substitute("d = {'x': {a}}", {{"a", "1"}}), "d = {'x': 1}");
