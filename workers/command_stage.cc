@@ -6,7 +6,7 @@
 
 #include "core/suite.h"
 #include "core/verdict.h"
-#include "workers/process.h"
+#include "workers/classifier/signals.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -65,7 +65,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   std::string header = "=== stage " + out.stage + ":";
   for (auto& a : spec.argv) header += " " + a;
   ctx.log->Append(header + "\n");
-  auto proc = Process::Start(spec);
+  auto proc = ctx.processes->Start(spec);
   if (!proc.ok()) {
     out.verdict = "crashed";
     out.signature = "crashed:program_not_found";
@@ -93,7 +93,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
         }
         if (partial.size() > (1u << 20)) partial.erase(0, partial.size() - (1u << 20));
       },
-      ctx.should_stop, ctx.kill_grace);
+      ctx.should_stop, ctx.kill_grace, std::chrono::milliseconds(100));
   if (!partial.empty() && partial.find_first_not_of(" \t\r") != std::string::npos) last_line = partial;
   out.exit_code = exit.exit_code;
   if (exit.signal) out.signal = SignalName(*exit.signal);

@@ -10,6 +10,7 @@
 
 namespace gauntlet {
 
+// One benchmark level: where, what, how hard, and until when. A plain value.
 struct BenchSpec {
   std::string base;     // "http://127.0.0.1:PORT"
   std::string model;
@@ -23,6 +24,7 @@ struct BenchSpec {
   std::function<bool()> should_stop;  // checked between requests (e.g. the server died, cancel)
 };
 
+// What one level measured (times in ms, rates per second). A plain value.
 struct BenchResult {
   int concurrency = 0, ok = 0, errors = 0;
   double seconds = 0, output_tokens = 0;
@@ -37,11 +39,13 @@ struct BenchResult {
   std::string garbage_key, garbage_reason, garbage_sample;
 };
 
-// Runs one concurrency level; blocking. Thread-safe to call from one thread at a time.
+// Runs one concurrency level on `concurrency` threads of its own and returns when they are done
+// (requests run out, the deadline passes or should_stop says so). No shared state: callers may run
+// several at once. spec.should_stop is called from those threads.
 BenchResult RunBench(const BenchSpec& spec);
-// Metrics named "<name>@c<concurrency>" with units, ready for a stage's metrics.
+// Metrics named "<name>@c<concurrency>" with units, ready for a stage's metrics. Pure.
 nlohmann::json BenchMetrics(const BenchResult& r);
-// The p-th percentile (0..100) of values (copied; nearest-rank on sorted data); 0 for none.
+// The p-th percentile (0..100) of values (copied; nearest-rank on sorted data); 0 for none. Pure.
 double Percentile(std::vector<double> v, double p);
 
 }  // namespace gauntlet

@@ -181,4 +181,29 @@ ExitInfoProc Process::Run(std::chrono::steady_clock::time_point deadline,
   return out;
 }
 
+namespace {
+
+// A Process behind the RunningProcess interface; Process's own destructor stops the group.
+class SupervisedProcess final : public RunningProcess {
+ public:
+  explicit SupervisedProcess(std::unique_ptr<Process> p) : p_(std::move(p)) {}
+  ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
+                   const std::function<void(std::string_view)>& on_output, const std::function<bool()>& should_stop,
+                   std::chrono::milliseconds grace, std::chrono::milliseconds poll) override {
+    return p_->Run(deadline, on_output, should_stop, grace, poll);
+  }
+  void StopGroup(std::chrono::milliseconds grace) override { p_->StopGroup(grace); }
+
+ private:
+  std::unique_ptr<Process> p_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RunningProcess>> SystemProcessRunner::Start(const ProcessSpec& spec) {
+  auto p = Process::Start(spec);
+  if (!p.ok()) return p.status();
+  return std::unique_ptr<RunningProcess>(std::make_unique<SupervisedProcess>(std::move(*p)));
+}
+
 }  // namespace gauntlet

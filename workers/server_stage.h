@@ -9,7 +9,9 @@
 
 namespace gauntlet {
 
-// Never throws. A server that dies while starting is judged at once from its log and exit status.
+// Runs one server stage (the server through ctx.processes) and returns how it ended; blocks until
+// the server is stopped again. Never throws. A server that dies while starting is judged at once
+// from its log and exit status. Safe to call from several trials' threads at once.
 StageOutcome RunServerStage(const TrialContext& ctx, const nlohmann::json& stage,
                             const std::vector<SignatureRule>& rules);
 

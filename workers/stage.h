@@ -3,17 +3,21 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/hardware.h"
 #include "workers/log_sink.h"
+#include "workers/process_runner.h"
 
 namespace gauntlet {
 
+// What a stage runner knows of its trial. Built by RunTrial (or a test), which owns it and keeps
+// what it points to alive for the stage's whole run; stages read it and append to its log.
 struct TrialContext {
   int64_t trial = 0;
   std::string node_name;
@@ -25,11 +29,15 @@ struct TrialContext {
   std::string workdir;          // fresh per trial
   std::string exe_dir;          // folder of the gauntlet binary (gauntlet-kernels lives beside it)
   std::vector<std::string> pass_env;  // worker environment variables passed through
-  std::function<bool()> should_stop;  // cancel, lease lost, or drain-kill
+  std::function<bool()> should_stop;  // cancel, lease lost, or drain-kill; callable from any thread
   LogSink* log = nullptr;
+  // Every process a stage starts goes through this runner (TrialRunnerEnv's, so RunWorker's).
+  ProcessRunner* processes = nullptr;
   std::chrono::milliseconds kill_grace{5000};
 };
 
+// How one stage ended: its verdict (core/verdict.h), the signature and evidence that explain a
+// failure, how its process ended, its metrics and its duration. A plain value.
 struct StageOutcome {
   std::string stage;
   std::string verdict = "passed";
@@ -40,16 +48,19 @@ struct StageOutcome {
   double seconds = 0;
 };
 
+// The helpers below keep no state of their own and are safe from any thread.
+
 // The variables placeholders resolve to for this trial and stage ({port} is fresh per stage).
 std::map<std::string, std::string> StageVars(const TrialContext& ctx, int port);
 // The child's whole environment: a minimal base, passed-through variables, DESIGN.md's stage
 // variables, and the stage's own "env" (placeholders substituted).
 std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohmann::json& stage, int port,
                                             const std::string& result_file);
-// A free TCP port on loopback (bind to 0, read, close).
+// A free TCP port on loopback (bind to 0, read, close); 0 when none could be had.
 int FreePort();
 // Reads metrics from a result file ({"metrics": {...}, "verdict", "detail"}) or from the last stdout
-// line that is a JSON object with "metrics". Numbers become {"value": n}; objects are kept.
+// line that is a JSON object with "metrics". Numbers become {"value": n}; objects are kept. The
+// file's "verdict", "detail" and "signature" go to *file_verdict, *file_detail and out->signature.
 void ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
                  std::optional<std::string>* file_verdict, std::string* file_detail);
 

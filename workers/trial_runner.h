@@ -5,31 +5,36 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <functional>
-#include <map>
-#include <mutex>
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "core/hardware.h"
+#include "workers/daemon_link.h"
+#include "workers/fingerprint.h"
+#include "workers/process_runner.h"
 
 namespace gauntlet {
 
+// What every trial of one worker shares. Owned by RunWorker (or a test); the pointers are borrowed,
+// must outlive every RunTrial that uses them, and point to thread-safe objects, since the worker
+// runs its trials on threads of their own.
 struct TrialRunnerEnv {
-  std::string server, token;
+  DaemonLink* daemon = nullptr;        // all the trial says to the daemon goes through it
+  ProcessRunner* processes = nullptr;  // every process the trial starts goes through it
+  FingerprintCache* fingerprints = nullptr;
   std::string node_name;
   const Inventory* inv = nullptr;
-  std::string workdir;       // the worker's folder; each trial gets workdir/trial-ID
+  std::string workdir;       // the worker's folder; each trial gets workdir/trial-ID-aN
   std::string exe_dir;
   std::vector<std::string> pass_env;
   std::chrono::milliseconds kill_grace{5000};
-  // Fingerprints by "suite@version", computed once per worker (shared, guarded by fp_mu).
-  std::mutex* fp_mu = nullptr;
-  std::map<std::string, nlohmann::json>* fingerprints = nullptr;
-  std::atomic<bool>* abort_all = nullptr;  // set when the worker must stop its trials now
+  std::atomic<bool>* abort_all = nullptr;  // set when the worker must stop its trials now; may be null
 };
 
-// Runs the trial described by a lease grant (the daemon's JSON); returns when it has been reported
-// (or the lease was lost, or abort_all was set and the report could not be delivered).
+// Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when
+// it has been reported (or the lease was lost, or abort_all was set and the report could not be
+// delivered). `grant` holds "suite", as DaemonLink::Lease's grants do. Safe to call concurrently.
 void RunTrial(const TrialRunnerEnv& env, const nlohmann::json& grant);
 
 }  // namespace gauntlet

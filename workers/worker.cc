@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -16,7 +18,8 @@
 #include "core/self_exe.h"
 #include "core/stop_signals.h"
 #include "core/yaml_json.h"
-#include "http/http_client.h"
+#include "workers/fingerprint.h"
+#include "workers/http_daemon_link.h"
 #include "workers/nvml.h"
 #include "workers/process.h"
 #include "workers/trial_runner.h"
@@ -24,6 +27,7 @@
 namespace gauntlet {
 using nlohmann::json;
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -33,8 +37,32 @@ std::string HostName() {
   return buf;
 }
 
+// The node's GPUs: the --inventory file when given, else discovery. False (logged) for a file that
+// cannot be read or is not an inventory.
+bool LoadInventory(const WorkerOptions& o, Inventory* inv, std::string* note) {
+  if (o.inventory_file.empty()) {
+    *inv = DiscoverInventory(note);
+  } else {
+    auto j = ReadJsonOrYaml(o.inventory_file);
+    if (!j.ok()) {
+      spdlog::error("--inventory: {}", j.status().message());
+      return false;
+    }
+    auto parsed = ParseInventory(*j);
+    if (!parsed.ok()) {
+      spdlog::error("--inventory {}: {}: {}", o.inventory_file, parsed.status().field(), parsed.status().message());
+      return false;
+    }
+    *inv = *parsed;
+    *note = "inventory from " + o.inventory_file;
+  }
+  for (auto& [k, v] : o.labels) inv->labels[k] = v;
+  return true;
+}
+
 // Runs the preflight program; returns "" when the node may take trials, else the reason.
-std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::string& exe_dir) {
+std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::string& exe_dir,
+                      ProcessRunner& processes) {
   if (o.preflight == "off" || inv.gpus.empty()) return "";
   std::string prog = o.preflight == "auto" ? exe_dir + "/gauntlet-kernels" : o.preflight;
   if (o.preflight == "auto" && access(prog.c_str(), X_OK) != 0) return "";
@@ -43,14 +71,15 @@ std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::s
   const char* path = getenv("PATH");
   spec.env = {{"PATH", path ? path : "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
   if (const char* ld = getenv("LD_LIBRARY_PATH")) spec.env["LD_LIBRARY_PATH"] = ld;
-  auto p = Process::Start(spec);
+  auto p = processes.Start(spec);
   if (!p.ok()) return "preflight could not start: " + p.status().message();
   std::string out;
-  auto e = (*p)->Run(std::chrono::steady_clock::now() + std::chrono::minutes(5),
-                     [&](std::string_view c) {
-                       if (out.size() < 65536) out.append(c);
-                     },
-                     nullptr);
+  auto e = (*p)->Run(
+      Clock::now() + std::chrono::minutes(5),
+      [&](std::string_view c) {
+        if (out.size() < 65536) out.append(c);
+      },
+      nullptr, std::chrono::seconds(5), std::chrono::milliseconds(100));
   if (e.exit_code && *e.exit_code == 0) return "";
   // 5: the tool sees no GPU. With GPUs declared by --inventory (a test fleet) that is expected;
   // judging the node on it would quarantine every simulated GPU node.
@@ -81,237 +110,346 @@ void SweepLeftovers(const std::string& workdir) {
   if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
 
-}  // namespace
-
-int RunWorker(const WorkerOptions& o) {
-  sigset_t stop_set = BlockStopSignals();
-
-  Inventory inv;
-  std::string note;
-  if (!o.inventory_file.empty()) {
-    auto j = ReadJsonOrYaml(o.inventory_file);
-    if (!j.ok()) {
-      spdlog::error("--inventory: {}", j.status().message());
-      return 2;
-    }
-    auto parsed = ParseInventory(*j);
-    if (!parsed.ok()) {
-      spdlog::error("--inventory {}: {}: {}", o.inventory_file, parsed.status().field(), parsed.status().message());
-      return 2;
-    }
-    inv = *parsed;
-    note = "inventory from " + o.inventory_file;
-  } else {
-    inv = DiscoverInventory(&note);
+// Waits for SIGTERM/SIGINT on a thread of its own (they are blocked everywhere else): the first
+// starts a drain, a second stops the running trials.
+class StopSignalThread {
+ public:
+  StopSignalThread(sigset_t set, std::function<void(int)> on_first, std::function<void()> on_second)
+      : set_(set), on_first_(std::move(on_first)), on_second_(std::move(on_second)) {
+    thread_ = std::thread([this] { Wait(); });
   }
-  for (auto& [k, v] : o.labels) inv.labels[k] = v;
-  const std::string name = o.name.empty() ? HostName() : o.name;
-  const std::string exe_dir = SelfExeDir();
-  std::error_code ec;
-  fs::create_directories(o.workdir, ec);
-  const std::string workdir = fs::absolute(o.workdir).string();
-  SweepLeftovers(workdir);
-  const int max_trials = o.max_trials > 0 ? o.max_trials
-                                          : (inv.gpus.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                                                              : static_cast<int>(inv.gpus.size()));
-  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once", name, NodeHardware(inv), note, max_trials);
+  ~StopSignalThread() { Release(); }
+
+  // Ends the thread whether zero, one or two signals came. The SIGTERM it sends itself is taken as
+  // "quit" by either sigwait, never as a drain that would wait for a second signal forever (which
+  // once kept batch jobs running after their worker stopped); nor may a drain that timed out leave
+  // the thread waiting for that second signal.
+  void Release() {
+    if (!thread_.joinable()) return;
+    quitting_ = true;
+    if (!done_) pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+
+ private:
+  void Wait() {
+    int sig = 0;
+    sigwait(&set_, &sig);
+    if (!quitting_) {
+      on_first_(sig);
+      sigwait(&set_, &sig);
+      if (!quitting_) on_second_();
+    }
+    done_ = true;
+  }
+
+  sigset_t set_;
+  std::function<void(int)> on_first_;
+  std::function<void()> on_second_;
+  std::atomic<bool> quitting_{false}, done_{false};
+  std::thread thread_;
+};
+
+// The lease loop and the trials it runs. The loop runs on the thread that calls LeaseLoop and
+// Drain; trials run on threads of their own and meet the loop only through mu_.
+class Worker {
+ public:
+  // Prepares the work folder (killing what an earlier run left there); `note` says where the
+  // inventory came from, for the start-up line.
+  Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes);
+  ~Worker() { JoinAll(); }
 
   std::atomic<bool> draining{false}, abort_all{false};
-  // Set when RunWorker returns on its own (--exit-when-idle): the SIGTERM it then sends the signal
-  // thread only ends that thread, from either sigwait, instead of starting a drain that waits for a
-  // second signal forever (which kept batch jobs running after their worker stopped).
-  std::atomic<bool> quitting{false};
-  http::Client lease_client(o.server, o.token);
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&stop_set, &sig);
-    if (quitting) return;
-    spdlog::info("{}: draining (running trials finish; a second signal stops them)", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    draining = true;
-    lease_client.Interrupt();
-    sigwait(&stop_set, &sig);
-    if (quitting) return;
-    spdlog::warn("second signal: stopping running trials");
-    abort_all = true;
-  });
 
-  // Register (retrying while the daemon is away).
-  int64_t node = 0;
-  json reg = {{"name", name}, {"inventory", InventoryJson(inv)}, {"labels", inv.labels},
-              {"fingerprint", {{"driver", inv.driver}, {"cuda", inv.cuda}}}};
-  auto do_register = [&]() -> bool {
-    int delay = 100;
-    http::Client c(o.server, o.token);
-    while (!draining) {
-      auto r = c.Send("POST", "/api/v1/nodes/register", reg.dump());
-      if (r.ok() && r->status == 200) {
-        node = json::parse(r->body)["node"].get<int64_t>();
-        return true;
-      }
-      if (r.ok() && (r->status == 401 || r->status == 403 || r->status == 422)) {
-        spdlog::error("registration refused ({}): {}", r->status, r->body);
-        return false;
-      }
-      spdlog::warn("cannot register with {}: {}", o.server, r.ok() ? std::to_string(r->status) : r.status().message());
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay));  // backoff while the daemon is away
-      delay = std::min(delay * 2, 2000);
-    }
-    return false;
+  // From the signal thread: a drain (finish running trials, lease no more), and then an abort (stop
+  // them). Both wake the loop, which may be waiting for a free slot or for the drain's end.
+  void StartDrain();
+  void AbortTrials();
+  // Registers the node, retrying while the daemon is away; false when refused or draining.
+  bool Register();
+  // The first preflight: a node that fails it is quarantined (it still polls, and gets no trials).
+  void FirstPreflight();
+  // Leases and starts trials while there is room, until a drain, an idle exit or a lost registration.
+  void LeaseLoop();
+  // Lets running trials finish; past the drain timeout they are stopped. Joins every trial thread.
+  void Drain();
+
+ private:
+  struct Room {
+    std::vector<int> free_gpus;
+    bool idle = false;          // no trial runs
+    Clock::duration idle_for{};  // since the last trial ended, or the lease loop began
   };
-  if (!do_register()) {
-    const bool stopped = draining.load();
-    pthread_kill(signals.native_handle(), SIGTERM);  // let the signal thread end
-    pthread_kill(signals.native_handle(), SIGTERM);
-    signals.join();
-    return stopped ? 0 : 3;
-  }
-  spdlog::info("registered as node {}", node);
-  std::string why = Preflight(o, inv, exe_dir);
-  auto last_preflight = std::chrono::steady_clock::now();
-  if (!why.empty()) {
-    spdlog::error("{}: quarantining this node", why);
-    http::Client c(o.server, o.token);
-    c.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/quarantine", json{{"reason", why}}.dump());
-  }
+  std::optional<Room> WaitForRoom();
+  bool IdleTooLong(const Room& room) const;
+  void PreflightWhenDue(const Room& room);
+  LeaseRequest Request(const Room& room) const;
+  void StartTrial(json grant);
+  void JoinFinished();
+  void JoinAll();
 
-  std::mutex mu;
-  std::condition_variable cv;
-  std::set<int> busy;
-  int running = 0;
+  const WorkerOptions& o_;
+  DaemonLink& daemon_;
+  ProcessRunner& processes_;
+  const Inventory inv_;
+  const std::string name_, exe_dir_;
+  std::string workdir_;
+  int max_trials_ = 1;
+  json registration_;
+  int64_t node_ = 0;
+  Clock::time_point last_preflight_;
+  // Suite definitions travel once per version: kept here to fill in grants that omit them. The loop
+  // thread's alone.
+  std::map<std::string, json> suites_;  // "name@version" -> definition
+  FingerprintCache fingerprints_;
+  TrialRunnerEnv env_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;  // a trial ended
+  std::set<int> busy_;          // GPUs held by running trials; guarded by mu_
+  int running_ = 0;             // guarded by mu_
+  Clock::time_point idle_since_;  // guarded by mu_
   struct Slot {
     std::thread thread;
     std::atomic<bool> done{false};
   };
-  std::list<Slot> threads;
-  std::mutex fp_mu;
-  std::map<std::string, json> fingerprints;
-  std::mutex suite_mu;
-  std::map<std::string, json> suites;  // "name@version" -> definition
-  TrialRunnerEnv env;
-  env.server = o.server;
-  env.token = o.token;
-  env.node_name = name;
-  env.inv = &inv;
-  env.workdir = workdir;
-  env.exe_dir = exe_dir;
-  env.pass_env = o.pass_env;
-  env.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
-  env.fp_mu = &fp_mu;
-  env.fingerprints = &fingerprints;
-  env.abort_all = &abort_all;
+  std::list<Slot> slots_;  // the loop thread's alone
+};
 
-  auto idle_since = std::chrono::steady_clock::now();
+Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon,
+               ProcessRunner& processes)
+    : o_(o), daemon_(daemon), processes_(processes), inv_(std::move(inv)), name_(o.name.empty() ? HostName() : o.name),
+      exe_dir_(SelfExeDir()) {
+  std::error_code ec;
+  fs::create_directories(o.workdir, ec);
+  workdir_ = fs::absolute(o.workdir).string();
+  SweepLeftovers(workdir_);
+  max_trials_ = o.max_trials > 0 ? o.max_trials
+                                 : (inv_.gpus.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                                      : static_cast<int>(inv_.gpus.size()));
+  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once", name_, NodeHardware(inv_), note, max_trials_);
+  registration_ = {{"name", name_}, {"inventory", InventoryJson(inv_)}, {"labels", inv_.labels},
+                   {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda}}}};
+  env_.daemon = &daemon_;
+  env_.processes = &processes_;
+  env_.fingerprints = &fingerprints_;
+  env_.node_name = name_;
+  env_.inv = &inv_;
+  env_.workdir = workdir_;
+  env_.exe_dir = exe_dir_;
+  env_.pass_env = o.pass_env;
+  env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
+  env_.abort_all = &abort_all;
+}
+
+// The flags change under mu_, so a loop that has just found the predicate false cannot miss them.
+void Worker::StartDrain() {
+  {
+    std::lock_guard lock(mu_);
+    draining = true;
+  }
+  cv_.notify_all();
+}
+
+void Worker::AbortTrials() {
+  {
+    std::lock_guard lock(mu_);
+    abort_all = true;
+  }
+  cv_.notify_all();
+}
+
+bool Worker::Register() {
+  int delay = 100;
+  while (!draining) {
+    RegisterAnswer a = daemon_.Register(registration_);
+    if (a.ok()) {
+      node_ = a.node;
+      spdlog::info("registered as node {}", node_);
+      return true;
+    }
+    if (a.status == LinkStatus::kRefused) {
+      spdlog::error("registration refused ({})", a.detail);
+      return false;
+    }
+    spdlog::warn("cannot register with {}: {}", o_.server, a.detail);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));  // backoff while the daemon is away
+    delay = std::min(delay * 2, 2000);
+  }
+  return false;
+}
+
+void Worker::FirstPreflight() {
+  std::string why = Preflight(o_, inv_, exe_dir_, processes_);
+  last_preflight_ = Clock::now();
+  if (why.empty()) return;
+  spdlog::error("{}: quarantining this node", why);
+  daemon_.Quarantine(node_, why);
+}
+
+std::optional<Worker::Room> Worker::WaitForRoom() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return running_ < max_trials_ || draining; });
+  if (draining) return std::nullopt;
+  Room room;
+  for (auto& g : inv_.gpus)
+    if (!busy_.count(g.index)) room.free_gpus.push_back(g.index);
+  room.idle = running_ == 0;
+  if (room.idle) room.idle_for = Clock::now() - idle_since_;
+  return room;
+}
+
+bool Worker::IdleTooLong(const Room& room) const {
+  return o_.exit_when_idle && room.idle && room.idle_for > std::chrono::duration<double>(o_.idle_exit_s);
+}
+
+// Preflight again now and then, but only between trials: it must not compete with one for the GPUs.
+void Worker::PreflightWhenDue(const Room& room) {
+  if (o_.preflight_period_s <= 0 || !room.idle ||
+      Clock::now() - last_preflight_ <= std::chrono::seconds(o_.preflight_period_s))
+    return;
+  last_preflight_ = Clock::now();
+  if (std::string why = Preflight(o_, inv_, exe_dir_, processes_); !why.empty()) daemon_.Quarantine(node_, why);
+}
+
+LeaseRequest Worker::Request(const Room& room) const {
+  LeaseRequest r;
+  r.free_gpus = room.free_gpus;
+  // An idle-exiting worker polls in shorter calls, so its idle clock is checked in time.
+  r.wait_s = o_.exit_when_idle ? std::min(o_.wait_s, std::max(1.0, o_.idle_exit_s / 2)) : o_.wait_s;
+  for (auto& [key, def] : suites_) r.have_suites.push_back(key);
+  return r;
+}
+
+void Worker::LeaseLoop() {
+  {
+    std::lock_guard lock(mu_);
+    idle_since_ = Clock::now();  // registration and preflight are not idleness
+  }
   int delay = 50;
   while (!draining) {
-    std::vector<int> free;
-    {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return running < max_trials || draining; });
-      if (draining) break;
-      for (auto& g : inv.gpus)
-        if (!busy.count(g.index)) free.push_back(g.index);
-      if (running > 0) idle_since = std::chrono::steady_clock::now();
-    }
-    if (o.exit_when_idle && running == 0 &&
-        std::chrono::steady_clock::now() - idle_since > std::chrono::duration<double>(o.idle_exit_s)) {
-      spdlog::info("idle for {} s: exiting", o.idle_exit_s);
+    std::optional<Room> room = WaitForRoom();
+    if (!room) break;
+    if (IdleTooLong(*room)) {
+      spdlog::info("idle for {} s: exiting", o_.idle_exit_s);
       break;
     }
-    if (o.preflight_period_s > 0 &&
-        std::chrono::steady_clock::now() - last_preflight > std::chrono::seconds(o.preflight_period_s) && running == 0) {
-      last_preflight = std::chrono::steady_clock::now();
-      if (std::string w = Preflight(o, inv, exe_dir); !w.empty()) {
-        http::Client c(o.server, o.token);
-        c.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/quarantine", json{{"reason", w}}.dump());
-      }
-    }
-    double wait = o.exit_when_idle ? std::min(o.wait_s, std::max(1.0, o.idle_exit_s / 2)) : o.wait_s;
-    json have = json::array();
-    {
-      std::lock_guard lock(suite_mu);
-      for (auto& [k, v] : suites) have.push_back(k);
-    }
-    auto r = lease_client.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease",
-                               json{{"free_gpus", free}, {"wait_s", wait}, {"have_suites", have}}.dump(), "application/json",
-                               std::chrono::milliseconds(static_cast<int64_t>(wait * 1000) + 15000));
-    if (draining) {
-      // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
-      if (!(r.ok() && r->status == 200)) break;
-    }
-    if (!r.ok() || r->status >= 500) {
+    PreflightWhenDue(*room);
+    LeaseAnswer a = daemon_.Lease(node_, Request(*room));
+    // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
+    if (draining && !a.grant) break;
+    if (a.status == LinkStatus::kUnavailable) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay));  // backoff while the daemon is away
       delay = std::min(delay * 2, 2000);
       continue;
     }
     delay = 50;
-    if (r->status == 404) {  // the daemon forgot this node (a fresh database): register again
-      if (!do_register()) break;
+    if (a.status == LinkStatus::kUnknownNode) {  // the daemon forgot this node (a fresh database)
+      if (!Register()) break;
       continue;
     }
-    if (r->status == 204) continue;
-    if (r->status != 200) {
-      spdlog::error("lease answer {}: {}", r->status, r->body);
+    if (!a.ok()) {
+      spdlog::error("lease answer {}", a.detail);
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
-    json grant = json::parse(r->body, nullptr, false);
-    if (!grant.is_object() || !grant.contains("suite")) continue;
-    {
-      // Suite definitions travel once per version: keep them, and fill in grants that omit them.
-      std::lock_guard lock(suite_mu);
-      json& s = grant["suite"];
-      const std::string key = s.value("key", "");
-      if (s.contains("definition")) suites[key] = s["definition"];
-      else if (suites.count(key)) s["definition"] = suites[key];
-    }
-    std::vector<int> gpus;
-    for (auto& g : grant.value("gpus", json::array())) gpus.push_back(g.get<int>());
-    {
-      std::lock_guard lock(mu);
-      for (int g : gpus) busy.insert(g);
-      ++running;
-    }
-    // Join finished trial threads so a long-lived worker does not accumulate them.
-    for (auto it = threads.begin(); it != threads.end();) {
-      if (it->done) {
-        it->thread.join();
-        it = threads.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    spdlog::debug("trial {} leased (gpus {})", grant.value("trial", 0), grant["gpus"].dump());
-    Slot& slot = threads.emplace_back();
-    slot.thread = std::thread([&, grant, gpus, done = &slot.done] {
-      RunTrial(env, grant);
-      {
-        std::lock_guard lock(mu);
-        for (int g : gpus) busy.erase(g);
-        --running;
-      }
-      *done = true;
-      cv.notify_all();
-    });
+    if (a.grant) StartTrial(std::move(*a.grant));
     if (draining) break;
   }
-  // Drain: let running trials finish (a second signal or the drain timeout stops them).
+}
+
+void Worker::StartTrial(json grant) {
+  json& s = grant["suite"];
+  const std::string key = s.value("key", "");
+  if (s.contains("definition")) suites_[key] = s["definition"];
+  else if (suites_.count(key)) s["definition"] = suites_[key];
+  std::vector<int> gpus;
+  for (auto& g : grant.value("gpus", json::array())) gpus.push_back(g.get<int>());
   {
-    std::unique_lock lock(mu);
-    if (running > 0) spdlog::info("waiting for {} running trial(s)", running);
-    if (!cv.wait_for(lock, std::chrono::milliseconds(o.drain_timeout_ms), [&] { return running == 0 || abort_all; })) {
+    std::lock_guard lock(mu_);
+    for (int g : gpus) busy_.insert(g);
+    ++running_;
+  }
+  JoinFinished();
+  spdlog::debug("trial {} leased (gpus {})", grant.value("trial", 0), grant["gpus"].dump());
+  Slot& slot = slots_.emplace_back();
+  slot.thread = std::thread([this, grant = std::move(grant), gpus, done = &slot.done] {
+    RunTrial(env_, grant);
+    {
+      std::lock_guard lock(mu_);
+      for (int g : gpus) busy_.erase(g);
+      // Idle time counts from the last trial's end: a worker whose every slot was busy for longer
+      // than idle_exit_s is not idle the moment its trial ends.
+      if (--running_ == 0) idle_since_ = Clock::now();
+    }
+    *done = true;
+    cv_.notify_all();
+  });
+}
+
+// Joins finished trial threads so a long-lived worker does not accumulate them.
+void Worker::JoinFinished() {
+  for (auto it = slots_.begin(); it != slots_.end();) {
+    if (it->done) {
+      it->thread.join();
+      it = slots_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Worker::JoinAll() {
+  for (auto& t : slots_)
+    if (t.thread.joinable()) t.thread.join();
+  slots_.clear();
+}
+
+void Worker::Drain() {
+  {
+    std::unique_lock lock(mu_);
+    if (running_ > 0) spdlog::info("waiting for {} running trial(s)", running_);
+    if (!cv_.wait_for(lock, std::chrono::milliseconds(o_.drain_timeout_ms),
+                      [&] { return running_ == 0 || abort_all; })) {
       spdlog::warn("drain timeout: stopping running trials");
       abort_all = true;
     }
   }
-  for (auto& t : threads) t.thread.join();
+  JoinAll();
   spdlog::info("worker stopped");
-  if (!abort_all) {
-    // The signal thread waits for a signal that may never come: give it one.
-    quitting = true;
-    pthread_kill(signals.native_handle(), SIGTERM);
-  }
-  signals.join();
+}
+
+}  // namespace
+
+int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes) {
+  sigset_t stop_set = BlockStopSignals();
+  Inventory inv;
+  std::string note;
+  if (!LoadInventory(o, &inv, &note)) return 2;
+  Worker worker(o, std::move(inv), note, daemon, processes);
+  StopSignalThread signals(
+      stop_set,
+      [&](int sig) {
+        spdlog::info("{}: draining (running trials finish; a second signal stops them)",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+        worker.StartDrain();
+        daemon.InterruptLease();
+      },
+      [&] {
+        spdlog::warn("second signal: stopping running trials");
+        worker.AbortTrials();
+      });
+  if (!worker.Register()) return worker.draining ? 0 : 3;
+  worker.FirstPreflight();
+  worker.LeaseLoop();
+  worker.Drain();
   return 0;
+}
+
+int RunWorker(const WorkerOptions& o) {
+  HttpDaemonLink daemon(o.server, o.token);
+  SystemProcessRunner processes;
+  return RunWorker(o, daemon, processes);
 }
 
 }  // namespace gauntlet

@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "workers/daemon_link.h"
+#include "workers/process_runner.h"
+
 namespace gauntlet {
 
+// `gauntlet worker`'s flags (workers/worker_cli.cc), with their defaults. A plain value.
 struct WorkerOptions {
   std::string server = "http://127.0.0.1:8080";
   std::string token;
@@ -26,7 +30,12 @@ struct WorkerOptions {
   double idle_exit_s = 60;
 };
 
-// Runs until SIGTERM/SIGINT (drain) or a fatal error; returns the process exit code.
+// Runs until SIGTERM/SIGINT (drain), --exit-when-idle, or a fatal error, talking to opts.server over
+// REST and starting real processes; returns the process exit code (0; 2 for a bad inventory; 3 when
+// registration was refused). Blocks SIGINT/SIGTERM for the process: call it before any thread exists.
 int RunWorker(const WorkerOptions& opts);
+// The same over the given seams (borrowed; they must outlive the call). opts.server and opts.token
+// are then only named in logs.
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes);
 
 }  // namespace gauntlet

@@ -4,6 +4,8 @@
 
 namespace gauntlet {
 
+// Registers both subcommands on `app`; when one runs, its exit code goes to *code, which must
+// outlive the parse. `gauntlet worker` blocks in RunWorker until the worker stops.
 void AddWorkerCommands(CLI::App& app, int* code);
 
 }  // namespace gauntlet

@@ -1,0 +1,129 @@
+// A ProcessRunner (workers/process_runner.h) whose processes are scripts: each program, named by
+// argv[0], prints what it is given and ends as told, without fork or exec, so stage and trial logic
+// is tested without processes. It keeps what was started and how each process ended, for tests to
+// check that no process outlives its stage. Thread-safe, as the seam requires (the server stage
+// pumps its process on a thread of its own, and trials run concurrently).
+#pragma once
+#include <signal.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "workers/process_runner.h"
+
+namespace gauntlet::test {
+
+struct FakeProgram {
+  std::vector<std::string> output;  // chunks written to stdout/stderr, in order
+  std::optional<int> exit_code = 0;  // how it ends on its own
+  std::optional<int> signal;
+  bool until_stopped = false;  // a server or a hang: it ends only when stopped or at its deadline
+  // What the program does when it starts, beyond printing (write its result file, say).
+  std::function<void(const ProcessSpec&)> on_start;
+};
+
+class FakeProcessRunner : public ProcessRunner {
+ public:
+  // Programs by argv[0]; Start refuses any other name as a missing program would be (NotFound).
+  void Add(const std::string& argv0, FakeProgram p) {
+    std::lock_guard lock(mu_);
+    programs_[argv0] = std::move(p);
+  }
+
+  Result<std::unique_ptr<RunningProcess>> Start(const ProcessSpec& spec) override {
+    FakeProgram p;
+    {
+      std::lock_guard lock(mu_);
+      if (spec.argv.empty()) return Status::Invalid("empty argv", "argv");
+      auto it = programs_.find(spec.argv[0]);
+      if (it == programs_.end())
+        return Status::NotFound("program '" + spec.argv[0] + "' was not found or is not executable");
+      p = it->second;
+      started_.push_back(spec);
+      ++live_;
+    }
+    if (p.on_start) p.on_start(spec);
+    return std::unique_ptr<RunningProcess>(std::make_unique<Proc>(this, std::move(p)));
+  }
+
+  std::vector<ProcessSpec> started() const {  // every spec Start took, in order
+    std::lock_guard lock(mu_);
+    return started_;
+  }
+  int live() const {  // processes started and not yet ended
+    std::lock_guard lock(mu_);
+    return live_;
+  }
+  int stopped() const {  // processes ended by a stop, a timeout or StopGroup, not on their own
+    std::lock_guard lock(mu_);
+    return stopped_;
+  }
+
+ private:
+  class Proc : public RunningProcess {
+   public:
+    Proc(FakeProcessRunner* owner, FakeProgram p) : owner_(owner), p_(std::move(p)) {}
+    ~Proc() override { StopGroup(std::chrono::milliseconds(0)); }  // as the real one: no group outlives its handle
+
+    ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
+                     const std::function<void(std::string_view)>& on_output, const std::function<bool()>& should_stop,
+                     std::chrono::milliseconds, std::chrono::milliseconds poll) override {
+      for (auto& chunk : p_.output) on_output(chunk);
+      // The real pump checks its deadline and stop before it reaps a leader that has exited.
+      while (true) {
+        if (std::chrono::steady_clock::now() >= deadline) return End(true, false);
+        if (should_stop && should_stop()) return End(false, true);
+        if (!p_.until_stopped) return End(false, false);
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            poll, std::max<std::chrono::steady_clock::duration>(deadline - std::chrono::steady_clock::now(),
+                                                                std::chrono::milliseconds(1))));
+      }
+    }
+    void StopGroup(std::chrono::milliseconds) override {
+      if (ended_) return;
+      exit_ = ExitInfoProc{};
+      exit_.signal = SIGTERM;
+      Ended(true);
+    }
+
+   private:
+    ExitInfoProc End(bool timed_out, bool stopped) {
+      if (timed_out || stopped) {
+        StopGroup(std::chrono::milliseconds(0));
+      } else if (!ended_) {
+        exit_.exit_code = p_.exit_code;
+        exit_.signal = p_.signal;
+        Ended(false);
+      }
+      ExitInfoProc out = exit_;
+      out.timed_out = timed_out;
+      out.stopped = stopped;
+      return out;
+    }
+    void Ended(bool by_stop) {
+      ended_ = true;
+      std::lock_guard lock(owner_->mu_);
+      --owner_->live_;
+      if (by_stop) ++owner_->stopped_;
+    }
+
+    FakeProcessRunner* owner_;
+    FakeProgram p_;
+    bool ended_ = false;
+    ExitInfoProc exit_;
+  };
+
+  mutable std::mutex mu_;
+  std::map<std::string, FakeProgram> programs_;
+  std::vector<ProcessSpec> started_;
+  int live_ = 0, stopped_ = 0;
+};
+
+}  // namespace gauntlet::test

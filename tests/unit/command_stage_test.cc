@@ -1,0 +1,162 @@
+// The command stage's judgement with scripted processes (tests/support/fake_process_runner.h): how
+// a program's output, exit and result file become the stage's verdict, signature and metrics, and
+// that the stage's process never outlives it. The real fork/exec path is covered by the
+// integration tests (fleet_test, bringup_test).
+#include "workers/command_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/fake_process_runner.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+class CommandStageTest : public ::testing::Test {
+ protected:
+  CommandStageTest() {
+    ctx.trial = 42;
+    ctx.node_name = "n1";
+    ctx.workdir = dir.path();
+    ctx.log = &log;
+    ctx.processes = &runner;
+  }
+  StageOutcome Run(const json& stage) { return RunCommandStage(ctx, stage, {}); }
+  std::string Log() { return log.Peek(1 << 20).second; }
+
+  test::TempDir dir;
+  LogSink log;
+  test::FakeProcessRunner runner;
+  TrialContext ctx;
+};
+
+TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature) {
+  const std::string out =
+      "loading\nTraceback (most recent call last):\n  File \"/app/run.py\", line 3, in <module>\n    main()\n"
+      "  File \"/app/run.py\", line 2, in main\n    raise RuntimeError(\"CUTLASS kernel failed: Error Internal\")\n"
+      "RuntimeError: CUTLASS kernel failed: Error Internal\n";
+  test::FakeProgram p;
+  p.output = {out.substr(0, 20), out.substr(20)};  // a line split across reads must not matter
+  p.exit_code = 1;
+  runner.Add("gemm", p);
+
+  StageOutcome o = Run({{"name", "kernel"}, {"argv", {"gemm"}}});
+
+  ExitInfo ei;
+  ei.exit_code = 1;
+  const Classification expected = ClassifyText(out, ei);
+  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.signature, expected.signature);
+  EXPECT_EQ(o.signature.rfind("crashed:RuntimeError:", 0), 0u) << o.signature;
+  EXPECT_EQ(o.evidence, "RuntimeError: CUTLASS kernel failed: Error Internal");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(Log().find(out), std::string::npos) << "the whole output reaches the trial log";
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(CommandStageTest, ResultFileVerdictIsHonouredOverTheExitStatus) {
+  test::FakeProgram p;
+  p.exit_code = 0;
+  p.on_start = [](const ProcessSpec& spec) {
+    std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE"))
+        << R"({"verdict": "wrong_output", "detail": "max error 0.5 over tolerance 0.01", "metrics": {"max_err": 0.5}})";
+  };
+  runner.Add("check", p);
+
+  StageOutcome o = Run({{"name", "accuracy"}, {"argv", {"check"}}});
+
+  EXPECT_EQ(o.verdict, "wrong_output");
+  EXPECT_EQ(o.signature, "wrong_output:accuracy");
+  EXPECT_EQ(o.evidence, "max error 0.5 over tolerance 0.01");
+  EXPECT_EQ(o.metrics["max_err"]["value"], 0.5);
+}
+
+TEST_F(CommandStageTest, AResultFileCannotClaimTheSchedulersVerdicts) {
+  test::FakeProgram p;
+  p.exit_code = 3;
+  p.on_start = [](const ProcessSpec& spec) {
+    std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE")) << R"({"verdict": "skipped"})";
+  };
+  runner.Add("sly", p);
+
+  StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
+
+  EXPECT_EQ(o.verdict, "crashed") << "the exit status decides when the file names a verdict it may not";
+  EXPECT_EQ(o.exit_code, 3);
+}
+
+TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
+  test::FakeProgram p;
+  p.output = {"warming up\n{\"metrics\": {\"gflops\": 1}}\n", "{\"metrics\": {\"gflops\": 12.5, ",
+              "\"tflops\": {\"value\": 2, \"unit\": \"TFLOP/s\"}}}\r\n"};
+  runner.Add("bench", p);
+
+  StageOutcome o = Run({{"name", "perf"}, {"argv", {"bench"}}});
+
+  EXPECT_EQ(o.verdict, "passed");
+  EXPECT_TRUE(o.signature.empty());
+  EXPECT_EQ(o.metrics["gflops"]["value"], 12.5);
+  EXPECT_EQ(o.metrics["tflops"]["unit"], "TFLOP/s");
+}
+
+TEST_F(CommandStageTest, AMissingProgramIsCrashedProgramNotFound) {
+  StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
+
+  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  EXPECT_NE(o.evidence.find("no-such-tool"), std::string::npos);
+  EXPECT_NE(Log().find("gauntlet: " + o.evidence), std::string::npos);
+}
+
+TEST_F(CommandStageTest, AStageThatOutlivesItsTimeoutIsStoppedAndTimedOut) {
+  test::FakeProgram p;
+  p.output = {"step 1\n"};
+  p.until_stopped = true;
+  runner.Add("hang", p);
+
+  StageOutcome o = Run({{"name", "soak"}, {"argv", {"hang"}}, {"timeout_s", 0}});
+
+  EXPECT_EQ(o.verdict, "timeout");
+  EXPECT_EQ(o.signature, "timeout:soak");
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(CommandStageTest, AStopRequestCancelsTheStageAndStopsItsProcess) {
+  test::FakeProgram p;
+  p.until_stopped = true;
+  runner.Add("serve-forever", p);
+  ctx.should_stop = [] { return true; };
+
+  StageOutcome o = Run({{"name", "s"}, {"argv", {"serve-forever"}}});
+
+  EXPECT_EQ(o.verdict, "cancelled");
+  EXPECT_EQ(o.signature, "cancelled:stopped");
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(CommandStageTest, ArgvAndEnvironmentCarryTheConfigAndTheTrial) {
+  runner.Add("gemm", {});
+  ctx.config = {{"backend", "cutlass"}};
+  ctx.gpus = {3};
+  ctx.pass_env = {};
+
+  Run({{"name", "k"}, {"argv", {"gemm", "--backend={backend}", "--trial={trial_id}"}}, {"env", {{"MODE", "{backend}-x"}}}});
+
+  ASSERT_EQ(runner.started().size(), 1u);
+  const ProcessSpec spec = runner.started()[0];
+  EXPECT_EQ(spec.argv, (std::vector<std::string>{"gemm", "--backend=cutlass", "--trial=42"}));
+  EXPECT_EQ(spec.cwd, dir.path());
+  EXPECT_EQ(spec.env.at("GAUNTLET_PARAM_BACKEND"), "cutlass");
+  EXPECT_EQ(spec.env.at("CUDA_VISIBLE_DEVICES"), "3");
+  EXPECT_EQ(spec.env.at("GAUNTLET_TRIAL_ID"), "42");
+  EXPECT_EQ(spec.env.at("GAUNTLET_RESULT_FILE"), dir.path() + "/k.result.json");
+  EXPECT_EQ(spec.env.at("MODE"), "cutlass-x");
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -1,0 +1,112 @@
+// The server stage's steps that settle before any request reaches the server, with a scripted
+// server process (tests/support/fake_process_runner.h): a stop while it loads, a ready timeout with
+// and without a log that explains it, a stage spec it cannot run. The ready probe, smoke prompts
+// and benchmark against a real server are tests/integration/server_stage_test.cc's.
+#include "workers/server_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tests/support/fake_process_runner.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+class ServerStageUnitTest : public ::testing::Test {
+ protected:
+  ServerStageUnitTest() {
+    ctx.trial = 7;
+    ctx.workdir = dir.path();
+    ctx.log = &log;
+    ctx.processes = &runner;
+    ctx.kill_grace = std::chrono::milliseconds(10);
+  }
+  std::string Log() { return log.Peek(1 << 20).second; }
+
+  test::TempDir dir;
+  LogSink log;
+  test::FakeProcessRunner runner;
+  TrialContext ctx;
+};
+
+TEST_F(ServerStageUnitTest, AStopWhileTheServerLoadsCancelsTheStageAndStopsTheServer) {
+  test::FakeProgram p;
+  p.output = {"Loading weights\n"};
+  p.until_stopped = true;
+  runner.Add("serve", p);
+  ctx.should_stop = [] { return true; };
+
+  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve", "--port={port}"}}}, {});
+
+  EXPECT_EQ(o.verdict, "cancelled");
+  EXPECT_EQ(o.signature, "cancelled:stopped");
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0) << "the server must not outlive its stage";
+  ASSERT_EQ(runner.started().size(), 1u);
+  EXPECT_NE(runner.started()[0].argv[1], "--port={port}") << "the port placeholder is filled in";
+  EXPECT_NE(Log().find("=== stage e2e ended: cancelled"), std::string::npos);
+}
+
+// The ready deadline has passed by the time the ready loop first looks, so no probe is sent.
+void SlowStart(const ProcessSpec&) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
+
+TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
+  const std::string out =
+      "Loading weights\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+      "capacity of 79.19 GiB of which 1.06 GiB is free.\n";
+  test::FakeProgram p;
+  p.output = {out};
+  p.until_stopped = true;
+  p.on_start = SlowStart;
+  runner.Add("serve", p);
+
+  StageOutcome o =
+      RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"timeout_s", 0.001}}}}, {});
+
+  ExitInfo hung;
+  hung.timed_out = true;
+  const Classification expected = ClassifyText(out, hung);
+  ASSERT_NE(expected.verdict, "timeout") << "the fixture's log must explain the hang";
+  EXPECT_EQ(o.verdict, expected.verdict);
+  EXPECT_EQ(o.signature, expected.signature);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
+  test::FakeProgram p;
+  p.until_stopped = true;
+  p.on_start = SlowStart;
+  runner.Add("serve", p);
+
+  StageOutcome o = RunServerStage(
+      ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
+
+  // "{ready_s}" is no config parameter here, so it stays text: not a number of seconds.
+  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.signature, "crashed:invalid_stage");
+  EXPECT_TRUE(runner.started().empty()) << "a stage spec that cannot run starts nothing";
+
+  ctx.config = {{"ready_s", "0.001"}};
+  o = RunServerStage(
+      ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
+
+  EXPECT_EQ(o.verdict, "timeout");
+  EXPECT_EQ(o.signature, "timeout:server_not_ready");
+  EXPECT_NE(o.evidence.find("/ping 200"), std::string::npos) << o.evidence;
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(ServerStageUnitTest, AMissingServerProgramIsCrashedProgramNotFound) {
+  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"no-such-server"}}}, {});
+
+  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  EXPECT_NE(o.evidence.find("no-such-server"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -1,0 +1,213 @@
+// A trial's run against a daemon in memory and scripted processes (tests/support/): stages in
+// order with the first failure settling the trial, the heartbeat's cancel and a lost lease stopping
+// the running stage, the report retried until the daemon takes it, and the log arriving whole and
+// in order however often the daemon is away.
+#include "workers/trial_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "tests/support/fake_daemon_link.h"
+#include "tests/support/fake_process_runner.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+class TrialRunnerTest : public ::testing::Test {
+ protected:
+  TrialRunnerTest() {
+    env.daemon = &daemon;
+    env.processes = &runner;
+    env.fingerprints = &fingerprints;
+    env.node_name = "n1";
+    env.workdir = dir.path();
+    env.kill_grace = std::chrono::milliseconds(10);
+    env.abort_all = &abort_all;
+  }
+  // A grant as the daemon sends it, for a suite with these stages.
+  static json Grant(int64_t trial, const std::vector<json>& stages, json extra_suite = json::object()) {
+    json def = {{"name", "s"}, {"version", 1}, {"stages", json(stages)}};
+    def.update(extra_suite);
+    return {{"trial", trial}, {"lease", "L" + std::to_string(trial)}, {"attempt", 1}, {"heartbeat_ms", 20},
+            {"suite", {{"key", "s@1"}, {"definition", def}}}, {"config", {{"backend", "cutlass"}}},
+            {"gpus", json::array()}};
+  }
+  // A command stage; 10 s bounds a stage that nothing stops, so a broken stop fails the test as a
+  // timeout instead of hanging it.
+  static json Command(const std::string& name, const std::string& program) {
+    return {{"name", name}, {"kind", "command"}, {"argv", {program}}, {"timeout_s", 10}};
+  }
+  // The heartbeat answer, once the scripted stage process runs: until then, plain ok.
+  std::function<HeartbeatAnswer()> OnceRunning(LinkStatus status, bool cancel) {
+    return [this, status, cancel] {
+      HeartbeatAnswer a;
+      a.status = LinkStatus::kOk;
+      if (runner.live() > 0) {
+        a.status = status;
+        a.cancel = cancel;
+      }
+      return a;
+    };
+  }
+  static test::FakeProgram Forever() {
+    test::FakeProgram p;
+    p.output = {"serving\n"};
+    p.until_stopped = true;
+    return p;
+  }
+
+  test::TempDir dir;
+  test::FakeDaemonLink daemon;
+  test::FakeProcessRunner runner;
+  FingerprintCache fingerprints;
+  std::atomic<bool> abort_all{false};
+  TrialRunnerEnv env;
+};
+
+TEST_F(TrialRunnerTest, APassingTrialIsReportedWithEveryStageAndMetric) {
+  test::FakeProgram a;
+  a.output = {"{\"metrics\": {\"gflops\": 10}}\n"};
+  test::FakeProgram b;
+  b.output = {"{\"metrics\": {\"ms\": {\"value\": 3, \"unit\": \"ms\"}}}\n"};
+  runner.Add("a", a);
+  runner.Add("b", b);
+
+  RunTrial(env, Grant(1, {Command("first", "a"), Command("second", "b")}));
+
+  const json r = daemon.report("L1");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["verdict"], "passed");
+  EXPECT_EQ(r["failing_stage"], "");
+  ASSERT_EQ(r["stages"].size(), 2u);
+  EXPECT_EQ(r["stages"][0]["name"], "first");
+  EXPECT_EQ(r["stages"][1]["name"], "second");
+  EXPECT_EQ(r["metrics"]["gflops"]["value"], 10);
+  EXPECT_EQ(r["metrics"]["ms"]["unit"], "ms");
+  EXPECT_EQ(runner.started()[0].env.at("GAUNTLET_PARAM_BACKEND"), "cutlass");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/trial-1-a1")) << "a reported trial leaves no work folder";
+}
+
+TEST_F(TrialRunnerTest, TheFirstFailureEndsTheTrialAndNamesItsStage) {
+  test::FakeProgram bad;
+  bad.output = {"RuntimeError: CUDA error: no kernel image is available for execution on the device\n"};
+  bad.exit_code = 1;
+  runner.Add("bad", bad);
+  runner.Add("never", {});
+
+  RunTrial(env, Grant(2, {Command("kernels", "bad"), Command("e2e", "never")}));
+
+  const json r = daemon.report("L2");
+  EXPECT_EQ(r["verdict"], "unsupported");
+  EXPECT_EQ(r["failing_stage"], "kernels");
+  EXPECT_EQ(r["exit_code"], 1);
+  EXPECT_EQ(r["stages"].size(), 1u);
+  EXPECT_EQ(runner.started().size(), 1u) << "a stage after a failure never starts";
+}
+
+TEST_F(TrialRunnerTest, AHeartbeatAnswerWithCancelStopsTheRunningStage) {
+  runner.Add("serve", Forever());
+  daemon.heartbeat = OnceRunning(LinkStatus::kOk, true);
+
+  RunTrial(env, Grant(3, {Command("soak", "serve")}));
+
+  const json r = daemon.report("L3");
+  EXPECT_EQ(r["verdict"], "cancelled");
+  EXPECT_EQ(r["signature"], "cancelled:stopped");
+  EXPECT_EQ(r["failing_stage"], "soak");
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(TrialRunnerTest, ALostLeaseStopsTheTrialWithoutAReport) {
+  runner.Add("serve", Forever());
+  daemon.heartbeat = OnceRunning(LinkStatus::kLost, false);
+
+  RunTrial(env, Grant(4, {Command("soak", "serve"), Command("after", "serve")}));
+
+  EXPECT_TRUE(daemon.report_calls().empty()) << "the daemon gave the trial to someone else";
+  EXPECT_EQ(runner.started().size(), 1u);
+  EXPECT_EQ(runner.stopped(), 1);
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(TrialRunnerTest, AReportTheDaemonCannotTakeYetIsRetriedUntilTaken) {
+  runner.Add("ok", {});
+  daemon.reports_unavailable = 3;
+
+  RunTrial(env, Grant(5, {Command("only", "ok")}));
+
+  const auto calls = daemon.report_calls();
+  ASSERT_EQ(calls.size(), 4u);
+  for (auto& c : calls) EXPECT_EQ(c, calls.back()) << "every retry sends the same report";
+  EXPECT_EQ(daemon.report("L5")["verdict"], "passed");
+}
+
+TEST_F(TrialRunnerTest, TheLogReachesTheDaemonInOrderAndComplete) {
+  // Over 1 MiB in many writes, so it travels in several chunks, and the daemon is away for some of
+  // them: retries must neither lose, repeat nor reorder a byte.
+  test::FakeProgram talk;
+  std::string expected;
+  for (int i = 0; i < 4000; ++i) {
+    std::string line = "line " + std::to_string(i) + " " + std::string(300, static_cast<char>('a' + i % 26)) + "\n";
+    talk.output.push_back(line);
+    expected += line;
+  }
+  runner.Add("talk", talk);
+  daemon.logs_unavailable = 2;
+
+  RunTrial(env, Grant(6, {Command("chatty", "talk")}));
+
+  const std::string log = daemon.log("L6");
+  EXPECT_EQ(daemon.gaps(), 0);
+  EXPECT_EQ(daemon.mismatches(), 0);
+  EXPECT_EQ(log.rfind("=== stage chatty: talk\n", 0), 0u) << log.substr(0, 100);
+  const size_t at = log.find(expected);
+  ASSERT_NE(at, std::string::npos) << "the program's output, whole and in order";
+  EXPECT_EQ(at, std::string("=== stage chatty: talk\n").size());
+  EXPECT_NE(log.find("=== stage chatty ended: passed", at + expected.size()), std::string::npos);
+  const std::string end = "=== trial 6: passed\n";
+  ASSERT_GE(log.size(), end.size());
+  EXPECT_EQ(log.substr(log.size() - end.size()), end) << "the last line is logged before the report";
+  EXPECT_EQ(daemon.report("L6")["verdict"], "passed");
+}
+
+TEST_F(TrialRunnerTest, AStopByTheWorkersShutdownIsAnInfraErrorNotACancel) {
+  runner.Add("serve", Forever());
+  daemon.heartbeat = [this] {
+    if (runner.live() > 0) abort_all = true;  // the worker's second SIGTERM, while the stage runs
+    HeartbeatAnswer a;
+    a.status = LinkStatus::kOk;
+    return a;
+  };
+
+  RunTrial(env, Grant(7, {Command("soak", "serve")}));
+
+  const json r = daemon.report("L7");
+  EXPECT_EQ(r["verdict"], "infra_error");
+  EXPECT_EQ(r["signature"], "infra_error:worker_shutdown");
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(TrialRunnerTest, TheFingerprintRunsOncePerSuiteAndTravelsWithEveryReport) {
+  test::FakeProgram fp;
+  fp.output = {"{\"framework\": \"sglang 0.5\", \"cuda\": \"13.0\"}\n"};
+  runner.Add("versions", fp);
+  runner.Add("ok", {});
+  const json with_fp = {{"fingerprint", {{"argv", {"versions"}}}}};
+
+  RunTrial(env, Grant(8, {Command("only", "ok")}, with_fp));
+  RunTrial(env, Grant(9, {Command("only", "ok")}, with_fp));
+
+  int fingerprint_runs = 0;
+  for (auto& s : runner.started()) fingerprint_runs += s.argv[0] == "versions";
+  EXPECT_EQ(fingerprint_runs, 1);
+  EXPECT_EQ(daemon.report("L8")["fingerprint"]["framework"], "sglang 0.5");
+  EXPECT_EQ(daemon.report("L9")["fingerprint"], daemon.report("L8")["fingerprint"]);
+}
+
+}  // namespace
+}  // namespace gauntlet

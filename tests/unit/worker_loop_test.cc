@@ -1,0 +1,163 @@
+// The worker's lease loop (RunWorker) against a daemon in memory and scripted processes
+// (tests/support/): what it registers, which GPUs it offers, that a grant is run and reported, that
+// a daemon which forgot the node gets it registered again, and that a refused registration ends
+// the worker, and that a SIGTERM drain past its timeout stops the trial and returns. Most tests end
+// the worker through --exit-when-idle.
+#include "workers/worker.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "core/stop_signals.h"
+
+#include "tests/support/fake_daemon_link.h"
+#include "tests/support/fake_process_runner.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet {
+namespace {
+using nlohmann::json;
+
+class WorkerLoopTest : public ::testing::Test {
+ protected:
+  WorkerLoopTest() {
+    opts.name = "fake-node";
+    opts.workdir = dir.path() + "/work";
+    opts.inventory_file =
+        dir.Write("inventory.json", R"({"gpus": [{"index": 0, "name": "NVIDIA H200", "uuid": "GPU-0",
+                                         "compute_capability": "9.0", "memory_mb": 143771}]})");
+    opts.labels = {{"pool", "hopper"}};
+    opts.preflight = "off";
+    opts.exit_when_idle = true;
+    opts.idle_exit_s = 0.3;
+    opts.kill_grace_ms = 10;
+  }
+  static LeaseAnswer Grant(int64_t trial, const std::string& program = "ok") {
+    LeaseAnswer a;
+    a.status = LinkStatus::kOk;
+    a.grant = json{{"trial", trial}, {"lease", "L" + std::to_string(trial)}, {"attempt", 1}, {"heartbeat_ms", 20},
+                   {"suite", {{"key", "s@1"}, {"definition", {{"name", "s"}, {"version", 1},
+                                                              {"stages", {{{"name", "k"}, {"argv", {program}}}}}}}}},
+                   {"config", json::object()}, {"gpus", {0}}};
+    return a;
+  }
+  static LeaseAnswer Answer(LinkStatus s) {
+    LeaseAnswer a;
+    a.status = s;
+    return a;
+  }
+
+  test::TempDir dir;
+  WorkerOptions opts;
+  test::FakeDaemonLink daemon;
+  test::FakeProcessRunner runner;
+};
+
+TEST_F(WorkerLoopTest, AGrantIsRunAndReportedAndAForgottenNodeRegistersAgain) {
+  runner.Add("ok", {});
+  daemon.lease_answers = {Grant(1), Answer(LinkStatus::kUnknownNode), Answer(LinkStatus::kUnavailable)};
+
+  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+
+  const auto regs = daemon.registrations();
+  ASSERT_EQ(regs.size(), 2u) << "once at start, once after the daemon forgot the node";
+  EXPECT_EQ(regs[0]["name"], "fake-node");
+  EXPECT_EQ(regs[0]["labels"]["pool"], "hopper");
+  EXPECT_EQ(regs[0]["inventory"]["gpus"][0]["uuid"], "GPU-0");
+  EXPECT_EQ(daemon.report("L1")["verdict"], "passed");
+  EXPECT_EQ(runner.started().size(), 1u);
+  const auto leases = daemon.lease_requests();
+  ASSERT_GE(leases.size(), 4u);
+  for (auto& [node, req] : leases) {
+    EXPECT_EQ(node, 1);
+    // One GPU, one trial at a time: the worker asks only while GPU 0 is free, and says so.
+    EXPECT_EQ(req.free_gpus, std::vector<int>{0});
+    EXPECT_EQ(req.wait_s, 1.0) << "an idle-exiting worker long-polls in short calls, to notice it is idle";
+  }
+  EXPECT_TRUE(leases[0].second.have_suites.empty());
+  EXPECT_EQ(leases.back().second.have_suites, std::vector<std::string>{"s@1"})
+      << "a suite definition travels once; later leases say the worker has it";
+}
+
+TEST_F(WorkerLoopTest, ATrialLongerThanTheIdleLimitDoesNotMakeTheWorkerIdle) {
+  test::FakeProgram slow;
+  slow.on_start = [](const ProcessSpec&) { std::this_thread::sleep_for(std::chrono::milliseconds(600)); };
+  runner.Add("slow", slow);
+  runner.Add("ok", {});
+  // Its only slot is busy for twice the idle limit; the next lease must still be asked for.
+  daemon.lease_answers = {Grant(1, "slow"), Grant(2)};
+
+  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+
+  EXPECT_EQ(daemon.report("L1")["verdict"], "passed");
+  EXPECT_EQ(daemon.report("L2")["verdict"], "passed");
+}
+
+TEST_F(WorkerLoopTest, ASigtermDrainPastItsTimeoutStopsTheTrialAndTheWorkerReturns) {
+  test::FakeProgram forever;
+  forever.until_stopped = true;
+  runner.Add("forever", forever);
+  daemon.lease_answers = {Grant(1, "forever")};
+  opts.exit_when_idle = false;
+  opts.drain_timeout_ms = 200;
+  // SIGTERM goes to the process once the trial runs. It must reach only RunWorker's signal thread:
+  // blocked here first, so every thread of this test inherits the block, as in `gauntlet worker`.
+  BlockStopSignals();
+  std::atomic<bool> sent{false};
+  daemon.heartbeat = [&] {
+    if (runner.live() > 0 && !sent.exchange(true)) kill(getpid(), SIGTERM);
+    HeartbeatAnswer a;
+    a.status = LinkStatus::kOk;
+    return a;
+  };
+  // The only slot is busy, so the loop waits for room when the signal comes; and the drain times
+  // out, which once left the signal thread waiting for a second signal. Either hang ends the run.
+  std::atomic<bool> returned{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 100 && !returned; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!returned) {
+      std::fprintf(stderr, "RunWorker did not return 10 s after SIGTERM with a 200 ms drain timeout\n");
+      std::_Exit(1);
+    }
+  });
+
+  const int code = RunWorker(opts, daemon, runner);
+  returned = true;
+  watchdog.join();
+
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(sent);
+  const json r = daemon.report("L1");
+  EXPECT_EQ(r["verdict"], "infra_error") << r.dump();
+  EXPECT_EQ(r["signature"], "infra_error:worker_shutdown");
+  EXPECT_EQ(runner.live(), 0);
+}
+
+TEST_F(WorkerLoopTest, ARefusedRegistrationEndsTheWorkerWithoutLeasing) {
+  RegisterAnswer refused;
+  refused.status = LinkStatus::kRefused;
+  refused.detail = "401: bad token";
+  daemon.register_answers = {refused};
+
+  EXPECT_EQ(RunWorker(opts, daemon, runner), 3);
+  EXPECT_TRUE(daemon.lease_requests().empty());
+}
+
+TEST_F(WorkerLoopTest, ARegistrationTheDaemonCannotTakeYetIsRetried) {
+  RegisterAnswer away;
+  away.status = LinkStatus::kUnavailable;
+  daemon.register_answers = {away, away};
+
+  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+  EXPECT_EQ(daemon.registrations().size(), 3u);
+  EXPECT_FALSE(daemon.lease_requests().empty()) << "the idle clock starts once the node is registered";
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -1,0 +1,43 @@
+// The real DaemonLink: the worker protocol over REST (http/http_client.h), each call's HTTP answers
+// mapped to what the worker must do next (the mapping is in http_daemon_link.cc, call by call).
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "http/http_client.h"
+#include "workers/daemon_link.h"
+
+namespace gauntlet {
+
+// Thread-safe, as DaemonLink requires, though http::Client is not: the long-poll has a client of
+// its own (so InterruptLease breaks that call and no other), and every other call borrows an idle
+// keep-alive client from a pool, so trials reuse connections instead of opening one per trial.
+class HttpDaemonLink final : public DaemonLink {
+ public:
+  // `server` is the daemon's base URL; `token` (may be empty) is sent as a bearer token.
+  HttpDaemonLink(std::string server, std::string token);
+  ~HttpDaemonLink() override;
+
+  RegisterAnswer Register(const nlohmann::json& node) override;
+  LeaseAnswer Lease(int64_t node, const LeaseRequest& request) override;
+  void InterruptLease() override;
+  LinkAnswer Quarantine(int64_t node, const std::string& reason) override;
+  HeartbeatAnswer Heartbeat(const std::string& lease, int64_t log_size) override;
+  LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override;
+  LinkAnswer Report(const std::string& lease, const nlohmann::json& report) override;
+
+ private:
+  // One exchange on a borrowed client; the client goes back to the pool afterwards.
+  Result<http::ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body,
+                                    const std::string& content_type, std::chrono::milliseconds timeout);
+
+  const std::string server_, token_;
+  std::mutex lease_mu_;  // one long-poll at a time on lease_client_
+  http::Client lease_client_;
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<http::Client>> idle_;  // guarded by pool_mu_
+};
+
+}  // namespace gauntlet

@@ -1,0 +1,81 @@
+#include "workers/lease_keeper.h"
+
+#include <spdlog/spdlog.h>
+
+namespace gauntlet {
+
+namespace {
+constexpr size_t kChunk = 512 * 1024;  // bytes per log call: a few calls for a big burst, one for a line
+}  // namespace
+
+LeaseKeeper::LeaseKeeper(DaemonLink& daemon, std::string lease, std::chrono::milliseconds heartbeat, LogSink& log,
+                         const std::atomic<bool>* abort_all)
+    : daemon_(daemon), lease_(std::move(lease)), heartbeat_(heartbeat), log_(log), abort_all_(abort_all) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+LeaseKeeper::~LeaseKeeper() { Finish(); }
+
+void LeaseKeeper::Finish() {
+  {
+    std::lock_guard lock(mu_);
+    if (done_) return;
+    done_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LeaseKeeper::Loop() {
+  auto next_beat = std::chrono::steady_clock::now();  // the first beat says "running" at once
+  while (true) {
+    bool done;
+    {
+      // Wakes every 200 ms at most, so log lines reach the daemon while a stage runs (followers
+      // of `gauntlet logs --follow` see them), and at once on Finish.
+      std::unique_lock lock(mu_);
+      cv_.wait_until(lock, std::min(next_beat, std::chrono::steady_clock::now() + std::chrono::milliseconds(200)),
+                     [&] { return done_; });
+      done = done_;
+    }
+    if (lost_) return;
+    Ship(done ? 20 : 1);
+    if (done || lost_) return;
+    if (std::chrono::steady_clock::now() >= next_beat) {
+      Beat();
+      if (lost_) return;
+      next_beat = std::chrono::steady_clock::now() + heartbeat_;
+    }
+  }
+}
+
+void LeaseKeeper::Beat() {
+  HeartbeatAnswer a = daemon_.Heartbeat(lease_, log_.written());
+  if (a.ok() && a.cancel) cancel_ = true;
+  if (a.status == LinkStatus::kLost) {
+    spdlog::warn("lease {} lost: {}", lease_, a.detail);
+    lost_ = true;
+  }
+  // Any other answer: the daemon is away; the trial goes on and its report waits for it.
+}
+
+void LeaseKeeper::Ship(int rounds) {
+  for (int i = 0; i < rounds && log_.pending(); ++i) {
+    auto [offset, data] = log_.Peek(kChunk);
+    if (data.empty()) return;
+    LinkAnswer a = daemon_.AppendLog(lease_, offset, data);
+    if (a.ok()) {
+      log_.Ack(offset + static_cast<int64_t>(data.size()));
+      i = -1;  // progress: keep going while there is more
+      continue;
+    }
+    if (a.status == LinkStatus::kLost) {
+      lost_ = true;
+      return;
+    }
+    if (abort_all_ && *abort_all_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * (i + 1)));  // backoff between retries
+  }
+}
+
+}  // namespace gauntlet
