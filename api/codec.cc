@@ -20,6 +20,7 @@ json SuiteJson(const SuiteRow& s, bool full) {
     for (auto& [k, v] : s.definition["parameters"].items()) params[k] = v;
   j["parameters"] = params;
   j["requires"] = s.definition.value("requires", json::object());
+  if (!s.shadowed.empty()) j["conflict"] = s.shadowed;
   json stages = json::array();
   for (auto& st : s.definition.value("stages", json::array()))
     stages.push_back({{"name", st.value("name", "")}, {"kind", st.value("kind", "")}});

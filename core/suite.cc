@@ -240,7 +240,10 @@ Status CheckServerStage(const json& st, const std::string& f) {
 // stages[i], named `f`; `s` holds the parameters already.
 Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, const std::set<std::string>& known) {
   if (!st.is_object()) return Status::Invalid("a stage is an object", f);
-  const bool server = st.value("kind", "") == "server";
+  const std::string kind = st.value("kind", "");
+  if (kind != "command" && kind != "server")
+    return Status::Invalid("unknown stage kind '" + kind + "' (command or server)", f + ".kind");
+  const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
                                           "chat", "description", "comment"}, f)
                         : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "description", "comment"}, f);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "core/suite.h"
 #include "core/yaml_json.h"
 
@@ -30,6 +32,16 @@ Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& st
   std::vector<LoadedSuite> out;
   const std::string abs = fs::absolute(dir).lexically_normal().string();
   for (auto& [f, j] : parsed) {
+    // A suite registered through the API owns its name: a file of that name (the daemon's defaults,
+    // an old copy) must not replace it at the next start. Say so in the log and on the suite.
+    if (auto latest = store.GetSuite(j["name"]); latest.ok() && latest->source_dir.empty()) {
+      const bool same = latest->definition == j;
+      const std::string note = same ? "" : f.string() + " differs and was not loaded: the version registered through the API wins";
+      if (!same) spdlog::warn("suite {}: {}", latest->name, note);
+      if (Status s = store.NoteShadowed(latest->id, note); !s.ok()) return s;
+      out.push_back({f.filename().string(), latest->name, latest->version, false, !same});
+      continue;
+    }
     bool created = false;
     auto row = store.PutSuite(j["name"], j, abs, &created, DeclaredKeysInFile(f.string(), "parameters"));
     if (!row.ok()) return row.status();

@@ -12,6 +12,7 @@ struct LoadedSuite {
   std::string file, name;
   int version = 0;
   bool created = false;
+  bool shadowed = false;  // the file was not loaded: the API registered this name (SuiteRow::shadowed)
 };
 
 // Validates every suite file in `dir`; stores them only if all are valid (a typo must not half-load

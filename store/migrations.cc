@@ -139,7 +139,8 @@ CREATE INDEX trials_of_sweep ON trials(sweep_id);
       // `judged` maps each fingerprint to the judged verdicts seen under it. Suites keep the order in
       // which their parameters were declared (the matrix's default rows). Old cells were kept across
       // versions: each is filed under its latest trial's version, and `judged` is rebuilt from the
-      // trials. (The verdict names below are this migration's, frozen: see core/verdict.cc.)
+      // trials. `shadowed` notes a suites-folder file that was not loaded because the API had registered
+// that name. (The verdict names below are this migration's, frozen: see core/verdict.cc.)
       R"sql(
 CREATE TABLE cells5(
   suite TEXT NOT NULL,
@@ -182,6 +183,7 @@ UPDATE cells5 SET flaky = EXISTS(SELECT 1 FROM json_each(cells5.judged) WHERE js
 DROP TABLE cells;
 ALTER TABLE cells5 RENAME TO cells;
 ALTER TABLE suites ADD COLUMN param_order TEXT;
+ALTER TABLE suites ADD COLUMN shadowed TEXT;
 )sql",
   };
   return k;

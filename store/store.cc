@@ -66,7 +66,7 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
       q.Bind(1, name);
       int next = 1;
       if (q.Step()) {
-        if (q.Text(7) == digest) {
+        if (q.Text(8) == digest) {
           if (created) *created = false;
           SuiteRow same = ReadSuite(q);
           // A version stored before the declared order was kept learns it from the same text.
@@ -113,6 +113,16 @@ Result<SuiteRow> Store::GetSuite(const std::string& name, std::optional<int> ver
       if (version) s.Bind(2, *version);
       if (!s.Step()) return Status::NotFound("no suite named '" + name + "'");
       return ReadSuite(s);
+    });
+  });
+}
+
+Status Store::NoteShadowed(int64_t id, const std::string& note) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& u = db.Cached("UPDATE suites SET shadowed=NULLIF(?, '') WHERE id=?");
+      u.Bind(1, note).Bind(2, id).Run();
+      return Status::Ok();
     });
   });
 }

@@ -32,6 +32,7 @@ struct SuiteRow {
   std::string source_dir;
   int64_t created_at = 0;
   std::vector<std::string> param_order;  // parameters as declared (JSON objects keep no order)
+  std::string shadowed;  // a suites-folder file of this name that was not loaded, and why; empty if none
 };
 
 struct NewTrial {
@@ -127,6 +128,8 @@ class Store {
                             bool* created = nullptr, const std::vector<std::string>& param_order = {});
   Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);  // latest if none
   Result<SuiteRow> GetSuiteById(int64_t id);
+  // Records on suite version `id` that a suites-folder file of its name was not loaded (empty: none).
+  Status NoteShadowed(int64_t id, const std::string& note);
   Result<std::vector<SuiteRow>> ListSuites();  // latest version of each
 
   // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction and returns its id.

@@ -40,7 +40,8 @@ inline std::string Digest(const std::string& s) {
 
 // The Read* functions read the current row of a statement that selected their k*Cols; they throw
 // json::exception on bad stored JSON where they parse it (Guard converts it).
-inline constexpr const char* kSuiteCols = "id, name, version, definition, source_dir, created_at, param_order";
+inline constexpr const char* kSuiteCols =
+    "id, name, version, definition, source_dir, created_at, param_order, COALESCE(shadowed, '')";
 inline SuiteRow ReadSuite(sql::Stmt& s) {
   SuiteRow r;
   r.id = s.Int(0);
@@ -49,6 +50,7 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
   r.definition = json::parse(s.TextView(3));
   r.source_dir = s.Text(4);
   r.created_at = s.Int(5);
+  r.shadowed = s.Text(7);
   // Parameters as declared; a suite stored before the order was kept lists them by name.
   const json params = r.definition.value("parameters", json::object());
   const json order = s.IsNull(6) ? json() : ParseOr(s.TextView(6), json());
