@@ -12,7 +12,7 @@ namespace gauntlet {
 using nlohmann::json;
 
 void Judge(const Classification& c, const std::optional<std::string>& file_verdict, const std::string& file_detail,
-           bool timed_out, bool stopped, StageOutcome* out) {
+           bool timed_out, bool stopped, StageOutcome* out, const std::string& bad_result_file) {
   if (stopped) {
     out->verdict = "cancelled";
     out->signature = "cancelled:stopped";
@@ -26,6 +26,15 @@ void Judge(const Classification& c, const std::optional<std::string>& file_verdi
     const bool specific = c.verdict == "timeout" && !c.signature.empty() && c.signature != "timeout:stage_limit";
     out->signature = specific ? c.signature : "timeout:" + out->stage;
     out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
+    return;
+  }
+  if (!bad_result_file.empty()) {
+    // The stage meant to say something and could not: whatever the exit status, it did not pass.
+    // A failure the log explains is kept; the file's problem is in the evidence either way.
+    const bool failed = !c.verdict.empty() && c.verdict != "passed";
+    out->verdict = failed ? c.verdict : "crashed";
+    out->signature = failed && !c.signature.empty() ? c.signature : "crashed:bad_result_file";
+    out->evidence = bad_result_file + (c.evidence.empty() ? "" : "; " + c.evidence);
     return;
   }
   // A result file may name the verdicts a signature rule may (core/verdict.h), never the scheduler's own.
@@ -101,13 +110,14 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   std::optional<std::string> file_verdict;
   std::string detail;
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
-  ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail);
+  const std::string bad_file =
+      ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail);
   ExitInfo ei;
   ei.exit_code = exit.exit_code;
   ei.signal = exit.signal;
   ei.timed_out = exit.timed_out;
   ei.cancelled = exit.stopped;
-  Judge(classifier.Finish(ei), file_verdict, detail, exit.timed_out, exit.stopped, &out);
+  Judge(classifier.Finish(ei), file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
   ctx.log->Append("=== stage " + out.stage + " ended: " + out.verdict +
                   (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +
                   std::to_string(static_cast<int>(out.seconds * 1000)) + " ms\n");

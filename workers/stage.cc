@@ -1,5 +1,7 @@
 #include "workers/stage.h"
 
+#include "core/verdict.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -103,20 +105,29 @@ void MergeMetrics(const json& m, StageOutcome* out) {
 }
 }  // namespace
 
-void ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                 std::optional<std::string>* file_verdict, std::string* file_detail) {
+std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
+                        std::optional<std::string>* file_verdict, std::string* file_detail) {
   std::ifstream in(result_file);
   if (in) {
     std::stringstream ss;
     ss << in.rdbuf();
+    // nlohmann::json refuses invalid UTF-8 as it refuses bad syntax: both are a broken file.
     json j = json::parse(ss.str(), nullptr, false);
-    if (j.is_object()) {
-      MergeMetrics(j.value("metrics", json::object()), out);
-      if (j.contains("verdict") && j["verdict"].is_string()) *file_verdict = j["verdict"].get<std::string>();
-      if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
-      if (j.contains("signature") && j["signature"].is_string()) out->signature = j["signature"].get<std::string>();
-      return;
+    if (j.is_discarded()) return "GAUNTLET_RESULT_FILE is not valid JSON (or not UTF-8)";
+    if (!j.is_object()) return "GAUNTLET_RESULT_FILE holds " + std::string(j.type_name()) + ", not a JSON object";
+    if (j.contains("verdict")) {
+      if (!j["verdict"].is_string()) return "GAUNTLET_RESULT_FILE's verdict is not a string";
+      const std::string v = j["verdict"].get<std::string>();
+      const VerdictInfo* known = FindVerdict(v);
+      if (!known || !known->rule)
+        return "GAUNTLET_RESULT_FILE's verdict '" + v.substr(0, 64) + "' is not one of " +
+               JoinNames(VerdictNames([](const VerdictInfo& i) { return i.rule; }));
+      *file_verdict = v;
     }
+    MergeMetrics(j.value("metrics", json::object()), out);
+    if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
+    if (j.contains("signature") && j["signature"].is_string()) out->signature = j["signature"].get<std::string>();
+    return "";
   }
   if (!last_json_line.empty()) {
     json j = json::parse(last_json_line, nullptr, false);
@@ -126,6 +137,7 @@ void ReadMetrics(const std::string& result_file, const std::string& last_json_li
       if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
     }
   }
+  return "";
 }
 
 }  // namespace gauntlet

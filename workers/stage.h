@@ -61,7 +61,10 @@ int FreePort();
 // Reads metrics from a result file ({"metrics": {...}, "verdict", "detail"}) or from the last stdout
 // line that is a JSON object with "metrics". Numbers become {"value": n}; objects are kept. The
 // file's "verdict", "detail" and "signature" go to *file_verdict, *file_detail and out->signature.
-void ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                 std::optional<std::string>* file_verdict, std::string* file_detail);
+// Returns why a result file that exists cannot be used (not UTF-8, not a JSON object, a verdict that
+// is not a string or not one a result file may name), "" when it is fine or absent: a broken file
+// must fail the stage, never let it pass.
+std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
+                        std::optional<std::string>* file_verdict, std::string* file_detail);
 
 }  // namespace gauntlet

@@ -84,8 +84,31 @@ TEST_F(CommandStageTest, AResultFileCannotClaimTheSchedulersVerdicts) {
 
   StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
 
-  EXPECT_EQ(o.verdict, "crashed") << "the exit status decides when the file names a verdict it may not";
+  EXPECT_EQ(o.verdict, "crashed") << "a file naming a verdict it may not is a broken file";
   EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.evidence.find("'skipped' is not one of"), std::string::npos) << o.evidence;
+}
+
+// A result file that cannot be read never turns a run into a pass, whatever the exit status: the
+// stage fails and its evidence says what was wrong with the file.
+TEST_F(CommandStageTest, ABrokenResultFileFailsTheStageWithTheReason) {
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"{\"verdict\": \"passed\", \"detail\": \"\xff\xfe\"}", "not valid JSON (or not UTF-8)"},
+      {"{\"verdict\": \"passed\", ", "not valid JSON"},
+      {"[1, 2]", "not a JSON object"},
+      {"{\"verdict\": \"fine\"}", "'fine' is not one of"},
+      {"{\"verdict\": 1}", "verdict is not a string"},
+  };
+  for (const auto& [text, why] : broken) {
+    test::FakeProgram p;
+    p.exit_code = 0;
+    p.on_start = [text = text](const ProcessSpec& spec) { std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE")) << text; };
+    runner.Add("broken", p);
+    StageOutcome o = Run({{"name", "s"}, {"argv", {"broken"}}});
+    EXPECT_EQ(o.verdict, "crashed") << text;
+    EXPECT_EQ(o.signature, "crashed:bad_result_file") << text;
+    EXPECT_NE(o.evidence.find(why), std::string::npos) << text << " -> " << o.evidence;
+  }
 }
 
 TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
