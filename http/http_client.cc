@@ -41,6 +41,15 @@ struct Client::Impl {
   std::string host, port, prefix;
   beast::flat_buffer buffer;
   std::atomic<int> fd{-1};  // the socket in use, for Interrupt from another thread
+  std::atomic<bool> interrupted{false};  // Interrupt came: the broken call must not be retried
+
+  // Drops the connection; fd goes with it, so Interrupt never shuts down a descriptor number that
+  // the process may since have reused for another socket.
+  void Drop() {
+    fd = -1;
+    stream.reset();
+    buffer.clear();
+  }
 
   Status Connect(std::chrono::milliseconds timeout) {
     if (stream && stream->socket().is_open()) return Status::Ok();
@@ -79,7 +88,9 @@ Client::~Client() = default;
 
 void Client::Interrupt() {
   int fd = impl_->fd.load();
-  if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+  if (fd < 0) return;
+  impl_->interrupted = true;
+  ::shutdown(fd, SHUT_RDWR);
 }
 
 Result<ClientResponse> Client::Send(const std::string& method, const std::string& target, const std::string& body,
@@ -106,18 +117,22 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
     parser.body_limit(256u << 20);
     if (!ec) bhttp::read(*impl_->stream, impl_->buffer, parser, ec);
     if (ec) {
-      impl_->stream.reset();
-      impl_->buffer.clear();
+      impl_->Drop();
+      // A broken keep-alive connection is retried once; one that Interrupt broke is not (the caller
+      // is stopping, say a worker draining out of its lease long-poll).
+      if (impl_->interrupted.exchange(false))
+        return Status(Code::kUnavailable, method + " " + target + ": interrupted");
       if (reused && attempt == 0 && ec != beast::error::timeout) continue;
       return Status(Code::kUnavailable, method + " " + target + ": " + ec.message());
     }
+    impl_->interrupted = false;
     auto res = parser.release();
     ClientResponse out;
     out.status = res.result_int();
     out.body = std::move(res.body());
     for (auto& f : res) out.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     out.content_type = out.Header("content-type");
-    if (!res.keep_alive()) impl_->stream.reset();
+    if (!res.keep_alive()) impl_->Drop();
     return out;
   }
   return Status(Code::kUnavailable, "unreachable");
@@ -132,15 +147,11 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
                                   const std::function<bool(std::string_view)>& on_data,
                                   std::chrono::milliseconds idle_timeout) {
   // A stream leaves the connection in an unknown state; it always ends with a fresh one.
-  impl_->stream.reset();
-  impl_->buffer.clear();
-  struct Drop {
+  impl_->Drop();
+  impl_->interrupted = false;
+  struct DropAtEnd {
     Impl* impl;
-    ~Drop() {
-      impl->stream.reset();
-      impl->buffer.clear();
-      impl->fd = -1;
-    }
+    ~DropAtEnd() { impl->Drop(); }
   } drop{impl_.get()};
   if (Status s = impl_->Connect(idle_timeout); !s.ok()) return s;
   bhttp::request<bhttp::string_body> req(bhttp::string_to_verb(method), impl_->prefix + target, 11);

@@ -4,6 +4,8 @@
 // reuse without a fingerprint, and a suite registered through the API surviving a restart.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -189,6 +191,38 @@ TEST_F(AnswersTest, ASuiteRegisteredThroughTheApiSurvivesARestart) {
     }
   EXPECT_TRUE(listed);
   EXPECT_NE(d_->Log().find("was not loaded"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gauntlet::test
+
+namespace gauntlet::test {
+namespace {
+
+// SIGTERM ends an idle worker and an idle daemon at once: neither waits out the worker's lease
+// long-poll (30 s here), which a person at the terminal would take for a hang. The bound below is
+// far under the poll, so it asserts the behaviour, not a speed.
+// A worker whose lease long-poll lasts 30 s (the harness's StartWorker uses 5).
+std::unique_ptr<Child> SlowPollWorker(const TempDir& dir, const Daemon& d, const std::string& name) {
+  const std::string inv = dir.Write(name + ".json", "{}");
+  return std::make_unique<Child>(std::vector<std::string>{GauntletBin(), "worker", "--server", d.url(), "--name", name,
+                                                          "--inventory", inv, "--workdir", dir.path() + "/work-" + name,
+                                                          "--preflight", "off", "--wait-s", "30", "--max-trials", "2"},
+                                 dir.path() + "/" + name + ".log");
+}
+
+TEST(Stopping, AnIdleDaemonAndWorkerStopWithoutWaitingOutTheLongPoll) {
+  TempDir dir;
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  auto nodes = [&] { return d.GetJson("/api/v1/nodes")["items"].size(); };
+  auto w = SlowPollWorker(dir, d, "w");
+  ASSERT_TRUE(WaitFor([&] { return nodes() == 1; }, std::chrono::seconds(10))) << w->Log();
+  w->Signal(SIGTERM);
+  EXPECT_EQ(w->Wait(std::chrono::seconds(10)), 0) << "the worker waited out its long-poll:\n" << w->Log();
+  auto w2 = SlowPollWorker(dir, d, "w2");
+  ASSERT_TRUE(WaitFor([&] { return nodes() == 2; }, std::chrono::seconds(10))) << w2->Log();
+  d.child().Signal(SIGTERM);
+  EXPECT_EQ(d.child().Wait(std::chrono::seconds(10)), 0) << "the daemon waited out a long-poll:\n" << d.Log();
 }
 
 }  // namespace
