@@ -13,76 +13,84 @@ using http::Response;
 using http::Role;
 using nlohmann::json;
 
+namespace {
+
+// GET /api/v1/trials: the filters (one unknown is a 400, an unknown value a 422), a page, and
+// JSON or CSV.
+Response ListTrials(Context& c, Request& r) {
+  TrialFilter f;
+  for (auto& [k, v] : r.query) {
+    if (k == "sweep") {
+      auto id = ParseId(v);
+      if (!id) return http::Problem(400, "Bad Request", "sweep is a sweep id", "sweep");
+      f.sweep = *id;
+    } else if (k == "suite") f.suite = v;
+    else if (k == "state") {
+      // An unknown value would match nothing and look like an empty answer: say so instead.
+      static const std::set<std::string> kStates = {"queued", "leased", "running", "done"};
+      if (!kStates.count(v))
+        return http::Problem(422, "Unprocessable Entity", "state '" + v + "' is not one of queued, leased, running, done", "state");
+      f.state = v;
+    } else if (k == "verdict") {
+      if (!IsVerdict(v))
+        return http::Problem(422, "Unprocessable Entity", "verdict '" + v + "' is not one of " + JoinNames(VerdictNames()), "verdict");
+      f.verdict = v;
+    } else if (k == "order") {
+      if (v != "newest" && v != "oldest")
+        return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
+      f.newest_first = v == "newest";
+    } else if (k == "hardware") f.hardware = v;
+    else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
+    else if (k == "after") {
+      auto id = ParseId(v);
+      if (!id) return http::Problem(400, "Bad Request", "after is a trial id (from next)", "after");
+      f.after = *id;
+    } else if (k == "limit") {
+      auto n = ParseId(v);
+      if (!n || *n < 1) return http::Problem(400, "Bad Request", "limit is a positive integer", "limit");
+      f.limit = static_cast<int>(std::min<int64_t>(*n, 10000));
+    } else if (k != "format") {
+      return http::Problem(400, "Bad Request", "unknown filter '" + k + "'", k);
+    }
+  }
+  const int limit = f.limit;
+  f.limit = limit + 1;
+  auto rows = c.store.ListTrials(f);
+  if (!rows.ok()) return FromStatus(rows.status());
+  const bool more = static_cast<int>(rows->size()) > limit;
+  if (more) rows->pop_back();
+  json next = more ? json(rows->back().id) : json();
+  if (WantsCsv(r)) {
+    // Parameters as columns: the union of config keys, in name order.
+    std::set<std::string> params;
+    for (auto& t : *rows)
+      for (auto& [k, v] : t.config.items()) params.insert(k);
+    std::vector<std::string> head = {"id", "sweep", "suite", "state", "verdict", "signature", "hardware", "node",
+                                     "attempt"};
+    for (auto& p : params) head.push_back("param." + p);
+    std::string csv = CsvLine(head);
+    for (auto& t : *rows) {
+      std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
+                                      t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
+                                      t.node.value_or(""), std::to_string(t.attempt)};
+      for (auto& p : params) row.push_back(t.config.contains(p) ? JsonText(t.config[p]) : "");
+      csv += CsvLine(row);
+    }
+    Response out = http::Text(200, "text/csv; charset=utf-8", csv);
+    if (more) out.headers.emplace_back("Link", "<?after=" + std::to_string(rows->back().id) + ">; rel=\"next\"");
+    return out;
+  }
+  json items = json::array();
+  for (auto& t : *rows) items.push_back(TrialJson(t));
+  return http::Json({{"items", items}, {"next", next}});
+}
+
+}  // namespace
+
 std::vector<http::Route> TrialRoutes(Context& c) {
   return {
       {"GET", "/api/v1/trials", Role::kRead,
-       [&c](Request& r) -> Response {
-         TrialFilter f;
-         for (auto& [k, v] : r.query) {
-           if (k == "sweep") {
-             auto id = ParseId(v);
-             if (!id) return http::Problem(400, "Bad Request", "sweep is a sweep id", "sweep");
-             f.sweep = *id;
-           } else if (k == "suite") f.suite = v;
-           else if (k == "state") {
-             // An unknown value would match nothing and look like an empty answer: say so instead.
-             static const std::set<std::string> kStates = {"queued", "leased", "running", "done"};
-             if (!kStates.count(v))
-               return http::Problem(422, "Unprocessable Entity", "state '" + v + "' is not one of queued, leased, running, done", "state");
-             f.state = v;
-           } else if (k == "verdict") {
-             if (!IsVerdict(v))
-               return http::Problem(422, "Unprocessable Entity", "verdict '" + v + "' is not one of " + JoinNames(VerdictNames()), "verdict");
-             f.verdict = v;
-           } else if (k == "order") {
-             if (v != "newest" && v != "oldest")
-               return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
-             f.newest_first = v == "newest";
-           } else if (k == "hardware") f.hardware = v;
-           else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
-           else if (k == "after") {
-             auto id = ParseId(v);
-             if (!id) return http::Problem(400, "Bad Request", "after is a trial id (from next)", "after");
-             f.after = *id;
-           } else if (k == "limit") {
-             auto n = ParseId(v);
-             if (!n || *n < 1) return http::Problem(400, "Bad Request", "limit is a positive integer", "limit");
-             f.limit = static_cast<int>(std::min<int64_t>(*n, 10000));
-           } else if (k != "format") {
-             return http::Problem(400, "Bad Request", "unknown filter '" + k + "'", k);
-           }
-         }
-         const int limit = f.limit;
-         f.limit = limit + 1;
-         auto rows = c.store.ListTrials(f);
-         if (!rows.ok()) return FromStatus(rows.status());
-         const bool more = static_cast<int>(rows->size()) > limit;
-         if (more) rows->pop_back();
-         json next = more ? json(rows->back().id) : json();
-         if (WantsCsv(r)) {
-           // Parameters as columns: the union of config keys, in name order.
-           std::set<std::string> params;
-           for (auto& t : *rows)
-             for (auto& [k, v] : t.config.items()) params.insert(k);
-           std::vector<std::string> head = {"id", "sweep", "suite", "state", "verdict", "signature", "hardware", "node",
-                                            "attempt"};
-           for (auto& p : params) head.push_back("param." + p);
-           std::string csv = CsvLine(head);
-           for (auto& t : *rows) {
-             std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
-                                             t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
-                                             t.node.value_or(""), std::to_string(t.attempt)};
-             for (auto& p : params) row.push_back(t.config.contains(p) ? JsonText(t.config[p]) : "");
-             csv += CsvLine(row);
-           }
-           Response out = http::Text(200, "text/csv; charset=utf-8", csv);
-           if (more) out.headers.emplace_back("Link", "<?after=" + std::to_string(rows->back().id) + ">; rel=\"next\"");
-           return out;
-         }
-         json items = json::array();
-         for (auto& t : *rows) items.push_back(TrialJson(t));
-         return http::Json({{"items", items}, {"next", next}});
-       }},
+       [&c](Request& r) -> Response { return ListTrials(c, r); }},
       {"GET", "/api/v1/trials/{id}", Role::kRead,
        [&c](Request& r) -> Response {
          auto id = ParseId(r.params["id"]);

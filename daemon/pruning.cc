@@ -1,0 +1,94 @@
+// Scheduler::Prune (see scheduler.h and docs/SCHEDULING.md "Pruning"): what a finished trial's
+// result settles for the queued trials of its sweep that share its gate key values.
+#include <algorithm>
+#include <unordered_set>
+
+#include "daemon/scheduler.h"
+
+namespace gauntlet {
+
+namespace {
+bool Deterministic(const std::string& verdict) { return verdict == "unsupported"; }
+
+// A signature that names no message, only how the process ended (`crashed:exit_code:1`,
+// `crashed:signal:SIGSEGV`, the stage-name fallback, a server that exited with nothing said): two
+// such crashes of unrelated causes would look alike, so they never prune.
+bool BareSignature(const std::string& signature, const std::string& verdict, const std::string& stage) {
+  if (signature.empty() || signature == verdict + ":" + stage) return true;
+  for (const char* bare : {":exit_code:", ":signal:", ":server_exited_"})
+    if (signature.find(bare) != std::string::npos) return true;
+  return false;
+}
+
+// "trial 7" or "trials 7 and 9": who settled a pruning.
+std::string TrialsText(const std::vector<int64_t>& ids) {
+  if (ids.size() == 1) return "trial " + std::to_string(ids[0]);
+  std::string out = "trials ";
+  for (size_t i = 0; i < ids.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::to_string(ids[i]);
+  return out;
+}
+}  // namespace
+
+void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware,
+                      const ResultRow& r, ReportOutcome* out) {
+  auto g = sw.info.gate_on.find(r.failing_stage);
+  if (g == sw.info.gate_on.end() || g->second.empty()) return;
+  std::string key;
+  Config gate;
+  for (auto& k : g->second) {
+    auto v = spec.config.find(k);
+    if (v == spec.config.end()) return;
+    gate[k] = v->second;
+    key += (key.empty() ? "" : "&") + k + "=" + v->second;
+  }
+  std::vector<int64_t> settled_by = {evidence};
+  if (r.verdict == "crashed") {
+    // A crash is the config's once two trials with these same gate values crashed with the same
+    // signature in this stage on this hardware class: one crash may be a flake, and a crash of
+    // other gate values says nothing about these.
+    if (BareSignature(r.signature, r.verdict, r.failing_stage)) return;
+    auto& seen = sw.crash_signatures[{spec.target, r.failing_stage, key, r.signature}];
+    if (std::find(seen.begin(), seen.end(), evidence) == seen.end()) seen.push_back(evidence);
+    if (seen.size() < 2) return;
+    settled_by = seen;
+  } else if (!Deterministic(r.verdict)) {
+    return;
+  }
+  // Same hardware class: queued trials of the evidence's target (all of a target's trials share
+  // one hardware need, and a sweep's targets are its hardware classes).
+  auto dit = sw.by_target.find(spec.target);
+  if (dit == sw.by_target.end()) return;
+  auto& dq = dit->second;
+  std::vector<int64_t> ids;
+  double saved = 0;
+  for (auto& t : dq) {
+    bool same = true;
+    for (auto& [k, v] : gate) {
+      auto c = t.config.find(k);
+      if (c == t.config.end() || c->second != v) {
+        same = false;
+        break;
+      }
+    }
+    if (!same || tombstones_.count(t.id)) continue;
+    ids.push_back(t.id);
+    saved += t.cost_s * t.need.gpus;  // GPU-hours: a CPU-only trial saves none
+  }
+  if (ids.empty()) return;
+  const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + r.verdict +
+                           (r.signature.empty() ? "" : " (" + r.signature + ")") + " in stage " + r.failing_stage +
+                           " on " + (hardware.empty() ? "this hardware" : hardware) + "; key " + key;
+  if (!store_.Skip(ids, "skipped:" + r.signature, evidence, hardware, r.failing_stage, text).ok()) return;
+  // The scan above already paid for a pass over the queue, so drop the skipped trials now instead
+  // of leaving tombstones: a later lease call would otherwise pop long runs of them at once.
+  std::unordered_set<int64_t> gone(ids.begin(), ids.end());
+  dq.erase(std::remove_if(dq.begin(), dq.end(), [&](const QueuedTrial& t) { return gone.count(t.id) > 0; }), dq.end());
+  queued_count_ -= ids.size();
+  sw.skipped += static_cast<int64_t>(ids.size());
+  sw.saved_gpu_s += saved;
+  out->skipped = std::move(ids);
+  out->prune_key = key;
+}
+
+}  // namespace gauntlet
