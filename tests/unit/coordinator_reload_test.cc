@@ -48,12 +48,20 @@ void FailOneGroupCommit(Store& store) {
   ASSERT_FALSE(p.get_future().get().ok());
 }
 
+// A file store with the fixture suites loaded, for a coordinator under test.
+std::unique_ptr<Store> FixtureStore(const test::TempDir& dir) {
+  auto opened = Store::Open(dir.path() + "/c.db");
+  EXPECT_TRUE(opened.ok()) << opened.status().message();
+  if (!opened.ok()) return nullptr;
+  EXPECT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", **opened).ok());
+  return std::move(*opened);
+}
+
 TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   test::TempDir dir;
-  auto opened = Store::Open(dir.path() + "/c.db");
-  ASSERT_TRUE(opened.ok()) << opened.status().message();
-  Store& store = **opened;
-  ASSERT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
+  auto owned = FixtureStore(dir);
+  ASSERT_TRUE(owned);
+  Store& store = *owned;
   EventBus events;
   Coordinator coord(store, events, {});
   auto sweep = coord.Submit({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail", "unsupported"}}}}});
@@ -100,10 +108,9 @@ using namespace std::chrono_literals;
 // published by the committer thread, the sweep's by the submitting one).
 TEST(CoordinatorEvents, ASweepIsAnnouncedBeforeAnyOfItsTrials) {
   test::TempDir dir;
-  auto opened = Store::Open(dir.path() + "/e.db");
-  ASSERT_TRUE(opened.ok()) << opened.status().message();
-  Store& store = **opened;
-  ASSERT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
+  auto owned = FixtureStore(dir);
+  ASSERT_TRUE(owned);
+  Store& store = *owned;
   EventBus events;
   Coordinator coord(store, events, {});
   auto node = coord.Register({{"name", "n1"}, {"inventory", json::object()}});
