@@ -11,7 +11,7 @@ namespace gauntlet {
 inline std::string JsonText(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace gauntlet

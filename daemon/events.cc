@@ -1,5 +1,7 @@
 #include "daemon/events.h"
 
+#include "core/utf8.h"
+
 namespace gauntlet {
 
 namespace {
@@ -74,7 +76,7 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   data["type"] = type;
   data["id"] = id;
   const int64_t sweep = data.value("sweep", int64_t{0});
-  Event e{id, type, data.dump()};
+  Event e{id, type, SafeDump(data)};  // data may hold a worker's evidence text
   for (auto& s : subs_)
     if (s->sweep() == 0 || s->sweep() == sweep) s->Push(e);
   retained_.emplace_back(std::move(e), sweep);

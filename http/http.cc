@@ -1,5 +1,7 @@
 #include "http/http.h"
 
+#include "core/utf8.h"
+
 namespace gauntlet::http {
 
 std::optional<std::string> Request::Query(const std::string& key) const {
@@ -76,7 +78,7 @@ Response Problem(int status, const std::string& title, const std::string& detail
   Response r;
   r.status = status;
   r.content_type = "application/problem+json";
-  r.body = j.dump();
+  r.body = SafeDump(j);  // a detail may quote the request's own bytes
   return r;
 }
 
@@ -93,7 +95,7 @@ Response NoContent() { return Text(204, "application/json", ""); }
 Response Json(int status, const nlohmann::json& body) {
   Response r;
   r.status = status;
-  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  r.body = SafeDump(body);
   return r;
 }
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/utf8.h"
+
 namespace gauntlet::http {
 
 bool Router::Match(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params) {
@@ -30,7 +32,22 @@ bool Router::Match(const std::string& pattern, const std::string& path, std::map
   return pi == pattern.size() && si == path.size();
 }
 
+namespace {
+// The part of a request that is not UTF-8, or "" when all of it is: such bytes are refused at the
+// door (400), so nothing inside ever handles, stores or echoes them.
+std::string NotUtf8(const Request& req) {
+  if (!ValidUtf8(req.path)) return "path";
+  for (auto& [k, v] : req.query)
+    if (!ValidUtf8(k) || !ValidUtf8(v)) return "query." + (ValidUtf8(k) ? k : std::string("?"));
+  for (auto& [k, v] : req.headers)
+    if (!ValidUtf8(k) || !ValidUtf8(v)) return "header." + (ValidUtf8(k) ? k : std::string("?"));
+  return "";
+}
+}  // namespace
+
 Response Router::Dispatch(Request& req) const {
+  if (std::string bad = NotUtf8(req); !bad.empty())
+    return Problem(400, "Bad Request", "the request's " + bad + " is not valid UTF-8", bad);
   std::vector<std::string> allowed;
   const Route* hit = nullptr;
   std::map<std::string, std::string> params;

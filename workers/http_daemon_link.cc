@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/utf8.h"
+
 namespace gauntlet {
 using nlohmann::json;
 
@@ -45,7 +47,7 @@ Result<http::ClientResponse> HttpDaemonLink::Send(const std::string& method, con
 }
 
 RegisterAnswer HttpDaemonLink::Register(const json& node) {
-  auto r = Send("POST", "/api/v1/nodes/register", node.dump(), "application/json", std::chrono::seconds(30));
+  auto r = Send("POST", "/api/v1/nodes/register", SafeDump(node), "application/json", std::chrono::seconds(30));
   RegisterAnswer a;
   if (r.ok() && r->status == 200) {
     json j = json::parse(r->body, nullptr, false);
@@ -72,7 +74,7 @@ LeaseAnswer HttpDaemonLink::Lease(int64_t node, const LeaseRequest& req) {
   auto r = [&] {
     std::lock_guard lock(lease_mu_);
     // The daemon holds the call up to wait_s; the margin covers its answer and a slow group commit.
-    return lease_client_.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease", body.dump(),
+    return lease_client_.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease", SafeDump(body),
                               "application/json", std::chrono::milliseconds(static_cast<int64_t>(req.wait_s * 1000) + 15000));
   }();
   LeaseAnswer a;
@@ -104,7 +106,7 @@ LeaseAnswer HttpDaemonLink::Lease(int64_t node, const LeaseRequest& req) {
 void HttpDaemonLink::InterruptLease() { lease_client_.Interrupt(); }
 
 LinkAnswer HttpDaemonLink::Quarantine(int64_t node, const std::string& reason) {
-  auto r = Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/quarantine", json{{"reason", reason}}.dump(),
+  auto r = Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/quarantine", SafeDump(json{{"reason", reason}}),
                 "application/json", std::chrono::seconds(30));
   if (r.ok() && r->status == 200) return Answer(LinkStatus::kOk);
   return Answer(r.ok() && r->status < 500 ? LinkStatus::kRefused : LinkStatus::kUnavailable, Detail(r));
@@ -135,7 +137,7 @@ LinkAnswer HttpDaemonLink::AppendLog(const std::string& lease, int64_t offset, s
 }
 
 LinkAnswer HttpDaemonLink::Report(const std::string& lease, const json& report) {
-  auto r = Send("POST", "/api/v1/leases/" + lease + "/result", report.dump(), "application/json", kCallLimit);
+  auto r = Send("POST", "/api/v1/leases/" + lease + "/result", SafeDump(report), "application/json", kCallLimit);
   if (r.ok() && r->status == 200) return Answer(LinkStatus::kOk);
   if (r.ok() && r->status == 409) return Answer(LinkStatus::kLost, r->body);
   // 503 is a daemon that cannot commit now (shutting down, store busy); every other error status

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/suite.h"
+#include "core/utf8.h"
 #include "core/yaml_json.h"
 #include "workers/classifier/classifier.h"
 #include "workers/worker.h"
@@ -119,7 +120,7 @@ void AddWorkerCommands(CLI::App& app, int* code) {
       } else {
         r = ClassifyFile(*file, ei, rules);
       }
-      std::cout << ToJson(r).dump() << "\n";
+      std::cout << SafeDump(ToJson(r)) << "\n";
     } catch (const std::exception& e) {
       std::cerr << "gauntlet classify: " << e.what() << "\n";
       *code = 2;

@@ -166,6 +166,30 @@ TEST_F(AnswersTest, SuitesAsAPersonWritesThem) {
   EXPECT_NE(typo->body.find("stages[0].timeout"), std::string::npos) << typo->body;
 }
 
+// Outside bytes that are not UTF-8 stop nothing: a request path is a 400 problem (valid JSON), and a
+// suite whose fingerprint and log print 0xFF runs and is reported like any other (such a fingerprint
+// once aborted every worker that took the trial, in the JSON dump of its report).
+TEST_F(AnswersTest, BytesThatAreNotUtf8StopNothing) {
+  http::Client c(d_->url(), "");
+  auto bad = c.Send("GET", "/%ff");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(json::parse(bad->body)["field"], "path");
+  const std::string print_ff = "import sys; sys.stdout.buffer.write(b'\\xff\\xfe not utf-8\\n')";
+  json def = {{"name", "bytes"}, {"parameters", {{"a", {"1"}}}},
+              {"fingerprint", {{"argv", {"python3", "-c", print_ff}}}},
+              {"stages", {{{"name", "s"}, {"kind", "command"}, {"argv", {"python3", "-c", print_ff}}}}}};
+  auto put = c.Send("PUT", "/api/v1/suites/bytes", def.dump());
+  ASSERT_TRUE(put.ok() && put->status == 201) << (put.ok() ? put->body : put.status().message());
+  for (int round = 0; round < 2; ++round) {  // the same worker takes the second one: it survived
+    const int64_t id = RunSweep({{"suite", "bytes"}, {"reuse", false}});
+    json t = d_->GetJson("/api/v1/trials?sweep=" + std::to_string(id))["items"][0];
+    EXPECT_EQ(t["verdict"], "passed") << t.dump() << "\n" << worker_->Log();
+  }
+  EXPECT_TRUE(worker_->Running()) << worker_->Log();
+  EXPECT_EQ(d_->Get("/api/v1/health").status, 200);
+}
+
 TEST_F(AnswersTest, ASuiteRegisteredThroughTheApiSurvivesARestart) {
   http::Client c(d_->url(), "");
   json def = {{"name", "mine"}, {"description", "registered through the API"}, {"parameters", {{"a", {"1"}}}},

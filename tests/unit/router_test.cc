@@ -123,3 +123,38 @@ TEST(Http, JsonDepthAndSyntaxErrors) {
 
 }  // namespace
 }  // namespace gauntlet::http
+
+namespace gauntlet::http {
+namespace {
+
+// Bytes that are not UTF-8, anywhere in a request, are a 400 naming the part: they never reach a
+// handler, and the problem document itself is valid JSON (nlohmann's dump throws on them, which
+// once aborted the daemon on GET /%ff).
+TEST(Router, InvalidUtf8AnywhereIsA400NotACrash) {
+  Router router({{"GET", "/api/v1/things", Role::kRead, [](Request&) { return Json({{"ok", true}}); }}}, nullptr);
+  auto call = [&](auto&& tweak) {
+    Request r;
+    r.method = "GET";
+    r.path = "/api/v1/things";
+    tweak(r);
+    return router.Dispatch(r);
+  };
+  const std::string ff = "\xff";
+  Response path = call([&](Request& r) { r.path = "/" + ff; });
+  EXPECT_EQ(path.status, 400);
+  EXPECT_EQ(json::parse(path.body)["field"], "path");
+  Response query = call([&](Request& r) { r.query.emplace("q", "a" + ff); });
+  EXPECT_EQ(query.status, 400);
+  EXPECT_EQ(json::parse(query.body)["field"], "query.q");
+  Response header = call([&](Request& r) { r.headers["x-thing"] = ff; });
+  EXPECT_EQ(header.status, 400);
+  EXPECT_EQ(json::parse(header.body)["field"], "header.x-thing");
+  EXPECT_EQ(call([](Request&) {}).status, 200);
+  // A problem that quotes outside bytes is still valid JSON, the bytes replaced.
+  Response p = Problem(404, "Not Found", "no route for /" + ff);
+  EXPECT_NO_THROW(json::parse(p.body));
+  EXPECT_NE(p.body.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
+}  // namespace
+}  // namespace gauntlet::http

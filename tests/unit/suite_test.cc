@@ -120,3 +120,22 @@ TEST(SuiteLoader, ABadFileNamesFileAndFieldAndLoadsNothing) {
 
 }  // namespace
 }  // namespace gauntlet
+
+#include "core/utf8.h"
+
+namespace gauntlet {
+namespace {
+
+TEST(Utf8, ValidatesAsTheStandardSays) {
+  EXPECT_TRUE(ValidUtf8("plain ascii"));
+  EXPECT_TRUE(ValidUtf8("\xc3\xa9t\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80"));  // é, ✓, 😀
+  EXPECT_FALSE(ValidUtf8("\xff"));
+  EXPECT_FALSE(ValidUtf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(ValidUtf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+  EXPECT_FALSE(ValidUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(ValidUtf8("\xe2\x9c"));          // cut short
+  EXPECT_EQ(SafeDump(nlohmann::json{{"k", std::string("a\xff")}}), "{\"k\":\"a\xef\xbf\xbd\"}");
+}
+
+}  // namespace
+}  // namespace gauntlet
