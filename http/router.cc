@@ -90,6 +90,10 @@ Response Router::Dispatch(Request& req) const {
     return hit->handler(req);
   } catch (const BadJson& e) {
     return Problem(400, "Bad Request", e.what(), "body");
+  } catch (const nlohmann::json::type_error& e) {
+    // A handler read a field of the body as the type it must be and it was not (a string where a
+    // boolean goes): the client's mistake, whatever field it was, never the server's.
+    return Problem(400, "Bad Request", std::string("a field of the body has the wrong type: ") + e.what(), "body");
   } catch (const std::exception& e) {
     spdlog::error("{} {}: handler failed: {}", req.method, req.path, e.what());
     return Problem(500, "Internal Server Error", "the server failed to answer; see its log");

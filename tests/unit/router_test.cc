@@ -156,5 +156,22 @@ TEST(Router, InvalidUtf8AnywhereIsA400NotACrash) {
   EXPECT_NE(p.body.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
 }
 
+// A body field of the wrong type ({"running": "yes"} where a boolean goes) is the client's mistake:
+// 400 naming the body, never a 500 (a worker-protocol handler reading it threw json's type_error).
+TEST(Router, AFieldOfTheWrongTypeIsA400) {
+  Router router({{"POST", "/api/v1/leases/{lease}/heartbeat", Role::kWorker,
+                  [](Request& r) { return Json({{"running", ParseJson(r.body).value("running", false)}}); }}},
+                nullptr);
+  Request r;
+  r.method = "POST";
+  r.path = "/api/v1/leases/x/heartbeat";
+  r.body = R"({"running": "yes"})";
+  Response out = router.Dispatch(r);
+  EXPECT_EQ(out.status, 400) << out.body;
+  EXPECT_EQ(json::parse(out.body)["field"], "body");
+  r.body = R"({"running": true})";
+  EXPECT_EQ(router.Dispatch(r).status, 200);
+}
+
 }  // namespace
 }  // namespace gauntlet::http
