@@ -1,5 +1,6 @@
 #include "app/serve.h"
 
+#include <arpa/inet.h>
 #include <signal.h>
 #include <spawn.h>
 #include <spdlog/spdlog.h>
@@ -41,7 +42,10 @@ bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
 }
 
 bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost" || host == "::1") return true;
+  // An IPv4 address in 127.0.0.0/8, not any name that starts "127." (127.example.com is not local).
+  in_addr a{};
+  return inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
 namespace {

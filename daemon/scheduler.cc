@@ -197,6 +197,13 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     const bool settled = sw.info.reuse && t.reuse && SettleByReuse(sw, t, hardware, node.id, reused, err);
     std::optional<Grant> g;
     if (!settled && err->ok()) g = GrantLease(sw, t, node, *pick, hardware, err);
+    if (err->code() == Code::kConflict) {
+      // The store no longer holds the trial as queued: a cancel committed it as done before telling
+      // the scheduler. It is gone, not failed: look for the next one.
+      *err = Status::Ok();
+      if (dq.empty()) it = sw.by_target.erase(it);
+      continue;
+    }
     if (!err->ok()) {  // the store failed: the trial stays queued, at the front
       dq.push_front(std::move(t));
       ++queued_count_;

@@ -169,6 +169,7 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& 
     return Write([&](sql::Db& db) -> Status {
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, evidence_trial=?, lease_id=NULL,"
+          " lease_deadline=NULL,"
           " hardware=COALESCE(NULLIF(?, ''), hardware) WHERE id=? AND state != 'done'");
       auto& q = db.Cached(
           "SELECT su.name, t.config_key, t.config, su.version FROM trials t JOIN suites su ON su.id = t.suite_id"

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ class FakeSchedulerStore : public SchedulerStore {
  public:
   bool record = true;  // off for benchmarks: the scheduler's own work is what they time
   bool fail_leases = false;
+  std::set<int64_t> gone;  // trials the store no longer holds as queued (a cancel committed first)
   std::optional<ResultRow> reusable;
   int64_t skipped = 0;
   std::vector<int64_t> leased, requeued, finished;
@@ -34,6 +36,7 @@ class FakeSchedulerStore : public SchedulerStore {
   Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&,
                const std::string&) override {
     if (fail_leases) return Status::Internal("disk full");
+    if (gone.count(trial)) return Status::Conflict("trial " + std::to_string(trial) + " is not queued");
     if (record) leased.push_back(trial);
     return Status::Ok();
   }

@@ -2,6 +2,8 @@
 // 500 without internals, and every route appears in the OpenAPI document.
 #include <gtest/gtest.h>
 
+#include "app/serve.h"
+
 #include <fstream>
 
 #include "api/handlers.h"
@@ -154,6 +156,18 @@ TEST(Router, InvalidUtf8AnywhereIsA400NotACrash) {
   Response p = Problem(404, "Not Found", "no route for /" + ff);
   EXPECT_NO_THROW(json::parse(p.body));
   EXPECT_NE(p.body.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
+// Only loopback addresses count as loopback: a name that merely starts "127." is not one, so it
+// cannot slip past serve's refusal to listen without tokens.
+TEST(Serve, LoopbackMeansLoopback) {
+  EXPECT_TRUE(IsLoopback("127.0.0.1"));
+  EXPECT_TRUE(IsLoopback("127.9.8.7"));
+  EXPECT_TRUE(IsLoopback("::1"));
+  EXPECT_TRUE(IsLoopback("localhost"));
+  EXPECT_FALSE(IsLoopback("127.example.com"));
+  EXPECT_FALSE(IsLoopback("0.0.0.0"));
+  EXPECT_FALSE(IsLoopback("10.1.2.3"));
 }
 
 // A body field of the wrong type ({"running": "yes"} where a boolean goes) is the client's mistake:

@@ -239,6 +239,19 @@ TEST_F(SchedulerTest, CrashesOfOtherGateValuesOrWithoutAMessageNeverPrune) {
   }
 }
 
+// A cancel commits its trials as done before it tells the scheduler; a lease in that moment finds the
+// trial gone from the store. That is no error: the next trial is granted instead.
+TEST_F(SchedulerTest, ATrialCancelledInTheStoreMeanwhileIsSkippedNotAnError) {
+  s.UpsertNode(MakeNode(1, "a", 0, 0));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}}), Trial(2, 1, {{"a", "2"}})});
+  store.gone.insert(1);
+  auto g = s.TryLease(1, {});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ASSERT_TRUE(*g);
+  EXPECT_EQ((*g)->trial, 2);
+  EXPECT_FALSE(Lease(1, {}));  // and the cancelled one is not offered again
+}
+
 TEST_F(SchedulerTest, PruneOffRunsEverything) {
   s.UpsertNode(MakeNode(1, "rtx", 1, 12));
   s.AddSweep({1, 0, false, true, {{"k", {"moe"}}}},
