@@ -118,7 +118,9 @@ int RunServe(const ServeOptions& o) {
   co.tick_ms = std::clamp<int64_t>(o.lease_ttl_ms / 10, 20, 1000);
   Coordinator coord(**store, events, co);
   api::Context ctx{**store, coord, events, o.web.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/web" : o.web, NowMs()};
-  http::Router router(api::Routes(ctx), auth ? &*auth : nullptr);
+  // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
+  // in the user's browser: the router refuses cross-site requests then.
+  http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host));
   http::ServerOptions so;
   so.host = host;
   so.port = port;

@@ -45,9 +45,42 @@ std::string NotUtf8(const Request& req) {
 }
 }  // namespace
 
+namespace {
+// The host part of a Host or Origin value ("http://127.0.0.1:8080" -> "127.0.0.1", "[::1]:80" -> "::1").
+std::string HostOf(std::string v) {
+  if (auto s = v.find("://"); s != std::string::npos) v = v.substr(s + 3);
+  if (!v.empty() && v[0] == '[') return v.substr(1, v.find(']') - 1);
+  return v.substr(0, v.find(':'));
+}
+
+bool LoopbackName(const std::string& h) {
+  if (h == "localhost" || h == "::1") return true;
+  int a = 0, b = 0, c = 0, d = 0;
+  char tail = 0;
+  return sscanf(h.c_str(), "%d.%d.%d.%d%c", &a, &b, &c, &d, &tail) == 4 && a == 127;
+}
+
+// Why a request to a token-less loopback daemon must be refused as coming from a web page; "" if not.
+std::string CrossSite(const Request& req) {
+  const std::string host = req.Header("host"), origin = req.Header("origin");
+  if (!host.empty() && !LoopbackName(HostOf(host)))
+    return "Host '" + host + "' is not this daemon's loopback address";
+  if (origin.empty()) return "";  // not a browser: the CLI, a worker, curl
+  if (origin == "null" || !LoopbackName(HostOf(origin)) || origin.substr(origin.find("://") + 3) != host)
+    return "a page from " + origin + " may not call this daemon";
+  const bool write = req.method != "GET" && req.method != "HEAD";
+  const std::string type = req.Header("content-type");
+  if (write && type.find("application/json") == std::string::npos && type.find("yaml") == std::string::npos)
+    return "a write from a page must be application/json";
+  return "";
+}
+}  // namespace
+
 Response Router::Dispatch(Request& req) const {
   if (std::string bad = NotUtf8(req); !bad.empty())
     return Problem(400, "Bad Request", "the request's " + bad + " is not valid UTF-8", bad);
+  if (local_only_)
+    if (std::string why = CrossSite(req); !why.empty()) return Problem(403, "Forbidden", why);
   std::vector<std::string> allowed;
   const Route* hit = nullptr;
   std::map<std::string, std::string> params;

@@ -25,7 +25,11 @@ class Router {
  public:
   // Routes match in the order given. `auth` may be null (no tokens: every route open, role "admin");
   // else it must outlive the router.
-  Router(std::vector<Route> routes, const Auth* auth) : routes_(std::move(routes)), auth_(auth) {}
+  // `local_only`: the daemon listens on loopback without tokens, so anything that can reach the port
+  // may call it; then a browser page must not: requests whose Host is not a loopback name (DNS
+  // rebinding), whose Origin is another site, or writes from a page that are not JSON are 403.
+  Router(std::vector<Route> routes, const Auth* auth, bool local_only = false)
+      : routes_(std::move(routes)), auth_(auth), local_only_(local_only) {}
   // Finds the route (HEAD is served by GET's), checks the token (401, 403), sets req.params and
   // req.role, runs the handler. A BadJson it throws is answered 400; any other std::exception is
   // logged and answered 500 without internals.
@@ -36,6 +40,7 @@ class Router {
   static bool Match(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params);
   std::vector<Route> routes_;
   const Auth* auth_;
+  bool local_only_;
 };
 
 }  // namespace gauntlet::http

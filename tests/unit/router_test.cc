@@ -187,5 +187,38 @@ TEST(Router, AFieldOfTheWrongTypeIsA400) {
   EXPECT_EQ(router.Dispatch(r).status, 200);
 }
 
+// A token-less daemon on loopback answers whatever reaches its port: the CLI and workers (no
+// Origin), and its own dashboard (same origin). A page on another site, or a rebound DNS name, is 403.
+TEST(Router, ALocalDaemonRefusesCrossSitePages) {
+  Router router({{"POST", "/api/v1/sweeps", Role::kSubmit, [](Request&) { return Json(201, {{"id", 1}}); }},
+                 {"GET", "/api/v1/sweeps", Role::kRead, [](Request&) { return Json({{"items", json::array()}}); }}},
+                nullptr, /*local_only=*/true);
+  auto call = [&](const std::string& method, std::map<std::string, std::string> headers) {
+    Request r;
+    r.method = method;
+    r.path = "/api/v1/sweeps";
+    r.headers = std::move(headers);
+    r.body = "{}";
+    return router.Dispatch(r).status;
+  };
+  const std::string host = "127.0.0.1:8080";
+  EXPECT_EQ(call("POST", {{"host", host}, {"content-type", "application/json"}}), 201);  // the CLI
+  EXPECT_EQ(call("POST", {{"host", host}, {"origin", "http://" + host}, {"content-type", "application/json"}}), 201);
+  EXPECT_EQ(call("POST", {{"host", host}, {"origin", "https://evil.example"}, {"content-type", "application/json"}}), 403);
+  EXPECT_EQ(call("POST", {{"host", host}, {"origin", "http://127.0.0.1:3000"}, {"content-type", "application/json"}}), 403);
+  EXPECT_EQ(call("POST", {{"host", host}, {"origin", "http://" + host}, {"content-type", "text/plain"}}), 403);
+  EXPECT_EQ(call("GET", {{"host", "evil.example:8080"}}), 403);  // DNS rebinding: the page thinks it is evil.example
+  EXPECT_EQ(call("GET", {{"host", "localhost:8080"}}), 200);
+  EXPECT_EQ(call("GET", {{"host", "[::1]:8080"}}), 200);
+  // The same router without the check (tokens in use, or an explicit --insecure bind) lets them by.
+  Router open({{"GET", "/api/v1/sweeps", Role::kRead, [](Request&) { return Json({}); }}}, nullptr);
+  Request r;
+  r.method = "GET";
+  r.path = "/api/v1/sweeps";
+  r.headers = {{"host", "evil.example:8080"}};
+  EXPECT_EQ(open.Dispatch(r).status, 200);
+}
+
 }  // namespace
 }  // namespace gauntlet::http
+

@@ -50,10 +50,10 @@ export async function request(path, init = {}) {
 
 export async function api(path, {method = 'GET', body, signal} = {}) {
   const init = {method, signal, headers: {Accept: 'application/json'}};
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers['Content-Type'] = 'application/json';
-  }
+  // Every write is JSON, a body or not: a token-less daemon refuses other writes from a page (they are
+  // what a cross-site form could send).
+  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
+  if (body !== undefined) init.body = JSON.stringify(body);
   const res = await request(path, init);
   const text = await res.text();
   let data = null;
