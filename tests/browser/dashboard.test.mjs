@@ -369,7 +369,16 @@ describe('dashboard', () => {
     const page = await newPage(browser.context);
     page.on('dialog', (d) => d.accept());
     await open(page, stack.url, `#/sweeps/${s.id}`, 'sweep');
-    assert.match(await page.locator('[data-testid=unmatched]').textContent(), /No registered node can run .*sm_100/);
+    // The target, the requirement no node meets (the suite's GPU and the target's arch) and the nodes.
+    const {unmatched_targets: [u]} = await stack.get(`/api/v1/sweeps/${s.id}`);
+    assert.equal(u.requires, 'requires.gpus: 1, arch: sm_100');
+    const li = page.locator('[data-testid=unmatched] li');
+    assert.equal(await li.locator('code').first().textContent(), 'arch=sm_100');
+    assert.equal(await li.locator('[data-testid=requires]').textContent(), u.requires);
+    assert.equal(await li.locator('[data-testid=nodes]').textContent(), u.nodes);
+    // In no particular order: the daemon lists them as it holds them.
+    assert.match(u.nodes, /(^|, )h200 \(NVIDIA H200 · sm_90 · x2\)(, |$)/);
+    assert.match(u.nodes, /(^|, )sm120 \(NVIDIA RTX PRO 6000 Blackwell · sm_120 · x1\)(, |$)/);
     await shot(page, '09-sweep-unmatched');
     await page.getByRole('button', {name: 'Cancel sweep'}).click();
     await until('the page to show the sweep cancelled', async () => (await page.locator('[data-testid=sweep-state]').textContent()) === 'cancelled');

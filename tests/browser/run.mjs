@@ -24,4 +24,4 @@ if (missing.length) {
   console.log(`SKIP browser tests: missing ${missing.join(', ')}`);
   process.exit(77);
 }
-process.exit(nodeTest([path.join(here, 'dashboard.test.mjs'), path.join(here, 'token.test.mjs')]));
+process.exit(nodeTest(['dashboard.test.mjs', 'answers.test.mjs', 'token.test.mjs'].map((f) => path.join(here, f))));

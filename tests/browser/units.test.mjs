@@ -16,7 +16,9 @@ const {byConcurrency} = await import('../../web/js/components/metrics.js');
 const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js');
 const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
-const {VERDICTS, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
+const {cellFace, metricRange} = await import('../../web/js/components/matrix.js');
+const {versionChoices} = await import('../../web/js/pages/matrix.js');
+const {VERDICTS, bySeverity, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
 it('takes the verdicts, their order and labels from the daemon', () => {
   assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'timeout', 'oom', 'infra_error',
@@ -104,4 +106,46 @@ it('says how a sweep stands, and how many of a finished one failed', () => {
   assert.equal(sweepState({finished: false, running: 2, by_verdict: by}), 'running');
   assert.equal(sweepState({finished: false, running: 0}), 'queued');
   assert.equal(sweepState({finished: true, cancelled_at: 5, by_verdict: by}), 'cancelled');
+});
+
+const tok = (value) => ({name: 'tok_s', value, unit: 'tok/s'});
+
+it('writes a passed cell\'s key metric as one number or a min–max range', () => {
+  assert.equal(metricRange({metric_min: tok(1800), metric_max: tok(2100), metric: tok(2100)}), '1,800–2,100 tok/s');
+  assert.equal(metricRange({metric_min: tok(2100), metric_max: tok(2100), metric: tok(2100)}), '2,100 tok/s');
+  // Equal as printed is equal: 2,100.4 and 2,099.6 both read "2,100".
+  assert.equal(metricRange({metric_min: tok(2099.6), metric_max: tok(2100.4)}), '2,100 tok/s');
+  assert.equal(metricRange({metric_min: {value: 2, unit: 'ms'}, metric_max: {value: 3, unit: 's'}}), '2 ms–3 s');
+  assert.equal(metricRange({metric: tok(5)}), '5 tok/s', 'an answer without min/max still shows its metric');
+  assert.equal(metricRange({metric: null}), '');
+});
+
+it('says what a cell holds: agreeing cells their verdict, disagreeing ones k/n ✓ and the verdicts present', () => {
+  const passed = cellFace({state: 'passed', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 6},
+    metric_min: tok(100), metric_max: tok(6400), metric: tok(6400)});
+  assert.deepEqual(passed, {cls: 'v-passed', text: '✓ 100–6,400 tok/s', runs: 6});
+  const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:illegal_memory_access', counts: {crashed: 1}});
+  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ illegal memory access', runs: 1});
+  assert.equal(cellFace({state: 'pending', verdict: null, counts: {queued: 2}}).text, '… queued');
+  const mixed = cellFace({state: 'mixed', verdict: 'crashed', configs: 4, passed: 1, counts: {passed: 1, crashed: 2, unsupported: 1},
+    breakdown: [{verdict: 'passed'}, {verdict: 'unsupported'}, {verdict: 'crashed'}]});
+  assert.equal(mixed.text, '1/4 ✓ · ✗ crashed · ⚠ unsupported', 'most severe first');
+  assert.equal(mixed.cls, 'mx-mixed v-crashed lo-ok hi-bad');
+  // No config passed: the split runs from the mildest verdict to the worst.
+  assert.equal(cellFace({state: 'mixed', verdict: 'crashed', configs: 2, passed: 0,
+    breakdown: [{verdict: 'unsupported'}, {verdict: 'crashed'}]}).cls, 'mx-mixed v-crashed lo-warn hi-bad');
+  // Passed beside skipped (never run) is mixed too: green against grey.
+  assert.equal(cellFace({state: 'mixed', verdict: 'passed', configs: 2, passed: 1,
+    breakdown: [{verdict: 'passed'}, {verdict: 'skipped'}]}).cls, 'mx-mixed v-passed lo-ok hi-none');
+  // A flaky config whose latest run passed: its crash is still named, from the runs' counts.
+  const flaky = cellFace({state: 'flaky', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 5, crashed: 1},
+    breakdown: [{verdict: 'passed'}], flaky: [{config: {batch: '8'}, trial: 4}]});
+  assert.equal(flaky.text, '≈ flaky · 3/3 ✓ · ✗ crashed');
+  assert.equal(flaky.cls, 'mx-flaky v-passed lo-ok hi-bad');
+  assert.deepEqual(bySeverity(['passed', 'timeout', 'oom', 'skipped', 'crashed']), ['crashed', 'oom', 'timeout', 'passed', 'skipped']);
+});
+
+it('offers the latest suite version by default, then each one down to 1, then all', () => {
+  assert.deepEqual(versionChoices(3).map((o) => [o.value, o.label]),
+    [['', 'latest (v3)'], ['3', 'v3'], ['2', 'v2'], ['1', 'v1'], ['all', 'all versions']]);
 });

@@ -11,6 +11,7 @@ const PAGES = {
   sweep: () => import('./pages/sweep.js'),
   matrix: () => import('./pages/matrix.js'),
   trial: () => import('./pages/trial.js'),
+  trials: () => import('./pages/trials.js'),
   nodes: () => import('./pages/nodes.js'),
   clusters: () => import('./pages/clusters.js'),
   history: () => import('./pages/history.js'),
@@ -19,7 +20,7 @@ const PAGES = {
 function pick(parts) {
   const [head, id] = parts;
   if (!head || head === 'sweeps') return id ? 'sweep' : 'sweeps';
-  if (head === 'trials' && id) return 'trial';
+  if (head === 'trials') return id ? 'trial' : 'trials';
   return PAGES[head] ? head : null;
 }
 

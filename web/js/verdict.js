@@ -8,6 +8,7 @@ import {VOCABULARY} from './vocabulary.js';
 export const VERDICTS = VOCABULARY.verdicts.map((v) => v.name);
 const FAMILY = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.family]));
 const LABEL = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.label]));
+const SEVERITY = Object.fromEntries(VOCABULARY.verdicts.map((v) => [v.name, v.severity]));
 // Severity above passed's 0: a finding against the config (unsupported, crashed, ...) or a run that
 // failed (timeout, infra error). Skipped and cancelled (-1) say nothing, as in the sweeps CSV's
 // `failed` column.
@@ -19,6 +20,9 @@ export const verdictClass = (v) => (v ? `v-${v}` : 'v-pending');
 export const verdictFamily = (v) => FAMILY[v] || 'pending';
 export const verdictIcon = (v) => ICON[FAMILY[v]] || '…';
 export const verdictLabel = (v) => LABEL[v] || v || 'pending';
+export const isVerdict = (v) => v in SEVERITY;
+/** Verdicts most severe first (ties in display order), as a mixed cell lists them. */
+export const bySeverity = (vs) => [...vs].sort((a, b) => SEVERITY[b] - SEVERITY[a] || VERDICTS.indexOf(a) - VERDICTS.indexOf(b));
 
 /** How many of a by-verdict count ({passed: 3, crashed: 2, ...}) failed. */
 export function failedCount(byVerdict) {

@@ -38,9 +38,9 @@ export class Stack {
     this.keep = keep;
   }
 
-  spawn(name, args) {
+  spawn(name, args, env = {}) {
     const log = fs.openSync(path.join(this.dir, `${name}.log`), 'a');
-    const p = spawn(this.bin, args, {stdio: ['ignore', log, log]});
+    const p = spawn(this.bin, args, {stdio: ['ignore', log, log], env: {...process.env, ...env}});
     p.name = name;
     p.on('error', (e) => fs.appendFileSync(path.join(this.dir, `${name}.log`), `spawn failed: ${e.message}\n`));
     this.procs.push(p);
@@ -63,10 +63,14 @@ export class Stack {
     return this;
   }
 
-  /** Starts a worker declaring the GPUs in fixtures/inventory-NAME.json; waits until it is registered. */
-  async worker(name, inventory = name) {
+  /**
+   * Starts a worker declaring the GPUs in fixtures/inventory-NAME.json; waits until it is registered.
+   * `env` is set in the worker's environment and passed on to its stages (a worker passes only what
+   * --pass-env names).
+   */
+  async worker(name, inventory = name, {env = {}} = {}) {
     this.spawn(`worker-${name}`, ['worker', '--server', this.url, '--inventory', path.join(FIXTURES, `inventory-${inventory}.json`),
-      '--name', name, '--workdir', path.join(this.dir, `work-${name}`)]);
+      '--name', name, '--workdir', path.join(this.dir, `work-${name}`), ...Object.keys(env).flatMap((k) => ['--pass-env', k])], env);
     await until(`worker ${name} to register`, async () => (await this.get('/api/v1/nodes')).items.some((n) => n.name === name && n.state === 'online'));
   }
 
@@ -84,10 +88,14 @@ export class Stack {
     return r.json();
   }
 
-  async post(p, body) {
-    const r = await fetch(this.url + p, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
-    if (!r.ok) throw new Error(`POST ${p}: ${r.status} ${await r.text()}`);
+  async post(p, body, method = 'POST') {
+    const r = await fetch(this.url + p, {method, headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+    if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
     return r.json();
+  }
+
+  async put(p, body) {
+    return this.post(p, body, 'PUT');
   }
 
   async sweep(body) {

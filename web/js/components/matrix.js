@@ -1,31 +1,142 @@
-// The compatibility matrix: rows are parameter values, columns hardware classes (or a parameter),
-// each cell the latest verdict with its reason ("✗ illegal memory access", "✓ 2,100 tok/s"), linked
-// to the trial. Built as one HTML string, so a 10,000-cell matrix costs one parse.
+// The compatibility matrix: rows are parameter values, columns hardware classes (or a parameter).
+// A cell holds every config the pivot folds into it (the parameters it hides): one verdict with its
+// reason when they agree ("✗ illegal memory access", "✓ 1,800–2,100 tok/s"), a split look with
+// "k/n ✓" and the verdicts present when they disagree (mixed), stripes when one config got different
+// verdicts under one software fingerprint (flaky). Mixed and flaky cells open their breakdown on
+// click; the others link to their trial. The sweep page and the matrix explorer both render with
+// matrixView, so one cell looks the same in both. Built as one HTML string: 10,000 cells, one parse.
 
-import {esc, fmtMetric, fmtTime, h} from '../dom.js';
-import {VERDICTS, shortReason, verdictClass, verdictIcon, verdictLabel} from '../verdict.js';
+import {esc, fill, fmtConfig, fmtMetric, fmtNum, fmtTime, h, plural} from '../dom.js';
+import {href} from '../router.js';
+import {VERDICTS, bySeverity, isVerdict, shortReason, verdictClass, verdictFamily, verdictIcon, verdictLabel} from '../verdict.js';
 
 const keyOf = (row, col) => JSON.stringify(row) + '\u0000' + col;
+const opens = (c) => c.state === 'mixed' || c.state === 'flaky';
+
+/** The key metric over a cell's passed configs: one number when they agree, else "min–max unit". */
+export function metricRange(c) {
+  const hi = c.metric_max || c.metric;
+  const lo = c.metric_min || hi;
+  if (!hi || hi.value == null) return '';
+  if (lo.value == null || fmtNum(lo.value) === fmtNum(hi.value)) return fmtMetric(hi);
+  return (lo.unit || '') === (hi.unit || '') ? `${fmtNum(lo.value)}–${fmtMetric(hi)}` : `${fmtMetric(lo)}–${fmtMetric(hi)}`;
+}
+
+/**
+ * The verdicts a disagreeing cell holds, most severe first: for a mixed cell its configs' latest
+ * verdicts (the breakdown); for a flaky one also what its runs got (`counts`), since the flaky
+ * config's latest verdict may be the good one.
+ */
+export function presentVerdicts(c) {
+  const vs = new Set((c.breakdown || []).map((b) => b.verdict));
+  if (c.state === 'flaky') for (const [v, n] of Object.entries(c.counts || {})) if (n && isVerdict(v) && v !== 'cancelled') vs.add(v);
+  return bySeverity(vs);
+}
+
+/**
+ * What a cell shows: its classes and its text (without markup). A mixed or flaky cell is split
+ * between the colours of its two extremes: passed (when any config passed) or its mildest verdict,
+ * and its most severe one; app.css draws the split from the lo-FAMILY and hi-FAMILY classes.
+ */
+export function cellFace(c) {
+  const v = c.verdict;
+  let runs = 0;
+  for (const k in c.counts) runs += c.counts[k];
+  if (opens(c)) {
+    const present = presentVerdicts(c);
+    const others = present.filter((x) => x !== 'passed');
+    const hi = verdictFamily(others[0] || v);
+    const lo = present.includes('passed') ? 'ok' : verdictFamily(others[others.length - 1] || v);
+    const parts = [`${fmtNum(c.passed || 0)}/${fmtNum(c.configs || 0)} ✓`, ...others.map((x) => `${verdictIcon(x)} ${verdictLabel(x)}`)];
+    if (c.state === 'flaky') parts.unshift('≈ flaky');
+    return {cls: `mx-${c.state} ${verdictClass(v)} lo-${lo} hi-${hi}`, text: parts.join(' · '), runs: 0};
+  }
+  // No verdict yet: the trials' states (queued, running).
+  const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
+    : v === 'passed' ? metricRange(c) || verdictLabel(v) : shortReason(v, c.signature);
+  return {cls: verdictClass(v), text: `${verdictIcon(v)} ${text}`, runs};
+}
 
 function cellTitle(c) {
   const counts = Object.entries(c.counts || {}).filter(([, n]) => n);
-  return [verdictLabel(c.verdict), c.signature, c.metric ? `${c.metric.name} = ${fmtMetric(c.metric)}` : '',
-    counts.map(([k, n]) => `${n} ${k}`).join(', '), c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '']
+  const range = metricRange(c);
+  const state = c.state === 'mixed' ? `mixed: ${fmtNum(c.passed || 0)} of ${plural(c.configs || 0, 'config')} passed`
+    : c.state === 'flaky' ? `flaky: ${plural(c.flaky?.length || 0, 'config')} got different verdicts under one fingerprint`
+    : c.configs > 1 ? `${plural(c.configs, 'config')}, ${fmtNum(c.passed || 0)} passed` : '';
+  return [state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
+    `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
+    opens(c) ? 'click for the breakdown by hidden parameter' : '']
     .filter(Boolean).join('\n');
 }
 
 // Kept lean (no title, no data attributes): 10,000 of these are parsed on a sweep's first view.
-// Tooltips are attached on hover or focus instead (see matrixView).
+// Tooltips are attached on hover or focus instead, and a breakdown is built when it is opened
+// (see matrixView).
 function cellHtml(c) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
-  const v = c.verdict;
-  const text = cellText(c);  // no verdict yet: the trials' states (queued, running)
-  let runs = 0;
-  for (const k in c.counts) runs += c.counts[k];
-  const body = `${verdictIcon(v)} ${esc(text)}${runs > 1 ? `<span class="n">×${runs}</span>` : ''}`;
-  return c.trial != null
-    ? `<div role="cell" class="mx-cell ${verdictClass(v)}"><a href="#/trials/${c.trial}">${body}</a></div>`
-    : `<div role="cell" class="mx-cell ${verdictClass(v)}"><span>${body}</span></div>`;
+  const f = cellFace(c);
+  const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n">×${f.runs}</span>` : ''}`;
+  const open = `<div role="cell" class="mx-cell ${f.cls}">`;
+  if (opens(c)) return `${open}<button type="button" class="mx-open" aria-haspopup="dialog">${body}</button></div>`;
+  return c.trial != null ? `${open}<a href="#/trials/${c.trial}">${body}</a></div>` : `${open}<span>${body}</span></div>`;
+}
+
+/**
+ * The trials list filter for a cell: its suite (and sweep), its row values and its column (a
+ * hardware class or a parameter value). `extra` narrows it (a verdict, hidden parameter values).
+ */
+function cellTrials(m, c, extra = {}) {
+  const q = {suite: m.suite, sweep: m.sweep};
+  m.rows.forEach((r, i) => (q[`param.${r}`] = c.row[i]));
+  if (m.cols !== 'hardware') q[`param.${m.cols}`] = c.col;
+  else if (c.col !== 'unassigned') q.hardware = c.col;
+  return href(['trials'], {...q, ...extra});
+}
+
+/**
+ * The breakdown of a mixed or flaky cell: per verdict, how many configs, which values of the hidden
+ * parameters, the signatures in full (the dialog has the room a cell lacks), and links to the trials.
+ */
+function breakdownBody(m, c) {
+  const hidden = m.hidden || [];
+  const where = [...m.rows.map((r, i) => `${r} = ${c.row[i]}`), m.cols === 'hardware' ? c.col : `${m.cols} = ${c.col}`].join(' · ');
+  const rows = [...(c.breakdown || [])].sort((a, b) => VERDICTS.indexOf(a.verdict) - VERDICTS.indexOf(b.verdict));
+  const order = (k) => (VERDICTS.includes(k) ? VERDICTS.indexOf(k) : VERDICTS.length);
+  const runs = Object.entries(c.counts || {}).filter(([, n]) => n).sort(([a], [b]) => order(a) - order(b))
+    .map(([k, n]) => `${fmtNum(n)} ${verdictLabel(k)}`).join(', ');
+  const table = h('table', {class: 'list breakdown-table', 'aria-label': 'Verdicts of the configs in this cell'},
+    h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Verdict'), h('th', {scope: 'col', class: 'num'}, 'Configs'),
+      hidden.map((p) => h('th', {scope: 'col'}, p)), h('th', {scope: 'col'}, 'Reason'), h('th', {scope: 'col'}, 'Trials'))),
+    h('tbody', {}, rows.map((b) => {
+      // A hidden parameter with one value for this verdict narrows the link to exactly its configs.
+      const narrow = {verdict: b.verdict};
+      for (const p of hidden) if (b.values?.[p]?.length === 1) narrow[`param.${p}`] = b.values[p][0];
+      return h('tr', {'data-verdict': b.verdict},
+        h('td', {}, h('span', {class: `badge ${verdictClass(b.verdict)}`}, `${verdictIcon(b.verdict)} ${verdictLabel(b.verdict)}`)),
+        h('td', {class: 'num', 'data-testid': 'configs'}, fmtNum(b.configs)),
+        hidden.map((p) => h('td', {class: 'mono', 'data-param': p}, (b.values?.[p] || []).join(', '))),
+        h('td', {class: 'signature'}, (b.signatures || []).map((s) => h('div', {}, h('code', {}, s)))),
+        h('td', {}, h('a', {href: cellTrials(m, c, narrow), 'data-testid': 'trials-link'}, `${verdictLabel(b.verdict)} trials`)));
+    })));
+  const hiddenPart = (config) => fmtConfig(Object.fromEntries(hidden.filter((p) => p in (config || {})).map((p) => [p, config[p]])));
+  const flaky = (c.flaky || []).length ? h('div', {class: 'flaky-note', 'data-testid': 'flaky'},
+    h('p', {}, `≈ Flaky: ${c.flaky.length === 1 ? 'this config' : 'these configs'} got different verdicts under one software fingerprint.`),
+    h('ul', {}, c.flaky.map((f) => {
+      const all = {};
+      for (const [k, v] of Object.entries(f.config || {})) all[`param.${k}`] = v;
+      return h('li', {'data-testid': 'flaky-config'}, h('code', {}, hiddenPart(f.config) || fmtConfig(f.config)), ': ',
+        h('a', {href: cellTrials(m, c, all)}, 'every run'), ', latest ', h('a', {href: `#/trials/${f.trial}`}, `trial #${f.trial}`));
+    }))) : null;
+  return [
+    h('h2', {id: 'breakdown-title'}, where),
+    h('p', {'data-testid': 'breakdown-summary'}, `${c.state === 'flaky' ? 'Flaky' : 'Mixed'}: ${fmtNum(c.passed || 0)} of ${plural(c.configs || 0, 'config')} passed`,
+      hidden.length ? `; the matrix hides ${hidden.join(', ')}.` : '.', runs ? ` Runs: ${runs}.` : ''),
+    flaky,
+    table,
+    h('p', {class: 'row'}, h('a', {href: cellTrials(m, c)}, 'All trials of this cell'),
+      c.trial != null ? [' · latest ', h('a', {href: `#/trials/${c.trial}`}, `trial #${c.trial}`)] : null),
+    h('form', {method: 'dialog'}, h('menu', {}, h('button', {type: 'submit'}, 'Close'))),
+  ];
 }
 
 const CELL_PX = 240;  // widest a column gets
@@ -69,8 +180,6 @@ function appendRest(grid, {rows, rendered, firstCols, nCol, rowHtml, restCells, 
 }
 
 const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(name.length, ...values.map((v) => String(v).length))));
-const cellText = (c) => (!c.verdict ? Object.keys(c.counts || {}).join(', ') || 'pending'
-  : c.verdict === 'passed' && c.metric ? fmtMetric(c.metric) : shortReason(c.verdict, c.signature));
 
 /**
  * Renders matrix API data into a new element (legend + scrollable grid). Rows are separate boxes
@@ -85,10 +194,18 @@ export function matrixView(m, keep = {}) {
     wrap.append(h('p', {class: 'muted'}, 'No results yet for this selection.'));
     return wrap;
   }
-  const seen = new Set((m.cells || []).map((c) => c.verdict));
+  const seen = new Set();
+  const states = new Set();
+  for (const c of m.cells || []) {
+    states.add(c.state);
+    if (!opens(c)) seen.add(c.verdict);
+  }
   const legend = h('div', {class: 'legend', 'aria-label': 'Verdict colours'});
   for (const v of VERDICTS) if (seen.has(v)) legend.append(h('span', {class: `badge ${verdictClass(v)}`}, `${verdictIcon(v)} ${verdictLabel(v)}`));
-  if (m.key_metric && seen.has('passed')) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric}`));
+  if (states.has('mixed')) legend.append(h('span', {class: 'badge mx-mixed lo-ok hi-bad'}, 'k/n ✓ mixed: the configs disagree'));
+  if (states.has('flaky')) legend.append(h('span', {class: 'badge mx-flaky lo-ok hi-bad'}, '≈ flaky: one config, different verdicts'));
+  if (m.key_metric && seen.has('passed')) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric} (min–max over their configs)`));
+  if (states.has('mixed') || states.has('flaky')) legend.append(h('span', {class: 'muted'}, 'click one for its breakdown'));
   wrap.append(legend);
 
   const byKey = new Map();
@@ -99,7 +216,7 @@ export function matrixView(m, keep = {}) {
   const lefts = keyWidths.map((_, i) => keyWidths.slice(0, i).reduce((a, b) => a + b, 0));
   // Column width from a sample of the cells' texts: roomy for a small matrix, compact for a big one.
   let longest = 8;
-  for (let i = 0; i < Math.min(400, m.cells?.length || 0); i++) longest = Math.max(longest, cellText(m.cells[i]).length + 4);
+  for (let i = 0; i < Math.min(400, m.cells?.length || 0); i++) longest = Math.max(longest, cellFace(m.cells[i]).text.length + 4);
   const cellPx = Math.round(Math.min(CELL_PX, Math.max(110, 24 + 7 * longest)));
   const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${cellPx}px)`].join(' ');
   const width = keyWidths.reduce((a, b) => a + b, 0) + cellPx * m.col_keys.length;
@@ -134,28 +251,50 @@ export function matrixView(m, keep = {}) {
     'aria-rowcount': m.row_keys.length + 1, vars});
   grid.innerHTML = parts.join('');
   const scroller = h('div', {class: 'matrix-wrap', tabindex: 0, 'aria-label': 'Compatibility matrix, scrollable'}, grid);
-  // Tooltips (verdict, signature, metric, counts, last seen) on first hover or keyboard focus.
+  const cellOf = (cell) => {
+    const rowEl = cell.parentElement;
+    const r = Array.prototype.indexOf.call(grid.children, rowEl) - 1;
+    const ci = Array.prototype.indexOf.call(rowEl.children, cell) - nRow;
+    return byKey.get(keyOf(m.row_keys[r], m.col_keys[ci]));
+  };
+  // Tooltips (state, signature, metric, counts, last seen) on first hover or keyboard focus.
   const explain = (e) => {
     const cell = e.target.closest('.mx-cell');
     if (!cell || cell.dataset.titled) return;
     cell.dataset.titled = '1';
-    const rowEl = cell.parentElement;
-    const r = Array.prototype.indexOf.call(grid.children, rowEl) - 1;
-    const ci = Array.prototype.indexOf.call(rowEl.children, cell) - nRow;
-    const c = byKey.get(keyOf(m.row_keys[r], m.col_keys[ci]));
+    const c = cellOf(cell);
     if (c) (cell.firstElementChild || cell).title = cellTitle(c);
   };
   scroller.addEventListener('mouseover', explain);
   scroller.addEventListener('focusin', explain);
-  wrap.append(scroller);
-  if (keep.scrollTop || keep.scrollLeft) requestAnimationFrame(() => scroller.scrollTo(keep.scrollLeft || 0, keep.scrollTop || 0));
+  // One dialog per matrix, filled when a mixed or flaky cell is clicked. A live refresh builds a
+  // new matrix; `keep.open` (see scrollOf) reopens the same cell's breakdown from the fresh data.
+  const dialog = h('dialog', {class: 'breakdown', 'aria-labelledby': 'breakdown-title', 'data-testid': 'breakdown'});
+  const openCell = (c) => {
+    fill(dialog, breakdownBody(m, c));
+    dialog.cellKey = keyOf(c.row, c.col);
+    if (!dialog.open) dialog.showModal();
+  };
+  scroller.addEventListener('click', (e) => {
+    const button = e.target.closest('button.mx-open');
+    const c = button && cellOf(button.parentElement);
+    if (c) openCell(c);
+  });
+  dialog.addEventListener('close', () => (dialog.cellKey = null));
+  wrap.append(scroller, dialog);
+  if (keep.scrollTop || keep.scrollLeft || keep.open) requestAnimationFrame(() => {
+    scroller.scrollTo(keep.scrollLeft || 0, keep.scrollTop || 0);
+    const c = keep.open && byKey.get(keep.open);
+    if (c && opens(c) && wrap.isConnected) openCell(c);
+  });
   appendRest(grid, {rows: m.row_keys, rendered: first, firstCols, nCol, rowHtml, restCells: (row, from) => cells(row, from, nCol),
     perChunk: Math.max(1, Math.floor(CHUNK_CELLS / nCol))});
   return wrap;
 }
 
-/** Where a matrix inside `box` is scrolled to, so a live refresh can keep the person's place. */
+/** Where a matrix inside `box` is scrolled to and which breakdown is open, so a live refresh keeps the person's place. */
 export function scrollOf(box) {
   const el = box.querySelector('.matrix-wrap');
-  return el ? {scrollTop: el.scrollTop, scrollLeft: el.scrollLeft} : {};
+  const open = box.querySelector('dialog.breakdown[open]')?.cellKey;
+  return el ? {scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, open} : {};
 }

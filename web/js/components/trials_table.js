@@ -6,6 +6,10 @@ import {shortReason, verdictClass, verdictLabel} from '../verdict.js';
 
 export const PAGE = 50;
 
+// A trial that took an earlier trial's verdict: done without starting, with a real verdict (a
+// skip links its evidence too, but pruning settled it, not reuse), as the daemon counts `reused`.
+const reused = (t) => t.state === 'done' && !t.started_at && t.evidence_trial != null && t.verdict && t.verdict !== 'skipped' && t.verdict !== 'cancelled';
+
 function row(t) {
   const secs = t.started_at && t.finished_at ? (t.finished_at - t.started_at) / 1000 : null;
   const v = t.verdict;
@@ -16,7 +20,7 @@ function row(t) {
     h('td', {}, t.state),
     h('td', {}, v ? h('span', {class: `badge ${verdictClass(v)}`}, verdictLabel(v)) : h('span', {class: 'muted'}, '…')),
     h('td', {title: t.signature || ''}, t.signature ? shortReason(v, t.signature) : ''),
-    h('td', {}, t.node || ''),
+    h('td', {}, t.node || (reused(t) ? h('a', {href: `#/trials/${t.evidence_trial}`, 'data-testid': 'reused-from'}, `reused #${t.evidence_trial}`) : '')),
     h('td', {class: 'num took', 'data-testid': 'took'}, secs != null ? fmtSeconds(secs) : ''),
   );
 }

@@ -1,5 +1,6 @@
-// Matrix explorer: any suite, rows = one or two parameters, columns = hardware or a parameter,
-// optionally one sweep or one fingerprint. Everything chosen is in the URL.
+// Matrix explorer: any suite and version (latest by default, one, or all), rows = one or two
+// parameters, columns = hardware or a parameter, optionally one sweep or one fingerprint.
+// Everything chosen is in the URL.
 
 import {api, qs} from '../api.js';
 import {fill, h} from '../dom.js';
@@ -8,6 +9,18 @@ import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_c
 import {matrixView, scrollOf} from '../components/matrix.js';
 import {href} from '../router.js';
 
+/**
+ * The suite_version choices: latest (the API's default, so the URL leaves it out), each version
+ * from the latest down, and all. The daemon numbers versions upwards but honours a version a suite
+ * states, so a number here may name no version; the matrix then says so.
+ */
+export function versionChoices(latest) {
+  const out = [{value: '', label: `latest (v${latest})`}];
+  for (let v = latest; v >= 1; v--) out.push({value: String(v), label: `v${v}`});
+  out.push({value: 'all', label: 'all versions'});
+  return out;
+}
+
 export default async function render(ctx) {
   const q = ctx.route.query;
   const suites = (await api('/api/v1/suites', {signal: ctx.signal})).items;
@@ -15,11 +28,18 @@ export default async function render(ctx) {
     fill(ctx.main, h('h1', {}, 'Matrix'), h('p', {class: 'muted'}, 'No suites are registered.'));
     return;
   }
-  const suite = suites.find((s) => s.name === q.get('suite')) || suites[0];
+  const latest = suites.find((s) => s.name === q.get('suite')) || suites[0];
+  const asked = q.get('suite_version') || '';
+  const version = asked === 'all' || /^[1-9]\d*$/.test(asked) ? asked : '';
+  // An older version may declare other parameters; the pickers offer that version's.
+  let suite = latest;
+  if (/^\d+$/.test(version) && Number(version) !== latest.version)
+    suite = await api(`/api/v1/suites/${encodeURIComponent(latest.name)}?version=${version}`, {signal: ctx.signal}).catch(() => latest);
   const values = sweepValues(suite, null);
   const def = defaultLayout(values, 2);
   const state = {
-    suite: suite.name,
+    suite: latest.name,
+    suite_version: version,
     rows: q.get('rows') ? q.get('rows').split(',') : def.rows,
     cols: q.get('cols') || def.cols,
     sweep: q.get('sweep') || '',
@@ -31,18 +51,22 @@ export default async function render(ctx) {
   };
 
   const suiteSel = h('select', {name: 'suite', onchange: (e) => (location.hash = href(['matrix'], {suite: e.target.value}))},
-    suites.map((s) => h('option', {value: s.name, selected: s.name === suite.name}, s.name)));
+    suites.map((s) => h('option', {value: s.name, selected: s.name === latest.name}, s.name)));
+  // A sweep has one version, its own; the picker says so rather than offering choices it ignores.
+  const versionSel = h('select', {name: 'suite_version', class: 'suite-version', disabled: !!state.sweep,
+    title: state.sweep ? 'a sweep shows the version it ran' : null, onchange: (e) => go({suite_version: e.target.value})},
+    versionChoices(latest.version).map((o) => h('option', {value: o.value, selected: o.value === state.suite_version}, o.label)));
   const sweepIn = h('input', {name: 'sweep', type: 'number', min: 1, value: state.sweep, placeholder: 'all', class: 'sweep-id',
     onchange: (e) => go({sweep: e.target.value})});
   const fpIn = h('input', {name: 'fingerprint', value: state.fingerprint, placeholder: 'any', class: 'fingerprint',
     onchange: (e) => go({fingerprint: e.target.value.trim()})});
   const controls = matrixControls(Object.keys(values), state, (l) => go(l));
-  controls.prepend(h('label', {}, 'Suite', suiteSel));
+  controls.prepend(h('label', {}, 'Suite', suiteSel), h('label', {}, 'Version', versionSel));
   controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn));
-  const query = (format) => qs({suite: state.suite, rows: state.rows.join(','), cols: state.cols, sweep: state.sweep,
-    fingerprint: state.fingerprint, format});
+  const query = (format) => qs({suite: state.suite, suite_version: state.sweep ? '' : state.suite_version, rows: state.rows.join(','),
+    cols: state.cols, sweep: state.sweep, fingerprint: state.fingerprint, format});
   const box = h('div', {'aria-live': 'polite'}, h('p', {class: 'muted'}, 'Loading…'));
-  const metricNote = h('p', {class: 'muted'});
+  const metricNote = h('p', {class: 'muted', 'data-testid': 'matrix-note'});
   fill(ctx.main,
     h('h1', {}, 'Matrix'),
     h('p', {class: 'muted'}, suite.description || ''),
@@ -55,11 +79,16 @@ export default async function render(ctx) {
     try {
       const m = await api('/api/v1/matrix' + query(), {signal: ctx.signal});
       if (!ctx.alive) return;
-      fill(metricNote, `Latest verdict per cell${state.sweep ? ` in sweep #${state.sweep}` : ' across all sweeps'}.`,
-        ' Click a cell for its trial; ', h('a', {href: href(['history'], {suite: state.suite})}, 'history'), ' shows one config over time.');
+      const of = m.suite_version === 'all' ? 'all versions' : `version ${m.suite_version}`;
+      fill(metricNote, `Latest verdict per cell of ${of}${state.sweep ? `, in sweep #${state.sweep}` : ', across all sweeps'}.`,
+        ' Click a cell for its trial or its breakdown; ', h('a', {href: href(['history'], {suite: state.suite})}, 'history'), ' shows one config over time.');
       fill(box, matrixView(m, scrollOf(box)));
     } catch (e) {
-      if (ctx.alive) fill(box, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${e.message}`));
+      if (!ctx.alive) return;
+      const why = e.status === 404 && /^\d+$/.test(state.suite_version) && !state.sweep
+        ? `${state.suite} has no version ${state.suite_version}` : e.message;
+      fill(metricNote);
+      fill(box, h('p', {class: 'error', role: 'alert'}, `The matrix could not be loaded: ${why}`));
     }
   }
   const refresh = throttle(load, 1500);

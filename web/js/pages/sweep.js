@@ -1,4 +1,4 @@
-// One sweep: counts, unmatched targets, prune savings, its matrix, failure clusters and a paged
+// One sweep: counts, reuse, unmatched targets, prune savings, its matrix, failure clusters and a paged
 // trial list. Live: events of this sweep trigger a throttled refetch of the summary and matrix.
 
 import {api, qs} from '../api.js';
@@ -73,10 +73,23 @@ export default async function render(ctx) {
       pruned.trials ? h('p', {'data-testid': 'pruned'},
         `Pruning skipped ${plural(pruned.trials, 'trial')} that an earlier failure already settled, `,
         `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}.`) : null,
-      (s.unmatched_targets || []).length ? h('p', {class: 'note', role: 'note', 'data-testid': 'unmatched'},
-        'No registered node can run ', s.unmatched_targets.map((u) => h('code', {}, JSON.stringify(u.target))),
-        '; those trials wait until one registers.') : null,
+      s.reused ? h('p', {'data-testid': 'reused'},
+        `Reused: ${plural(s.reused, 'trial')} took the verdict of an earlier trial instead of running`,
+        s.reuse?.keyed_on ? ` (reuse matches ${s.reuse.keyed_on})` : '', '; they count under their verdicts above.') : null,
+      unmatched(s.unmatched_targets || []),
       actions(s));
+  }
+
+  // Each target no node can run: the requirement none meets and the nodes there are, so a person
+  // sees what to change (the target, or which node to add).
+  function unmatched(list) {
+    if (!list.length) return null;
+    return h('div', {class: 'note', role: 'note', 'data-testid': 'unmatched'},
+      h('p', {}, `No registered node can run ${list.length === 1 ? 'one target' : plural(list.length, 'target')} of this sweep; `,
+        'its trials wait until a node that can registers.'),
+      h('ul', {}, list.map((u) => h('li', {'data-target': u.index},
+        targetName(u.target), ' needs ', h('code', {'data-testid': 'requires'}, u.requires || 'what no node has'), '. ',
+        'Nodes: ', h('span', {'data-testid': 'nodes'}, u.nodes || 'none registered'), '.'))));
   }
 
   function actions(s) {
@@ -155,6 +168,13 @@ export default async function render(ctx) {
   const matrixP = early || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal});
   matrixP.catch(() => {});
   await Promise.all([loadMatrix(matrixP), loadTrials(firstTrials), matrixP.catch(() => null).then(loadClusters)]);
+}
+
+/** A sweep target as a person reads it: "Target arch=sm_100", or the suite's own requirements when it names none. */
+function targetName(t) {
+  const entries = t && typeof t === 'object' ? Object.entries(t) : [];
+  if (!entries.length) return typeof t === 'number' ? `Target ${t + 1}` : 'The suite (the sweep names no target)';
+  return ['Target ', h('code', {}, entries.map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', '))];
 }
 
 function matrixQuery(sweep, layout, format) {
