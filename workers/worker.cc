@@ -23,6 +23,7 @@
 #include "workers/nvml.h"
 #include "workers/process.h"
 #include "workers/trial_runner.h"
+#include "workers/workdir_lock.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -426,6 +427,11 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
   Inventory inv;
   std::string note;
   if (!LoadInventory(o, &inv, &note)) return 2;
+  auto lock = WorkdirLock::Acquire(o.workdir);
+  if (!lock.ok()) {
+    spdlog::error("{}", lock.status().message());
+    return 2;
+  }
   Worker worker(o, std::move(inv), note, daemon, processes);
   StopSignalThread signals(
       stop_set,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -249,5 +250,29 @@ TEST(Stopping, AnIdleDaemonAndWorkerStopWithoutWaitingOutTheLongPoll) {
   EXPECT_EQ(d.child().Wait(std::chrono::seconds(10)), 0) << "the daemon waited out a long-poll:\n" << d.Log();
 }
 
+// Two workers cannot share a --workdir: a worker clears what its folder's earlier workers left, so a
+// second one would kill the first one's stages. The second exits 2 saying who holds the folder.
+TEST(Workdir, ASecondWorkerOnTheSameFolderRefusesToStart) {
+  TempDir dir;
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  const std::string inv = dir.Write("inv.json", "{}");
+  auto worker = [&](const std::string& name) {
+    return std::make_unique<Child>(std::vector<std::string>{GauntletBin(), "worker", "--server", d.url(), "--name", name,
+                                                            "--inventory", inv, "--workdir", dir.path() + "/shared",
+                                                            "--preflight", "off"},
+                                   dir.path() + "/" + name + ".log");
+  };
+  auto first = worker("first");
+  ASSERT_TRUE(WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == 1; }, std::chrono::seconds(10)))
+      << first->Log();
+  auto second = worker("second");
+  const int status = second->Wait(std::chrono::seconds(10));
+  ASSERT_TRUE(status != -1 && WIFEXITED(status)) << second->Log();
+  EXPECT_EQ(WEXITSTATUS(status), 2) << second->Log();
+  EXPECT_NE(second->Log().find("another worker (pid"), std::string::npos) << second->Log();
+  EXPECT_TRUE(first->Running()) << first->Log();
+}
+
 }  // namespace
 }  // namespace gauntlet::test
+
