@@ -1,5 +1,6 @@
 #include "core/sweep.h"
 
+#include <algorithm>
 #include <set>
 
 namespace gauntlet {
@@ -103,6 +104,66 @@ Result<SweepRequest> ParseSweepRequest(const json& j) {
   return r;
 }
 
+namespace {
+
+// How many configs the sweep can hold at most, without building one: the grid less what the
+// excludes remove (counted over value indices, no maps), plus what each include adds. An upper
+// bound (an include may repeat a grid config), exact without includes. The counting itself is
+// bounded: a grid too large to check against its excludes is refused.
+Result<double> CountSweep(const Suite& suite, const SweepRequest& req, const std::vector<std::vector<std::string>>& axes) {
+  double grid = 1;
+  for (auto& a : axes) grid *= static_cast<double>(a.size());
+  double included = 0;
+  for (auto& inc : req.include) {
+    double n = 1;
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (!inc.count(suite.params[i].name)) n *= static_cast<double>(axes[i].size());
+    included += n;
+  }
+  if (req.exclude.empty() || grid == 0) return grid + included;
+  if (grid > static_cast<double>(kTrialLimit) * 10)
+    return Status::Invalid("the grid is too large to expand (" + std::to_string(static_cast<int64_t>(grid)) +
+                               " configs before exclude)",
+                           "parameters");
+  // Each exclude as (axis, value index) pairs; one whose value is not on an axis removes nothing.
+  std::vector<std::vector<std::pair<size_t, size_t>>> ex;
+  for (auto& e : req.exclude) {
+    std::vector<std::pair<size_t, size_t>> pins;
+    bool possible = true;
+    for (size_t i = 0; i < axes.size() && possible; ++i) {
+      auto it = e.find(suite.params[i].name);
+      if (it == e.end()) continue;
+      auto v = std::find(axes[i].begin(), axes[i].end(), it->second);
+      if (v == axes[i].end()) possible = false;
+      else pins.emplace_back(i, static_cast<size_t>(v - axes[i].begin()));
+    }
+    if (possible) ex.push_back(std::move(pins));
+  }
+  if (grid * static_cast<double>(ex.size() + 1) > 2e8)
+    return Status::Invalid("the grid is too large to check against its " + std::to_string(ex.size()) + " excludes",
+                           "exclude");
+  double kept = 0;
+  std::vector<size_t> idx(axes.size(), 0);
+  for (;;) {
+    bool gone = false;
+    for (auto& pins : ex) {
+      bool all = true;
+      for (auto& [axis, value] : pins) all = all && idx[axis] == value;
+      if (all) {
+        gone = true;
+        break;
+      }
+    }
+    kept += gone ? 0 : 1;
+    size_t d = axes.size();
+    while (d > 0 && ++idx[d - 1] == axes[d - 1].size()) idx[--d] = 0;
+    if (d == 0) break;
+  }
+  return kept + included;
+}
+
+}  // namespace
+
 Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req) {
   // Validate every named parameter and value first: a typo must not silently shrink the grid.
   auto check_config = [&](const Config& c, const std::string& f) -> Status {
@@ -134,16 +195,17 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
     else if (p.def) axes.push_back({*p.def});
     else axes.push_back(p.values);
   }
-  // Size check before materializing: a request for 10^12 configs must fail fast, not allocate.
+  // Size check before anything is materialized: a request for 10^12 configs, or a huge grid that
+  // excludes trim, or includes that each re-expand it, must fail fast without allocating.
   const int64_t per_config = static_cast<int64_t>(req.targets.size()) * req.repeats;
-  double grid = 1;
-  for (auto& a : axes) grid *= static_cast<double>(a.size());
-  if (req.exclude.empty() && grid * per_config > static_cast<double>(req.max_trials))
-    return Status::Invalid("the grid has " + std::to_string(static_cast<int64_t>(grid * per_config)) +
+  auto size = CountSweep(suite, req, axes);
+  if (!size.ok()) return size.status();
+  if (*size * static_cast<double>(per_config) > static_cast<double>(req.max_trials))
+    return Status::Invalid("the sweep has " + std::to_string(static_cast<int64_t>(*size * per_config)) +
                                " trials, over max_trials " + std::to_string(req.max_trials),
                            "max_trials");
-  if (grid > static_cast<double>(kTrialLimit) * 10)
-    return Status::Invalid("the grid is too large to expand", "parameters");
+  double grid = 1;
+  for (auto& a : axes) grid *= static_cast<double>(a.size());
 
   std::vector<Config> out;
   std::set<std::string> seen;

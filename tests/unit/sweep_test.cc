@@ -3,6 +3,10 @@
 
 #include "core/sweep.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace gauntlet {
 namespace {
 using nlohmann::json;
@@ -86,5 +90,61 @@ TEST(Sweep, AHugeGridFailsBeforeItIsBuilt) {
   EXPECT_EQ(c.status().field(), "max_trials");
 }
 
+// A 3.2M-config grid that an exclude trims was expanded in full first (17 s and 4 GB once); an
+// include re-expanded the grid per entry. Both are now counted first, over value indices: a sweep
+// over the limit fails at once, naming max_trials, and one under it still expands exactly.
+TEST(Sweep, ExcludeAndIncludeAreCountedBeforeAnythingIsBuilt) {
+  std::string params;
+  for (char p = 'a'; p <= 'f'; ++p) {  // 12^6 = 2,985,984 configs
+    params += std::string(params.empty() ? "" : ",") + "\"" + p + "\": [";
+    for (int v = 0; v < 12; ++v) params += std::string(v ? "," : "") + "\"" + std::to_string(v) + "\"";
+    params += "]";
+  }
+  auto s = ParseSuite(json::parse("{\"name\": \"grid\", \"parameters\": {" + params +
+                                  "}, \"stages\": [{\"name\": \"k\", \"kind\": \"command\", \"argv\": [\"x\"]}]}"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto big = ParseSweepRequest({{"suite", "grid"}, {"exclude", {{{"a", "0"}}}}});
+  ASSERT_TRUE(big.ok());
+  // Refused within a bounded budget: a child process with 256 MB of address space and 20 s of CPU
+  // (expanding first needed gigabytes), exiting 0 only for the max_trials refusal.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    rlimit mem{256u << 20, 256u << 20}, cpu{20, 20};
+    setrlimit(RLIMIT_AS, &mem);
+    setrlimit(RLIMIT_CPU, &cpu);
+    try {
+      auto c = ExpandSweep(*s, *big);
+      _exit(!c.ok() && c.status().field() == "max_trials" &&
+                    c.status().message().find("2737152 trials") != std::string::npos  // 11 * 12^5
+                ? 0
+                : 1);
+    } catch (...) {
+      _exit(2);  // bad_alloc: it tried to build the grid
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // Pinning four parameters leaves 144 configs; the excludes take out 12 + 12 - 1; an include of a
+  // pinned-out value adds its own 12 back.
+  auto small = ParseSweepRequest({{"suite", "grid"},
+                                  {"parameters", {{"a", {"0"}}, {"b", {"0"}}, {"c", {"0"}}, {"d", {"0"}}}},
+                                  {"exclude", {{{"e", "1"}}, {{"f", "2"}}}},
+                                  {"include", {{{"a", "5"}, {"b", "0"}, {"c", "0"}, {"d", "0"}, {"e", "0"}}}}});
+  ASSERT_TRUE(small.ok());
+  auto ok = ExpandSweep(*s, *small);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->size(), 144u - 23u + 12u);
+  // Many includes, each fixing one value, count as the grid they re-expand.
+  json includes = json::array();
+  for (int i = 0; i < 40; ++i) includes.push_back({{"a", "1"}});
+  auto inc = ParseSweepRequest({{"suite", "grid"}, {"parameters", {{"a", {"0"}}}}, {"include", includes}});
+  ASSERT_TRUE(inc.ok());
+  auto many = ExpandSweep(*s, *inc);
+  ASSERT_FALSE(many.ok());
+}
+
 }  // namespace
 }  // namespace gauntlet
+
