@@ -19,6 +19,7 @@ json SuiteJson(const SuiteRow& s, bool full) {
   if (s.definition.contains("parameters"))
     for (auto& [k, v] : s.definition["parameters"].items()) params[k] = v;
   j["parameters"] = params;
+  j["parameter_order"] = s.param_order;  // as the suite declared them: a JSON object keeps no order
   j["requires"] = s.definition.value("requires", json::object());
   if (!s.shadowed.empty()) j["conflict"] = s.shadowed;
   json stages = json::array();

@@ -149,3 +149,10 @@ it('offers the latest suite version by default, then each one down to 1, then al
   assert.deepEqual(versionChoices(3).map((o) => [o.value, o.label]),
     [['', 'latest (v3)'], ['3', 'v3'], ['2', 'v2'], ['1', 'v1'], ['all', 'all versions']]);
 });
+
+it('lays parameters out in the order the suite declared them', () => {
+  const suite = {parameters: {alpha: ['1', '2'], zeta: ['x', 'y']}, parameter_order: ['zeta', 'alpha']};
+  const values = sweepValues(suite, {});
+  assert.deepEqual(Object.keys(values), ['zeta', 'alpha']);
+  assert.deepEqual(defaultLayout(values, 2), {rows: ['zeta', 'alpha'], cols: 'hardware'});
+});

@@ -25,7 +25,12 @@ export function matrixControls(params, value, onChange) {
 export function sweepValues(suite, sweep) {
   const out = {};
   const req = sweep?.request?.parameters || {};
-  for (const [name, decl] of Object.entries(suite?.parameters || {})) {
+  // In the order the suite declared them (the daemon's JSON objects come sorted by name).
+  const params = suite?.parameters || {};
+  const names = (suite?.parameter_order || []).filter((n) => n in params);
+  for (const n of Object.keys(params)) if (!names.includes(n)) names.push(n);
+  for (const name of names) {
+    const decl = params[name];
     if (Array.isArray(req[name])) out[name] = req[name];
     else if (req[name] != null) out[name] = [req[name]];
     else if (Array.isArray(decl)) out[name] = decl;
