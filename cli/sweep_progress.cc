@@ -90,8 +90,8 @@ class Progress {
               << "sweep " << id_ << " finished in " << Duration(secs) << ": " << CountsLine(s, ", ")
               << (r.empty() ? "" : " (" + r + " from earlier trials)") << "\n";
     if (SweepFailed(s["by_verdict"]))
-      std::cout << "see the failures: gauntlet trials --sweep " << id_ << " --verdict VERDICT; the grid: gauntlet matrix --sweep "
-                << id_ << "\n";
+      std::cout << "see the failures: gauntlet trials --sweep " << id_
+                << " --verdict VERDICT; the grid: gauntlet matrix --sweep " << id_ << "\n";
   }
 
   // Ends a bar's line, so an error does not print over it.

@@ -13,7 +13,8 @@ namespace {
 const char* kCellsScript = R"(import json, os, sys
 backend, size, flip = sys.argv[1:4]
 def passed():
-    print(json.dumps({"metrics": {"output_tok_s": {"value": {"s": 1050, "m": 1130, "l": 1170, "xl": 1210}[size], "unit": "tok/s"}}}))
+    value = {"s": 1050, "m": 1130, "l": 1170, "xl": 1210}[size]
+    print(json.dumps({"metrics": {"output_tok_s": {"value": value, "unit": "tok/s"}}}))
 def crash(msg):
     print("Traceback (most recent call last):", file=sys.stderr)
     print('  File "/opt/cells/kernel.py", line 7, in launch', file=sys.stderr)
@@ -190,11 +191,12 @@ TEST_F(CliResultsTest, MatrixCellsAreCutToTheTerminalUnlessWide) {
 }
 
 TEST_F(CliResultsTest, MatrixSuiteVersionPicksTheResults) {
+  const std::string stage = SourceDir() + "/tests/fixtures/suites/fixture_stage.py";
   auto suite = [&](const std::string& desc) {
     return Write("cli-versions.json",
                  {{"name", "cli-versions"}, {"description", desc}, {"parameters", {{"mode", {"pass"}}}},
                   {"stages", {{{"name", "run"}, {"kind", "command"}, {"timeout_s", 60},
-                               {"argv", {"python3", SourceDir() + "/tests/fixtures/suites/fixture_stage.py", "--mode", "{mode}"}}}}}});
+                               {"argv", {"python3", stage, "--mode", "{mode}"}}}}}});
   };
   ASSERT_EQ(G({"suites", "push", suite("first")}).code, 0);
   auto f = Write("versions.json", {{"suite", "cli-versions"}});
@@ -306,7 +308,8 @@ TEST_F(CliResultsTest, LogsOfASkippedTrialNameTheTrialThatSettledIt) {
 
 TEST_F(CliResultsTest, WaitingOnATargetNoNodeCanRunExitsTwoNamingTheRequirement) {
   // The only node is a CPU one; a GPU target can never run here.
-  auto f = Write("gpu.json", {{"suite", "fixture-cmd"}, {"targets", {{{"gpus", 1}}}}, {"parameters", {{"mode", {"pass"}}, {"tag", {"nogpu"}}}}});
+  auto f = Write("gpu.json", {{"suite", "fixture-cmd"}, {"targets", {{{"gpus", 1}}}},
+                              {"parameters", {{"mode", {"pass"}}, {"tag", {"nogpu"}}}}});
   const auto t0 = std::chrono::steady_clock::now();
   Out o = G({"submit", f, "--wait"});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -187,7 +187,8 @@ TEST_F(CliShellTest, FishCompletionCompletesSubcommandsFlagsAndChoices) {
   EXPECT_NE(o.out.find("submit\tSubmit a sweep"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("suites\t"), std::string::npos) << o.out;
   o = complete("gauntlet matrix --format ");
-  for (const char* v : {"table", "csv", "json", "markdown"}) EXPECT_NE(o.out.find(std::string(v) + "\t"), std::string::npos) << o.out;
+  for (const char* v : {"table", "csv", "json", "markdown"})
+    EXPECT_NE(o.out.find(std::string(v) + "\t"), std::string::npos) << o.out;
   o = complete("gauntlet submit --w");
   EXPECT_NE(o.out.find("--wait\t"), std::string::npos) << o.out;
   o = complete("gauntlet suites p");
