@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return gauntlet::UsageError(app, e, argc, argv);
   }
   return code;
 }

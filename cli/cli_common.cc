@@ -1,5 +1,6 @@
 #include "cli/cli_common.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -96,8 +97,8 @@ void Unreachable(http::Client& client, const Status& s) {
 }  // namespace
 
 std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
-                                            const std::string& body, int* status) {
-  auto r = client.Send(method, target, body);
+                                            const std::string& body, int* status, const std::string& content_type) {
+  auto r = client.Send(method, target, body, content_type);
   if (status) *status = r.ok() ? r->status : 0;
   if (!r.ok()) {
     Unreachable(client, r.status());
@@ -158,45 +159,114 @@ std::string VerdictColor(const std::string& v) {
 
 std::string Reset() { return IsTty() ? "\033[0m" : ""; }
 
+namespace {
+
+// The code point at s[*i] (advancing *i past it), or, for a colour code (ESC [ ... m), -1 with *i
+// past the code.
+int64_t NextCodePoint(const std::string& s, size_t* i) {
+  unsigned char c = static_cast<unsigned char>(s[*i]);
+  if (c == '\033') {
+    while (*i < s.size() && s[*i] != 'm') ++*i;
+    ++*i;
+    return -1;
+  }
+  uint32_t cp = c;
+  int len = 1;
+  if (c >= 0xF0) len = 4, cp = c & 0x07;
+  else if (c >= 0xE0) len = 3, cp = c & 0x0F;
+  else if (c >= 0xC0) len = 2, cp = c & 0x1F;
+  for (int k = 1; k < len && *i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
+  *i += len;
+  return cp;
+}
+
+// Columns one code point takes.
+size_t CodePointWidth(uint32_t cp) {
+  if (cp == 0xFE0F || cp == 0x200D || (cp >= 0x300 && cp < 0x370)) return 0;  // selectors, joiners, accents
+  // East Asian wide and emoji-presentation code points take two columns (the ones a verdict uses
+  // and the common CJK blocks; exact tables are overkill for a results table).
+  bool wide = (cp >= 0x1100 && cp <= 0x115F) || cp == 0x231A || cp == 0x231B || (cp >= 0x23E9 && cp <= 0x23EC) ||
+              cp == 0x23F0 || cp == 0x23F3 || cp == 0x2705 || cp == 0x274C || cp == 0x274E || cp == 0x2753 ||
+              cp == 0x2B50 || cp == 0x2B55 || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+              (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
+              (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+  return wide ? 2 : 1;
+}
+
+}  // namespace
+
 size_t DisplayWidth(const std::string& s) {
   size_t n = 0;
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '\033') {  // a colour code: ESC [ ... m
-      while (i < s.size() && s[i] != 'm') ++i;
-      ++i;
-      continue;
-    }
-    uint32_t cp = c;
-    int len = 1;
-    if (c >= 0xF0) len = 4, cp = c & 0x07;
-    else if (c >= 0xE0) len = 3, cp = c & 0x0F;
-    else if (c >= 0xC0) len = 2, cp = c & 0x1F;
-    for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += len;
-    if (cp == 0xFE0F || cp == 0x200D || (cp >= 0x300 && cp < 0x370)) continue;  // selectors, joiners, accents
-    // East Asian wide and emoji-presentation code points take two columns (the ones a verdict uses
-    // and the common CJK blocks; exact tables are overkill for a results table).
-    bool wide = (cp >= 0x1100 && cp <= 0x115F) || cp == 0x231A || cp == 0x231B || (cp >= 0x23E9 && cp <= 0x23EC) ||
-                cp == 0x23F0 || cp == 0x23F3 || cp == 0x2705 || cp == 0x274C || cp == 0x274E || cp == 0x2753 ||
-                cp == 0x2B50 || cp == 0x2B55 || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
-                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
-                (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
-    n += wide ? 2 : 1;
-  }
+  for (size_t i = 0; i < s.size();)
+    if (int64_t cp = NextCodePoint(s, &i); cp >= 0) n += CodePointWidth(static_cast<uint32_t>(cp));
   return n;
 }
 
-void PrintTable(const std::vector<std::string>& head, const Rows& rows) {
+std::string CutToWidth(const std::string& s, size_t cols) {
+  if (DisplayWidth(s) <= cols) return s;
+  if (cols == 0) return "";
+  std::string out;
+  bool coloured = false;
+  size_t used = 0;
+  for (size_t i = 0; i < s.size();) {
+    const size_t from = i;
+    const int64_t cp = NextCodePoint(s, &i);
+    if (cp < 0) {
+      coloured = true;
+      out.append(s, from, i - from);
+      continue;
+    }
+    const size_t w = CodePointWidth(static_cast<uint32_t>(cp));
+    if (used + w > cols - 1) break;  // one column stays for the ellipsis
+    out.append(s, from, i - from);
+    used += w;
+  }
+  return out + "…" + (coloured ? "\033[0m" : "");
+}
+
+size_t TerminalWidth() {
+  if (const char* c = getenv("COLUMNS"); c && *c) {
+    char* end = nullptr;
+    long n = strtol(c, &end, 10);
+    if (*end == '\0' && n > 0) return static_cast<size_t>(n);
+  }
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
+}
+
+namespace {
+// Narrows columns [keep, n) of natural widths `w`, widest first, until a line with two-space gaps
+// fits `max_width`; no column goes below a few characters (a cell must still say what it is).
+void FitWidths(std::vector<size_t>& w, size_t max_width, size_t keep) {
+  const size_t kMin = 8;
+  auto total = [&] {
+    size_t t = w.empty() ? 0 : 2 * (w.size() - 1);
+    for (size_t x : w) t += x;
+    return t;
+  };
+  while (total() > max_width) {
+    size_t widest = w.size();
+    for (size_t i = keep; i < w.size(); ++i)
+      if (w[i] > kMin && (widest == w.size() || w[i] > w[widest])) widest = i;
+    if (widest == w.size()) return;  // as narrow as it gets: the terminal is too small
+    --w[widest];
+  }
+}
+}  // namespace
+
+void PrintTable(const std::vector<std::string>& head, const Rows& rows, size_t max_width, size_t keep) {
   std::vector<size_t> w(head.size(), 0);
   for (size_t i = 0; i < head.size(); ++i) w[i] = DisplayWidth(head[i]);
   for (auto& r : rows)
     for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], DisplayWidth(r[i]));
+  if (max_width > 0) FitWidths(w, max_width, keep);
   auto print = [&](const std::vector<std::string>& r) {
     std::string line;
     for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(w[i] - DisplayWidth(r[i]) + 2, ' ');
+      const std::string cell = max_width > 0 ? CutToWidth(r[i], w[i]) : r[i];
+      line += cell;
+      if (i + 1 < r.size()) line += std::string(w[i] - DisplayWidth(cell) + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     std::cout << line << "\n";

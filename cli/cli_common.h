@@ -58,16 +58,20 @@ std::unique_ptr<http::Client> Connect(ClientOptions& o);
 // calling thread (http::Client is one per thread).
 std::optional<nlohmann::json> Call(http::Client& client, const std::string& method, const std::string& target,
                                    const std::string& body = {}, int* status = nullptr);
-// The same for non-JSON answers (CSV, logs): the whole response, or nullopt after the one-line error.
-// Call parses what this returns.
+// The same for non-JSON answers (CSV, logs) or bodies (`content_type`, e.g. a YAML suite): the whole
+// response, or nullopt after the one-line error. Call parses what this returns.
 std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
-                                            const std::string& body = {}, int* status = nullptr);
+                                            const std::string& body = {}, int* status = nullptr,
+                                            const std::string& content_type = "application/json");
 
 // Output formats, written to std::cout (so from one thread at a time). `table` is aligned text
 // (coloured on a terminal), `csv` is RFC 4180, `markdown` is a GitHub table ready to paste into an issue.
 using Rows = std::vector<std::vector<std::string>>;
 // `head`, then `rows`, in columns as wide as their widest cell (DisplayWidth); trailing blanks trimmed.
-void PrintTable(const std::vector<std::string>& head, const Rows& rows);
+// With `max_width` > 0 the columns from `keep` on are narrowed, widest first, until a line fits in
+// that many columns, and cells are cut (CutToWidth) to their column, so a terminal never wraps a
+// line mid-cell; the first `keep` columns (row keys) stay whole.
+void PrintTable(const std::vector<std::string>& head, const Rows& rows, size_t max_width = 0, size_t keep = 0);
 // `head`, then `rows`, one CSV record each.
 void PrintCsv(const std::vector<std::string>& head, const Rows& rows);
 // `head`, a |---| separator, then `rows`; each cell escaped by MarkdownCell.
@@ -79,6 +83,13 @@ std::string MarkdownCell(const std::string& s);
 
 // Columns `s` takes on a terminal: colour codes take none, emoji and CJK take two. Pure.
 size_t DisplayWidth(const std::string& s);
+// `s` cut to at most `cols` columns (DisplayWidth), its end replaced by "…" when cut; colour codes are
+// kept, and a cut coloured text gets a reset so the colour does not run on. Pure.
+std::string CutToWidth(const std::string& s, size_t cols);
+// The width of the terminal stdout writes to: $COLUMNS when it is a positive number (a script, or a
+// shell that exports it, can set it), else the terminal's own (TIOCGWINSZ on stdout), else 0 (not a
+// terminal: nothing needs cutting). Asked anew each call.
+size_t TerminalWidth();
 
 // True if stdout is a terminal and NO_COLOR is unset (colours, progress bars); asked anew each call.
 bool IsTty();

@@ -8,23 +8,25 @@
 
 namespace gauntlet::cli {
 
-// `submit FILE [--name N] [--wait] [--json]`: posts a sweep and optionally follows it (submit.cc).
+// `submit FILE [--name N] [--wait [--wait-for-nodes]] [--json]`: posts a sweep and optionally follows it (submit.cc).
 void AddSubmitCommand(CLI::App& app, int* code);
 // `status [SWEEP] [--limit N] [--wait] [--json]`: the latest sweeps or one, or follows one (status.cc).
 void AddStatusCommand(CLI::App& app, int* code);
-// `trials [filters...]`: trials filtered as GET /api/v1/trials, paged through (trials.cc).
+// `trials [filters...] [--order] [--limit] [--after]`: trials filtered as GET /api/v1/trials, paged
+// through, saying when the limit cut them (trials.cc).
 void AddTrialsCommand(CLI::App& app, int* code);
-// `suites [NAME]`: the loaded suites, or one suite's definition (suites.cc).
+// `suites [NAME]`: the loaded suites, or one suite's definition; `suites push FILE` registers one (suites.cc).
 void AddSuitesCommand(CLI::App& app, int* code);
 // `cancel SWEEP | --trial ID`: cancels a sweep's unfinished trials or one trial (cancel.cc).
 void AddCancelCommand(CLI::App& app, int* code);
-// `logs TRIAL [-f]`: a trial's log, optionally followed until the trial is done (trials.cc).
+// `logs TRIAL [-f]`: a trial's log, optionally followed until the trial is done; for a trial that
+// never ran, why, and the trial whose log to read (trials.cc).
 void AddLogsCommand(CLI::App& app, int* code);
 // `nodes [--drain ID]`: the fleet, or drains one node (nodes.cc).
 void AddNodesCommand(CLI::App& app, int* code);
 // `matrix --suite S ...`: the results pivot as a table, CSV, JSON or Markdown (matrix.cc).
 void AddMatrixCommand(CLI::App& app, int* code);
-// `completion [bash]`: prints a bash completion script generated from `app`'s command tree as it is when
+// `completion [bash|zsh|fish]`: prints a completion script generated from `app`'s command tree as it is when
 // the command runs, so it covers subcommands added after it too; `app` must outlive the parse
 // (completion.cc). It never fails, so it takes no `code`.
 void AddCompletionCommand(CLI::App& app);

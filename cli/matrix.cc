@@ -1,191 +1,158 @@
-// `gauntlet matrix`: the pivot of GET /api/v1/matrix as a terminal table (coloured by verdict), CSV,
-// JSON, or a Markdown table ready to paste into an issue, like the bring-up tables people write by
-// hand ("✅ 2100 tok/s", "❌ crashed: Error Internal", "⚠ unsupported").
-#include <cmath>
+// `gauntlet matrix`: the pivot of GET /api/v1/matrix as a terminal table (coloured by verdict, cut to
+// the terminal's width), the API's CSV or JSON, or a Markdown table ready to paste into an issue, like
+// the bring-up tables people write by hand ("✅ 2,100 tok/s", "❌ crashed: Error Internal"). Cells
+// whose configs disagree say so (matrix_cells.h), and lines under the grid say how.
 #include <iostream>
 #include <map>
 #include <memory>
-#include <regex>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "core/verdict.h"
+#include "cli/matrix_cells.h"
+#include "cli/suggest.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
 
 namespace {
 
-// By the verdict's family (core/verdict.h), so a new verdict gets an icon without an edit here; an
-// unknown name reads as bad. Within infra a timeout gets its own, since "too slow" asks for a
-// different fix than a broken node.
-std::string Icon(const std::string& v) {
-  const VerdictInfo* info = FindVerdict(v);
-  const std::string_view family = info ? info->family : "bad";
-  if (family == "ok") return "✅";
-  if (family == "warn") return "⚠";
-  if (family == "infra") return v == "timeout" ? "⏳" : "🔧";
-  if (family == "none") return "·";
-  return "❌";
+struct MatrixOpts {
+  Conn conn;
+  std::string suite, rows, cols = "hardware", format = "table", fingerprint, suite_version;
+  int64_t sweep = 0;
+  bool wide = false;
+};
+
+std::string MatrixQuery(const MatrixOpts& o) {
+  std::string q = "/api/v1/matrix?cols=" + http::UrlEncode(o.cols);
+  if (!o.suite.empty()) q += "&suite=" + http::UrlEncode(o.suite);
+  if (!o.rows.empty()) q += "&rows=" + http::UrlEncode(o.rows);
+  if (o.sweep > 0) q += "&sweep=" + std::to_string(o.sweep);
+  if (!o.fingerprint.empty()) q += "&fingerprint=" + http::UrlEncode(o.fingerprint);
+  if (!o.suite_version.empty()) q += "&suite_version=" + http::UrlEncode(o.suite_version);
+  return q;
 }
 
-// "2100 tok/s", "45.2 ms", "0.873 TFLOP/s": as many digits as a person reads.
-std::string MetricText(const json& m) {
-  if (!m.is_object() || !m.contains("value") || !m["value"].is_number()) return "";
-  double v = m["value"].get<double>();
-  char buf[64];
-  if (std::fabs(v) >= 100) snprintf(buf, sizeof buf, "%.0f", v);
-  else if (std::fabs(v) >= 10) snprintf(buf, sizeof buf, "%.1f", v);
-  else snprintf(buf, sizeof buf, "%.3g", v);
-  std::string unit = m.value("unit", "");
-  return unit.empty() ? std::string(buf) : std::string(buf) + " " + unit;
-}
-
-// The short reason in a signature: "crashed:RuntimeError:Error Internal@modelopt_quant.py" -> "Error
-// Internal"; "unsupported:no_kernel_image" -> "no_kernel_image". The full signature stays in JSON/CSV.
-std::string ShortReason(const std::string& verdict, const std::string& signature) {
-  std::string s = signature;
-  if (s.rfind(verdict + ":", 0) == 0) s = s.substr(verdict.size() + 1);
-  else if (s == verdict) s.clear();
-  if (auto at = s.find('@'); at != std::string::npos) s = s.substr(0, at);
-  static const std::regex kExceptionType("^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Warning)$");
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(':', i);
-    if (j == std::string::npos) j = s.size();
-    parts.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  // The exception's type says less than its message; keep the type only when there is no message.
-  if (parts.size() > 1 && std::regex_match(parts[0], kExceptionType)) parts.erase(parts.begin());
-  std::string out;
-  for (auto& p : parts)
-    if (!p.empty()) out += (out.empty() ? "" : ": ") + p;
-  if (out.size() > 40) {
-    size_t cut = 39;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
-    out = out.substr(0, cut) + "…";
-  }
-  return out;
-}
-
-// One cell as text: icon, verdict or metric, short reason; a pending cell shows its counts.
-std::string CellText(const json& c) {
-  if (c["verdict"].is_null()) {
-    std::string pending;
-    for (auto& [k, v] : c["counts"].items())
-      pending += (pending.empty() ? "" : ", ") + v.dump() + " " + (k == "leased" ? "running" : k);
-    return "… " + pending;
-  }
-  const std::string v = c["verdict"].get<std::string>();
-  std::string t = Icon(v) + " ";
-  if (v == "passed") {
-    std::string m = MetricText(c["metric"]);
-    t += m.empty() ? "passed" : m;
-  } else {
-    t += v;
-    std::string r = ShortReason(v, c["signature"].is_string() ? c["signature"].get<std::string>() : "");
-    if (!r.empty()) t += ": " + r;
-  }
-  // Repeats or history that disagree are worth seeing (a flaky config): "(passed 2, crashed 1)".
-  int judged_kinds = 0;
-  std::string mix;
-  for (auto& name : Verdicts()) {
-    if (VerdictSeverity(name) < 0) continue;  // says nothing about the config, so it is no disagreement
-    int64_t n = c["counts"].value(name, int64_t{0});
-    if (n > 0) {
-      ++judged_kinds;
-      mix += (mix.empty() ? "" : ", ") + name + " " + std::to_string(n);
-    }
-  }
-  if (judged_kinds > 1) t += " (" + mix + ")";
+// "**demo-bringup** v1 · latest verdicts · metric output_tok_s": what the grid is of.
+std::string Title(const json& m, const MatrixOpts& o, bool md) {
+  const std::string suite = Str(m["suite"]);
+  std::string t = md ? "**" + suite + "**" : suite;
+  const json& v = m["suite_version"];
+  if (v.is_number()) t += " v" + v.dump();
+  else if (v == "all") t += " · all versions";
+  t += o.sweep > 0 ? " · sweep " + std::to_string(o.sweep) : " · latest verdicts";
+  if (m["key_metric"].is_string()) t += " · metric " + m["key_metric"].get<std::string>();
   return t;
+}
+
+// One row per row key: the keys (a repeated outer key blanked in a terminal table, so the groups stand
+// out; Markdown keeps every key, since people sort and cut pasted tables), then a cell per column.
+Rows GridRows(const json& m, bool md) {
+  std::map<std::pair<json, std::string>, const json*> at;
+  for (auto& cell : m["cells"]) at[{cell["row"], Str(cell["col"])}] = &cell;
+  Rows rows;
+  std::vector<std::string> prev;
+  for (auto& rk : m["row_keys"]) {
+    std::vector<std::string> row;
+    for (size_t i = 0; i < rk.size(); ++i) {
+      std::string v = Str(rk[i]);
+      if (!md && rk.size() > 1 && i == 0 && !prev.empty() && prev[0] == v) row.push_back("");
+      else row.push_back(md && !v.empty() ? "`" + v + "`" : v);
+    }
+    prev.clear();
+    for (auto& k : rk) prev.push_back(Str(k));
+    for (auto& col : m["col_keys"]) {
+      auto it = at.find({rk, Str(col)});
+      if (it == at.end()) {
+        row.push_back(md ? "" : "-");
+        continue;
+      }
+      std::string text = CellText(*it->second);
+      row.push_back(md ? text : VerdictColor(CellVerdict(*it->second)) + text + Reset());
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void PrintGrid(const json& m, const MatrixOpts& o) {
+  const bool md = o.format == "markdown";
+  std::vector<std::string> head;
+  for (auto& r : m["rows"]) head.push_back(Str(r));
+  const size_t keys = head.size();
+  for (auto& col : m["col_keys"]) head.push_back(Str(col));
+  std::cout << Title(m, o, md) << "\n\n";
+  // A terminal wraps a long line wherever it ends, mid-cell; cut cells to the width instead, unless
+  // asked for whole cells (--wide) or writing Markdown, which is pasted, not viewed here.
+  const size_t width = md || o.wide ? 0 : TerminalWidth();
+  if (md) PrintMarkdown(head, GridRows(m, true));
+  else PrintTable(head, GridRows(m, false), width, keys);
+  const auto lines = Disagreements(m, md ? "`" : "");
+  if (lines.empty()) return;
+  std::cout << "\n" << (md ? "Mixed and flaky cells:\n\n" : "mixed and flaky cells:\n");
+  for (auto& l : lines) std::cout << (md ? "- " + l : width ? CutToWidth("  " + l, width) : "  " + l) << "\n";
 }
 
 }  // namespace
 
 void AddMatrixCommand(CLI::App& app, int* code) {
-  struct Opts {
-    Conn conn;
-    std::string suite, rows, cols = "hardware", format = "table", fingerprint;
-    int64_t sweep = 0;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<MatrixOpts>();
   auto c = app.add_subcommand("matrix", "Which configurations pass on which hardware: the results pivot");
-  c->footer("Cells: ✅ key metric when passed, ❌/⚠/⏳ verdict with a short reason, … pending counts.\n"
+  c->footer("Cells: ✅ key metric range when every config passed, ❌/⚠/⏳ verdict with a short reason, ◐ mixed\n"
+            "(configs disagree: k/n passed), ↯ flaky (one config judged more than one way), … pending counts.\n"
             "Example: gauntlet matrix --suite nvfp4-gemm --rows backend --cols hardware --format markdown");
-  c->add_option("--suite", o->suite, "suite name")->required();
+  c->add_option("--suite", o->suite, "suite name (default with --sweep: the sweep's)");
   c->add_option("--sweep", o->sweep, "only this sweep's trials (default: the latest verdict of every sweep)");
   c->add_option("--rows", o->rows, "one or two parameters, comma-separated (default: the suite's first two)");
   c->add_option("--cols", o->cols, "'hardware' or a parameter")->capture_default_str();
   c->add_option("--fingerprint", o->fingerprint, "only results with this software fingerprint (canonical JSON)");
+  c->add_option("--suite-version", o->suite_version, "N or all: results of that suite version (default: the latest)")
+      ->check([](const std::string& v) {
+        return v == "all" || v == "latest" || (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+                   ? std::string()
+                   : std::string("a version number, latest or all");
+      });
   c->add_option("--format", o->format, "output: table, csv, json, markdown")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
+  c->add_flag("--wide", o->wide, "print cells whole, wider than the terminal if need be");
   AddConnOptions(c, &o->conn);
   c->callback([o, code] {
+    if (o->suite.empty() && o->sweep <= 0) {
+      std::cerr << "gauntlet: matrix needs --suite NAME or --sweep ID\n";
+      return void(*code = 2);
+    }
     Resolve(&o->conn);
     http::Client client(o->conn.server, o->conn.token);
-    std::string q = "/api/v1/matrix?suite=" + http::UrlEncode(o->suite) + "&cols=" + http::UrlEncode(o->cols);
-    if (!o->rows.empty()) q += "&rows=" + http::UrlEncode(o->rows);
-    if (o->sweep > 0) q += "&sweep=" + std::to_string(o->sweep);
-    if (!o->fingerprint.empty()) q += "&fingerprint=" + http::UrlEncode(o->fingerprint);
-    if (o->format == "csv") {
-      auto r = CallRaw(client, "GET", q + "&format=csv");
-      if (!r) return void(*code = 2);
+    const std::string q = MatrixQuery(*o);
+    int status = 0;
+    auto fail = [&] {
+      if (status == 404 && !o->suite.empty()) SuggestSuite(client, o->suite);
+      *code = 2;
+    };
+    if (o->format == "csv") {  // the daemon's CSV, one line per cell, as it is
+      auto r = CallRaw(client, "GET", q + "&format=csv", {}, &status);
+      if (!r) return fail();
       std::cout << r->body;
       return;
     }
-    auto m = Call(client, "GET", q);
-    if (!m) return void(*code = 2);
+    auto m = Call(client, "GET", q, {}, &status);
+    if (!m) return fail();
     if (o->format == "json") {
       std::cout << m->dump(2) << "\n";
       return;
     }
-    std::vector<std::string> head;
-    for (auto& r : (*m)["rows"]) head.push_back(Str(r));
-    std::map<std::pair<json, std::string>, const json*> at;
-    for (auto& cell : (*m)["cells"]) at[{cell["row"], Str(cell["col"])}] = &cell;
-    for (auto& col : (*m)["col_keys"]) head.push_back(Str(col));
-    const bool md = o->format == "markdown";
-    Rows rows;
-    std::vector<std::string> prev;
-    for (auto& rk : (*m)["row_keys"]) {
-      std::vector<std::string> row;
-      for (size_t i = 0; i < rk.size(); ++i) {
-        std::string v = Str(rk[i]);
-        // In a terminal table a repeated outer key is left blank, so the groups stand out; Markdown
-        // keeps every key, since people sort and cut pasted tables.
-        if (!md && rk.size() > 1 && i == 0 && !prev.empty() && prev[0] == v) row.push_back("");
-        else row.push_back(md && !v.empty() ? "`" + v + "`" : v);
-      }
-      prev.clear();
-      for (auto& k : rk) prev.push_back(Str(k));
-      for (auto& col : (*m)["col_keys"]) {
-        auto it = at.find({rk, Str(col)});
-        if (it == at.end()) {
-          row.push_back(md ? "" : "-");
-          continue;
-        }
-        const json& cell = *it->second;
-        std::string text = CellText(cell);
-        if (!md) text = VerdictColor(cell["verdict"].is_string() ? cell["verdict"].get<std::string>() : "") + text + Reset();
-        row.push_back(text);
-      }
-      rows.push_back(std::move(row));
-    }
-    std::string title = (md ? "**" + o->suite + "**" : o->suite);
-    if (o->sweep > 0) title += " · sweep " + std::to_string(o->sweep);
-    else title += " · latest verdicts";
-    if ((*m)["key_metric"].is_string()) title += " · metric " + (*m)["key_metric"].get<std::string>();
-    if (rows.empty()) {
-      std::cerr << "gauntlet: no results for " << o->suite << (o->sweep > 0 ? " in sweep " + std::to_string(o->sweep) : "")
+    if ((*m)["row_keys"].empty()) {
+      std::cerr << "gauntlet: no results for " << Str((*m)["suite"])
+                << (o->sweep > 0 ? " in sweep " + std::to_string(o->sweep) : "")
+                << ((*m)["suite_version"].is_number() ? " (version " + (*m)["suite_version"].dump() + ")" : "")
                 << " yet\n";
+      // Results of an earlier version are not shown by default; say where they are.
+      if (o->suite_version.empty() && (*m)["suite_version"].is_number() && (*m)["suite_version"].get<int>() > 1)
+        std::cerr << "gauntlet: earlier versions of the suite may have some: --suite-version all\n";
       return;
     }
-    std::cout << title << "\n\n";
-    Print(o->format, head, rows);
+    PrintGrid(*m, *o);
   });
 }
 

@@ -14,11 +14,12 @@ using nlohmann::json;
 
 namespace {
 
-// What a person should know that the counts do not say: targets no node can run, trials pruned.
+// What a person should know that the counts do not say: targets no node can run, trials that took
+// an earlier verdict (reused), trials pruned.
 std::string SweepNote(const json& s) {
-  std::string n;
+  std::string n = ReusedText(s);
   if (s.contains("unmatched_targets") && !s["unmatched_targets"].empty())
-    n = "no node for " + std::to_string(s["unmatched_targets"].size()) + " target(s)";
+    n += (n.empty() ? "" : "; ") + ("no node for " + std::to_string(s["unmatched_targets"].size()) + " target(s)");
   if (s.contains("pruned") && s["pruned"].value("trials", int64_t{0}) > 0) {
     char buf[96];
     snprintf(buf, sizeof buf, "pruned %lld (%.1f GPU-h saved)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()),
@@ -33,11 +34,13 @@ std::string SweepNote(const json& s) {
 void PrintSweepsCsv(std::vector<json>& items) {
   std::vector<std::string> head = {"id", "name", "suite", "trials", "done", "running", "finished"};
   for (auto& v : Verdicts()) head.push_back(v);
+  head.push_back("reused");  // after the verdicts: a reused trial is counted under its verdict too
   Rows rows;
   for (auto& s : items) {
     std::vector<std::string> r = {Str(s["id"]), Str(s["name"]), Str(s["suite"]), Str(s["trials"]), Str(s["done"]),
                                   std::to_string(RunningTrials(s)), s["finished"].get<bool>() ? "true" : "false"};
     for (auto& v : Verdicts()) r.push_back(std::to_string(s["by_verdict"].value(v, int64_t{0})));
+    r.push_back(std::to_string(s.value("reused", int64_t{0})));
     rows.push_back(r);
   }
   PrintCsv(head, rows);
@@ -60,11 +63,13 @@ void AddStatusCommand(CLI::App& app, int* code) {
   auto limit = std::make_shared<int>(50);
   auto wait = std::make_shared<bool>(false);
   auto json_lines = std::make_shared<bool>(false);
+  auto wait_for_nodes = std::make_shared<bool>(false);
   auto c = app.add_subcommand("status", "Show sweeps (or one sweep) with progress and verdict counts");
   c->add_option("sweep", *sweep, "sweep id (default: the latest sweeps)");
   c->add_option("--limit", *limit, "how many sweeps to list")->capture_default_str();
   c->add_flag("--wait", *wait, "follow SWEEP until it is finished; exit status as `submit --wait`");
   c->add_flag("--json", *json_lines, "with --wait: JSON lines even on a terminal");
+  c->add_flag("--wait-for-nodes", *wait_for_nodes, "with --wait: keep waiting while no registered node can run a target");
   AddClientOptions(c, o.get(), {"table", "json", "csv", "markdown"});
   c->callback([=] {
     auto client = Connect(*o);
@@ -73,7 +78,7 @@ void AddStatusCommand(CLI::App& app, int* code) {
         std::cerr << "gauntlet: status --wait needs a sweep id\n";
         return void(*code = 2);
       }
-      auto fin = FollowSweep(*client, o->conn, *sweep, IsTty() && !*json_lines);
+      auto fin = FollowSweep(*client, o->conn, *sweep, {IsTty() && !*json_lines, *wait_for_nodes});
       if (!fin) return void(*code = 2);
       return void(*code = SweepFailed((*fin)["by_verdict"]) ? 1 : 0);
     }

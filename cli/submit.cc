@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/suggest.h"
 #include "cli/sweep_progress.h"
 #include "core/yaml_json.h"
 
@@ -30,15 +31,19 @@ void AddSubmitCommand(CLI::App& app, int* code) {
   auto name = std::make_shared<std::string>();
   auto wait = std::make_shared<bool>(false);
   auto json_lines = std::make_shared<bool>(false);
+  auto wait_for_nodes = std::make_shared<bool>(false);
   auto c = app.add_subcommand("submit", "Submit a sweep from a JSON or YAML file");
   c->footer(
       "Exit status: 0 submitted (with --wait: every trial passed or was skipped), 1 some trial failed "
-      "(--wait), 2 error (bad file, refused by the daemon, daemon unreachable).");
+      "(--wait), 2 error (bad file, refused by the daemon, daemon unreachable; with --wait, a target no "
+      "registered node can run, unless --wait-for-nodes).");
   c->add_option("file", *file, "sweep request (JSON or YAML; '-' reads stdin)")->required();
   c->add_option("--name", *name, "name the sweep (overrides the file's name)");
   c->add_flag("--wait", *wait,
               "follow the sweep until it is finished: a progress bar on a terminal, one JSON line per change otherwise");
   c->add_flag("--json", *json_lines, "print JSON lines even on a terminal");
+  c->add_flag("--wait-for-nodes", *wait_for_nodes,
+              "with --wait: keep waiting while no registered node can run a target (default: exit 2 naming it)");
   AddClientOptions(c, o.get());
   c->callback([=] {
     auto body = ReadSweepFile(*file);
@@ -52,14 +57,18 @@ void AddSubmitCommand(CLI::App& app, int* code) {
     }
     if (!name->empty()) (*body)["name"] = *name;
     auto client = Connect(*o);
-    auto r = Call(*client, "POST", "/api/v1/sweeps", body->dump());
-    if (!r) return void(*code = 2);
+    int status = 0;
+    auto r = Call(*client, "POST", "/api/v1/sweeps", body->dump(), &status);
+    if (!r) {
+      if (status == 404 && (*body)["suite"].is_string()) SuggestSuite(*client, (*body)["suite"], "suite '", "'");
+      return void(*code = 2);
+    }
     const int64_t id = (*r)["id"].get<int64_t>();
     const bool bar = IsTty() && !*json_lines;
     if (bar) std::cout << "sweep " << id << " submitted: " << (*r)["trials"] << " trials\n";
     else std::cout << r->dump() << "\n" << std::flush;
     if (!*wait) return;
-    auto fin = FollowSweep(*client, o->conn, id, bar);
+    auto fin = FollowSweep(*client, o->conn, id, {bar, *wait_for_nodes});
     if (!fin) return void(*code = 2);
     *code = SweepFailed((*fin)["by_verdict"]) ? 1 : 0;
   });

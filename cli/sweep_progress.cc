@@ -27,10 +27,98 @@ int64_t RunningTrials(const json& s) {
   return s["by_state"].value("running", int64_t{0}) + s["by_state"].value("leased", int64_t{0});
 }
 
+std::string ReusedText(const json& s) {
+  const int64_t n = s.is_object() && s.contains("reused") && s["reused"].is_number() ? s["reused"].get<int64_t>() : 0;
+  return n > 0 ? "reused " + std::to_string(n) : "";
+}
+
+std::vector<std::string> UnmatchedLines(const json& s) {
+  std::vector<std::string> out;
+  if (!s.is_object() || !s.contains("unmatched_targets")) return out;
+  for (auto& u : s["unmatched_targets"]) {
+    std::string line = "target " + Str(u.value("index", json())) + " " + u.value("target", json::object()).dump() + ": ";
+    if (u.contains("requires")) line += Str(u["requires"]) + "; nodes: " + Str(u.value("nodes", json()));
+    else line += Str(u.value("detail", json()));  // an older daemon says it in one text
+    out.push_back(line);
+  }
+  return out;
+}
+
+namespace {
+
+// Prints a followed sweep's progress: a bar redrawn in place, or one JSON line per change.
+class Progress {
+ public:
+  Progress(int64_t id, bool bar) : id_(id), bar_(bar) {}
+
+  void Show(const json& s, double secs, std::optional<double> eta) {
+    const int64_t total = s["trials"].get<int64_t>(), done = s["done"].get<int64_t>();
+    const bool finished = s["finished"].get<bool>();
+    if (!bar_) {
+      json j = {{"sweep", id_}, {"done", done}, {"trials", total}, {"finished", finished},
+                {"by_verdict", s["by_verdict"]}, {"by_state", s["by_state"]}, {"reused", s.value("reused", 0)}};
+      std::string line = j.dump();  // eta varies every read; it is not a change by itself
+      if (line != last_line_) {
+        j["elapsed_s"] = std::round(secs * 10) / 10;
+        j["eta_s"] = eta ? json(std::round(*eta)) : json();
+        std::cout << j.dump() << "\n" << std::flush;
+      }
+      last_line_ = line;
+      return;
+    }
+    const int width = 24;
+    int fill = total ? static_cast<int>(width * done / total) : width;
+    std::string line = "sweep " + std::to_string(id_) + " [" + std::string(fill, '#') + std::string(width - fill, '-') +
+                       "] " + std::to_string(done) + "/" + std::to_string(total);
+    std::string counts = CountsLine(s, " · ");
+    if (!counts.empty()) line += "  " + counts;
+    if (std::string r = ReusedText(s); !r.empty()) line += "  (" + r + ")";
+    if (int64_t r = RunningTrials(s)) line += "  running " + std::to_string(r);
+    if (!finished) line += eta ? "  eta " + Duration(*eta) : std::string("  eta --");
+    // Pad over the previous line rather than \033[K, so the bar also redraws on dumb terminals.
+    size_t w = DisplayWidth(line);
+    std::cout << "\r" << line << std::string(last_width_ > w ? last_width_ - w : 0, ' ') << std::flush;
+    last_width_ = w;
+  }
+
+  // After the last Show of a finished sweep: a summary and where to look next (bar only; the JSON
+  // lines' last one says it all).
+  void Finish(const json& s, double secs) {
+    if (!bar_) return;
+    std::string r = ReusedText(s);
+    std::cout << "\n"
+              << "sweep " << id_ << " finished in " << Duration(secs) << ": " << CountsLine(s, ", ")
+              << (r.empty() ? "" : " (" + r + " from earlier trials)") << "\n";
+    if (SweepFailed(s["by_verdict"]))
+      std::cout << "see the failures: gauntlet trials --sweep " << id_
+                << " --verdict VERDICT; the grid: gauntlet matrix --sweep " << id_ << "\n";
+  }
+
+  // Ends a bar's line, so an error does not print over it.
+  void Break() {
+    if (bar_ && last_width_ > 0) std::cout << "\n" << std::flush;
+    last_width_ = 0;
+  }
+
+ private:
+  int64_t id_;
+  bool bar_;
+  std::string last_line_;
+  size_t last_width_ = 0;
+};
+
+void SayUnrunnable(int64_t id, const std::vector<std::string>& lines) {
+  for (auto& l : lines) std::cerr << "gauntlet: sweep " << id << " cannot finish: no registered node can run " << l << "\n";
+  std::cerr << "gauntlet: its trials stay queued: start such a node, cancel them (gauntlet cancel " << id
+            << "), or wait for one with --wait-for-nodes\n";
+}
+
+}  // namespace
+
 // Follows a sweep until it is finished. One event stream (GET /api/v1/events?sweep=ID) stays open
 // for the whole wait; each event wakes the follower, which then reads the sweep's counts. The
 // counts, not the events, are the truth: events only say "look now".
-std::optional<json> FollowSweep(http::Client& client, const Conn& conn, int64_t id, bool bar) {
+std::optional<json> FollowSweep(http::Client& client, const Conn& conn, int64_t id, FollowOptions opts) {
   EventWatch watch(conn.server, conn.token, "/api/v1/events?sweep=" + std::to_string(id));
   // Subscribe before the first read, so no change between the read and the subscription is lost.
   // Without a stream (a proxy that buffers SSE) the follower still works, by the fallback period.
@@ -39,26 +127,28 @@ std::optional<json> FollowSweep(http::Client& client, const Conn& conn, int64_t 
   // filtered stream; re-read at least this often so such a change still shows up.
   const auto fallback = std::chrono::seconds(5);
   const auto patience = std::chrono::seconds(60);
+  // A worker started just before the sweep may not have registered yet: an unrunnable target ends
+  // the wait only once it has stayed so this long.
+  const auto unrunnable_grace = std::chrono::seconds(2);
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<int64_t> done0;
+  std::optional<std::chrono::steady_clock::time_point> unrunnable_since;
   auto last_ok = t0;
-  std::string last_line;
-  size_t last_width = 0;
+  Progress progress(id, opts.bar);
+  const std::string target = "/api/v1/sweeps/" + std::to_string(id);
   while (true) {
     const uint64_t seen = watch.generation();
     int status = 0;
     std::optional<json> s;
-    {
-      // A daemon restart (or a network blip) must not end a CI job's wait: retry until `patience`.
-      auto r = client.Send("GET", "/api/v1/sweeps/" + std::to_string(id));
-      if (r.ok() && r->status == 200) s = json::parse(r->body, nullptr, false);
-      else if (r.ok()) status = r->status;
-      if (s && s->is_discarded()) s.reset();
-      if (!s && (status >= 400 && status < 500)) return Call(client, "GET", "/api/v1/sweeps/" + std::to_string(id));
-    }
+    // A daemon restart (or a network blip) must not end a CI job's wait: retry until `patience`.
+    auto r = client.Send("GET", target);
+    if (r.ok() && r->status == 200) s = json::parse(r->body, nullptr, false);
+    else if (r.ok()) status = r->status;
+    if (s && s->is_discarded()) s.reset();
+    if (!s && (status >= 400 && status < 500)) return Call(client, "GET", target);
     auto now = std::chrono::steady_clock::now();
     if (!s) {
-      if (now - last_ok > patience) return Call(client, "GET", "/api/v1/sweeps/" + std::to_string(id));
+      if (now - last_ok > patience) return Call(client, "GET", target);
       watch.Wait(seen, std::chrono::seconds(1));
       continue;
     }
@@ -71,41 +161,20 @@ std::optional<json> FollowSweep(http::Client& client, const Conn& conn, int64_t 
     // in the queue for hours before this command started).
     std::optional<double> eta;
     if (done > *done0 && done < total) eta = secs / static_cast<double>(done - *done0) * static_cast<double>(total - done);
-    if (bar) {
-      const int width = 24;
-      int fill = total ? static_cast<int>(width * done / total) : width;
-      std::string line = "sweep " + std::to_string(id) + " [" + std::string(fill, '#') + std::string(width - fill, '-') +
-                         "] " + std::to_string(done) + "/" + std::to_string(total);
-      std::string counts = CountsLine(*s, " · ");
-      if (!counts.empty()) line += "  " + counts;
-      if (int64_t r = RunningTrials(*s)) line += "  running " + std::to_string(r);
-      if (!finished) line += eta ? "  eta " + Duration(*eta) : std::string("  eta --");
-      // Pad over the previous line rather than \033[K, so the bar also redraws on dumb terminals.
-      size_t w = DisplayWidth(line);
-      std::cout << "\r" << line << std::string(last_width > w ? last_width - w : 0, ' ') << std::flush;
-      last_width = w;
-    } else {
-      json j = {{"sweep", id}, {"done", done}, {"trials", total}, {"finished", finished},
-                {"by_verdict", (*s)["by_verdict"]}, {"by_state", (*s)["by_state"]}};
-      std::string line = j.dump();  // eta varies every read; it is not a change by itself
-      if (line != last_line) {
-        j["elapsed_s"] = std::round(secs * 10) / 10;
-        j["eta_s"] = eta ? json(std::round(*eta)) : json();
-        std::cout << j.dump() << "\n" << std::flush;
-      }
-      last_line = line;
-    }
+    progress.Show(*s, secs, eta);
     if (finished) {
-      if (bar) {
-        std::cout << "\n"
-                  << "sweep " << id << " finished in " << Duration(secs) << ": " << CountsLine(*s, ", ") << "\n";
-        if (SweepFailed((*s)["by_verdict"]))
-          std::cout << "see the failures: gauntlet trials --sweep " << id << " --verdict VERDICT; the grid: gauntlet matrix --suite "
-                    << Str((*s)["suite"]) << " --sweep " << id << "\n";
-      }
+      progress.Finish(*s, secs);
       return s;
     }
-    watch.Wait(seen, fallback);
+    const auto unrunnable = opts.wait_for_nodes ? std::vector<std::string>{} : UnmatchedLines(*s);
+    if (unrunnable.empty()) unrunnable_since.reset();
+    else if (!unrunnable_since) unrunnable_since = now;
+    if (unrunnable_since && now - *unrunnable_since >= unrunnable_grace) {
+      progress.Break();
+      SayUnrunnable(id, unrunnable);
+      return std::nullopt;
+    }
+    watch.Wait(seen, unrunnable_since ? std::chrono::milliseconds(500) : std::chrono::milliseconds(fallback));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/cli_common.h"
 #include "http/http_client.h"
@@ -23,10 +24,27 @@ std::string CountsLine(const nlohmann::json& s, const char* sep = " ");
 // The trials of sweep JSON `s` that are leased or running. Pure.
 int64_t RunningTrials(const nlohmann::json& s);
 
-// Follows sweep `id` until it is finished, printing a redrawn progress bar (`bar`) or one JSON line
-// per change to stdout. Returns the final sweep JSON, or nullopt once the error is printed (the sweep
-// is unknown, or the daemon could not be read for a minute). Blocks the calling thread, which alone
-// uses `client`; the event stream it opens with `conn` is its own and closed before it returns.
-std::optional<nlohmann::json> FollowSweep(http::Client& client, const Conn& conn, int64_t id, bool bar);
+// "reused 23": trials of sweep JSON `s` that took an earlier trial's verdict instead of running; ""
+// when none did. Reuse is neither a skip nor pruning (those trials have a verdict of their own kind),
+// so it is counted apart. Pure.
+std::string ReusedText(const nlohmann::json& s);
+
+// Lines naming what no registered node offers for each of sweep JSON `s`'s `unmatched_targets`:
+// "target 0 {"gpus":1}: requires.gpus: 1; nodes: cpu-node (cpu)". Empty when every target can run. Pure.
+std::vector<std::string> UnmatchedLines(const nlohmann::json& s);
+
+struct FollowOptions {
+  bool bar = false;  // a redrawn progress bar (a terminal), else one JSON line per change
+  // Keep waiting while no registered node can run some target (a node may come: a batch launcher
+  // starts workers on demand). Without it such a wait would never end, so it ends with an error.
+  bool wait_for_nodes = false;
+};
+
+// Follows sweep `id` until it is finished, printing progress to stdout as `opts` says. Returns the
+// final sweep JSON, or nullopt once the error is printed: the sweep is unknown, the daemon could not
+// be read for a minute, or (without wait_for_nodes) a target stayed unrunnable for a few seconds.
+// Blocks the calling thread, which alone uses `client`; the event stream it opens with `conn` is its
+// own and closed before it returns.
+std::optional<nlohmann::json> FollowSweep(http::Client& client, const Conn& conn, int64_t id, FollowOptions opts);
 
 }  // namespace gauntlet::cli

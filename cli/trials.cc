@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/suggest.h"
 #include "core/verdict.h"
 
 namespace gauntlet::cli {
@@ -34,19 +35,38 @@ std::optional<std::string> TrialsQuery(const std::map<std::string, std::string>&
   return q;
 }
 
-// Up to `limit` trials, read in pages of at most 1000 (the API's cap) following `next`.
-std::optional<json> ReadTrials(http::Client& client, const std::string& q, int limit) {
+// Up to `limit` trials from cursor `after` (0: the start), read in pages of at most 1000 (the API's
+// cap) following `next`. *rest gets the cursor of what the limit left out, or null when nothing was.
+std::optional<json> ReadTrials(http::Client& client, const std::string& q, int limit, int64_t after, json* rest,
+                               int* status) {
   json all = json::array();
-  std::string after;
+  *rest = json();
+  std::string cursor = after > 0 ? "&after=" + std::to_string(after) : "";
   while (static_cast<int>(all.size()) < limit) {
     int page = std::min(limit - static_cast<int>(all.size()), 1000);
-    auto r = Call(client, "GET", "/api/v1/trials?limit=" + std::to_string(page) + q + after);
+    auto r = Call(client, "GET", "/api/v1/trials?limit=" + std::to_string(page) + q + cursor, {}, status);
     if (!r) return std::nullopt;
     for (auto& t : (*r)["items"]) all.push_back(t);
-    if ((*r)["next"].is_null()) break;
-    after = "&after=" + (*r)["next"].dump();
+    *rest = (*r)["next"];
+    if (rest->is_null()) break;
+    cursor = "&after=" + rest->dump();
   }
   return all;
+}
+
+// A listing cut short looks complete unless it says so: one line on stderr (stdout stays data) with
+// the cursor that reads on.
+void SayCut(int limit, const std::string& next) {
+  std::cerr << "gauntlet: --limit " << limit << " cut the listing; more trials follow: add --after " << next
+            << " for the next ones (or raise --limit)\n";
+}
+
+// After a 422, the filter values the daemon refused with the nearest allowed one (the daemon's line
+// names the field and lists them all).
+void SuggestFilters(const std::map<std::string, std::string>& f) {
+  static const std::vector<std::string> kStates = {"queued", "leased", "running", "done"};
+  if (auto v = f.find("verdict"); v != f.end() && !v->second.empty()) SuggestValue("--verdict", v->second, Verdicts());
+  if (auto s = f.find("state"); s != f.end() && !s->second.empty()) SuggestValue("--state", s->second, kStates);
 }
 
 void PrintTrials(const std::string& format, json& all) {
@@ -61,6 +81,37 @@ void PrintTrials(const std::string& format, json& all) {
   Print(format, {"TRIAL", "SWEEP", "STATE", "VERDICT", "SIGNATURE", "HARDWARE", "CONFIG"}, rows);
 }
 
+// A trial that never ran has no log of its own: pruning skipped it, or reuse gave it an earlier
+// trial's verdict. Printing nothing would look like a lost log; say why on stderr and name the trial
+// whose log holds the reason, following reuse of reuse back to the trial that ran.
+void ExplainEmptyLog(http::Client& client, int64_t id) {
+  auto get = [&](int64_t t) -> std::optional<json> {
+    auto r = client.Send("GET", "/api/v1/trials/" + std::to_string(t));
+    if (!r.ok() || r->status != 200) return std::nullopt;
+    json j = json::parse(r->body, nullptr, false);
+    return j.is_object() ? std::optional<json>(j) : std::nullopt;
+  };
+  auto t = get(id);
+  if (!t || !(*t)["started_at"].is_null()) return;  // it ran and wrote nothing: nothing to add
+  const std::string verdict = Str((*t)["verdict"]);
+  const json& ev = (*t)["evidence_trial"];
+  const std::string why = verdict == "skipped"    ? "it was skipped, never run"
+                          : verdict == "cancelled" ? "it was cancelled before it started"
+                          : ev.is_number()         ? "it never ran: it took an earlier trial's verdict, " + verdict
+                                                   : "it never ran";
+  // The evidence says which trial settled it and how: "pruned: trial 2 ended unsupported (...)".
+  const std::string evidence = (*t)["result"].is_object() ? Str((*t)["result"].value("evidence", json())) : "";
+  std::cerr << "gauntlet: trial " << id << " has no log: " << why << (evidence.empty() ? "" : " (" + evidence + ")") << "\n";
+  if (!ev.is_number()) return;
+  int64_t ran = ev.get<int64_t>();
+  for (int hop = 0; hop < 16; ++hop) {  // a chain of reuse is short; the bound only guards a cycle
+    auto e = get(ran);
+    if (!e || !(*e)["started_at"].is_null() || !(*e)["evidence_trial"].is_number()) break;
+    ran = (*e)["evidence_trial"].get<int64_t>();
+  }
+  std::cerr << "gauntlet: the log that explains it: gauntlet logs " << ran << "\n";
+}
+
 }  // namespace
 
 void AddTrialsCommand(CLI::App& app, int* code) {
@@ -68,6 +119,7 @@ void AddTrialsCommand(CLI::App& app, int* code) {
   auto f = std::make_shared<std::map<std::string, std::string>>();
   auto params = std::make_shared<std::vector<std::string>>();
   auto limit = std::make_shared<int>(1000);
+  auto after = std::make_shared<int64_t>(0);
   auto c = app.add_subcommand("trials", "List trials, filtered as GET /api/v1/trials");
   c->add_option("--sweep", (*f)["sweep"], "sweep id");
   c->add_option("--suite", (*f)["suite"], "suite name");
@@ -75,26 +127,44 @@ void AddTrialsCommand(CLI::App& app, int* code) {
   c->add_option("--verdict", (*f)["verdict"], JoinNames(Verdicts()));
   c->add_option("--hardware", (*f)["hardware"], "hardware class, e.g. 'NVIDIA H200 · sm_90 · x1'");
   c->add_option("--param", *params, "NAME=VALUE: only trials whose config has it (repeatable)");
+  // The API lists oldest first for the clients written before `order`; a person asks what just happened.
+  (*f)["order"] = "newest";
+  c->add_option("--order", (*f)["order"], "newest or oldest first")
+      ->check(CLI::IsMember({"newest", "oldest"}))
+      ->capture_default_str();
   c->add_option("--limit", *limit, "at most this many trials")->capture_default_str();
+  c->add_option("--after", *after, "start after this trial (the cursor a cut listing names)");
   AddClientOptions(c, o.get(), {"table", "json", "csv", "markdown"});
   c->callback([=] {
     auto q = TrialsQuery(*f, *params);
     if (!q) return void(*code = 2);
     auto client = Connect(*o);
+    int status = 0;
+    const int n = std::max(1, *limit);
     if (o->format == "csv") {
       // The daemon's CSV has one column per parameter; pass it through unchanged.
-      auto r = CallRaw(*client, "GET", "/api/v1/trials?format=csv&limit=" + std::to_string(std::max(1, *limit)) + *q);
-      if (!r) return void(*code = 2);
+      auto r = CallRaw(*client, "GET", "/api/v1/trials?format=csv&limit=" + std::to_string(n) + *q +
+                                           (*after > 0 ? "&after=" + std::to_string(*after) : ""), {}, &status);
+      if (!r) {
+        if (status == 422) SuggestFilters(*f);
+        return void(*code = 2);
+      }
       std::cout << r->body;
+      // A cut CSV listing names the rest in its Link header: <?after=N>; rel="next".
+      const std::string link = r->Header("Link");
+      if (auto a = link.find("after="); a != std::string::npos)
+        SayCut(n, link.substr(a + 6, link.find_first_not_of("0123456789", a + 6) - a - 6));
       return;
     }
-    auto all = ReadTrials(*client, *q, *limit);
-    if (!all) return void(*code = 2);
-    if (o->format == "json") {
-      std::cout << all->dump(2) << "\n";
-      return;
+    json rest;
+    auto all = ReadTrials(*client, *q, n, *after, &rest, &status);
+    if (!all) {
+      if (status == 422) SuggestFilters(*f);
+      return void(*code = 2);
     }
-    PrintTrials(o->format, *all);
+    if (o->format == "json") std::cout << all->dump(2) << "\n";
+    else PrintTrials(o->format, *all);
+    if (!rest.is_null()) SayCut(n, rest.dump());
   });
 }
 
@@ -118,6 +188,7 @@ void AddLogsCommand(CLI::App& app, int* code) {
       watch->WaitConnected(std::chrono::seconds(5));
     }
     int64_t offset = 0;
+    bool done = false;
     while (true) {
       const uint64_t seen = watch ? watch->generation() : 0;
       auto r = CallRaw(*client, "GET", "/api/v1/trials/" + std::to_string(*trial) + "/log?offset=" + std::to_string(offset));
@@ -125,7 +196,7 @@ void AddLogsCommand(CLI::App& app, int* code) {
       std::cout << r->body << std::flush;
       const std::string nx = r->Header("X-Next-Offset");
       const int64_t next = nx.empty() ? offset + static_cast<int64_t>(r->body.size()) : std::stoll(nx);
-      const bool done = r->Header("X-Trial-Done") == "true";
+      done = r->Header("X-Trial-Done") == "true";
       const bool progressed = next > offset;
       offset = next;
       if (!*follow || (done && !progressed)) break;
@@ -133,6 +204,7 @@ void AddLogsCommand(CLI::App& app, int* code) {
       // log is re-read every second; a state change (the end) wakes the reader at once.
       if (!progressed) watch->Wait(seen, std::chrono::seconds(1));
     }
+    if (offset == 0 && done) ExplainEmptyLog(*client, *trial);
   });
 }
 

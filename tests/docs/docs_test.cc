@@ -2,6 +2,7 @@
 // whose info string is "python test" or "bash test" is extracted and executed (python3 / bash -e)
 // with GAUNTLET_SERVER set and the gauntlet binary first on PATH; it must exit 0. The daemon holds
 // the built-in suites and a finished run of the demo-bringup sweep, as after the user guide's tour.
+// And docs/CLI.md covers every subcommand `gauntlet --help` lists.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +76,41 @@ TEST(DocsTest, ScriptingExamplesRunAgainstALiveDaemon) {
     int status = c.Wait(std::chrono::seconds(60));
     EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         << "exit status " << status << "\n--- code ---\n" << b.code << "--- output ---\n" << c.Log();
+  }
+}
+
+// The subcommands `gauntlet --help` lists (the lines under "Subcommands:", name first).
+std::vector<std::string> HelpSubcommands(const TempDir& dir) {
+  const std::string log = dir.path() + "/help.log";
+  Child c({GauntletBin(), "--help"}, log);
+  EXPECT_EQ(c.Wait(std::chrono::seconds(30)), 0) << c.Log();
+  std::istringstream in(c.Log());
+  std::vector<std::string> out;
+  std::string l;
+  bool in_list = false;
+  static const std::regex kEntry("^  ([a-z][a-z0-9-]*)\\s.*");
+  while (std::getline(in, l)) {
+    std::smatch m;
+    if (l.rfind("Subcommands:", 0) == 0) in_list = true;
+    else if (in_list && std::regex_match(l, m, kEntry)) out.push_back(m[1]);
+    else if (in_list && !l.empty() && l[0] != ' ') in_list = false;
+  }
+  return out;
+}
+
+TEST(DocsTest, EveryCommandTheHelpListsHasItsSectionInCliMd) {
+  TempDir dir;
+  const auto subs = HelpSubcommands(dir);
+  // The list's shape changing must not make this pass on nothing.
+  ASSERT_GE(subs.size(), 10u) << "could not read the subcommands from `gauntlet --help`";
+  std::ifstream in(SourceDir() + "/docs/CLI.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string md = "\n" + ss.str();
+  for (auto& sub : subs) {
+    EXPECT_NE(md.find("\n## " + sub + "\n"), std::string::npos) << "docs/CLI.md has no \"## " << sub << "\" section";
+    EXPECT_NE(md.find("| [`" + sub + "`](#" + sub + ") |"), std::string::npos)
+        << "docs/CLI.md's command table has no row for " << sub;
   }
 }
 

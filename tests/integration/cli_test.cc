@@ -1,161 +1,12 @@
 // The `gauntlet` command line as people and CI jobs run it: the real binary against a real daemon
-// and worker on loopback. Exit codes of `submit --wait`, every output format, one-line API errors,
-// server/token resolution (flag, environment, config file), completion, --help, the example suites.
-#include <fcntl.h>
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <memory>
-#include <sstream>
-
-#include "tests/support/harness.h"
-
-extern char** environ;
+// and worker on loopback (cli_fixture.h). Exit codes of `submit --wait`, every output format, one-line
+// API errors, server/token resolution (flag, environment, config file), --help, the example suites.
+// The matrix, trials and logs are in cli_results_test.cc; usage errors, suites push and completion
+// in cli_shell_test.cc.
+#include "tests/integration/cli_fixture.h"
 
 namespace gauntlet::test {
 namespace {
-using nlohmann::json;
-
-// A server where nothing listens: port 1 is privileged and never bound by the tests.
-const std::string kNowhere = "http://127.0.0.1:1";
-
-struct Out {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l))
-    if (!l.empty()) out.push_back(l);
-  return out;
-}
-
-// Runs a program with stdout and stderr captured. The environment is the test's, minus anything
-// that would leak the developer's own gauntlet settings into the test (GAUNTLET_*, HOME), plus `env`.
-Out RunProgram(const TempDir& dir, std::vector<std::string> argv, std::vector<std::string> env = {},
-               const std::string& stdin_text = "", std::chrono::seconds timeout = std::chrono::seconds(60)) {
-  static int n = 0;
-  const std::string base = dir.path() + "/run" + std::to_string(++n);
-  std::ofstream(base + ".in") << stdin_text;
-  std::vector<std::string> envs;
-  auto overridden = [&](const std::string& kv) {
-    for (auto& e : env)
-      if (kv.compare(0, e.find('=') + 1, e, 0, e.find('=') + 1) == 0) return true;
-    return false;
-  };
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    if (kv.rfind("GAUNTLET_", 0) == 0 || kv.rfind("HOME=", 0) == 0 || kv.rfind("XDG_CONFIG_HOME=", 0) == 0 ||
-        overridden(kv))
-      continue;
-    envs.push_back(kv);
-  }
-  envs.push_back("HOME=" + dir.path() + "/home");
-  for (auto& e : env) envs.push_back(e);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int in = open((base + ".in").c_str(), O_RDONLY);
-    int out = open((base + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open((base + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> a, e;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    for (auto& s : envs) e.push_back(s.data());
-    e.push_back(nullptr);
-    execve(a[0], a.data(), e.data());
-    _exit(127);
-  }
-  Out o;
-  int status = 0;
-  bool exited = WaitFor([&] { return waitpid(pid, &status, WNOHANG) == pid; }, timeout);
-  if (!exited) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    ADD_FAILURE() << "timed out: " << argv[1];
-  }
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.out = ReadFile(base + ".out");
-  o.err = ReadFile(base + ".err");
-  return o;
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    d_ = new Daemon(dir_->path(), SourceDir() + "/tests/fixtures/suites");
-    // Two trials at once, so progress is seen moving rather than jumping to the end.
-    worker_ = StartWorker(dir_->path(), d_->url(), "cpu-node", json::object(), {"--max-trials", "2"}).release();
-  }
-  static void TearDownTestSuite() {
-    delete worker_;
-    delete d_;
-    delete dir_;
-  }
-  // `gauntlet ARGS...` with GAUNTLET_SERVER pointing at the test daemon.
-  Out G(std::vector<std::string> args, std::vector<std::string> env = {}, const std::string& in = "") {
-    args.insert(args.begin(), GauntletBin());
-    env.push_back("GAUNTLET_SERVER=" + d_->url());
-    return RunProgram(*dir_, args, env, in);
-  }
-  std::string Write(const std::string& name, const json& j) { return dir_->Write(name, j.dump()); }
-
-  // ~/.config/gauntlet/config (RunProgram's HOME) with `text` while it lives. Removed after, since
-  // every later run would read it: a token left in it would reach tests that expect none.
-  struct ConfigFile {
-    explicit ConfigFile(const std::string& text) {
-      std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-      std::ofstream(path) << text;
-    }
-    ~ConfigFile() { std::filesystem::remove(path); }
-    const std::string path = dir_->path() + "/home/.config/gauntlet/config";
-  };
-
-  // A daemon that requires tokens, and a `submit` token it accepts (made by `gauntlet token`).
-  struct Secured {
-    TempDir dir;  // declared first: it outlives the daemon that keeps its database there
-    std::string token;
-    std::unique_ptr<Daemon> daemon;
-  };
-  // Fatal failures stay in here: callers wrap it in ASSERT_NO_FATAL_FAILURE.
-  static void StartSecured(std::unique_ptr<Secured>* out) {
-    auto s = std::make_unique<Secured>();
-    Out tok = RunProgram(*dir_, {GauntletBin(), "token", "--role", "submit"});
-    ASSERT_EQ(tok.code, 0);
-    auto tl = Lines(tok.out);
-    ASSERT_GE(tl.size(), 2u) << tok.out;
-    s->token = tl[0].substr(tl[0].find(": ") + 2);
-    const std::string line = tl[1].substr(tl[1].find(": ") + 2);
-    std::ofstream(s->dir.path() + "/tokens") << line << "\n";
-    s->daemon = std::make_unique<Daemon>(s->dir.path(), SourceDir() + "/tests/fixtures/suites",
-                                         std::vector<std::string>{"--tokens", s->dir.path() + "/tokens"});
-    *out = std::move(s);
-  }
-
-  static TempDir* dir_;
-  static Daemon* d_;
-  static Child* worker_;
-};
-TempDir* CliTest::dir_ = nullptr;
-Daemon* CliTest::d_ = nullptr;
-Child* CliTest::worker_ = nullptr;
 
 TEST_F(CliTest, SubmitWaitExitsZeroWhenEveryTrialPassedOrWasSkipped) {
   auto f = Write("pass.json", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {"a", "b"}}}}});
@@ -238,59 +89,6 @@ TEST_F(CliTest, SubmitWithNothingListeningExitsTwoSayingSo) {
   Out o = RunProgram(*dir_, {GauntletBin(), "submit", unknown, "--server", kNowhere});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("cannot reach " + kNowhere), std::string::npos) << o.err;
-}
-
-TEST_F(CliTest, MatrixInEveryFormat) {
-  auto f = Write("mix.json", {{"suite", "fixture-cmd"},
-                              {"parameters", {{"mode", {"pass", "fail", "unsupported"}}, {"tag", {"mx"}}}},
-                              {"prune", false}});
-  Out sub = G({"submit", f, "--wait"});
-  ASSERT_EQ(sub.code, 1) << sub.out << sub.err;
-  const std::string id = json::parse(Lines(sub.out)[0])["id"].dump();
-
-  Out t = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode"});
-  ASSERT_EQ(t.code, 0) << t.err;
-  EXPECT_NE(t.out.find("✅ 1 pts"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("❌ crashed: fixture_exploded"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("⚠ unsupported: no_kernel_image"), std::string::npos) << t.out;
-  EXPECT_EQ(t.out.find("\033["), std::string::npos) << "colours only on a terminal";
-
-  Out md = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--format", "markdown"});
-  ASSERT_EQ(md.code, 0) << md.err;
-  auto ml = Lines(md.out);
-  ASSERT_GE(ml.size(), 6u) << md.out;
-  EXPECT_EQ(ml[0].rfind("**fixture-cmd** · sweep " + id, 0), 0u) << md.out;
-  EXPECT_EQ(ml[1], "| mode | cpu |");
-  EXPECT_EQ(ml[2], "|---|---|");
-  EXPECT_EQ(ml[3], "| `pass` | ✅ 1 pts |");
-  EXPECT_EQ(ml[4], "| `fail` | ❌ crashed: fixture_exploded |");
-  EXPECT_EQ(ml[5], "| `unsupported` | ⚠ unsupported: no_kernel_image |");
-
-  Out csv = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--format", "csv"});
-  ASSERT_EQ(csv.code, 0) << csv.err;
-  auto cl = Lines(csv.out);
-  ASSERT_EQ(cl.size(), 4u) << csv.out;
-  EXPECT_EQ(cl[0].substr(0, 8), "mode,cpu");
-
-  Out js = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--cols", "hardware", "--format", "json"});
-  ASSERT_EQ(js.code, 0) << js.err;
-  json m = json::parse(js.out);
-  EXPECT_EQ(m["cells"].size(), 3u);
-  EXPECT_EQ(m["rows"], json::array({"mode"}));
-
-  // A parameter as columns, two parameters as rows.
-  Out two = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode,tag", "--cols", "count"});
-  EXPECT_EQ(two.code, 0) << two.err;
-  EXPECT_NE(two.out.find("mode"), std::string::npos);
-  EXPECT_NE(two.out.find("tag"), std::string::npos);
-
-  // The field at fault, in one line.
-  Out bad = G({"matrix", "--suite", "fixture-cmd", "--rows", "colour"});
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(Lines(bad.err).size(), 1u) << bad.err;
-  EXPECT_NE(bad.err.find("422 Unprocessable Entity: rows: 'colour' is not a parameter"), std::string::npos) << bad.err;
-  bad = G({"matrix", "--suite", "fixture-cmd", "--format", "html"});
-  EXPECT_NE(bad.code, 0);
 }
 
 TEST_F(CliTest, TrialsAndStatusInEveryFormat) {
@@ -442,34 +240,6 @@ TEST_F(CliTest, HelpEverywhere) {
   }
   Out m = G({"matrix", "--help"});
   EXPECT_NE(m.out.find("markdown"), std::string::npos);
-}
-
-TEST_F(CliTest, BashCompletionCompletesSubcommandsFlagsAndChoices) {
-  // scripts/gauntlet-completion.bash loads what `gauntlet completion bash` generates from the
-  // command tree, so the binary under test must be the `gauntlet` on PATH.
-  const std::string script = SourceDir() + "/scripts/gauntlet-completion.bash";
-  const std::string bin_dir = std::filesystem::path(GauntletBin()).parent_path().string();
-  Out gen = G({"completion", "bash"});
-  ASSERT_EQ(gen.code, 0);
-  for (const char* sub : {"submit", "status", "trials", "matrix", "logs", "cancel", "nodes", "suites", "classify"})
-    EXPECT_NE(gen.out.find(std::string(" ") + sub), std::string::npos) << sub;
-  auto complete = [&](const std::string& words, int cword) {
-    std::string cmd = "source '" + script + "' && complete -p gauntlet && COMP_WORDS=(" + words +
-                      ") && COMP_CWORD=" + std::to_string(cword) + " && _gauntlet && echo \"[${COMPREPLY[*]}]\"";
-    const char* path = getenv("PATH");
-    return RunProgram(*dir_, {"/bin/bash", "--norc", "--noprofile", "-c", cmd},
-                      {"PATH=" + bin_dir + ":" + (path ? path : "/usr/bin:/bin")});
-  };
-  Out o = complete("gauntlet su", 1);
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_NE(o.out.find("-F _gauntlet gauntlet"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("[submit suites]"), std::string::npos) << o.out;
-  o = complete("gauntlet matrix --format ''", 3);
-  EXPECT_NE(o.out.find("[table csv json markdown]"), std::string::npos) << o.out;
-  o = complete("gauntlet submit --w", 2);
-  EXPECT_NE(o.out.find("[--wait]"), std::string::npos) << o.out;
-  o = complete("gauntlet trials --ver", 2);
-  EXPECT_NE(o.out.find("[--verdict]"), std::string::npos) << o.out;
 }
 
 TEST_F(CliTest, ExampleSweepsValidateAgainstTheExampleSuites) {

@@ -1,0 +1,218 @@
+#include "cli/matrix_cells.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "cli/cli_common.h"
+#include "core/verdict.h"
+
+namespace gauntlet::cli {
+using nlohmann::json;
+
+namespace {
+
+// By the verdict's family (core/verdict.h), so a new verdict gets an icon without an edit here; an
+// unknown name reads as bad. Within infra a timeout gets its own, since "too slow" asks for a
+// different fix than a broken node.
+std::string Icon(const std::string& v) {
+  const VerdictInfo* info = FindVerdict(v);
+  const std::string_view family = info ? info->family : "bad";
+  if (family == "ok") return "✅";
+  if (family == "warn") return "⚠";
+  if (family == "infra") return v == "timeout" ? "⏳" : "🔧";
+  if (family == "none") return "·";
+  return "❌";
+}
+
+// "1234567" -> "1,234,567": the integer part of a formatted number grouped by thousands.
+std::string Grouped(const std::string& num) {
+  size_t start = num[0] == '-' ? 1 : 0, end = num.find_first_of(".e");
+  if (end == std::string::npos) end = num.size();
+  std::string out = num.substr(end);
+  for (size_t i = end, n = 0; i > start; --i, ++n) out.insert(0, num.substr(i - 1, 1) + (n > 0 && n % 3 == 0 ? "," : ""));
+  return num.substr(0, start) + out;
+}
+
+std::string Number(double v) {
+  char buf[64];
+  if (std::fabs(v) >= 100) snprintf(buf, sizeof buf, "%.0f", v);
+  else if (std::fabs(v) >= 10) snprintf(buf, sizeof buf, "%.1f", v);
+  else snprintf(buf, sizeof buf, "%.3g", v);
+  return Grouped(buf);
+}
+
+bool HasValue(const json& m) { return m.is_object() && m.contains("value") && m["value"].is_number(); }
+
+const json& Field(const json& o, const char* k) {
+  static const json kNull;
+  return o.is_object() && o.contains(k) ? o[k] : kNull;
+}
+
+std::string StrField(const json& o, const char* k) {
+  const json& v = Field(o, k);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+// "passed 2 · crashed 1": `n` per verdict in the vocabulary's order, those `keep` accepts.
+std::string PerVerdict(const std::map<std::string, int64_t>& n, const char* sep, bool (*keep)(const std::string&)) {
+  std::string out;
+  for (auto& v : Verdicts())
+    if (auto it = n.find(v); it != n.end() && it->second > 0 && keep(v))
+      out += (out.empty() ? "" : sep) + v + " " + std::to_string(it->second);
+  return out;
+}
+
+std::string PendingText(const json& c) {
+  std::string pending;
+  for (auto& [k, v] : Field(c, "counts").items())
+    pending += (pending.empty() ? "" : ", ") + v.dump() + " " + (k == "leased" ? "running" : k);
+  return "… " + (pending.empty() ? std::string("pending") : pending);
+}
+
+// Configs per verdict of a mixed cell, from its breakdown.
+std::string MixedText(const json& c) {
+  std::map<std::string, int64_t> n;
+  for (auto& b : Field(c, "breakdown")) n[StrField(b, "verdict")] += Field(b, "configs").get<int64_t>();
+  std::string t = "◐ mixed: " + Field(c, "passed").dump() + "/" + Field(c, "configs").dump() + " passed";
+  std::string rest = PerVerdict(n, " · ", [](const std::string& v) { return v != "passed"; });
+  return rest.empty() ? t : t + " · " + rest;
+}
+
+// Trials per judged verdict of a flaky cell: the disagreement is between runs, so runs are counted.
+std::string FlakyText(const json& c) {
+  std::map<std::string, int64_t> n;
+  for (auto& [k, v] : Field(c, "counts").items())
+    if (v.is_number_integer()) n[k] = v.get<int64_t>();
+  return "↯ flaky: " + PerVerdict(n, " · ", [](const std::string& v) { return VerdictSeverity(v) >= 0; });
+}
+
+}  // namespace
+
+std::string MetricText(const json& m) {
+  if (!HasValue(m)) return "";
+  const std::string unit = StrField(m, "unit");
+  return Number(m["value"].get<double>()) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string ShortReason(const std::string& verdict, const std::string& signature) {
+  std::string s = signature;
+  if (s.rfind(verdict + ":", 0) == 0) s = s.substr(verdict.size() + 1);
+  else if (s == verdict) s.clear();
+  if (auto at = s.find('@'); at != std::string::npos) s = s.substr(0, at);
+  static const std::regex kExceptionType("^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Warning)$");
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(':', i);
+    if (j == std::string::npos) j = s.size();
+    parts.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  // The exception's type says less than its message; keep the type only when there is no message.
+  if (parts.size() > 1 && std::regex_match(parts[0], kExceptionType)) parts.erase(parts.begin());
+  std::string out;
+  for (auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : ": ") + p;
+  return DisplayWidth(out) > 40 ? CutToWidth(out, 40) : out;
+}
+
+std::string CellVerdict(const json& c) { return StrField(c, "verdict"); }
+
+std::string CellText(const json& c) {
+  // An older daemon's cells have no state: read them by their verdict alone.
+  const std::string v = CellVerdict(c);
+  std::string state = StrField(c, "state");
+  if (state.empty()) state = v.empty() ? "pending" : v == "passed" ? "passed" : v == "skipped" ? "skipped" : "failed";
+  if (state == "pending" || v.empty()) return PendingText(c);
+  if (state == "mixed") return MixedText(c);
+  if (state == "flaky") return FlakyText(c);
+  if (state == "passed") {
+    const json& lo = HasValue(Field(c, "metric_min")) ? Field(c, "metric_min") : Field(c, "metric");
+    const json& hi = HasValue(Field(c, "metric_max")) ? Field(c, "metric_max") : Field(c, "metric");
+    if (!HasValue(hi)) return Icon(v) + " passed";
+    const std::string a = Number(lo["value"].get<double>()), b = MetricText(hi);
+    return Icon(v) + " " + (b.rfind(a, 0) == 0 && (b.size() == a.size() || b[a.size()] == ' ') ? b : a + "–" + b);
+  }
+  std::string t = Icon(v) + " " + v;
+  std::string r = ShortReason(v, StrField(c, "signature"));
+  return r.empty() ? t : t + ": " + r;
+}
+
+namespace {
+
+std::string CellPlace(const json& c, const std::string& quote) {
+  std::string place;
+  for (auto& k : Field(c, "row")) place += (place.empty() ? "" : " · ") + quote + Str(k) + quote;
+  return place + " · " + quote + Str(Field(c, "col")) + quote;
+}
+
+// "passed with size=s; unsupported with size=m|l": only the hidden parameters whose values differ
+// between the verdicts say something, so only those are named.
+std::string MixedLine(const json& c) {
+  std::map<std::string, std::set<std::string>> all;
+  for (auto& b : Field(c, "breakdown"))
+    for (auto& [p, vals] : Field(b, "values").items())
+      for (auto& x : vals) all[p].insert(Str(x));
+  std::string out;
+  for (auto& b : Field(c, "breakdown")) {
+    std::string with;
+    for (auto& [p, vals] : Field(b, "values").items()) {
+      if (all[p].size() < 2) continue;
+      std::string vs;
+      for (auto& x : vals) vs += (vs.empty() ? "" : "|") + Str(x);
+      with += (with.empty() ? "" : ", ") + p + "=" + vs;
+    }
+    const int64_t n = Field(b, "configs").get<int64_t>();
+    out += (out.empty() ? "" : "; ") + StrField(b, "verdict") +
+           (with.empty() ? " " + std::to_string(n) + (n == 1 ? " config" : " configs") : " with " + with);
+  }
+  return out;
+}
+
+// "flaky: size=s, size=m judged more than one way (latest trials 18, 20); trials: passed 2, crashed 2",
+// the configs in the order they last ran.
+std::string FlakyLine(const json& c, const json& hidden) {
+  std::vector<std::pair<int64_t, std::string>> configs;  // (latest trial, its hidden values)
+  for (auto& f : Field(c, "flaky")) {
+    std::string cfg;
+    for (auto& p : hidden)
+      if (Field(f, "config").contains(Str(p))) cfg += (cfg.empty() ? "" : ",") + Str(p) + "=" + Str(f["config"][Str(p)]);
+    const json& t = Field(f, "trial");
+    configs.emplace_back(t.is_number() ? t.get<int64_t>() : 0, cfg.empty() ? "its config" : cfg);
+  }
+  std::sort(configs.begin(), configs.end());
+  std::string which, trials;
+  for (auto& [t, cfg] : configs) {
+    which += (which.empty() ? "" : ", ") + cfg;
+    trials += (trials.empty() ? "" : ", ") + std::to_string(t);
+  }
+  std::map<std::string, int64_t> n;
+  for (auto& [k, v] : Field(c, "counts").items())
+    if (v.is_number_integer()) n[k] = v.get<int64_t>();
+  return "flaky: " + which + " judged more than one way (latest " + (configs.size() == 1 ? "trial " : "trials ") + trials +
+         "); trials: " + PerVerdict(n, ", ", [](const std::string& v) { return VerdictSeverity(v) >= 0; });
+}
+
+}  // namespace
+
+std::vector<std::string> Disagreements(const json& m, const std::string& quote) {
+  std::map<std::pair<json, std::string>, const json*> at;
+  for (auto& cell : Field(m, "cells")) at[{cell["row"], Str(cell["col"])}] = &cell;
+  std::vector<std::string> out;
+  for (auto& rk : Field(m, "row_keys"))
+    for (auto& col : Field(m, "col_keys")) {
+      auto it = at.find({rk, Str(col)});
+      if (it == at.end()) continue;
+      const json& c = *it->second;
+      const std::string state = StrField(c, "state");
+      if (state == "mixed") out.push_back(CellPlace(c, quote) + ": " + MixedLine(c));
+      else if (state == "flaky") out.push_back(CellPlace(c, quote) + ": " + FlakyLine(c, Field(m, "hidden")));
+    }
+  return out;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,39 @@
+// How `gauntlet matrix` writes the cells of GET /api/v1/matrix for people: one line of text per cell
+// that never hides disagreement (its `state`: passed, failed, mixed, flaky, pending, skipped), and
+// the lines under the grid that say which hidden parameter values go with each verdict of a mixed
+// or flaky cell. Every function here is pure.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gauntlet::cli {
+
+// A matrix cell as text, no colour:
+//   passed   "✅ 1,050–1,210 tok/s" (the key metric's range over the cell's configs; "✅ passed" without one)
+//   failed   "❌ crashed: Error Internal", "⚠ unsupported: no_kernel_image" (verdict and short reason)
+//   mixed    "◐ mixed: 1/3 passed · unsupported 1 · wrong_output 1" (configs per verdict)
+//   flaky    "↯ flaky: passed 2 · crashed 1" (trials per verdict: one config was judged both ways)
+//   pending  "… 2 queued, 1 running";  skipped "· skipped: unsupported: ..."
+std::string CellText(const nlohmann::json& cell);
+
+// The verdict whose colour the cell takes: a cell's `verdict` (for mixed and flaky cells the most
+// severe present); "" for a pending cell.
+std::string CellVerdict(const nlohmann::json& cell);
+
+// "2,140 tok/s", "45.2 ms", "0.873 TFLOP/s": a metric object ({"value", "unit"}) with as many digits
+// as a person reads and thousands grouped; "" for null.
+std::string MetricText(const nlohmann::json& metric);
+
+// The short reason in a signature: "crashed:RuntimeError:Error Internal@modelopt_quant.py" -> "Error
+// Internal"; "unsupported:no_kernel_image" -> "no_kernel_image". The full signature stays in JSON/CSV.
+std::string ShortReason(const std::string& verdict, const std::string& signature);
+
+// For every mixed or flaky cell of matrix answer `m`, in grid order, one line saying what differs:
+//   "flashinfer_cutlass · sm_120: passed with fp4_gemm_backend=flashinfer_cutlass; unsupported with ..."
+//   "flip · cpu: flaky: size=s, size=m judged more than one way (latest trials 17, 19); trials: passed 2, crashed 2"
+// Row keys are wrapped in `quote` on both sides ("`" for Markdown). Empty when no cell disagrees.
+std::vector<std::string> Disagreements(const nlohmann::json& m, const std::string& quote = "");
+
+}  // namespace gauntlet::cli

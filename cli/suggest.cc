@@ -1,0 +1,158 @@
+#include "cli/suggest.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "core/verdict.h"
+
+namespace gauntlet::cli {
+using nlohmann::json;
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::optional<std::string> Nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.empty() || std::find(candidates.begin(), candidates.end(), word) != candidates.end()) return std::nullopt;
+  std::vector<std::string> prefixed;
+  for (auto& c : candidates)
+    if (c.size() > word.size() && c.compare(0, word.size(), word) == 0) prefixed.push_back(c);
+  if (prefixed.size() == 1 && word.find_first_not_of('-') != std::string::npos) return prefixed[0];
+  const size_t limit = word.size() <= 3 ? 1 : 2;
+  std::optional<std::string> best;
+  size_t best_d = limit + 1;
+  for (auto& c : candidates)
+    if (size_t d = EditDistance(word, c); d < best_d) best_d = d, best = c;
+  return best;
+}
+
+std::vector<std::string> OptionChoices(const CLI::Option* op) {
+  std::string t = op->get_type_name();
+  auto a = t.find('{'), b = t.rfind('}');
+  if (a == std::string::npos || b == std::string::npos || b < a) return {};
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : t.substr(a + 1, b - a - 1)) {
+    if (ch == ',') out.push_back(cur), cur.clear();
+    else cur += ch;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+void SuggestValue(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed) {
+  if (auto n = Nearest(value, allowed)) std::cerr << "gauntlet: did you mean " << flag << " " << *n << "?\n";
+}
+
+void SuggestSuite(http::Client& client, const std::string& name, const std::string& before, const std::string& after) {
+  auto r = client.Send("GET", "/api/v1/suites");
+  if (!r.ok() || r->status != 200) return;
+  json j = json::parse(r->body, nullptr, false);
+  if (!j.is_object() || !j.contains("items")) return;
+  std::vector<std::string> names;
+  for (auto& s : j["items"]) names.push_back(Str(s["name"]));
+  if (auto n = Nearest(name, names)) std::cerr << "gauntlet: did you mean " << before << *n << after << "?\n";
+  else if (!names.empty() && names.size() <= 12) std::cerr << "gauntlet: the suites are " << JoinNames(names) << "\n";
+}
+
+namespace {
+
+const CLI::Option* FindOption(const CLI::App* a, const std::string& name) {
+  for (const CLI::Option* op : a->get_options()) {
+    if (op->get_positional()) continue;
+    for (auto& l : op->get_lnames())
+      if (name == "--" + l) return op;
+    for (auto& s : op->get_snames())
+      if (name == "-" + s) return op;
+  }
+  return nullptr;
+}
+
+std::vector<const CLI::App*> Subcommands(const CLI::App* a) {
+  return a->get_subcommands([](const CLI::App*) { return true; });
+}
+
+// The hint for flag `name` (with `value`, when it takes one) where the line is at `at`.
+std::string FlagHint(const CLI::App& root, const CLI::App* at, const std::string& name, const CLI::Option* op,
+                     const std::string& value) {
+  if (!op) {
+    std::vector<std::string> flags;
+    for (const CLI::App* a : {at, &root})
+      for (const CLI::Option* o : a->get_options())
+        for (auto& l : o->get_lnames()) flags.push_back("--" + l);
+    auto n = Nearest(name, flags);
+    return n ? "did you mean " + *n + "?" : "";
+  }
+  const auto choices = OptionChoices(op);
+  if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
+  auto n = Nearest(value, choices);
+  return n ? "did you mean " + name + " " + *n + "?" : name + " is one of " + JoinNames(choices);
+}
+
+}  // namespace
+
+UsageHint FindUsageHint(const CLI::App& root, int argc, const char* const* argv) {
+  UsageHint h;
+  const CLI::App* at = &root;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 1 && arg[0] == '-') {
+      const auto eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+      const std::string name = arg.substr(0, eq);
+      const CLI::Option* op = FindOption(at, name);
+      if (!op) op = FindOption(&root, name);  // the root's flags work after the command too (fallthrough)
+      std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+      if (op && op->get_expected_max() == 0) continue;
+      if (op && eq == std::string::npos) {
+        if (i + 1 >= argc) return h;
+        value = argv[++i];
+      }
+      h.text = FlagHint(root, at, name, op, value);
+      if (!h.text.empty() || !op) return h;
+      continue;
+    }
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* s : Subcommands(at))
+      if (s->get_name() == arg) sub = s;
+    if (sub) {
+      at = sub;
+      h.command += (h.command.empty() ? "" : " ") + arg;
+    } else if (at == &root) {
+      std::vector<std::string> names;
+      for (const CLI::App* s : Subcommands(&root)) names.push_back(s->get_name());
+      auto n = Nearest(arg, names);
+      h.text = "'" + arg + "' is not a gauntlet command" + (n ? ": did you mean " + *n + "?" : "");
+      h.replaces = true;
+      return h;
+    }
+  }
+  return h;
+}
+
+}  // namespace gauntlet::cli
+
+namespace gauntlet {
+
+int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed as CLI11 prints them
+  const cli::UsageHint h = cli::FindUsageHint(app, argc, argv);
+  if (h.replaces) std::cerr << "gauntlet: " << h.text << "\n";
+  else std::cerr << "gauntlet: " << e.what() << (h.text.empty() ? "" : " (" + h.text + ")") << "\n";
+  std::cerr << "Run `gauntlet " << (h.command.empty() ? "" : h.command + " ") << "--help` for the usage.\n";
+  // 2, as every other error of the CLI: a script tells "it did not run" from "a trial failed" (1).
+  return 2;
+}
+
+}  // namespace gauntlet
