@@ -3,7 +3,8 @@
 # Called by `make run` and `make test`; idempotent and quiet when nothing is missing.
 set -euo pipefail
 pkgs=(cmake g++ make libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev
-      libgtest-dev libcli11-dev libyaml-cpp-dev libssl-dev ninja-build ccache python3 wrk)
+      libgtest-dev libcli11-dev libyaml-cpp-dev libssl-dev ninja-build ccache python3 wrk
+      zsh fish)  # zsh, fish: the completion scripts are tested in the shells they are for
 if [[ "${GAUNTLET_BROWSER_TESTS:-1}" == 1 ]]; then pkgs+=(chromium); command -v npm >/dev/null || pkgs+=(nodejs npm); fi
 missing=()
 for p in "${pkgs[@]}"; do
