@@ -112,6 +112,20 @@ TEST_F(AnswersTest, OneConfigThatBothPassedAndFailedIsFlaky) {
   EXPECT_EQ((*Cell(suite_wide, json::array({"flaky"})))["state"], "flaky") << suite_wide.dump();
 }
 
+// The pruning flaw as users met it: a flaky crash of one mode and a crash of another mode with the
+// generic `crashed:exit_code:1` settled both modes, skipping trials that would have run. A crash that
+// says nothing never prunes, so every trial here runs and is judged.
+TEST_F(AnswersTest, CrashesThatSayNothingNeverPrune) {
+  const std::string runs = dir_.path() + "/bare-runs";
+  const int64_t id = RunSweep({{"suite", "fixture-flaky"}, {"reuse", false},
+                               {"parameters", {{"mode", {"flaky_bare", "exit1"}}, {"dir", {runs}},
+                                               {"value", {"1", "2", "3", "4"}}}}});
+  json sw = d_->GetJson("/api/v1/sweeps/" + std::to_string(id));
+  EXPECT_EQ(sw["by_verdict"].value("skipped", 0), 0) << sw.dump();
+  EXPECT_EQ(sw["pruned"]["trials"], 0) << sw.dump();
+  EXPECT_EQ(sw["by_verdict"].value("crashed", 0) + sw["by_verdict"].value("passed", 0), 8) << sw.dump();
+}
+
 TEST_F(AnswersTest, FinishedSweepsAndUnknownFiltersSayWhatIsWrong) {
   const int64_t id = RunSweep({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}});
   auto c = d_->Post("/api/v1/sweeps/" + std::to_string(id) + "/cancel", "{}");
