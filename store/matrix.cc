@@ -25,8 +25,13 @@ struct ConfigCell {
   int64_t trial = 0, at = -1;
   json metric, counts = json::object();
   bool flaky = false;
-  std::map<std::string, std::set<std::string>> judged;  // fingerprint -> judged verdicts (trial rows only)
+  std::unordered_map<std::string, std::string> judged;  // fingerprint -> its first judged verdict (trial rows)
 };
+
+// Takes `verdict` as the config's own if it is the one to show: a real verdict over a skip, else the
+// later one. Only reads `s` (the metric) when it takes it.
+void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+                 sql::Stmt& s, int metric_col);
 
 // Folds one more observation of the same config into `c`.
 void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
@@ -48,8 +53,21 @@ json MetricOf(sql::Stmt& s, int name_col) {
   return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
 }
 
-// key: config_key (with the hardware), so a config seen under several versions or trials is one.
-using ConfigMap = std::map<std::pair<std::string, std::string>, ConfigCell>;
+void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+                 sql::Stmt& s, int metric_col) {
+  if (verdict.empty()) return;
+  const bool real = VerdictSeverity(verdict) >= 0, had_real = VerdictSeverity(c.verdict) >= 0;
+  if (c.verdict.empty() || (real && !had_real) || (real == had_real && at > c.at)) {
+    c.verdict = verdict;
+    c.signature = signature;
+    c.trial = trial;
+    c.at = at;
+    c.metric = MetricOf(s, metric_col);
+  }
+}
+
+// key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
+using ConfigMap = std::unordered_map<std::string, ConfigCell>;
 
 void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<json>* configs, ConfigMap* out) {
   std::string sql =
@@ -67,17 +85,22 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
   while (s.Step()) {
     const std::string state = s.Text(9), hardware = s.Text(1);
-    ConfigCell& c = (*out)[{s.Text(10), hardware}];
+    std::string key = s.Text(10);
+    key += '\x1f';
+    key += hardware;
+    ConfigCell& c = (*out)[key];
     // A sweep repeats each config over targets and repeats: parse each config's JSON once.
     if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
     c.hardware = hardware;
-    const std::string verdict = state == "done" && s.Text(2) != "cancelled" ? s.Text(2) : "";
-    Fold(c, verdict, s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json{{state == "done" ? s.Text(2) : state, 1}});
+    const std::string raw = s.Text(2);
+    const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
+    json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
+    n = n.is_number() ? n.get<int64_t>() + 1 : 1;
+    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), s, 6);
     const VerdictInfo* v = FindVerdict(verdict);
     if (v && v->judged) {
-      auto& seen = c.judged[s.Text(11)];
-      seen.insert(verdict);
-      c.flaky = c.flaky || seen.size() > 1;
+      auto [it, fresh] = c.judged.try_emplace(s.Text(11), verdict);
+      c.flaky = c.flaky || (!fresh && it->second != verdict);
     }
   }
 }
@@ -91,7 +114,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
   s.Bind(1, q.suite);
   if (version > 0) s.Bind(2, version);
   while (s.Step()) {
-    ConfigCell& c = (*out)[{s.Text(10), s.Text(1)}];
+    ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
     if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
     c.hardware = s.Text(1);
     Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
