@@ -59,11 +59,13 @@ TEST(Corpus, EveryLogMatchesItsExpectation) {
     ASSERT_FALSE(c.expect.value("source", std::string()).empty()) << "say which public report style it follows";
     Classification got = gauntlet::ClassifyFile(c.log.string(), ExitFor(c.expect));
     const bool v = got.verdict == c.expect["verdict"].get<std::string>();
-    const bool s = got.signature == c.expect["signature"].get<std::string>();
+    // "rank", when given, is the rank that failed first (docs/CLASSIFIER.md "Ranks").
+    const bool s = got.signature == c.expect["signature"].get<std::string>() &&
+                   (!c.expect.contains("rank") || got.rank == c.expect["rank"].get<std::string>());
     verdict_ok += v;
     signature_ok += v && s;
     EXPECT_TRUE(v && s) << "got " << gauntlet::ToJson(got).dump() << "\nwant verdict="
-                        << c.expect["verdict"] << " signature=" << c.expect["signature"];
+                        << c.expect["verdict"] << " signature=" << c.expect["signature"] << " rank=" << c.expect.value("rank", std::string("(any)"));
     if (got.verdict != "passed") {
       EXPECT_FALSE(got.evidence.empty());
     }

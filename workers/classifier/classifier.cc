@@ -18,6 +18,7 @@
 #include "workers/classifier/builtin_rules.h"
 #include "workers/classifier/log_line.h"
 #include "workers/classifier/normalize.h"
+#include "workers/classifier/rank_triage.h"
 #include "workers/classifier/regex_literal.h"
 #include "workers/classifier/signals.h"
 #include "workers/classifier/traceback.h"
@@ -31,6 +32,8 @@ constexpr size_t kMaxRanks = 1024;         // distinct writers tracked; the rest
 constexpr size_t kLastLineBytes = 512;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr std::string_view kTracebackNeedle = "traceback (most recent call last)";
+constexpr std::string_view kSpawnNeedle = "terminated with the following error";
+constexpr std::string_view kRootCauseNeedle = "root cause (first observed failure)";
 
 struct Incident {
   std::string verdict;
@@ -38,9 +41,12 @@ struct Incident {
   std::string evidence;
   bool keyed = false;      // a fixed-key fact (no kernel image, OOM...), not an exception's own words
   bool exception = false;  // came from the exception line that ended a traceback
+  std::string rank = {};   // the writer's key (RankState::key)
 };
 
 struct RankState {
+  std::string key;        // "rank1", "tp3", "" (no prefix), ...
+  bool watchdog = false;  // reported an NCCL watchdog timeout
   TracebackTracker tb;
   uint64_t first[5] = {kNever, kNever, kNever, kNever, kNever};  // first line of each tier
   std::optional<Incident> last[5];                                 // last incident of each tier
@@ -61,6 +67,8 @@ struct Engine {
   std::optional<AhoCorasick> ac;
   uint32_t builtin_count = 0;
   uint32_t traceback_needle = 0;
+  uint32_t spawn_needle = 0;
+  uint32_t root_cause_needle = 0;
   bool any_every_line = false;
 };
 
@@ -97,6 +105,13 @@ struct Classifier::State {
   std::unordered_map<std::string, RankState> ranks;
   std::string last_opener_rank;
   int open_tracebacks = 0;
+  // Rank triage (rank_triage.h): torchrun-prefixed ranks seen at all (hung ranks print no error),
+  // unprefixed lines a launcher reprints for a rank, and the launcher's own report.
+  std::vector<uint8_t> seen_ranks;
+  std::string redirect_rank;  // after "-- Process N terminated with the following error:"
+  bool redirect_opened = false;
+  RootCauseReader root;
+  std::string launcher_rank;  // the rank a launcher says failed (spawn's process N, torchrun's root cause)
   std::vector<std::optional<Incident>> suite_hits;  // first match of each suite rule
   std::optional<Incident> first_strong;
   std::optional<Incident> killed_line;
@@ -116,7 +131,10 @@ struct Classifier::State {
 
   void ProcessLine(std::string_view line);
   void SlowPath(std::string_view line, bool any_needle);
-  bool RunSuiteRules(std::string_view line, const LogLine& parsed);
+  bool RunSuiteRules(std::string_view line, const LogLine& parsed, const std::string& rank);
+  void SpawnExitIncident(const SpawnExit& e, std::string_view line);
+  Classification Attribute(const Incident& i, bool consequence) const;
+  Classification DecideInner(const ExitInfo& exit) const;
   void ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed, bool any_needle);
   RankState& Rank(const std::string& key);
   void Record(RankState& rs, Tier tier, Incident inc);
@@ -127,13 +145,32 @@ struct Classifier::State {
 RankState& Classifier::State::Rank(const std::string& key) {
   auto it = ranks.find(key);
   if (it != ranks.end()) return it->second;
-  if (ranks.size() >= kMaxRanks) return ranks["~other"];
-  return ranks[key];
+  const std::string& k = ranks.size() >= kMaxRanks ? std::string("~other") : key;
+  RankState& rs = ranks[k];
+  rs.key = k;
+  return rs;
+}
+
+// torch.multiprocessing's parent: "ProcessExitedException: process 1 terminated with signal SIGSEGV".
+// A crash signal is that rank's own failure; an exit code or SIGABRT/SIGKILL only says it ended,
+// so it counts only for a rank that left no other trace (its watchdog abort stays the story).
+void Classifier::State::SpawnExitIncident(const SpawnExit& e, std::string_view line) {
+  RankState& rs = Rank("rank" + std::to_string(e.process));
+  if (launcher_rank.empty()) launcher_rank = rs.key;
+  const std::string how =
+      e.signal ? "crashed:signal:" + SignalName(*e.signal) : "crashed:exit_code:" + std::to_string(*e.exit_code);
+  Incident inc{"crashed", how, TrimEvidence(line), true, true};
+  if (e.signal && IsCrashSignal(*e.signal)) return Record(rs, Tier::kGeneric, std::move(inc));
+  for (uint64_t f : rs.first)
+    if (f != kNever) return;
+  Record(rs, Tier::kSecondary, std::move(inc));
 }
 
 void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
   const int t = static_cast<int>(tier);
   rs.first[t] = std::min(rs.first[t], line_no);
+  inc.rank = rs.key;
+  if (inc.signature == "timeout:nccl_watchdog") rs.watchdog = true;
   // Otherwise the last one wins (the final exception of a chain ended the process), except that
   // a second fixed-key fact of the same kind is a consequence of the first, and the lines that
   // continue an exception's message ("Mismatched elements: ...") do not replace the exception.
@@ -148,6 +185,14 @@ void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
 void Classifier::State::ProcessLine(std::string_view line) {
   ++line_no;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (const int r = TorchrunRankPrefix(line); r >= 0 && static_cast<size_t>(r) < kMaxRanks) {
+    if (seen_ranks.size() <= static_cast<size_t>(r)) seen_ranks.resize(static_cast<size_t>(r) + 1, 0);
+    seen_ranks[static_cast<size_t>(r)] = 1;
+  }
+  if (root.active()) {
+    root.Observe(line);
+    if (root.rank() >= 0) launcher_rank = "rank" + std::to_string(root.rank());
+  }
   {
     std::string_view t = TrimSpace(line);
     if (!t.empty()) {
@@ -163,6 +208,12 @@ void Classifier::State::ProcessLine(std::string_view line) {
     }
   });
   if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
+  if (!redirect_rank.empty()) {
+    // The reprinted traceback ends when that rank's tracker closes again.
+    const bool open = Rank(redirect_rank).tb.open();
+    if (open) redirect_opened = true;
+    else if (redirect_opened) redirect_rank.clear();
+  }
   for (uint32_t id : touched) hit[id] = 0;
   touched.clear();
 }
@@ -170,6 +221,18 @@ void Classifier::State::ProcessLine(std::string_view line) {
 void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   LogLine parsed = ParseLogLine(line);
   std::string rank = parsed.rank;
+  // A launcher's reprint of a rank's traceback (torch.multiprocessing's parent after "-- Process N
+  // terminated ...", torchrun's root-cause block) belongs to that rank.
+  if (rank.empty() && root.reprinting() && root.rank() >= 0) rank = "rank" + std::to_string(root.rank());
+  if (rank.empty() && !redirect_rank.empty()) rank = redirect_rank;
+  if (hit[engine->root_cause_needle]) root.Start();
+  if (hit[engine->spawn_needle]) {
+    if (const int p = SpawnFailedProcess(parsed.message); p >= 0) {
+      redirect_rank = "rank" + std::to_string(p);
+      redirect_opened = false;
+      if (launcher_rank.empty()) launcher_rank = redirect_rank;
+    }
+  }
   // Unprefixed continuation lines belong to the traceback that a prefixed line opened (SGLang
   // logs "[.. TP0] Scheduler hit an exception: Traceback ..." and the frames without prefix).
   if (rank.empty() && !last_opener_rank.empty()) {
@@ -183,7 +246,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   open_tracebacks += static_cast<int>(rs.tb.open()) - static_cast<int>(was_open);
   if (role == TracebackTracker::Role::kOpener) last_opener_rank = rank;
 
-  const bool benign = RunSuiteRules(line, parsed);
+  const bool benign = RunSuiteRules(line, parsed, rs.key);
   if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
 
   if (role == TracebackTracker::Role::kException) {
@@ -197,7 +260,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
   if (!h) return;
   if (h->needs_sigkill) {
-    if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line)};
+    if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line), false, false, rs.key};
     return;
   }
   Incident inc;
@@ -216,12 +279,13 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   } else {
     inc = {std::string(h->verdict), h->key, TrimEvidence(line), h->keyed};
   }
+  inc.rank = rs.key;
   if (h->strong && !first_strong) first_strong = inc;
   Record(rs, tier, std::move(inc));
 }
 
 // Suite rules see every line, frames included; returns whether a `passed` rule marked it benign.
-bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& parsed) {
+bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& parsed, const std::string& rank) {
   bool benign = false;
   for (size_t i = 0; i < engine->suite.size(); ++i) {
     const CompiledRule& r = engine->suite[i];
@@ -239,7 +303,7 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
       benign = true;
       continue;
     }
-    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line)};
+    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line), false, false, rank};
   }
   return benign;
 }
@@ -250,6 +314,9 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
 void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed,
                                           bool any_needle) {
   const ExceptionLine& exc = rs.tb.exception();
+  if (exc.type == "ProcessExitedException") {
+    if (std::optional<SpawnExit> se = ParseSpawnExit(exc.message)) return SpawnExitIncident(*se, line);
+  }
   std::string synthetic;
   std::vector<uint32_t> ids;
   const std::vector<uint32_t>* hits = &touched;
@@ -289,6 +356,7 @@ void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, 
     inc = {verdict, ExceptionSignature(verdict, exc, frame), TrimEvidence(line)};
   }
   inc.exception = true;
+  inc.rank = rs.key;
   if (strong && !first_strong) first_strong = inc;
   Record(rs, tier, std::move(inc));
 }
@@ -312,8 +380,38 @@ std::optional<Incident> Classifier::State::Pick(int lo, int hi) const {
   return std::nullopt;
 }
 
+// The deciding incident as a result. When no rank printed an error of its own (`consequence`: the
+// decision came from tier 1-2) and the deciding rank's NCCL watchdog timed out while another
+// torchrun-prefixed rank reported no timeout, that other rank hung: it never reached the
+// collective its peers waited in, and their timeout is the consequence, not the failure.
+Classification Classifier::State::Attribute(const Incident& i, bool consequence) const {
+  Classification c{i.verdict, i.signature, i.evidence, i.rank};
+  if (!consequence || !i.rank.starts_with("rank")) return c;
+  if (auto self = ranks.find(i.rank); self == ranks.end() || !self->second.watchdog) return c;
+  for (size_t r = 0; r < seen_ranks.size(); ++r) {
+    if (!seen_ranks[r]) continue;
+    const std::string key = "rank" + std::to_string(r);
+    auto it = ranks.find(key);
+    if (it != ranks.end() && it->second.watchdog) continue;
+    c.verdict = "timeout";
+    c.signature = "timeout:rank_hang";
+    c.rank = key;
+    c.evidence = TrimEvidence(key + " never joined the collective that timed out on " + i.rank + ": " + i.evidence);
+    return c;
+  }
+  return c;
+}
+
 Classification Classifier::State::Decide(const ExitInfo& exit) const {
-  auto out = [](const Incident& i) { return Classification{i.verdict, i.signature, i.evidence}; };
+  Classification c = DecideInner(exit);
+  // A failure no rank's own line explained still names the rank its launcher reported.
+  if (c.rank.empty() && c.verdict != "passed" && c.verdict != "cancelled") c.rank = launcher_rank;
+  return c;
+}
+
+Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
+  auto out = [this](const Incident& i) { return Attribute(i, false); };
+  auto after = [this](const Incident& i) { return Attribute(i, true); };
   const std::string last = TrimEvidence(last_line);
   if (exit.cancelled) return {"cancelled", "cancelled:by_user", last};
   // The suite's own rules win; among several, the first in the suite's order.
@@ -328,10 +426,13 @@ Classification Classifier::State::Decide(const ExitInfo& exit) const {
     return {"passed", "", ""};
   }
   if (auto p = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific))) return out(*p);
+  // torchrun's root cause died of a crash signal and no rank printed an error of its own.
+  if (root.rank() >= 0 && root.exitcode() && *root.exitcode() < 0 && IsCrashSignal(-*root.exitcode()))
+    return {"crashed", "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank};
 
   if (exit.timed_out) {
     for (auto [lo, hi] : {std::pair{2, 2}, std::pair{1, 1}}) {
-      if (auto s = Pick(lo, hi); s && s->verdict == "timeout") return out(*s);
+      if (auto s = Pick(lo, hi); s && s->verdict == "timeout") return after(*s);
     }
     return {"timeout", "timeout:stage_limit", last};
   }
@@ -345,7 +446,7 @@ Classification Classifier::State::Decide(const ExitInfo& exit) const {
   if (known_failure) {
     if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
   }
-  if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return out(*s);
+  if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return after(*s);
   if (sig) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
   if (exit.exit_code && *exit.exit_code != 0)
     return {"crashed", "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
@@ -359,6 +460,10 @@ std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules
   engine->builtin_count = static_cast<uint32_t>(needles.size());
   engine->traceback_needle = static_cast<uint32_t>(needles.size());
   needles.emplace_back(kTracebackNeedle);
+  engine->spawn_needle = static_cast<uint32_t>(needles.size());
+  needles.emplace_back(kSpawnNeedle);
+  engine->root_cause_needle = static_cast<uint32_t>(needles.size());
+  needles.emplace_back(kRootCauseNeedle);
   for (auto& r : suite_rules) {
     CompiledRule c;
     c.signature = r.signature.empty() ? SanitizeUtf8(r.verdict + ":" + r.match.substr(0, 120)) : r.signature;
@@ -475,7 +580,9 @@ Classification ClassifyFile(const std::string& path, const ExitInfo& exit, const
 }
 
 nlohmann::json ToJson(const Classification& c) {
-  return {{"verdict", c.verdict}, {"signature", c.signature}, {"evidence", c.evidence}};
+  nlohmann::json j = {{"verdict", c.verdict}, {"signature", c.signature}, {"evidence", c.evidence}};
+  if (!c.rank.empty()) j["rank"] = c.rank;
+  return j;
 }
 
 }  // namespace gauntlet

@@ -22,11 +22,14 @@ struct ExitInfo {
   bool cancelled = false;
 };
 
-// verdict is "passed" (signature and evidence empty) when nothing failed.
+// verdict is "passed" (signature and evidence empty) when nothing failed. `rank` names the writer
+// whose failure decided ("rank1" for torchrun's "[rank1]:" and torch.multiprocessing's process 1,
+// "tp3", "enginecore_dp0", ...; docs/CLASSIFIER.md "Ranks"), empty when none is known.
 struct Classification {
   std::string verdict;
   std::string signature;
   std::string evidence;
+  std::string rank = {};
 };
 
 // Streaming classifier. Feed the log in chunks of any size; memory stays bounded (lines are capped
@@ -55,7 +58,8 @@ Classification ClassifyText(std::string_view log, const ExitInfo& exit,
 Classification ClassifyFile(const std::string& path, const ExitInfo& exit,
                             const std::vector<SignatureRule>& rules = {});
 
-// Serialises as {"verdict", "signature", "evidence"} (what `gauntlet classify` prints).
+// Serialises as {"verdict", "signature", "evidence"} plus "rank" when one is known (what
+// `gauntlet classify` prints).
 nlohmann::json ToJson(const Classification& c);
 
 }  // namespace gauntlet

@@ -128,11 +128,14 @@ ExceptionLine UnwrapCause(ExceptionLine e) {
 }
 
 bool IsWrapperException(const ExceptionLine& e) {
-  static constexpr std::array<std::string_view, 5> kWrappers = {
+  // ProcessRaisedException: torch.multiprocessing's parent reporting a child's traceback, which
+  // follows it ("-- Process 1 terminated with the following error:"; plain "Exception:" before 1.9).
+  static constexpr std::array<std::string_view, 6> kWrappers = {
       "ExceptionGroup", "BaseExceptionGroup", "JaxStackTraceBeforeTransformation", "UnfilteredStackTrace",
-      "SimplifiedTraceback"};
+      "SimplifiedTraceback", "ProcessRaisedException"};
   for (auto w : kWrappers)
     if (e.type == w) return true;
+  if (std::string_view(e.message).starts_with("-- Process ")) return true;
   return std::string_view(e.message).ends_with("raised:");
 }
 
