@@ -246,7 +246,8 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
                                           "chat", "description", "comment"}, f)
-                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "description", "comment"}, f);
+                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "description",
+                                          "comment"}, f);
       !s.ok())
     return s;
   Stage stage;
@@ -275,6 +276,12 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     if (!st["env"].is_object()) return Status::Invalid("env is an object of strings", f + ".env");
     for (auto& [k, v] : st["env"].items())
       if (!v.is_string()) return Status::Invalid("env values are strings", f + ".env." + k);
+  }
+  if (st.contains("ranks")) {
+    // One process per rank, supervised by the worker as torchrun's agent would (workers/rank_group.h).
+    const json& r = st["ranks"];
+    const bool ok = (r.is_number_integer() && r.get<int64_t>() >= 1 && r.get<int64_t>() <= 64) || r == "gpus";
+    if (!ok) return Status::Invalid("ranks is an integer from 1 to 64 or \"gpus\" (one per GPU)", f + ".ranks");
   }
   if (stage.kind == "server")
     if (Status e = CheckServerStage(st, f); !e.ok()) return e;

@@ -7,6 +7,7 @@
 #include "core/suite.h"
 #include "core/verdict.h"
 #include "workers/classifier/signals.h"
+#include "workers/rank_group.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -58,6 +59,16 @@ void Judge(const Classification& c, const std::optional<std::string>& file_verdi
   if (out->verdict != "passed" && out->signature.empty()) out->signature = out->verdict + ":" + out->stage;
 }
 
+namespace {
+// "ranks": N, or "gpus" for one rank per GPU of the trial; 0 when the stage is one process.
+int StageRanks(const TrialContext& ctx, const json& stage) {
+  if (!stage.contains("ranks")) return 0;
+  const json& r = stage["ranks"];
+  if (r.is_number_integer()) return static_cast<int>(std::clamp<int64_t>(r.get<int64_t>(), 1, 64));
+  return std::max<int>(1, static_cast<int>(ctx.gpus.size()));
+}
+}  // namespace
+
 StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const std::vector<SignatureRule>& rules) {
   StageOutcome out;
   out.stage = stage.value("name", "stage");
@@ -73,21 +84,27 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   spec.cwd = ctx.workdir;
   std::string header = "=== stage " + out.stage + ":";
   for (auto& a : spec.argv) header += " " + a;
+  const int world = StageRanks(ctx, stage);
+  if (world > 0) header += "  (" + std::to_string(world) + " ranks)";
   ctx.log->Append(header + "\n");
-  auto proc = ctx.processes->Start(spec);
-  if (!proc.ok()) {
+  auto not_started = [&](const Status& st) {
     out.verdict = "crashed";
     out.signature = "crashed:program_not_found";
-    out.evidence = proc.status().message();
+    out.evidence = st.message();
     ctx.log->Append("gauntlet: " + out.evidence + "\n");
     return out;
+  };
+  std::unique_ptr<RunningProcess> proc;
+  if (world == 0) {
+    auto started = ctx.processes->Start(spec);
+    if (!started.ok()) return not_started(started.status());
+    proc = std::move(*started);
   }
   Classifier classifier(rules);
   std::string last_line, partial;
   const int timeout_s = stage.value("timeout_s", 3600);
-  auto exit = (*proc)->Run(
-      t0 + std::chrono::seconds(timeout_s),
-      [&](std::string_view chunk) {
+  const auto deadline = t0 + std::chrono::seconds(timeout_s);
+  const std::function<void(std::string_view)> on_output = [&](std::string_view chunk) {
         ctx.log->Append(chunk);
         classifier.Feed(chunk);
         // Track the last complete non-empty line, for "metrics on the last stdout line".
@@ -101,8 +118,19 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
           partial.erase(0, end + 1);
         }
         if (partial.size() > (1u << 20)) partial.erase(0, partial.size() - (1u << 20));
-      },
-      ctx.should_stop, ctx.kill_grace, std::chrono::milliseconds(100));
+  };
+  ExitInfoProc exit;
+  int first_failed = -1;
+  if (world == 0) {
+    exit = proc->Run(deadline, on_output, ctx.should_stop, ctx.kill_grace, std::chrono::milliseconds(100));
+  } else {
+    // One process per rank; the first to fail ends the others (workers/rank_group.h).
+    auto g = RunRankGroup(*ctx.processes, spec, world, port, deadline, on_output, ctx.should_stop, ctx.kill_grace,
+                          std::chrono::milliseconds(100));
+    if (!g.ok()) return not_started(g.status());
+    exit = g->exit;
+    first_failed = g->first_failed;
+  }
   if (!partial.empty() && partial.find_first_not_of(" \t\r") != std::string::npos) last_line = partial;
   out.exit_code = exit.exit_code;
   if (exit.signal) out.signal = SignalName(*exit.signal);
@@ -117,7 +145,12 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   ei.signal = exit.signal;
   ei.timed_out = exit.timed_out;
   ei.cancelled = exit.stopped;
-  Judge(classifier.Finish(ei), file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
+  const Classification c = classifier.Finish(ei);
+  Judge(c, file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
+  // A rank stage's failure names its rank: the classifier's when the log showed one, else the
+  // rank that ended first.
+  if (first_failed >= 0 && c.rank.empty() && out.verdict != "passed" && out.verdict != "cancelled")
+    out.evidence = "rank " + std::to_string(first_failed) + " ended first: " + out.evidence;
   ctx.log->Append("=== stage " + out.stage + " ended: " + out.verdict +
                   (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +
                   std::to_string(static_cast<int>(out.seconds * 1000)) + " ms\n");

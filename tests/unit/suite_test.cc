@@ -82,6 +82,22 @@ TEST(Suite, RejectsOtherMistakesByField) {
   EXPECT_EQ(FieldOf(j), "name");
 }
 
+TEST(Suite, RanksAreACommandStagesCountOrGpus) {
+  for (json ok : {json(2), json(1), json(64), json("gpus")}) {
+    json j = Valid();
+    j["stages"][0]["ranks"] = ok;
+    EXPECT_TRUE(ParseSuite(j).ok()) << ok.dump();
+  }
+  for (json bad : {json(0), json(65), json(1.5), json("two"), json::array()}) {
+    json j = Valid();
+    j["stages"][0]["ranks"] = bad;
+    EXPECT_EQ(FieldOf(j), "stages[0].ranks") << bad.dump();
+  }
+  json j = Valid();
+  j["stages"][1]["ranks"] = 2;  // a server stage is one process: its own launcher starts its ranks
+  EXPECT_EQ(FieldOf(j), "stages[1].ranks");
+}
+
 TEST(Suite, SubstitutesPlaceholdersWithoutAShell) {
   EXPECT_EQ(Substitute("--x={a}-{b} {{literal}}", {{"a", "1"}, {"b", "$(rm -rf /)"}}), "--x=1-$(rm -rf /) {{literal}}");
   EXPECT_EQ(PlaceholdersIn("{a}{{b}}{c}"), (std::vector<std::string>{"a", "b", "c"}));

@@ -1,0 +1,141 @@
+// A "ranks" command stage with real processes (fixture_stage.py --mode ranks): rank 1 raises while
+// rank 0 hangs ignoring SIGTERM, as a peer stuck in NCCL would. The stage must end both ranks long
+// before its timeout, and its verdict must be rank 1's error, not rank 0's end. First through
+// RunCommandStage with the real ProcessRunner, then end to end through a daemon and a worker.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/harness.h"
+#include "workers/command_stage.h"
+#include "workers/process.h"
+#include "workers/rank_group.h"
+
+namespace gauntlet::test {
+namespace {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+pid_t ReadPid(const std::string& path) {
+  pid_t pid = 0;
+  std::ifstream(path) >> pid;
+  return pid;
+}
+
+json RanksStage(const std::string& dir, int count = 2, int timeout_s = 120) {
+  return {{"name", "ranks"},
+          {"kind", "command"},
+          {"timeout_s", timeout_s},
+          {"ranks", 2},
+          {"argv",
+           {"python3", SourceDir() + "/tests/fixtures/suites/fixture_stage.py", "--mode", "ranks", "--seconds", "100",
+            "--dir", dir, "--count", std::to_string(count)}}};
+}
+
+class RankStageTest : public ::testing::Test {
+ protected:
+  RankStageTest() {
+    ctx.trial = 7;
+    ctx.node_name = "n1";
+    ctx.workdir = dir.path();
+    ctx.log = &log;
+    ctx.processes = &runner;
+    ctx.kill_grace = std::chrono::milliseconds(300);
+  }
+  std::string Log() { return log.Peek(1 << 20).second; }
+
+  TempDir dir;
+  LogSink log;
+  SystemProcessRunner runner;
+  TrialContext ctx;
+};
+
+TEST(RankEnv, TorchrunsVariablesAndOneResultFilePerRank) {
+  std::map<std::string, std::string> base = {{"GAUNTLET_RESULT_FILE", "/w/run.result.json"}, {"PATH", "/bin"}};
+  auto r0 = RankEnv(base, 0, 2, 4242);
+  EXPECT_EQ(r0["RANK"], "0");
+  EXPECT_EQ(r0["LOCAL_RANK"], "0");
+  EXPECT_EQ(r0["WORLD_SIZE"], "2");
+  EXPECT_EQ(r0["LOCAL_WORLD_SIZE"], "2");
+  EXPECT_EQ(r0["MASTER_ADDR"], "127.0.0.1");
+  EXPECT_EQ(r0["MASTER_PORT"], "4242");
+  EXPECT_EQ(r0["GAUNTLET_RESULT_FILE"], "/w/run.result.json") << "rank 0's file is the stage's result";
+  EXPECT_EQ(r0["PATH"], "/bin");
+  auto r1 = RankEnv(base, 1, 2, 4242);
+  EXPECT_EQ(r1["RANK"], "1");
+  EXPECT_EQ(r1["GAUNTLET_RANK"], "1");
+  EXPECT_EQ(r1["GAUNTLET_RESULT_FILE"], "/w/run.result.rank1.json");
+}
+
+TEST_F(RankStageTest, ARankThatRaisesEndsItsHungPeerAndTheVerdictIsItsError) {
+  const std::string rdir = dir.path() + "/ranks";
+  const auto t0 = std::chrono::steady_clock::now();
+  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir), {});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  EXPECT_EQ(o.verdict, "crashed") << o.evidence;
+  EXPECT_EQ(o.signature, "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py");
+  EXPECT_EQ(o.evidence, "[rank1]: RuntimeError: fixture rank 1 lost its shard");
+  EXPECT_EQ(o.exit_code, 1) << "the stage ends as its first failed rank did";
+  // Rank 0 ignores SIGTERM and sleeps 100 s; the stage's limit is 120 s. It ended with rank 1.
+  EXPECT_LT(seconds, 60.0) << "the hung rank was not ended when its peer failed";
+  const pid_t rank0 = ReadPid(rdir + "/rank0.pid");
+  ASSERT_GT(rank0, 0) << Log();
+  EXPECT_FALSE(Alive(rank0)) << "rank 0 outlived its stage";
+  // Each rank's lines under its torchrun prefix, and the worker's line about who ended first.
+  const std::string l = Log();
+  EXPECT_NE(l.find("[rank0]: fixture: waiting in all_reduce"), std::string::npos) << l;
+  EXPECT_NE(l.find("[rank1]: Traceback (most recent call last):"), std::string::npos) << l;
+  EXPECT_NE(l.find("[rank1]: gauntlet: rank 1 ended first (exit code 1); ending the other ranks"), std::string::npos) << l;
+  EXPECT_NE(l.find("(2 ranks)"), std::string::npos) << l;
+}
+
+TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
+  const std::string rdir = dir.path() + "/ranks";
+  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3, /*timeout_s=*/5), {});
+  EXPECT_EQ(o.verdict, "timeout") << o.evidence;
+  EXPECT_EQ(o.signature, "timeout:ranks");
+  for (int r : {0, 1}) {
+    const pid_t pid = ReadPid(rdir + "/rank" + std::to_string(r) + ".pid");
+    ASSERT_GT(pid, 0) << Log();
+    EXPECT_FALSE(Alive(pid)) << "rank " << r << " outlived its stage";
+  }
+}
+
+TEST_F(RankStageTest, ACancelEndsEveryRank) {
+  const std::string rdir = dir.path() + "/ranks";
+  ctx.should_stop = [&] { return fs::exists(rdir + "/rank0.pid") && fs::exists(rdir + "/rank1.pid"); };
+  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3), {});
+  EXPECT_EQ(o.verdict, "cancelled") << o.evidence;
+  for (int r : {0, 1}) EXPECT_FALSE(Alive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
+}
+
+TEST_F(RankStageTest, AMissingProgramIsTheConfigsFault) {
+  json stage = RanksStage(dir.path());
+  stage["argv"] = {"no-such-program-anywhere"};
+  StageOutcome o = RunCommandStage(ctx, stage, {});
+  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.signature, "crashed:program_not_found");
+}
+
+TEST(RankFleet, AWorkerEndsEveryRankWhenOneFailsAndTheTrialNamesIt) {
+  TempDir dir;
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "300"});
+  const std::string rdir = dir.path() + "/ranks";
+  json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-ranks"}, {"parameters", {{"dir", {rdir}}}}}, 201);
+  json done = d.WaitSweep(sweep["id"], std::chrono::seconds(60));
+  EXPECT_EQ(done["by_verdict"]["crashed"], 1) << done.dump();
+  json trials = d.GetJson("/api/v1/trials?sweep=" + sweep["id"].dump());
+  json t = d.GetJson("/api/v1/trials/" + trials["items"][0]["id"].dump());
+  EXPECT_EQ(t["signature"], "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py") << t.dump();
+  EXPECT_EQ(t["result"]["evidence"], "[rank1]: RuntimeError: fixture rank 1 lost its shard");
+  EXPECT_FALSE(Alive(ReadPid(rdir + "/rank0.pid")));
+}
+
+}  // namespace
+}  // namespace gauntlet::test
