@@ -74,7 +74,7 @@ void AddWorkerCommands(CLI::App& app, int* code) {
   auto sig = std::make_shared<std::string>();
   auto suite = std::make_shared<std::string>();
   auto timed_out = std::make_shared<bool>(false);
-  auto c = app.add_subcommand("classify", "Classify a log file: prints {\"verdict\", \"signature\", \"evidence\"}");
+  auto c = app.add_subcommand("classify", "Classify a log file: prints {\"verdict\", \"signature\", \"evidence\"} (+ \"rank\" when known)");
   c->add_option("file", *file, "log file ('-' for stdin)")->required();
   c->add_option("--exit-code", *exit_code, "the process's exit code");
   c->add_option("--signal", *sig, "the signal that ended it (SIGSEGV, 11, ...)");
