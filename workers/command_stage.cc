@@ -149,7 +149,9 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   Judge(c, file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
   // A rank stage's failure names its rank: the classifier's when the log showed one, else the
   // rank that ended first.
-  if (first_failed >= 0 && c.rank.empty() && out.verdict != "passed" && out.verdict != "cancelled")
+  const std::string tag = "[rank" + std::to_string(first_failed) + "]";
+  if (first_failed >= 0 && c.rank.empty() && out.verdict != "passed" && out.verdict != "cancelled" &&
+      out.evidence.find(tag) == std::string::npos)
     out.evidence = "rank " + std::to_string(first_failed) + " ended first: " + out.evidence;
   ctx.log->Append("=== stage " + out.stage + " ended: " + out.verdict +
                   (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +

@@ -27,6 +27,8 @@ struct FakeProgram {
   bool until_stopped = false;  // a server or a hang: it ends only when stopped or at its deadline
   // What the program does when it starts, beyond printing (write its result file, say).
   std::function<void(const ProcessSpec&)> on_start;
+  // Lets one program behave by its spec before it runs (a rank by its RANK, say).
+  std::function<void(const ProcessSpec&, FakeProgram&)> adapt;
 };
 
 class FakeProcessRunner : public ProcessRunner {
@@ -49,6 +51,7 @@ class FakeProcessRunner : public ProcessRunner {
       started_.push_back(spec);
       ++live_;
     }
+    if (p.adapt) p.adapt(spec, p);
     if (p.on_start) p.on_start(spec);
     return std::unique_ptr<RunningProcess>(std::make_unique<Proc>(this, std::move(p)));
   }
@@ -64,6 +67,10 @@ class FakeProcessRunner : public ProcessRunner {
   int stopped() const {  // processes ended by a stop, a timeout or StopGroup, not on their own
     std::lock_guard lock(mu_);
     return stopped_;
+  }
+  int timed_out() const {  // processes whose Run reached its deadline
+    std::lock_guard lock(mu_);
+    return timed_out_;
   }
 
  private:
@@ -95,6 +102,10 @@ class FakeProcessRunner : public ProcessRunner {
 
    private:
     ExitInfoProc End(bool timed_out, bool stopped) {
+      if (timed_out) {
+        std::lock_guard lock(owner_->mu_);
+        ++owner_->timed_out_;
+      }
       if (timed_out || stopped) {
         StopGroup(std::chrono::milliseconds(0));
       } else if (!ended_) {
@@ -123,7 +134,7 @@ class FakeProcessRunner : public ProcessRunner {
   mutable std::mutex mu_;
   std::map<std::string, FakeProgram> programs_;
   std::vector<ProcessSpec> started_;
-  int live_ = 0, stopped_ = 0;
+  int live_ = 0, stopped_ = 0, timed_out_ = 0;
 };
 
 }  // namespace gauntlet::test
