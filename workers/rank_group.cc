@@ -63,8 +63,8 @@ std::map<std::string, std::string> RankEnv(std::map<std::string, std::string> en
   env["GROUP_RANK"] = "0";
   env["MASTER_ADDR"] = "127.0.0.1";
   env["MASTER_PORT"] = std::to_string(port);
-  if (rank > 0) {
-    std::string& f = env["GAUNTLET_RESULT_FILE"];
+  if (auto it = env.find("GAUNTLET_RESULT_FILE"); rank > 0 && it != env.end()) {
+    std::string& f = it->second;
     const size_t dot = f.rfind(".json");
     f = dot == std::string::npos ? f + ".rank" + r : f.substr(0, dot) + ".rank" + r + f.substr(dot);
   }

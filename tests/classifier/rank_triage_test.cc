@@ -68,6 +68,23 @@ TEST(RankTriage, RootCauseBlockFields) {
   EXPECT_EQ(r.rank(), 1) << "the fields survive the block's end";
 }
 
+TEST(RankTriage, RootCauseReprintsAnErrorFile) {
+  RootCauseReader r;
+  r.Start();
+  r.Observe("  rank      : 3 (local_rank: 1)");
+  r.Observe("  error_file: /logs/attempt_0/1/error.json");
+  EXPECT_FALSE(r.reprinting());
+  r.Observe("  traceback :");
+  EXPECT_TRUE(r.reprinting()) << "the error file's traceback follows";
+  EXPECT_EQ(r.rank(), 3) << "the global rank, not the local one";
+  r.Observe("=====");
+  EXPECT_FALSE(r.reprinting());
+  RootCauseReader none;
+  none.Start();
+  none.Observe("  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html");
+  EXPECT_FALSE(none.reprinting());
+}
+
 TEST(RankTriage, ReprintedSpawnTracebackBelongsToItsRank) {
   const std::string log =
       "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"

@@ -69,6 +69,7 @@ TEST(RankEnv, TorchrunsVariablesAndOneResultFilePerRank) {
   EXPECT_EQ(r1["RANK"], "1");
   EXPECT_EQ(r1["GAUNTLET_RANK"], "1");
   EXPECT_EQ(r1["GAUNTLET_RESULT_FILE"], "/w/run.result.rank1.json");
+  EXPECT_EQ(RankEnv({}, 1, 2, 1).count("GAUNTLET_RESULT_FILE"), 0u) << "no result file, none invented";
 }
 
 TEST_F(RankStageTest, ARankThatRaisesEndsItsHungPeerAndTheVerdictIsItsError) {

@@ -196,6 +196,9 @@ void Classifier::State::ProcessLine(std::string_view line) {
 void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   LogLine parsed = ParseLogLine(line);
   std::string rank = parsed.rank;
+  // torchrun reprints an error file's traceback two spaces in; as written, its exception line
+  // would read as an indented body line.
+  if (root.reprinting() && rank.empty() && parsed.message.starts_with("  ")) parsed.message.remove_prefix(2);
   // A launcher's reprint of a rank's traceback (torch.multiprocessing's parent after "-- Process N
   // terminated ...", torchrun's root-cause block) belongs to that rank.
   if (rank.empty() && root.reprinting() && root.rank() >= 0) rank = "rank" + std::to_string(root.rank());

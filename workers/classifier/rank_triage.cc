@@ -100,7 +100,8 @@ void RootCauseReader::Observe(std::string_view line) {
     evidence_ = TrimEvidence(t);
   } else if (t.starts_with("traceback") && t.find("Signal ") != std::string_view::npos) {
     evidence_ = TrimEvidence(t);
-  } else if (t.starts_with("traceback") && t.find("Traceback (most recent call last)") != std::string_view::npos) {
+  } else if (t.starts_with("traceback") && (AfterColon(t).empty() || AfterColon(t).starts_with("Traceback"))) {
+    // "  traceback :" then the error file's traceback, indented two spaces, up to the block's end.
     reprint_ = true;
   }
 }

@@ -40,8 +40,8 @@ class RootCauseReader {
   bool active() const { return active_; }
   bool done() const { return done_; }
   int rank() const { return rank_; }                          // global rank, -1 when not printed
-  // True from a "traceback : Traceback (most recent call last):" field on (the rank's error file,
-  // written by @record, reprinted): the lines until the block ends are that rank's.
+  // True from a "traceback :" field that holds a Python traceback on (the rank's error file,
+  // written by @record, reprinted two spaces in): the lines until the block ends are that rank's.
   bool reprinting() const { return active_ && reprint_; }
   std::optional<int> exitcode() const { return exitcode_; }   // negative: killed by signal -exitcode
   const std::string& evidence() const { return evidence_; }   // the exitcode or "Signal N" line
