@@ -1,5 +1,7 @@
 #include "core/suite.h"
 
+#include "core/smoke_reference.h"
+
 #include <algorithm>
 #include <set>
 
@@ -208,15 +210,28 @@ Status OnlyFields(const json& obj, std::initializer_list<const char*> allowed, c
 }
 
 // A server stage's own fields: ready, smoke, bench.
-Status CheckServerStage(const json& st, const std::string& f) {
+Status CheckServerStage(const json& st, const std::string& f, const std::vector<ParamSpec>& params) {
   if (st.contains("ready") && !st["ready"].is_object()) return Status::Invalid("ready is an object", f + ".ready");
   if (st.contains("ready"))
     if (Status s = OnlyFields(st["ready"], {"path", "timeout_s"}, f + ".ready"); !s.ok()) return s;
   if (st.contains("smoke")) {
-    if (!st["smoke"].is_array()) return Status::Invalid("smoke is a list", f + ".smoke");
-    for (size_t k = 0; k < st["smoke"].size(); ++k) {
-      const json& sm = st["smoke"][k];
-      std::string fk = f + ".smoke[" + std::to_string(k) + "]";
+    const json& smoke = st["smoke"];
+    if (!smoke.is_array() && !smoke.is_object())
+      return Status::Invalid("smoke is a list of prompts, or an object with prompts and a reference", f + ".smoke");
+    std::string fp = f + ".smoke";
+    if (smoke.is_object()) {
+      if (Status s = OnlyFields(smoke, {"prompts", "reference"}, fp); !s.ok()) return s;
+      if (!smoke.contains("prompts") || !smoke["prompts"].is_array() || smoke["prompts"].empty())
+        return Status::Invalid("prompts is a non-empty list", fp + ".prompts");
+      if (smoke.contains("reference"))
+        if (auto r = ParseSmokeReference(smoke["reference"], st.value("name", ""), &params, fp + ".reference"); !r.ok())
+          return r.status();
+      fp += ".prompts";
+    }
+    const json& prompts = SmokePrompts(st);
+    for (size_t k = 0; k < prompts.size(); ++k) {
+      const json& sm = prompts[k];
+      std::string fk = fp + "[" + std::to_string(k) + "]";
       if (!sm.is_object() || !sm.contains("prompt") || !sm["prompt"].is_string())
         return Status::Invalid("a smoke entry needs a prompt", fk);
       if (Status s = OnlyFields(sm, {"prompt", "expect", "regex", "max_tokens", "chat"}, fk); !s.ok()) return s;
@@ -284,7 +299,7 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     if (!ok) return Status::Invalid("ranks is an integer from 1 to 64 or \"gpus\" (one per GPU)", f + ".ranks");
   }
   if (stage.kind == "server")
-    if (Status e = CheckServerStage(st, f); !e.ok()) return e;
+    if (Status e = CheckServerStage(st, f, s.params); !e.ok()) return e;
   return stage;
 }
 
@@ -306,11 +321,15 @@ Result<Suite> ParseSuite(const json& j) {
   if (!j.contains("stages") || !j["stages"].is_array() || j["stages"].empty())
     return Status::Invalid("stages is a non-empty list", "stages");
   std::set<std::string> stage_names;
+  int references = 0;
   for (size_t i = 0; i < j["stages"].size(); ++i) {
     const std::string f = "stages[" + std::to_string(i) + "]";
     auto stage = ParseStage(j["stages"][i], f, s, known);
     if (!stage.ok()) return stage.status();
     if (!stage_names.insert(stage->name).second) return Status::Invalid("duplicate stage name", f + ".name");
+    if (stage->spec.contains("smoke") && stage->spec["smoke"].is_object() && stage->spec["smoke"].contains("reference") &&
+        references++ > 0)
+      return Status::Invalid("only one server stage of a suite may declare a reference", f + ".smoke.reference");
     s.stages.push_back(std::move(*stage));
   }
   if (auto rules = ParseSignatureRules(j.contains("signatures") ? j["signatures"] : json()); !rules.ok())

@@ -1,5 +1,7 @@
 #include "daemon/coordinator.h"
 
+#include "core/smoke_reference.h"
+
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -138,6 +140,7 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
   std::vector<Need> needs;
   for (auto& t : req.targets) needs.push_back(MakeNeed(suite.requires_, t.req, t.gpu_name));
   const double cost = suite.definition.value("cost_s", 60.0);
+  const std::optional<SmokeReference> ref = SuiteSmokeReference(suite.definition);
   int64_t id = first_id;
   for (auto& c : configs)
     for (size_t t = 0; t < req.targets.size(); ++t)
@@ -151,6 +154,7 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
         q.config_key = ConfigKey(c);
         q.max_attempts = req.max_attempts;
         q.cost_s = cost;
+        q.reference = ref && IsReferenceConfig(*ref, c);
         out.push_back(std::move(q));
       }
   return out;

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -134,6 +135,13 @@ class Coordinator {
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
   nlohmann::json GrantJson(const Grant& g, const std::set<std::string>& have_suites);
+  // The grant's "reference" for trial `t` on `hardware` (SUITE_FORMAT.md "Differential
+  // validation"): the reference trial's smoke answers, or why there are none; null when `t` needs
+  // none (no reference declared, or `t` is a reference itself).
+  nlohmann::json ReferenceJsonLocked(const Suite& su, const QueuedTrial& t, const std::string& hardware);
+  // Keeps what a reported reference trial answered, for the grants that follow its report (the
+  // store may not have committed it yet).
+  void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r);
   void Ticker();
 
   Store& store_;
@@ -149,6 +157,8 @@ class Coordinator {
   int64_t next_wait_ = 1;
   std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
   std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)
+  // (suite id, reference config key, hardware class) -> the grant's "reference" of its latest judged trial.
+  std::map<std::tuple<int64_t, std::string, std::string>, nlohmann::json> references_;
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
   bool stopping_ = false;

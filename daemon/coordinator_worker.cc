@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/smoke_reference.h"
 #include "core/verdict.h"
 #include "daemon/coordinator.h"
 #include "store/sqlite.h"
@@ -55,8 +56,59 @@ json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_su
     j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"source_dir", (*su)->source_dir}, {"key", key}};
     // A worker that already holds this suite version says so; it is not sent again.
     if (!have_suites.count(key)) j["suite"]["definition"] = (*su)->definition;
+    if (json ref = ReferenceJsonLocked(**su, t, g.hardware); !ref.is_null()) j["reference"] = std::move(ref);
   }
   return j;
+}
+
+namespace {
+
+std::string ConfigText(const Config& c) {
+  std::string out;
+  for (auto& [k, v] : c) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out;
+}
+
+// The grant's "reference" made of a judged result of the reference config.
+json ReferenceFromResult(const ResultRow& r, int64_t trial, const Config& config, const std::string& stage) {
+  json j = {{"trial", trial}, {"verdict", r.verdict}, {"config", ConfigJson(config)}, {"hardware", r.hardware}};
+  if (r.verdict != "passed" || !r.stages.is_array()) return j;
+  for (auto& st : r.stages)
+    if (st.is_object() && st.value("name", "") == stage && st.contains("smoke_answers"))
+      j["smoke_answers"] = st["smoke_answers"];
+  return j;
+}
+
+}  // namespace
+
+json Coordinator::ReferenceJsonLocked(const Suite& su, const QueuedTrial& t, const std::string& hardware) {
+  if (t.reference) return json();
+  auto ref = SuiteSmokeReference(su.definition);
+  if (!ref) return json();
+  const Config rc = ReferenceConfigFor(*ref, t.config);
+  const std::string key = ConfigKey(rc);
+  auto it = references_.find({su.id, key, hardware});
+  if (it != references_.end()) return it->second;
+  // Not reported since the daemon started: an earlier one is in the store, committed long since.
+  std::optional<ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
+  if (!row)
+    return json{{"missing", "no judged trial of the reference config (" + ConfigText(rc) + ") on " + hardware}};
+  json j = ReferenceFromResult(*row, row->trial_id, rc, ref->stage);
+  references_[{su.id, key, hardware}] = j;
+  return j;
+}
+
+void Coordinator::RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware,
+                                          const ResultRow& r) {
+  const VerdictInfo* v = FindVerdict(r.verdict);
+  if (!t.reference || !v || !v->judged) return;  // an infra error or a cancel says nothing of the answers
+  auto su = SuiteById(t.suite_id);
+  if (!su.ok()) return;
+  auto ref = SuiteSmokeReference((*su)->definition);
+  if (!ref) return;
+  ResultRow copy = r;
+  copy.hardware = hardware;
+  references_[{t.suite_id, t.config_key, hardware}] = ReferenceFromResult(copy, trial, t.config, ref->stage);
 }
 
 void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::string& why) {
@@ -205,17 +257,24 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   ReloadIfNeededLocked();
   Store::Group group;
   int64_t sweep = 0, trial = 0, node = 0;
+  std::optional<QueuedTrial> spec;
+  std::string hardware;
   auto it = sched_->leases().find(lease);
   if (it != sched_->leases().end()) {
     sweep = it->second.sweep;
     trial = it->second.trial;
     node = it->second.node;
+    if (it->second.spec.reference) {
+      spec = it->second.spec;
+      hardware = it->second.hardware;
+    }
     if (auto su = SuiteById(it->second.spec.suite_id); su.ok() && !r.fingerprint.empty())
       fingerprints_[{node, (*su)->name}] = r.fingerprint.dump();
   }
   auto out = sched_->Report(lease, r);
   if (!out.ok()) return out.status();
   if (!out->duplicate) {
+    if (spec && !out->requeued) RememberReferenceLocked(*spec, trial, hardware, r);
     PublishAfterCommit("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
                                          {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
     if (!out->skipped.empty())

@@ -47,9 +47,44 @@ void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials)
   const int64_t now = clock_.NowMs();
   for (auto& t : trials) {
     if (t.queued_at == 0) t.queued_at = now;
+    if (t.reference) {  // first in line: the rest of its target is judged against it
+      PushFront(sw, std::move(t));
+      continue;
+    }
     sw.by_target[t.target].push_back(std::move(t));
     ++queued_count_;
   }
+}
+
+void Scheduler::PushFront(Sweep& sw, QueuedTrial t) {
+  if (t.reference) {
+    queued_references_.insert(t.id);
+    auto& refs = sw.reference_trials[t.target];
+    if (std::find(refs.begin(), refs.end(), t.id) == refs.end()) refs.push_back(t.id);
+  }
+  sw.by_target[t.target].push_front(std::move(t));
+  ++queued_count_;
+}
+
+std::pair<bool, size_t> Scheduler::OpenReference(Sweep& sw, int target, const std::deque<QueuedTrial>& dq) {
+  auto it = sw.reference_trials.find(target);
+  if (it == sw.reference_trials.end()) return {false, std::string::npos};
+  auto& refs = it->second;
+  bool queued = false;
+  std::erase_if(refs, [&](int64_t id) {
+    const bool q = queued_references_.count(id) && !tombstones_.count(id);
+    queued = queued || q;
+    return !q && !lease_of_trial_.count(id);
+  });
+  if (refs.empty()) {
+    sw.reference_trials.erase(it);
+    return {false, std::string::npos};
+  }
+  if (!queued) return {true, std::string::npos};
+  // Usually at the front (references are queued there); a retried trial may stand before it.
+  for (size_t i = 0; i < dq.size(); ++i)
+    if (dq[i].reference && !tombstones_.count(dq[i].id)) return {true, i};
+  return {true, std::string::npos};
 }
 
 void Scheduler::RestoreLease(const ActiveLease& l) {
@@ -60,7 +95,9 @@ void Scheduler::RestoreLease(const ActiveLease& l) {
   auto nit = nodes_.find(l.node);
   if (nit != nodes_.end())
     for (int g : l.gpus) nit->second.busy_gpus.insert(g);
-  sweeps_[l.sweep].running++;
+  Sweep& sw = sweeps_[l.sweep];
+  sw.running++;
+  if (l.spec.reference) sw.reference_trials[l.spec.target].push_back(l.trial);
   leases_[l.lease] = std::move(copy);
 }
 
@@ -159,6 +196,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     auto& dq = it->second;
     while (!dq.empty() && tombstones_.count(dq.front().id)) {
       tombstones_.erase(dq.front().id);
+      queued_references_.erase(dq.front().id);
       dq.pop_front();
     }
     if (dq.empty()) {
@@ -190,9 +228,19 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
       }
       k = 0;
     }
+    if (!dq[k].reference && !sw.reference_trials.empty()) {
+      // A reference trial of this target still to run or running: it goes first, or nothing does.
+      auto [open, at] = OpenReference(sw, it->first, dq);
+      if (open && at == std::string::npos) {
+        ++it;
+        continue;
+      }
+      if (open) k = at;
+    }
     QueuedTrial t = std::move(dq[k]);
     dq.erase(dq.begin() + static_cast<long>(k));
     --queued_count_;
+    queued_references_.erase(t.id);
     const std::string hardware = HardwareClass(node.inv, *pick);
     const bool settled = sw.info.reuse && t.reuse && SettleByReuse(sw, t, hardware, node.id, reused, err);
     std::optional<Grant> g;
@@ -205,8 +253,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
       continue;
     }
     if (!err->ok()) {  // the store failed: the trial stays queued, at the front
-      dq.push_front(std::move(t));
-      ++queued_count_;
+      PushFront(sw, std::move(t));
       return std::nullopt;
     }
     if (settled) {
@@ -351,9 +398,7 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
       if (infra) t.avoid_nodes.insert(l.node);
       if (first_timeout) ++t.timeouts;
       t.queued_at = clock_.NowMs();
-      auto& sw = sweeps_[l.sweep];
-      sw.by_target[t.target].push_front(std::move(t));
-      ++queued_count_;
+      PushFront(sweeps_[l.sweep], std::move(t));
       out.requeued = true;
       return out;
     }
@@ -390,8 +435,7 @@ std::vector<int64_t> Scheduler::Tick() {
       QueuedTrial t = l.spec;
       t.avoid_nodes.insert(l.node);
       t.queued_at = now;
-      sweeps_[l.sweep].by_target[t.target].push_front(std::move(t));
-      ++queued_count_;
+      PushFront(sweeps_[l.sweep], std::move(t));
     } else {
       ResultRow r;
       r.trial_id = l.trial;

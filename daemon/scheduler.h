@@ -80,6 +80,10 @@ struct QueuedTrial {
   int timeouts = 0;               // a first timeout is retried once (DESIGN.md); a second one stands
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
   bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
+  // A smoke reference config's trial (SUITE_FORMAT.md "Differential validation"): leased before
+  // the other trials of its target, which wait while it is queued or running, so that they are
+  // judged against its answers.
+  bool reference = false;
 };
 
 // What the scheduler needs of a sweep: its order and pruning rules.
@@ -195,6 +199,8 @@ class Scheduler {
     uint64_t last_served = 0;  // lease sequence number of its latest grant (round robin on ties)
     int64_t skipped = 0;
     double saved_gpu_s = 0;
+    // Per target: reference trials that may still be queued or running (pruned lazily).
+    std::map<int, std::vector<int64_t>> reference_trials;
     // (target, stage, gate key values, signature) -> the distinct trials that crashed so.
     std::map<std::tuple<int, std::string, std::string, std::string>, std::vector<int64_t>> crash_signatures;
   };
@@ -213,6 +219,12 @@ class Scheduler {
              ReportOutcome* out);
   // Frees the lease's GPUs; `reported`: its result was taken (a retried report is then idempotent).
   void EndLease(const std::string& lease_id, bool reported);
+  // Queues `t` at the front of its target's deque (a retry, a store failure), keeping the
+  // reference bookkeeping true.
+  void PushFront(Sweep& sw, QueuedTrial t);
+  // Of `sw`'s reference trials for `target` still open: whether any is, and the deque index of the
+  // first one still queued (npos when none is). Forgets those that have ended.
+  std::pair<bool, size_t> OpenReference(Sweep& sw, int target, const std::deque<QueuedTrial>& dq);
   std::string NewLeaseId();
 
   Clock& clock_;
@@ -223,6 +235,7 @@ class Scheduler {
   std::unordered_map<std::string, ActiveLease> leases_;
   std::unordered_map<int64_t, std::string> lease_of_trial_;
   std::set<int64_t> tombstones_;  // queued trials cancelled or pruned, dropped lazily from the deques
+  std::set<int64_t> queued_references_;  // reference trials in a deque now (tombstoned ones too)
   std::unordered_map<std::string, int64_t> finished_leases_;  // lease -> trial, for idempotent reports
   std::deque<std::string> finished_order_;
   size_t queued_count_ = 0;

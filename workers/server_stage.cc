@@ -11,6 +11,7 @@
 #include "workers/classifier/garbage.h"
 #include "workers/classifier/signals.h"
 #include "workers/command_stage.h"
+#include "workers/differential.h"
 #include "workers/nvml.h"
 #include "workers/openai_bench.h"
 #include "workers/running_server.h"
@@ -69,7 +70,8 @@ std::chrono::milliseconds Left(Clock::time_point deadline) {
 class ServerStageRun {
  public:
   ServerStageRun(const TrialContext& ctx, const json& stage, StageOutcome& out, Clock::time_point t0)
-      : ctx_(ctx), stage_(stage), out_(out), t0_(t0), chat_default_(stage.value("chat", false)) {}
+      : ctx_(ctx), stage_(stage), out_(out), t0_(t0), chat_default_(stage.value("chat", false)),
+        diff_(ctx, stage.value("name", "serve")) {}
 
   // false: the stage is settled with no server started (a bad timeout, a missing program).
   bool Launch(const std::vector<SignatureRule>& rules);
@@ -92,7 +94,7 @@ class ServerStageRun {
   void NotReady();
   bool SmokeOne(const json& sm, int index);
   bool SmokeRequestFailed(const Result<http::ClientResponse>& r, const std::string& what);
-  bool CheckSmokeAnswer(const json& sm, const std::string& what, const std::string& body);
+  bool CheckSmokeAnswer(const json& sm, const std::string& what, const std::string& body, int index);
   bool BenchLevel(const json& b, int concurrency);
   void WaitGpusFree();
 
@@ -103,8 +105,9 @@ class ServerStageRun {
   const bool chat_default_;
   std::string base_, model_, ready_path_;
   double ready_s_ = 0;
-  Clock::time_point ready_deadline_, stage_deadline_;
+  Clock::time_point ready_deadline_, stage_deadline_, ready_at_;
   std::unique_ptr<RunningServer> srv_;
+  DifferentialCheck diff_;
 };
 
 bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
@@ -159,7 +162,8 @@ bool ServerStageRun::WaitReady() {
     srv_->WaitExit(std::min<Clock::duration>(delay, std::max<Clock::duration>(until_deadline, Clock::duration::zero())));
     delay = std::min(delay * 2, std::chrono::milliseconds(500));
   }
-  out_.metrics["ready_s"] = {{"value", std::chrono::duration<double>(Clock::now() - t0_).count()}, {"unit", "s"}};
+  ready_at_ = Clock::now();
+  out_.metrics["ready_s"] = {{"value", std::chrono::duration<double>(ready_at_ - t0_).count()}, {"unit", "s"}};
   ctx_.log->Append("gauntlet: server ready (model " + model_ + ")\n");
   return true;
 }
@@ -205,12 +209,21 @@ void ServerStageRun::NotReady() {
 }
 
 bool ServerStageRun::Smoke() {
+  if (diff_.active()) ctx_.log->Append(diff_.Plan() + "\n");
   int i = 0;
-  for (auto& sm : stage_.value("smoke", json::array())) {
-    if (Stopped()) return Cancel();
-    if (!SmokeOne(sm, i++)) return false;
+  bool ok = true;
+  for (auto& sm : SmokePrompts(stage_)) {
+    if (Stopped()) {
+      ok = Cancel();
+      break;
+    }
+    if (!SmokeOne(sm, i++)) {
+      ok = false;
+      break;
+    }
   }
-  return true;
+  out_.summary = diff_.Summary();
+  return ok;
 }
 
 bool ServerStageRun::SmokeOne(const json& sm, int index) {
@@ -219,16 +232,17 @@ bool ServerStageRun::SmokeOne(const json& sm, int index) {
   if (chat) {
     body["messages"] = json::array({{{"role", "user"}, {"content", sm.value("prompt", "")}}});
     body["logprobs"] = true;  // NaN logprobs are the cheapest sign of a broken kernel
+    if (diff_.active()) body["top_logprobs"] = diff_.top_k();
   } else {
     body["prompt"] = sm.value("prompt", "");
-    body["logprobs"] = 1;
+    body["logprobs"] = diff_.active() ? diff_.top_k() : 1;
   }
   http::Client c(base_, "");
   auto r = c.Send("POST", chat ? "/v1/chat/completions" : "/v1/completions", body.dump(), "application/json",
                   Left(stage_deadline_));
   const std::string what = "smoke[" + std::to_string(index) + "]" + (chat ? " (chat)" : "");
   if (!r.ok() || r->status != 200) return SmokeRequestFailed(r, what);
-  return CheckSmokeAnswer(sm, what, r->body);
+  return CheckSmokeAnswer(sm, what, r->body, index);
 }
 
 bool ServerStageRun::SmokeRequestFailed(const Result<http::ClientResponse>& r, const std::string& what) {
@@ -248,7 +262,7 @@ bool ServerStageRun::SmokeRequestFailed(const Result<http::ClientResponse>& r, c
   return false;
 }
 
-bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, const std::string& body) {
+bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, const std::string& body, int index) {
   // Python servers write NaN as a bare token, which is not JSON: look for it before parsing.
   if (JsonTextHasNan(body)) {
     Fail(&out_, "wrong_output", "wrong_output:garbage:nan_logprobs", f + ": NaN in the answer: " + body.substr(0, 200));
@@ -270,6 +284,9 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
     Fail(&out_, "wrong_output", "wrong_output:garbage:nan_logprobs", f + ": NaN in logprobs");
     return false;
   }
+  if (index == 0)  // the server's first real answer: the part of bring-up that is not loading
+    out_.metrics["first_smoke_s"] = {{"value", std::chrono::duration<double>(Clock::now() - ready_at_).count()},
+                                     {"unit", "s"}};
   ctx_.log->Append("gauntlet: " + f + " answered: " + text.substr(0, 200) + "\n");
   if (auto g = FindGarbage(text)) {
     Fail(&out_, "wrong_output", GarbageSignature(*g), f + ": " + g->reason + ": \"" + text.substr(0, 120) + "\"");
@@ -283,6 +300,15 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
   if (sm.contains("regex") && !std::regex_search(text, std::regex(sm["regex"].get<std::string>()))) {
     Fail(&out_, "wrong_output", "wrong_output:smoke_regex",
          f + ": no match for /" + sm["regex"].get<std::string>() + "/ in \"" + text.substr(0, 120) + "\"");
+    return false;
+  }
+  // Last: an answer that is garbage or misses its expectation says so plainly; one that looks fine
+  // may still be a wrong answer, which only the reference config's answer can show.
+  if (auto d = diff_.Check(index, sm.value("prompt", ""), text, ch.value("logprobs", json()))) {
+    out_.verdict = "wrong_output";
+    out_.signature = d->signature;
+    out_.evidence = d->evidence;
+    ctx_.log->Append("gauntlet: " + d->evidence + "\n");
     return false;
   }
   return true;

@@ -34,6 +34,9 @@ struct TrialContext {
   // Every process a stage starts goes through this runner (TrialRunnerEnv's, so RunWorker's).
   ProcessRunner* processes = nullptr;
   std::chrono::milliseconds kill_grace{5000};
+  // The grant's "reference" (SUITE_FORMAT.md "Differential validation"): the reference trial's
+  // recorded smoke answers, or why there are none; null when the daemon sent none.
+  nlohmann::json reference;
 };
 
 // How one stage ended: its verdict (core/verdict.h), the signature and evidence that explain a
@@ -46,6 +49,9 @@ struct StageOutcome {
   std::optional<std::string> signal;
   nlohmann::json metrics = nlohmann::json::object();  // name -> {"value", "unit"}
   double seconds = 0;
+  // Extra fields for this stage's entry in the report's "stages" (a server stage's recorded smoke
+  // answers and its differential check); an object.
+  nlohmann::json summary = nlohmann::json::object();
 };
 
 // The helpers below keep no state of their own and are safe from any thread.

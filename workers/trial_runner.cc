@@ -40,6 +40,7 @@ TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log)
   ctx.log = log;
   ctx.processes = env.processes;
   ctx.kill_grace = env.kill_grace;
+  if (g.contains("reference")) ctx.reference = g["reference"];
   return ctx;
 }
 
@@ -63,6 +64,8 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
     if (!o.signature.empty()) sj["signature"] = o.signature;
     if (o.exit_code) sj["exit_code"] = *o.exit_code;
     if (o.signal) sj["signal"] = *o.signal;
+    for (auto& [k, v] : o.summary.items())
+      if (!sj.contains(k)) sj[k] = v;
     t.stages.push_back(sj);
     for (auto& [k, v] : o.metrics.items()) t.metrics[k] = v;
     t.last = o;
