@@ -1,5 +1,7 @@
 #include "api/codec.h"
 
+#include "http/auth.h"
+
 #include <spdlog/spdlog.h>
 
 #include <charconv>
@@ -48,8 +50,28 @@ json SweepJson(const SweepRow& s) {
           {"by_state", s.by_state},
           {"by_verdict", s.by_verdict},
           {"reused", s.reused},
+          {"rerun_of", Opt(s.rerun_of)},
+          {"submitted_by", s.submitted_by},
+          {"source", s.source},
+          {"url", SweepUrl(s.id)},
+          {"dashboard_url", SweepDashboardUrl(s.id)},
           {"request", s.request}};
 }
+
+SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
+  SweepOrigin o;
+  o.source = source;
+  const std::string client = r.Header("x-gauntlet-client");
+  if (source == "api" && (client == "cli" || client == "dashboard")) o.source = client;
+  const std::string auth = r.Header("authorization");
+  static const std::string kBearer = "Bearer ";
+  if (auth.rfind(kBearer, 0) == 0 && auth.size() > kBearer.size())
+    o.submitted_by = "sha256:" + http::Sha256Hex(auth.substr(kBearer.size())).substr(0, 12);
+  return o;
+}
+
+std::string SweepUrl(int64_t id) { return "/api/v1/sweeps/" + std::to_string(id); }
+std::string SweepDashboardUrl(int64_t id) { return "/#/sweeps/" + std::to_string(id); }
 
 json TrialJson(const TrialRow& t) {
   json j = {{"id", t.id},

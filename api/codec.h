@@ -19,6 +19,15 @@ namespace gauntlet::api {
 nlohmann::json SuiteJson(const SuiteRow& s, bool full);
 nlohmann::json SweepJson(const SweepRow& s);
 nlohmann::json TrialJson(const TrialRow& t);
+// A sweep's API path ("/api/v1/sweeps/12") and its dashboard page ("/#/sweeps/12"), both relative to
+// the daemon's base URL, as `url` and `dashboard_url` in answers.
+std::string SweepUrl(int64_t id);
+std::string SweepDashboardUrl(int64_t id);
+
+// Where a sweep submitted by `r` comes from: `source` as given unless the client names itself in
+// X-Gauntlet-Client (cli, dashboard: the CLI and the dashboard send it); submitted_by is the bearer token as "sha256:" and the first 12
+// hex digits of its hash (what the tokens file lists it by), or "" where no token was sent.
+SweepOrigin OriginOf(const http::Request& r, const std::string& source);
 
 // Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500 (the message is logged,
 // not sent). An ok Status would be answered 500.

@@ -27,6 +27,8 @@ std::vector<http::Route> TrialRoutes(Context& c);
 std::vector<http::Route> WorkerRoutes(Context& c);
 std::vector<http::Route> ResultRoutes(Context& c);
 std::vector<http::Route> MetaRoutes(Context& c);
+std::vector<http::Route> CompareRoutes(Context& c);   // handlers_compare.cc
+std::vector<http::Route> WebhookRoutes(Context& c);   // handlers_webhooks.cc
 std::vector<http::Route> Routes(Context& c);
 
 // The OpenAPI 3 document (api/openapi.json, compiled in; static storage).

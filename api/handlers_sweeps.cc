@@ -15,6 +15,15 @@ int Limit(const Request& r, int def = 100) {
   auto n = ParseId(*v);
   return n ? static_cast<int>(std::clamp<int64_t>(*n, 1, 1000)) : def;
 }
+// 201 for a new sweep, with where to read it and see it.
+Response Created(const SubmitResult& res, std::optional<int64_t> rerun_of) {
+  json j = {{"id", res.sweep}, {"trials", res.trials}, {"url", SweepUrl(res.sweep)},
+            {"dashboard_url", SweepDashboardUrl(res.sweep)}};
+  if (rerun_of) j["rerun_of"] = *rerun_of;
+  Response out = http::Json(201, j);
+  out.headers.emplace_back("Location", SweepUrl(res.sweep));
+  return out;
+}
 }  // namespace
 
 std::vector<http::Route> SweepRoutes(Context& c) {
@@ -27,12 +36,9 @@ std::vector<http::Route> SweepRoutes(Context& c) {
       {"POST", "/api/v1/sweeps", Role::kSubmit,
        [&c](Request& r) -> Response {
          json body = http::ParseJson(r.body);
-         auto res = c.coord.Submit(body);
+         auto res = c.coord.Submit(body, OriginOf(r, "api"));
          if (!res.ok()) return FromStatus(res.status());
-         Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials},
-                                         {"url", "/api/v1/sweeps/" + std::to_string(res->sweep)}});
-         out.headers.emplace_back("Location", "/api/v1/sweeps/" + std::to_string(res->sweep));
-         return out;
+         return Created(*res, std::nullopt);
        }},
       {"GET", "/api/v1/sweeps", Role::kRead,
        [&c](Request& r) -> Response {
@@ -82,6 +88,15 @@ std::vector<http::Route> SweepRoutes(Context& c) {
            auto sw = c.store.GetSweep(id);
            if (!sw.ok()) return FromStatus(sw.status());
            return http::Json(SweepJson(*sw));
+         });
+       }},
+      {"POST", "/api/v1/sweeps/{id}/rerun", Role::kSubmit,
+       [&c, with_sweep](Request& r) -> Response {
+         return with_sweep(r, [&](int64_t id) -> Response {
+           json body = r.body.empty() ? json() : http::ParseJson(r.body);
+           auto res = c.coord.Rerun(id, body, OriginOf(r, "rerun"));
+           if (!res.ok()) return FromStatus(res.status());
+           return Created(*res, id);
          });
        }},
       {"POST", "/api/v1/sweeps/{id}/retry", Role::kSubmit,

@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--log-cap-mb", so.log_cap_mb, "log bytes kept per trial (head and tail beyond)")->capture_default_str();
   serve->add_flag("--local-worker", so.local_worker, "also run one worker on this host");
+  serve->add_option("--config", so.config, "daemon settings file (YAML or JSON): webhooks, public_url; see USER_GUIDE");
+  serve->add_option("--webhook", so.webhooks,
+                    "post events to this URL (repeatable): URL[,EVENT...]; secret from $GAUNTLET_WEBHOOK_SECRET");
   serve->callback([&] { code = gauntlet::RunServe(so); });
 
   auto token = app.add_subcommand("token", "Make a new API token and print its tokens-file line");

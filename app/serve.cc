@@ -14,6 +14,9 @@
 
 #include "http/auth.h"
 #include "api/handlers.h"
+#include "api/webhook_sender.h"
+#include "app/webhook_config.h"
+#include "daemon/notifier.h"
 #include "http/http_server.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
@@ -88,6 +91,11 @@ int RunServe(const ServeOptions& o) {
                  "if this network is trusted.\n";
     return 2;
   }
+  auto hooks = LoadWebhookConfig(o.config, o.webhooks, "");
+  if (!hooks.ok()) {
+    std::cerr << "gauntlet serve: " << hooks.status().message() << "\n";
+    return 2;
+  }
   sigset_t stop_set = BlockStopSignals();
 
   if (o.db != ":memory:") {
@@ -142,6 +150,11 @@ int RunServe(const ServeOptions& o) {
     std::ofstream(tmp) << bound << "\n";
     fs::rename(tmp, o.port_file);
   }
+  // Webhooks: links point at public_url, else at this listener.
+  if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = "http://" + shown + ":" + std::to_string(bound);
+  api::WebhookSender sender(**store, hooks->sender);
+  Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
+  if (!hooks->sender.targets.empty()) spdlog::info("webhooks: {} receiver(s)", hooks->sender.targets.size());
   pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound) : 0;
 
   std::thread signals([&] {
@@ -164,6 +177,8 @@ int RunServe(const ServeOptions& o) {
     server->Stop();
   });
   server->Run();
+  notifier.Stop();
+  sender.Stop();
   coord.Stop();
   signals.join();
   spdlog::info("stopped cleanly");

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gauntlet {
 
@@ -22,6 +23,8 @@ struct ServeOptions {
   int64_t log_cap_mb = 16;
   bool local_worker = false;  // also start one `gauntlet worker` beside the daemon
   std::string exe;            // this executable (for the local worker)
+  std::string config;         // --config: webhooks and links (YAML or JSON); empty: none
+  std::vector<std::string> webhooks;  // --webhook URL[,EVENT...], repeated
 };
 
 // Runs until SIGINT/SIGTERM; returns the process exit code (0 clean stop, 2 bad configuration). Call

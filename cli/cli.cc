@@ -11,9 +11,11 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddTrialsCommand(app, code);
   cli::AddSuitesCommand(app, code);
   cli::AddCancelCommand(app, code);
+  cli::AddRerunCommand(app, code);
   cli::AddLogsCommand(app, code);
   cli::AddNodesCommand(app, code);
   cli::AddMatrixCommand(app, code);
+  cli::AddDiffCommand(app, code);
   cli::AddCompletionCommand(app);
 }
 

@@ -67,7 +67,9 @@ void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::stri
 
 std::unique_ptr<http::Client> Connect(ClientOptions& o) {
   Resolve(&o.conn);
-  return std::make_unique<http::Client>(o.conn.server, o.conn.token);
+  auto c = std::make_unique<http::Client>(o.conn.server, o.conn.token);
+  c->SetExtraHeaders({{"X-Gauntlet-Client", "cli"}});  // a sweep submitted here says so (its `source`)
+  return c;
 }
 
 namespace {

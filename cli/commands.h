@@ -24,6 +24,12 @@ void AddCancelCommand(CLI::App& app, int* code);
 void AddLogsCommand(CLI::App& app, int* code);
 // `nodes [--drain ID]`: the fleet, or drains one node (nodes.cc).
 void AddNodesCommand(CLI::App& app, int* code);
+// `rerun SWEEP [--failed] [--verdict V]... [--config K]... [--target T]... [--wait]`: a new sweep of a
+// sweep's failed trials, printed with its dashboard URL (rerun.cc).
+void AddRerunCommand(CLI::App& app, int* code);
+// `diff A B [--format table|markdown|json|csv]`: what changed between two sweeps (or fingerprints or
+// suite versions); exit 1 when something broke (diff.cc).
+void AddDiffCommand(CLI::App& app, int* code);
 // `matrix --suite S ...`: the results pivot as a table, CSV, JSON or Markdown (matrix.cc).
 void AddMatrixCommand(CLI::App& app, int* code);
 // `completion [bash|zsh|fish]`: prints a completion script generated from `app`'s command tree as it is when

@@ -92,11 +92,22 @@ void AddStatusCommand(CLI::App& app, int* code) {
       if (!s) return void(*code = 2);
       for (auto& i : (*s)["items"]) items.push_back(i);
     }
+    for (auto& i : items)
+      if (i.contains("dashboard_url")) i["dashboard_url"] = o->conn.server + i["dashboard_url"].get<std::string>();
     if (o->format == "json") {
       std::cout << (*sweep > 0 ? items[0] : json(items)).dump(2) << "\n";
       return;
     }
     PrintSweeps(o->format, items);
+    // One sweep: where to see it, and where it came from (tables and Markdown; CSV stays a table).
+    if (*sweep > 0 && o->format != "csv") {
+      const json& s = items[0];
+      std::string from = s.value("source", "");
+      if (!s["rerun_of"].is_null()) from += " of sweep " + s["rerun_of"].dump();
+      if (!s.value("submitted_by", "").empty()) from += " by " + s["submitted_by"].get<std::string>();
+      if (!from.empty()) std::cout << "submitted: " << from << "\n";
+      if (s.contains("dashboard_url")) std::cout << "dashboard: " << s["dashboard_url"].get<std::string>() << "\n";
+    }
   });
 }
 

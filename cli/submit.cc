@@ -64,8 +64,11 @@ void AddSubmitCommand(CLI::App& app, int* code) {
       return void(*code = 2);
     }
     const int64_t id = (*r)["id"].get<int64_t>();
+    (*r)["dashboard_url"] = o->conn.server + r->value("dashboard_url", "/#/sweeps/" + std::to_string(id));
     const bool bar = IsTty() && !*json_lines;
-    if (bar) std::cout << "sweep " << id << " submitted: " << (*r)["trials"] << " trials\n";
+    if (bar)
+      std::cout << "sweep " << id << " submitted: " << (*r)["trials"] << " trials\n"
+                << "dashboard: " << (*r)["dashboard_url"].get<std::string>() << "\n";
     else std::cout << r->dump() << "\n" << std::flush;
     if (!*wait) return;
     auto fin = FollowSweep(*client, o->conn, id, {bar, *wait_for_nodes});

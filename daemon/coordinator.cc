@@ -270,7 +270,7 @@ void Coordinator::RestoreLocked() {
                nodes.ok() ? nodes->size() : 0);
 }
 
-Result<SubmitResult> Coordinator::Submit(const json& body) {
+Result<SubmitResult> Coordinator::Submit(const json& body, const SweepOrigin& origin) {
   auto req = ParseSweepRequest(body);
   if (!req.ok()) return req.status();
   auto row = store_.GetSuite(req->suite);
@@ -298,7 +298,8 @@ Result<SubmitResult> Coordinator::Submit(const json& body) {
       }
   }
   int64_t first = 0;
-  auto sweep = store_.CreateSweep(suite->id, req->name, body, req->priority, req->max_attempts, trials, &first);
+  auto sweep =
+      store_.CreateSweep(suite->id, req->name, body, req->priority, req->max_attempts, trials, &first, origin);
   if (!sweep.ok()) return sweep.status();
   auto queued = MakeQueued(*suite, *req, first, *configs);
   for (auto& q : queued) q.sweep = *sweep;

@@ -60,7 +60,14 @@ class Coordinator {
   void Stop();
 
   // Validates and stores a sweep, then queues it. Errors: NotFound (suite), Invalid (field at fault).
-  Result<SubmitResult> Submit(const nlohmann::json& request);
+  // `origin` is stored with it (who, through what).
+  Result<SubmitResult> Submit(const nlohmann::json& request, const SweepOrigin& origin = {});
+  // A new sweep of exactly the trials of `sweep` that `selection` picks (POST /sweeps/{id}/rerun's
+  // body: {"verdicts": [...], "configs": [...], "targets": [...]}, each optional; default: every done
+  // trial not passed or skipped), each once per original trial, with reuse and pruning off, linked by
+  // rerun_of (origin.rerun_of is set here). Errors: NotFound (sweep), Invalid (the field at fault, or
+  // "verdicts" when nothing matches). rerun.cc.
+  Result<SubmitResult> Rerun(int64_t sweep, const nlohmann::json& selection, SweepOrigin origin);
   // Ends the queued trials cancelled now and flags the running ones for their workers; NotFound.
   Status CancelSweep(int64_t sweep);
   Status CancelTrial(int64_t trial);  // the same for one trial

@@ -104,6 +104,7 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
     req.set(bhttp::field::host, impl_->host);
     req.set(bhttp::field::user_agent, "gauntlet/" GAUNTLET_VERSION);
     if (!token_.empty()) req.set(bhttp::field::authorization, "Bearer " + token_);
+    for (auto& [k, v] : extra_) req.set(k, v);
     if (!body.empty() || method == "POST" || method == "PUT") {
       req.set(bhttp::field::content_type, content_type);
       req.body() = body;

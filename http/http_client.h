@@ -43,12 +43,15 @@ class Client {
                             const std::function<bool(std::string_view)>& on_data,
                             std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
   const std::string& base() const { return base_; }
+  // Headers Send adds to every request from now on (e.g. a webhook's signature), replacing earlier ones.
+  void SetExtraHeaders(std::vector<std::pair<std::string, std::string>> headers) { extra_ = std::move(headers); }
   // Breaks a call in progress on another thread (it returns Unavailable). The one thread-safe method.
   void Interrupt();
 
  private:
   struct Impl;
   std::string base_, token_;
+  std::vector<std::pair<std::string, std::string>> extra_;
   std::unique_ptr<Impl> impl_;
 };
 

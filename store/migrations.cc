@@ -185,6 +185,35 @@ ALTER TABLE cells5 RENAME TO cells;
 ALTER TABLE suites ADD COLUMN param_order TEXT;
 ALTER TABLE suites ADD COLUMN shadowed TEXT;
 )sql",
+      // 6: the first week's workflow (issue 20). A sweep says where it came from: the sweep it reruns,
+      // who submitted it (a token's name, or its role) and through what (cli, api, rerun, dashboard).
+      // `notified_at` marks a finished sweep whose sweep.finished (and regressions) were queued for the
+      // webhooks: set in the same write that queues them, so a restart never announces one twice and
+      // never forgets one; sweeps already finished before this migration count as announced.
+      // webhook_deliveries is the durable delivery queue: each row is one event for one receiver, with
+      // the exact body that is signed and sent on every attempt.
+      R"sql(
+ALTER TABLE sweeps ADD COLUMN rerun_of INTEGER REFERENCES sweeps(id);
+ALTER TABLE sweeps ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN source TEXT NOT NULL DEFAULT 'api';
+ALTER TABLE sweeps ADD COLUMN notified_at INTEGER;
+UPDATE sweeps SET notified_at = created_at
+  WHERE NOT EXISTS(SELECT 1 FROM trials WHERE trials.sweep_id = sweeps.id AND trials.state != 'done');
+CREATE TABLE webhook_deliveries(
+  id INTEGER PRIMARY KEY,
+  hook TEXT NOT NULL,
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_at INTEGER,
+  last_status INTEGER,
+  last_error TEXT NOT NULL DEFAULT '',
+  delivered_at INTEGER);
+CREATE INDEX webhook_pending ON webhook_deliveries(next_at) WHERE state = 'pending';
+)sql",
   };
   return k;
 }

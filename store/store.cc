@@ -152,14 +152,19 @@ Result<std::vector<SuiteRow>> Store::ListSuites() {
 }
 
 Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, const json& request, int priority,
-                                   int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial) {
+                                   int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
+                                   const SweepOrigin& origin) {
   return Guard([&]() -> Result<int64_t> {
     return Write([&](sql::Db& db) -> Result<int64_t> {
       const int64_t now = NowMs();
       const int64_t count = static_cast<int64_t>(trials.size());
       auto& s = db.Cached(
-          "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at) VALUES(?,?,?,?,?,?)");
+          "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at, rerun_of, submitted_by, source)"
+          " VALUES(?,?,?,?,?,?,?,?,?)");
       s.Bind(1, suite_id).Bind(2, name).Bind(3, request.dump()).Bind(4, priority).Bind(5, count).Bind(6, now);
+      if (origin.rerun_of) s.Bind(7, *origin.rerun_of);
+      else s.BindNull(7);
+      s.Bind(8, origin.submitted_by).Bind(9, origin.source);
       s.Run();
       const int64_t sweep = db.LastInsertId();
       auto& t = db.Cached(
@@ -195,7 +200,7 @@ void FillCounts(sql::Db& db, SweepRow& r) {
 }
 constexpr const char* kSweepCols =
     "s.id, s.suite_id, su.name, su.version, s.name, s.request, s.priority, s.trial_count, s.created_at, "
-    "s.cancelled_at FROM sweeps s JOIN suites su ON su.id = s.suite_id";
+    "s.cancelled_at, s.rerun_of, s.submitted_by, s.source FROM sweeps s JOIN suites su ON su.id = s.suite_id";
 SweepRow ReadSweep(sql::Stmt& s) {
   SweepRow r;
   r.id = s.Int(0);
@@ -208,6 +213,9 @@ SweepRow ReadSweep(sql::Stmt& s) {
   r.trial_count = s.Int(7);
   r.created_at = s.Int(8);
   r.cancelled_at = s.OptInt(9);
+  r.rerun_of = s.OptInt(10);
+  r.submitted_by = s.Text(11);
+  r.source = s.Text(12);
   return r;
 }
 }  // namespace

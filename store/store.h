@@ -56,6 +56,16 @@ struct SweepRow {
   nlohmann::json by_state = nlohmann::json::object();    // state -> count
   nlohmann::json by_verdict = nlohmann::json::object();  // verdict -> count
   int64_t reused = 0;  // done trials that took an earlier trial's verdict (counted in by_verdict too)
+  std::optional<int64_t> rerun_of;  // the sweep this one reruns trials of
+  std::string submitted_by;         // the token's name (or its role); "" where no token is needed
+  std::string source = "api";       // cli | api | rerun | dashboard
+};
+
+// Where a new sweep came from (SweepRow's rerun_of, submitted_by, source).
+struct SweepOrigin {
+  std::optional<int64_t> rerun_of;
+  std::string submitted_by;
+  std::string source = "api";
 };
 
 struct TrialRow {
@@ -135,7 +145,8 @@ class Store {
   // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction and returns its id.
   // The new trials get consecutive ids from *first_trial (required), in the order given.
   Result<int64_t> CreateSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
-                              int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial);
+                              int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
+                              const SweepOrigin& origin = {});
   // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over);
   // returns them as now stored.
   Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts);

@@ -15,6 +15,7 @@ const PAGES = {
   nodes: () => import('./pages/nodes.js'),
   clusters: () => import('./pages/clusters.js'),
   history: () => import('./pages/history.js'),
+  compare: () => import('./pages/compare.js'),
 };
 
 function pick(parts) {

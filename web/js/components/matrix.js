@@ -72,13 +72,32 @@ function cellTitle(c) {
 // Kept lean (no title, no data attributes): 10,000 of these are parsed on a sweep's first view.
 // Tooltips are attached on hover or focus instead, and a breakdown is built when it is opened
 // (see matrixView).
-function cellHtml(c) {
+/** Whether a cell has failed trials a rerun could take: it failed, or some of its configs did. */
+export const rerunnable = (c) => c && (c.state === 'failed' || c.state === 'mixed' || c.state === 'flaky');
+const RERUN = '<button type="button" class="mx-rerun" aria-label="Rerun the failed trials of this cell" title="Rerun the failed trials of this cell">↻</button>';
+
+function cellHtml(c, rerun) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
   const f = cellFace(c);
   const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n">×${f.runs}</span>` : ''}`;
   const open = `<div role="cell" class="mx-cell ${f.cls}">`;
-  if (opens(c)) return `${open}<button type="button" class="mx-open" aria-haspopup="dialog">${body}</button></div>`;
-  return c.trial != null ? `${open}<a href="#/trials/${c.trial}">${body}</a></div>` : `${open}<span>${body}</span></div>`;
+  const more = rerun && rerunnable(c) ? RERUN : '';
+  if (opens(c)) return `${open}<button type="button" class="mx-open" aria-haspopup="dialog">${body}</button>${more}</div>`;
+  return c.trial != null ? `${open}<a href="#/trials/${c.trial}">${body}</a>${more}</div>` : `${open}<span>${body}</span>${more}</div>`;
+}
+
+/**
+ * The rerun selection (POST /api/v1/sweeps/{id}/rerun's body) of a cell: the configs holding its row
+ * values (and its column's, when the column is a parameter), on its hardware class; the daemon picks
+ * their trials that did not pass.
+ */
+export function cellRerunSelection(m, c) {
+  const config = {};
+  m.rows.forEach((r, i) => (config[r] = c.row[i]));
+  if (m.cols !== 'hardware') config[m.cols] = c.col;
+  const sel = {configs: [config]};
+  if (m.cols === 'hardware' && c.col !== 'unassigned') sel.targets = [c.col];
+  return sel;
 }
 
 /**
@@ -187,8 +206,10 @@ const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(n
  * has a fixed width, which keeps rows aligned. Rows beyond the first screenful (or beyond
  * `keep.scrollTop`, when a live refresh replaces a scrolled matrix) are appended in idle-time
  * chunks after the first paint, so a 100 × 100 matrix never blocks the page for long.
+ * `opts.onRerun(cell, selection)`, when given (a sweep's matrix), puts a rerun button on each cell
+ * with failed trials.
  */
-export function matrixView(m, keep = {}) {
+export function matrixView(m, keep = {}, opts = {}) {
   const wrap = h('div', {class: 'matrix-view'});
   if (!m.row_keys?.length || !m.col_keys?.length) {
     wrap.append(h('p', {class: 'muted'}, 'No results yet for this selection.'));
@@ -230,7 +251,7 @@ export function matrixView(m, keep = {}) {
   parts.push('</div>');
   const cells = (row, from, to) => {
     const out = [];
-    for (let i = from; i < to; i++) out.push(cellHtml(byKey.get(keyOf(row, m.col_keys[i]))));
+    for (let i = from; i < to; i++) out.push(cellHtml(byKey.get(keyOf(row, m.col_keys[i])), !!opts.onRerun));
     return out.join('');
   };
   const nCol = m.col_keys.length;
@@ -276,6 +297,9 @@ export function matrixView(m, keep = {}) {
     if (!dialog.open) dialog.showModal();
   };
   scroller.addEventListener('click', (e) => {
+    const again = e.target.closest('button.mx-rerun');
+    const rc = again && cellOf(again.parentElement);
+    if (rc) return void opts.onRerun(rc, cellRerunSelection(m, rc));
     const button = e.target.closest('button.mx-open');
     const c = button && cellOf(button.parentElement);
     if (c) openCell(c);

@@ -66,7 +66,11 @@ export default async function render(ctx) {
       h('dl', {class: 'facts'},
         h('dt', {}, 'Suite'), h('dd', {}, h('a', {href: href(['matrix'], {suite: s.suite})}, s.suite), ` v${s.suite_version}`),
         h('dt', {}, 'State'), h('dd', {'data-testid': 'sweep-state'}, state),
-        h('dt', {}, 'Submitted'), h('dd', {}, fmtAgo(s.created_at)),
+        h('dt', {}, 'Submitted'), h('dd', {}, fmtAgo(s.created_at), h('span', {class: 'muted', 'data-testid': 'origin'},
+          ` via ${s.source || 'api'}`, s.submitted_by ? ` by ${s.submitted_by}` : '')),
+        s.rerun_of != null ? [h('dt', {}, 'Rerun of'), h('dd', {},
+          h('a', {href: `#/sweeps/${s.rerun_of}`, 'data-testid': 'rerun-of'}, `#${s.rerun_of}`), ' · ',
+          h('a', {href: href(['compare'], {a: s.rerun_of, b: s.id}), 'data-testid': 'compare-link'}, 'what changed'))] : null,
         h('dt', {}, 'Targets'), h('dd', {}, (s.request?.targets || []).map((t) => JSON.stringify(t)).join(' · ') || 'any')),
       h('div', {class: 'row'}, progressBar(s), progressLabel(s)),
       countChips(s.by_verdict, {linkFor: (v) => link({verdict: v, after: ''}) + '', current: verdict}),
@@ -98,7 +102,21 @@ export default async function render(ctx) {
       box.append(h('button', {type: 'button', class: 'danger', onclick: () => act('cancel', 'Cancel every trial of this sweep that has not finished?')}, 'Cancel sweep'));
     if ((s.by_verdict?.infra_error || 0) + (s.by_verdict?.timeout || 0))
       box.append(h('button', {type: 'button', onclick: () => act('retry')}, 'Retry infra errors and timeouts'));
+    const failed = Object.entries(s.by_verdict || {}).filter(([v]) => v !== 'passed' && v !== 'skipped').reduce((n, [, k]) => n + k, 0);
+    if (failed) box.append(h('button', {type: 'button', 'data-testid': 'rerun-sweep', onclick: () => rerun({}, 'this sweep')},
+      `Rerun ${plural(failed, 'failed trial')}`));
     return box;
+  }
+
+  // A new sweep of the picked trials; the page moves to it. The daemon asks for a token (401) when
+  // it needs one, and api() prompts for it.
+  async function rerun(selection, what) {
+    try {
+      const r = await api(`/api/v1/sweeps/${id}/rerun`, {method: 'POST', body: selection});
+      location.hash = `#/sweeps/${r.id}`;
+    } catch (e) {
+      alert(`Rerun of ${what} failed: ${e.message}`);
+    }
   }
 
   async function act(what, confirmText) {
@@ -115,7 +133,7 @@ export default async function render(ctx) {
     try {
       const m = await (pending || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal}));
       performance.mark('gauntlet:matrix-fetched');
-      if (ctx.alive) fill(matrixBox, matrixView(m, scrollOf(matrixBox)));
+      if (ctx.alive) fill(matrixBox, matrixView(m, scrollOf(matrixBox), {onRerun: (c, sel) => rerun(sel, 'this cell')}));
       cells = m.cells?.length || 0;
       performance.mark('gauntlet:matrix-rendered');
     } catch (e) {

@@ -57,11 +57,24 @@ export default async function render(ctx) {
     refresh();
   }}, 'Cancel trial');
 
+  // A new sweep of this one trial (same config and target), reuse off; the page moves to it.
+  const rerun = h('button', {type: 'button', 'data-testid': 'rerun-trial', onclick: async () => {
+    try {
+      const r = await api(`/api/v1/sweeps/${t.sweep}/rerun`, {method: 'POST',
+        body: {verdicts: [current.verdict], configs: [current.config_key], targets: [current.target]}});
+      location.hash = `#/sweeps/${r.id}`;
+    } catch (e) {
+      alert(`Rerun failed: ${e.message}`);
+    }
+  }}, 'Rerun trial');
+  let current = t;
+
   function show(t) {
+    current = t;
     fill(head,
       h('p', {class: 'muted'}, h('a', {href: '#/sweeps'}, 'Sweeps'), ' / ', h('a', {href: `#/sweeps/${t.sweep}`}, `#${t.sweep}`), ' / ', `trial #${t.id}`),
       h('div', {class: 'row'}, h('h1', {}, `Trial #${t.id}`), t.verdict ? badge(t.verdict) : h('span', {class: `badge state-${t.state}`}, t.state),
-        h('span', {class: 'spacer'}), t.state !== 'done' ? cancel : null));
+        h('span', {class: 'spacer'}), t.state !== 'done' ? cancel : null, t.state === 'done' && t.verdict ? rerun : null));
     const r = t.result || {};
     fill(body,
       facts(t),

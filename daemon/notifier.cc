@@ -1,0 +1,195 @@
+#include "daemon/notifier.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+#include "store/compare.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+const std::vector<std::string>& WebhookEvents() {
+  static const std::vector<std::string> k = {"sweep.finished", "regression.found", "node.quarantined"};
+  return k;
+}
+
+namespace {
+
+bool Wants(const WebhookHook& h, const std::string& event) { return h.events.empty() || h.events.count(event) > 0; }
+
+std::string SweepLink(const std::string& base, int64_t id) { return base + "/#/sweeps/" + std::to_string(id); }
+
+json SweepSummary(const SweepRow& s, const std::string& base) {
+  int64_t done = s.by_state.value("done", int64_t{0}), passed = s.by_verdict.value("passed", int64_t{0}),
+          skipped = s.by_verdict.value("skipped", int64_t{0});
+  return {{"id", s.id}, {"name", s.name}, {"suite", s.suite}, {"suite_version", s.suite_version},
+          {"trials", s.trial_count}, {"by_verdict", s.by_verdict}, {"passed", passed},
+          {"failed", done - passed - skipped}, {"rerun_of", s.rerun_of ? json(*s.rerun_of) : json()},
+          {"submitted_by", s.submitted_by}, {"source", s.source},
+          {"url", base + "/api/v1/sweeps/" + std::to_string(s.id)}, {"dashboard_url", SweepLink(base, s.id)}};
+}
+
+std::string Slack(const std::string& text) { return json{{"text", text}}.dump(); }
+
+std::string SideText(const json& side) {
+  if (side.is_null()) return "nothing";
+  std::string t = side["verdict"].get<std::string>();
+  if (!side["signature"].get<std::string>().empty() && t != "passed") t += " (" + side["signature"].get<std::string>() + ")";
+  return t + " in trial " + side["trial"].dump();
+}
+
+}  // namespace
+
+std::string SweepFinishedBody(const WebhookHook& hook, const SweepRow& s, int64_t regressions, const std::string& base) {
+  json sum = SweepSummary(s, base);
+  if (hook.format == "slack") {
+    std::string counts;
+    for (auto& [v, n] : s.by_verdict.items()) counts += (counts.empty() ? "" : ", ") + n.dump() + " " + v;
+    return Slack("Sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + (s.name.empty() ? "" : " " + s.name) +
+                 "> of " + s.suite + " finished: " + (counts.empty() ? "no trials" : counts) +
+                 (regressions > 0 ? "; " + std::to_string(regressions) + " regression(s)" : ""));
+  }
+  return json{{"event", "sweep.finished"}, {"sweep", sum}, {"counts", s.by_verdict}, {"regressions", regressions},
+              {"dashboard_url", sum["dashboard_url"]}, {"at", NowMs()}}
+      .dump();
+}
+
+std::string RegressionBody(const WebhookHook& hook, const SweepRow& s, const json& item, const std::string& base) {
+  if (hook.format == "slack") {
+    std::string why = item["why"] == "metric" ? "its key metric fell" : "its verdict got worse";
+    char pct[32] = "";
+    if (!item["metric_change"].is_null()) snprintf(pct, sizeof pct, " (%+.1f%%)", item["metric_change"].get<double>() * 100);
+    return Slack("Regression in " + s.suite + " on " + item["hardware"].get<std::string>() + ": `" +
+                 item["config_key"].get<std::string>() + "` " + why + pct + ": " + SideText(item["a"]) + " → " +
+                 SideText(item["b"]) + " (sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + ">)");
+  }
+  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item["config_key"]},
+              {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", item["why"]},
+              {"before", item["a"]}, {"after", item["b"]}, {"metric_change", item["metric_change"]},
+              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", NowMs()}}
+      .dump();
+}
+
+std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::string& name, const std::string& reason,
+                            const std::string& base) {
+  if (hook.format == "slack")
+    return Slack("Node " + name + " (#" + std::to_string(node) + ") was quarantined: " + reason + " (<" + base +
+                 "/#/nodes|fleet>)");
+  return json{{"event", "node.quarantined"}, {"node", {{"id", node}, {"name", name}}}, {"reason", reason},
+              {"dashboard_url", base + "/#/nodes"}, {"at", NowMs()}}
+      .dump();
+}
+
+Notifier::Notifier(Store& store, EventBus& events, NotifierOptions opts, std::function<void()> queued)
+    : store_(store), events_(events), opts_(std::move(opts)), queued_(std::move(queued)) {
+  ScanNodes(true);
+  sub_ = events_.Subscribe(events_.last_id(), 0);
+  Follow();
+  thread_ = std::thread([this] { Run(); });
+}
+
+Notifier::~Notifier() { Stop(); }
+
+void Notifier::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (sub_) sub_->Close();
+}
+
+void Notifier::Follow() {
+  // Runs on a publishing thread with the bus's lock held: hand the batch over, nothing more.
+  sub_->Next([this](std::optional<std::vector<Event>> batch) {
+    std::lock_guard lock(mu_);
+    if (batch) inbox_.insert(inbox_.end(), batch->begin(), batch->end());
+    else resubscribe_ = true;  // overflow or shutdown: the store scan still finds every finished sweep
+    cv_.notify_all();
+  });
+}
+
+void Notifier::Run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(opts_.scan_ms), [&] { return stop_ || !inbox_.empty() || resubscribe_; });
+    if (stop_) break;
+    std::vector<Event> batch;
+    batch.swap(inbox_);
+    const bool ended = resubscribe_;
+    const bool had_batch = !batch.empty();
+    resubscribe_ = false;
+    lock.unlock();
+    if (had_batch) Follow();
+    if (ended && !had_batch) {
+      sub_->Close();
+      sub_ = events_.Subscribe(events_.last_id(), 0);
+      Follow();
+    }
+    ScanSweeps();
+    ScanNodes(false);
+    lock.lock();
+  }
+}
+
+void Notifier::ScanNodes(bool first) {
+  // The scheduler quarantines a node on its own (infra errors in a row) without an event, and an
+  // admin does through the API: the stored state is what both leave, so that is what is watched.
+  auto nodes = store_.ListNodes();
+  if (!nodes.ok()) return;
+  std::vector<NewDelivery> out;
+  for (auto& n : *nodes) {
+    std::string& seen = node_states_[n.id];
+    if (!first && n.state == "quarantined" && seen != "quarantined")
+      for (auto& h : opts_.hooks)
+        if (Wants(h, "node.quarantined"))
+          out.push_back({h.url, "node.quarantined", QuarantinedBody(h, n.id, n.name, n.reason, opts_.public_url)});
+    seen = n.state;
+  }
+  if (out.empty()) return;
+  if (Status s = QueueDeliveries(store_, out); !s.ok()) spdlog::error("webhooks: {}", s.message());
+  else if (queued_) queued_();
+}
+
+void Notifier::ScanSweeps() {
+  auto ids = FinishedUnannounced(store_);
+  if (!ids.ok()) {
+    spdlog::warn("webhooks: {}", ids.status().message());
+    return;
+  }
+  for (int64_t id : *ids) Announce(id);
+}
+
+void Notifier::Announce(int64_t id) {
+  auto s = store_.GetSweep(id);
+  if (!s.ok()) return;
+  json regressions = json::array();
+  const bool want_reg = std::any_of(opts_.hooks.begin(), opts_.hooks.end(),
+                                    [](const WebhookHook& h) { return Wants(h, "regression.found"); });
+  if (want_reg) {
+    CompareSide before, now;
+    before.before_sweep = id;
+    now.sweep = id;
+    auto cmp = Compare(store_, before, now, opts_.threshold);
+    if (cmp.ok())
+      for (auto& it : (*cmp)["items"])
+        if (it["change"] == "broke" && !it["a"].is_null()) regressions.push_back(it);
+  }
+  std::vector<NewDelivery> out;
+  for (auto& h : opts_.hooks) {
+    if (Wants(h, "sweep.finished"))
+      out.push_back({h.url, "sweep.finished",
+                     SweepFinishedBody(h, *s, static_cast<int64_t>(regressions.size()), opts_.public_url)});
+    if (Wants(h, "regression.found"))
+      for (size_t i = 0; i < regressions.size() && static_cast<int>(i) < opts_.max_regressions; ++i)
+        out.push_back({h.url, "regression.found", RegressionBody(h, *s, regressions[i], opts_.public_url)});
+  }
+  auto done = AnnounceSweep(store_, id, out);
+  if (!done.ok()) spdlog::error("webhooks: sweep {}: {}", id, done.status().message());
+  else if (*done && !out.empty() && queued_) queued_();
+}
+
+}  // namespace gauntlet

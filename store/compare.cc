@@ -1,0 +1,177 @@
+#include "store/compare.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/verdict.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+
+struct Entry {
+  std::string config_key, hardware, verdict, signature, metric_name, metric_unit;
+  json config;
+  int64_t trial = 0, sweep = 0;
+  std::optional<double> metric;
+};
+using Key = std::pair<std::string, std::string>;  // config key, hardware class
+using Side = std::map<Key, Entry>;
+
+constexpr const char* kEntryCols =
+    "t.config_key, COALESCE(t.hardware, ''), t.verdict, COALESCE(t.signature, ''), t.id, t.sweep_id, t.config,"
+    " t.metric_name, t.metric_value, COALESCE(t.metric_unit, '') FROM trials t JOIN suites su ON su.id = t.suite_id";
+// Done, judged or failing, on known hardware: a cancelled trial says nothing, a queued one nothing yet.
+constexpr const char* kDone = " t.state = 'done' AND t.hardware IS NOT NULL AND t.verdict != 'cancelled'";
+
+Entry ReadEntry(sql::Stmt& s) {
+  Entry e;
+  e.config_key = s.Text(0);
+  e.hardware = s.Text(1);
+  e.verdict = s.Text(2);
+  e.signature = s.Text(3);
+  e.trial = s.Int(4);
+  e.sweep = s.Int(5);
+  e.config = json::parse(s.TextView(6), nullptr, false);
+  if (!s.IsNull(7)) e.metric_name = s.Text(7);
+  if (!s.IsNull(8)) e.metric = s.Double(8);
+  e.metric_unit = s.Text(9);
+  return e;
+}
+
+// A sweep's repeats of one config × hardware disagree: the most severe verdict stands (the matrix
+// never hides a failure either); among equals the latest.
+void Keep(Side& side, Entry e, bool worst) {
+  Key k{e.config_key, e.hardware};
+  auto it = side.find(k);
+  if (it == side.end() || !worst || VerdictSeverity(e.verdict) >= VerdictSeverity(it->second.verdict))
+    side[k] = std::move(e);
+}
+
+Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, int64_t* pending) {
+  Side side;
+  if (c.sweep) {
+    auto chk = db.Prepare("SELECT COUNT(*), SUM(state != 'done') FROM trials WHERE sweep_id = ?");
+    chk.Bind(1, *c.sweep);
+    chk.Step();
+    auto ex = db.Prepare("SELECT 1 FROM sweeps WHERE id = ?");
+    ex.Bind(1, *c.sweep);
+    if (!ex.Step()) return Status::NotFound("no sweep " + std::to_string(*c.sweep));
+    *pending += chk.IsNull(1) ? 0 : chk.Int(1);
+    auto s = db.Prepare(std::string("SELECT ") + kEntryCols + " WHERE t.sweep_id = ? AND" + kDone + " ORDER BY t.id");
+    s.Bind(1, *c.sweep);
+    while (s.Step()) Keep(side, ReadEntry(s), true);
+    return side;
+  }
+  if (c.before_sweep) {
+    // Per config × hardware of the sweep: the latest judged trial before the sweep's own, elsewhere.
+    auto s = db.Prepare(std::string("SELECT ") + kEntryCols +
+                        " WHERE su.name = (SELECT su2.name FROM sweeps w JOIN suites su2 ON su2.id = w.suite_id"
+                        " WHERE w.id = ?) AND t.config_key = ? AND t.hardware = ? AND t.sweep_id != ? AND t.id < ? AND" +
+                        kDone + " AND t.verdict != 'skipped' ORDER BY t.id DESC LIMIT 1");
+    for (auto& [k, e] : *keys_of) {
+      s.Reset();
+      s.Bind(1, *c.before_sweep).Bind(2, k.first).Bind(3, k.second).Bind(4, *c.before_sweep).Bind(5, e.trial);
+      if (s.Step()) side[k] = ReadEntry(s);
+    }
+    return side;
+  }
+  if (c.suite.empty()) return Status::Invalid("name a sweep, or a suite with a version or fingerprint", "a");
+  auto ex = db.Prepare("SELECT 1 FROM suites WHERE name = ?");
+  ex.Bind(1, c.suite);
+  if (!ex.Step()) return Status::NotFound("no suite '" + c.suite + "'");
+  std::string sql = std::string("SELECT ") + kEntryCols + " WHERE su.name = ? AND" + kDone;
+  if (c.suite_version) sql += " AND su.version = ?";
+  if (c.fingerprint) sql += " AND COALESCE(t.fingerprint, '') = ?";
+  auto s = db.Prepare(sql + " ORDER BY t.id");
+  int i = 1;
+  s.Bind(i++, c.suite);
+  if (c.suite_version) s.Bind(i++, *c.suite_version);
+  if (c.fingerprint) s.Bind(i++, *c.fingerprint);
+  while (s.Step()) Keep(side, ReadEntry(s), false);
+  return side;
+}
+
+json SideJson(const CompareSide& c) {
+  json j = json::object();
+  if (c.sweep) j["sweep"] = *c.sweep;
+  if (c.before_sweep) j["before_sweep"] = *c.before_sweep;
+  if (!c.suite.empty()) j["suite"] = c.suite;
+  if (c.suite_version) j["suite_version"] = *c.suite_version;
+  if (c.fingerprint) j["fingerprint"] = *c.fingerprint;
+  return j;
+}
+
+json EntryJson(const Entry* e) {
+  if (!e) return nullptr;
+  json m = e->metric ? json{{"name", e->metric_name}, {"value", *e->metric}, {"unit", e->metric_unit}} : json();
+  return {{"verdict", e->verdict}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
+}
+
+int Rank(const std::string& change) {
+  static const std::vector<std::string> kOrder = {"broke", "fixed", "changed", "new", "gone", "same"};
+  return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), change) - kOrder.begin());
+}
+
+}  // namespace
+
+std::string CompareChange(const std::string& av, const std::string& as, const std::string& bv, const std::string& bs,
+                          bool metric_fell) {
+  if (av.empty()) return "new";
+  if (bv.empty()) return "gone";
+  if (bv == "passed" && av != "passed") return "fixed";
+  if (av == "passed" && bv != "passed") return "broke";
+  if (av == "passed") return metric_fell ? "broke" : "same";
+  const int sa = VerdictSeverity(av), sb = VerdictSeverity(bv);
+  if (sa >= 0 && sb > sa) return "broke";
+  return av == bv && as == bs ? "same" : "changed";
+}
+
+Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold) {
+  try {
+    return store.Read([&](sql::Db& db) -> Result<json> {
+      int64_t pending = 0;
+      auto sb = Load(db, b, nullptr, &pending);
+      if (!sb.ok()) return Status(sb.status().code(), sb.status().message(), sb.status().field() == "a" ? "b" : sb.status().field());
+      auto sa = Load(db, a, &*sb, &pending);
+      if (!sa.ok()) return sa.status();
+      std::map<Key, std::pair<const Entry*, const Entry*>> all;
+      for (auto& [k, e] : *sa) all[k].first = &e;
+      for (auto& [k, e] : *sb) all[k].second = &e;
+      json items = json::array();
+      json summary = {{"broke", 0}, {"fixed", 0}, {"changed", 0}, {"new", 0}, {"gone", 0}, {"same", 0}};
+      std::string key_metric;
+      for (auto& [k, pr] : all) {
+        auto [ea, eb] = pr;
+        json change_rel;
+        bool fell = false;
+        if (ea && eb && ea->metric && eb->metric && *ea->metric != 0) {
+          const double rel = (*eb->metric - *ea->metric) / std::abs(*ea->metric);
+          change_rel = rel;
+          fell = rel < -threshold;
+        }
+        for (const Entry* e : {ea, eb})
+          if (e && key_metric.empty()) key_metric = e->metric_name;
+        const std::string change = CompareChange(ea ? ea->verdict : "", ea ? ea->signature : "",
+                                                 eb ? eb->verdict : "", eb ? eb->signature : "", fell);
+        std::string why;
+        if (change == "broke") why = ea->verdict == "passed" && eb->verdict == "passed" ? "metric" : "verdict";
+        summary[change] = summary[change].get<int64_t>() + 1;
+        const Entry* any = eb ? eb : ea;
+        items.push_back({{"config_key", k.first}, {"config", any->config}, {"hardware", k.second}, {"change", change},
+                         {"why", why}, {"a", EntryJson(ea)}, {"b", EntryJson(eb)}, {"metric_change", change_rel}});
+      }
+      std::stable_sort(items.begin(), items.end(),
+                       [](const json& x, const json& y) { return Rank(x["change"]) < Rank(y["change"]); });
+      summary["pending"] = pending;
+      return json{{"a", SideJson(a)}, {"b", SideJson(b)}, {"threshold", threshold},
+                  {"key_metric", key_metric.empty() ? json() : json(key_metric)}, {"summary", summary},
+                  {"items", items}};
+    });
+  } catch (const sql::Error& e) {
+    return Status::Internal(e.what());
+  }
+}
+
+}  // namespace gauntlet

@@ -1,0 +1,175 @@
+// Issue 20's first two workflows over real HTTP against a real daemon and worker: rerun what failed
+// (API and `gauntlet rerun`) and compare two runs (API, CSV, `gauntlet diff` with its exit status
+// and Markdown). Outcomes are steered with fixture-flaky's `flaky` mode, whose runs are counted in a
+// folder: run 1 fails, runs 2 and 3 pass, run 4 fails.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/integration/cli_fixture.h"
+
+namespace gauntlet::test {
+namespace {
+
+class Workflow : public ::testing::Test {
+ protected:
+  TempDir dir;
+  std::unique_ptr<Daemon> d = std::make_unique<Daemon>(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  std::unique_ptr<Child> w = StartWorker(dir.path(), d->url(), "cpu-node", json::object());
+  std::string runs = dir.path() + "/flaky-runs";
+
+  json Sweep(const std::vector<std::string>& modes) {
+    json s = d->PostJson("/api/v1/sweeps",
+                         {{"suite", "fixture-flaky"}, {"name", "first"}, {"parameters", {{"mode", modes}, {"dir", {runs}}}}},
+                         201);
+    return d->WaitSweep(s["id"]);
+  }
+  json Rerun(int64_t sweep, const json& body, int status = 201) {
+    return d->PostJson("/api/v1/sweeps/" + std::to_string(sweep) + "/rerun", body, status);
+  }
+  Out G(std::vector<std::string> args) {
+    args.insert(args.begin(), GauntletBin());
+    return RunProgram(dir, args, {"GAUNTLET_SERVER=" + d->url()});
+  }
+  std::map<std::string, json> ByMode(const json& cmp) {
+    std::map<std::string, json> out;
+    for (auto& it : cmp["items"]) out[it["config"]["mode"]] = it;
+    return out;
+  }
+};
+
+TEST_F(Workflow, RerunMakesALinkedSweepOfExactlyTheFailedTrials) {
+  json s1 = Sweep({"flaky", "pass", "fail"});
+  ASSERT_EQ(s1["by_verdict"].value("crashed", 0), 2) << s1.dump();
+  const int64_t id1 = s1["id"];
+  json r = Rerun(id1, json::object());
+  EXPECT_EQ(r["trials"], 2);
+  EXPECT_EQ(r["rerun_of"], id1);
+  EXPECT_EQ(r["dashboard_url"], "/#/sweeps/" + r["id"].dump());
+  const int64_t id2 = r["id"];
+  json s2 = d->WaitSweep(id2);
+  EXPECT_EQ(s2["rerun_of"], id1);
+  EXPECT_EQ(s2["source"], "rerun");
+  EXPECT_FALSE(s2["request"]["reuse"].get<bool>());
+  // The flaky config passes on its second run; the steady failure fails again, not reused.
+  EXPECT_EQ(s2["by_verdict"].value("passed", 0), 1) << s2.dump();
+  EXPECT_EQ(s2["by_verdict"].value("crashed", 0), 1) << s2.dump();
+  EXPECT_EQ(s2["reused"], 0);
+  json trials = d->GetJson("/api/v1/trials?sweep=" + std::to_string(id2));
+  std::set<std::string> modes;
+  for (auto& t : trials["items"]) modes.insert(t["config"]["mode"]);
+  EXPECT_EQ(modes, (std::set<std::string>{"flaky", "fail"}));
+  // A selection: by verdict, by config (key or values), by target.
+  EXPECT_EQ(Rerun(id1, {{"verdicts", {"passed"}}})["trials"], 1);
+  EXPECT_EQ(Rerun(id1, {{"configs", json::array({json{{"mode", "fail"}}})}})["trials"], 1);
+  EXPECT_EQ(Rerun(id1, {{"verdicts", {"crashed"}}, {"targets", {0}}})["trials"], 2);
+  // Errors name the field and store nothing.
+  const size_t before = d->GetJson("/api/v1/sweeps")["items"].size();
+  auto bad = d->Post("/api/v1/sweeps/" + std::to_string(id1) + "/rerun", R"({"verdicts": ["bogus"]})");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_EQ(json::parse(bad.body)["field"], "verdicts[0]");
+  bad = d->Post("/api/v1/sweeps/" + std::to_string(id1) + "/rerun", R"({"verdicts": ["oom"]})");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+  EXPECT_EQ(json::parse(bad.body)["field"], "verdicts");
+  EXPECT_EQ(d->Post("/api/v1/sweeps/" + std::to_string(id1) + "/rerun", R"({"colour": 1})").status, 422);
+  EXPECT_EQ(d->Post("/api/v1/sweeps/" + std::to_string(id1) + "/rerun", R"({"verdicts": )").status, 400);
+  EXPECT_EQ(d->Post("/api/v1/sweeps/999999/rerun", "{}").status, 404);
+  EXPECT_EQ(d->GetJson("/api/v1/sweeps")["items"].size(), before);
+  // The retry of infra errors in place is still there, and answers as before.
+  EXPECT_EQ(d->PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/retry", json::object())["requeued"], 0);
+}
+
+TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {
+  json s1 = Sweep({"flaky", "pass", "fail"});  // flaky run 1: crashed
+  const int64_t id1 = s1["id"];
+  const int64_t id2 = Rerun(id1, {{"verdicts", {"crashed"}}})["id"];  // flaky run 2: passed
+  d->WaitSweep(id2);
+  json cmp = d->GetJson("/api/v1/compare?a=" + std::to_string(id1) + "&b=" + std::to_string(id2));
+  auto by = ByMode(cmp);
+  EXPECT_EQ(by["flaky"]["change"], "fixed");
+  EXPECT_EQ(by["flaky"]["a"]["verdict"], "crashed");
+  EXPECT_EQ(by["flaky"]["b"]["verdict"], "passed");
+  EXPECT_EQ(by["fail"]["change"], "same");
+  EXPECT_EQ(by["pass"]["change"], "gone");
+  EXPECT_EQ(cmp["summary"]["fixed"], 1);
+  EXPECT_EQ(cmp["summary"]["broke"], 0);
+  EXPECT_EQ(cmp["items"][0]["change"], "fixed");  // changes first
+  EXPECT_EQ(cmp["a"]["dashboard_url"], "/#/sweeps/" + std::to_string(id1));
+  // The other way round, the flaky config broke.
+  json back = d->GetJson("/api/v1/compare?a=" + std::to_string(id2) + "&b=" + std::to_string(id1));
+  EXPECT_EQ(ByMode(back)["flaky"]["change"], "broke");
+  EXPECT_EQ(ByMode(back)["flaky"]["why"], "verdict");
+  EXPECT_EQ(ByMode(back)["pass"]["change"], "new");
+  // CSV: a header and one line per config × hardware.
+  auto csv = d->Get("/api/v1/compare?a=" + std::to_string(id1) + "&b=" + std::to_string(id2) + "&format=csv");
+  EXPECT_EQ(csv.status, 200);
+  EXPECT_EQ(csv.content_type.rfind("text/csv", 0), 0u);
+  auto lines = Lines(csv.body);
+  ASSERT_EQ(lines.size(), 4u) << csv.body;
+  EXPECT_EQ(lines[0].rfind("config_key,hardware,change,why,a_verdict,b_verdict", 0), 0u) << lines[0];
+  EXPECT_NE(lines[1].find(",fixed,"), std::string::npos) << lines[1];
+  // Errors.
+  EXPECT_EQ(d->Get("/api/v1/compare?a=" + std::to_string(id1)).status, 422);
+  EXPECT_EQ(d->Get("/api/v1/compare?a=1&b=999999").status, 404);
+  EXPECT_EQ(d->Get("/api/v1/compare?a=1&b=2&colour=red").status, 400);
+  EXPECT_EQ(d->Get("/api/v1/compare?a=1&b=2&threshold=lots").status, 422);
+  EXPECT_EQ(d->Get("/api/v1/compare?a_version=1&b_version=1").status, 422);  // no suite
+  // Suite versions: version 1 against itself is all "same".
+  json ver = d->GetJson("/api/v1/compare?suite=fixture-flaky&a_version=1&b_version=1");
+  EXPECT_EQ(ver["summary"]["same"], 3) << ver.dump();
+
+  // gauntlet diff: 0 when nothing broke, 1 when something did; table, markdown, json.
+  Out ok = G({"diff", std::to_string(id1), std::to_string(id2)});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("fixed"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(d->url() + "/#/sweeps/" + std::to_string(id2)), std::string::npos) << ok.out;
+  Out broke = G({"diff", std::to_string(id2), std::to_string(id1), "--format", "markdown"});
+  EXPECT_EQ(broke.code, 1) << broke.err;
+  EXPECT_NE(broke.out.find("| CONFIG | HARDWARE | CHANGE |"), std::string::npos) << broke.out;
+  EXPECT_NE(broke.out.find("| broke |"), std::string::npos) << broke.out;
+  EXPECT_EQ(broke.out.find("| same |"), std::string::npos) << broke.out;  // unchanged rows left out
+  Out js = G({"diff", std::to_string(id2), std::to_string(id1), "--format", "json"});
+  EXPECT_EQ(js.code, 1);
+  EXPECT_EQ(json::parse(js.out)["summary"]["broke"], 1);
+  Out csvo = G({"diff", std::to_string(id1), std::to_string(id2), "--format", "csv"});
+  EXPECT_EQ(csvo.code, 0);
+  EXPECT_EQ(Lines(csvo.out).size(), 4u) << csvo.out;
+  Out err = G({"diff", std::to_string(id1), "999999"});
+  EXPECT_EQ(err.code, 2);
+  EXPECT_NE(err.err.find("404"), std::string::npos) << err.err;
+  EXPECT_EQ(G({"diff", "v1", "v2"}).code, 2);  // a version needs --suite
+}
+
+TEST_F(Workflow, CliRerunPrintsTheNewSweepAndItsDashboardAndWaits) {
+  json s1 = Sweep({"flaky", "pass"});  // flaky run 1: crashed
+  const int64_t id1 = s1["id"];
+  Out r = G({"rerun", std::to_string(id1), "--failed", "--wait", "--json"});
+  EXPECT_EQ(r.code, 0) << r.err << r.out;  // the flaky config passed this time
+  json first = json::parse(Lines(r.out).at(0));
+  EXPECT_EQ(first["rerun_of"], id1);
+  EXPECT_EQ(first["trials"], 1);
+  EXPECT_EQ(first["dashboard_url"], d->url() + "/#/sweeps/" + first["id"].dump());
+  Out again = G({"rerun", std::to_string(id1), "--verdict", "passed", "--verdict", "crashed"});
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(Lines(again.out).at(0))["trials"], 2);
+  Out none = G({"rerun", std::to_string(id1), "--verdict", "oom"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("422"), std::string::npos) << none.err;
+  Out bad = G({"rerun", std::to_string(id1), "--verdict", "nope"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("verdicts[0]"), std::string::npos) << bad.err;
+  // A sweep shows where it came from: the CLI's User-Agent marks a submission as the CLI's.
+  const std::string file = dir.Write("s.json", json{{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}.dump());
+  Out sub = G({"submit", file});
+  ASSERT_EQ(sub.code, 0) << sub.err;
+  json created = json::parse(Lines(sub.out).at(0));
+  EXPECT_EQ(created["dashboard_url"], d->url() + "/#/sweeps/" + created["id"].dump());
+  EXPECT_EQ(d->GetJson("/api/v1/sweeps/" + created["id"].dump())["source"], "cli");
+  EXPECT_EQ(d->GetJson("/api/v1/sweeps/" + std::to_string(id1))["source"], "api");
+  Out st = G({"status", created["id"].dump()});
+  EXPECT_EQ(st.code, 0);
+  EXPECT_NE(st.out.find(d->url() + "/#/sweeps/" + created["id"].dump()), std::string::npos) << st.out;
+}
+
+}  // namespace
+}  // namespace gauntlet::test

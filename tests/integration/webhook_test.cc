@@ -1,0 +1,176 @@
+// Webhooks against a local receiver (tests/fixtures/webhook_receiver.py, which checks signatures with
+// Python's own HMAC): every event signed, the first failures retried with backoff, each attempt on
+// the delivery's record, Slack's format, and a delivery pending when the daemon is killed delivered
+// once after it comes back.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/integration/cli_fixture.h"
+
+namespace gauntlet::test {
+namespace {
+namespace fs = std::filesystem;
+
+class Receiver {
+ public:
+  Receiver(const TempDir& dir, const std::string& secret, int fail_first, const std::string& ok_file = "")
+      : log_(dir.path() + "/receiver.jsonl") {
+    const std::string port_file = dir.path() + "/receiver.port";
+    std::vector<std::string> argv = {"/usr/bin/env", "python3", SourceDir() + "/tests/fixtures/webhook_receiver.py",
+                                     "--port-file", port_file, "--log", log_, "--secret", secret,
+                                     "--fail-first", std::to_string(fail_first)};
+    if (!ok_file.empty()) argv.insert(argv.end(), {"--ok-file", ok_file});
+    child_ = std::make_unique<Child>(argv, dir.path() + "/receiver.log");
+    EXPECT_TRUE(WaitFor([&] { return fs::exists(port_file); }, std::chrono::seconds(20))) << child_->Log();
+    std::ifstream(port_file) >> port_;
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  // Every request received so far, in order.
+  std::vector<json> Requests() const {
+    std::vector<json> out;
+    for (auto& l : Lines(ReadFile(log_))) out.push_back(json::parse(l));
+    return out;
+  }
+  std::vector<json> Delivered(const std::string& path, const std::string& event) const {
+    std::vector<json> out;
+    for (auto& r : Requests())
+      if (r["path"] == path && r["event"] == event && r["status"] == 200) out.push_back(r);
+    return out;
+  }
+
+ private:
+  std::string log_;
+  int port_ = 0;
+  std::unique_ptr<Child> child_;
+};
+
+TEST(Webhooks, SignedRetriedRecordedAndSlackFormatted) {
+  TempDir dir;
+  Receiver rx(dir, "s3cret", 2);
+  const std::string config = dir.Write("gauntlet.yaml", R"(
+public_url: http://gauntlet.example:8080/
+webhook_retry: {backoff_ms: 50, max_backoff_ms: 200}
+webhooks:
+  - url: )" + rx.url("/json") + R"(
+    secret: s3cret
+  - url: )" + rx.url("/slack") + R"(
+    secret: s3cret
+    format: slack
+    events: [sweep.finished, node.quarantined]
+)");
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
+  auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
+  // The flaky config passes on runs 2 and 3 and fails on run 4: seed the count at 2 runs made.
+  const std::string runs = dir.path() + "/runs";
+  fs::create_directories(runs);
+  std::ofstream(runs + "/runs") << "xx";
+  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"flaky", "pass"}}, {"dir", {runs}}}}}, 201);
+  const int64_t id1 = s1["id"];
+  d.WaitSweep(id1);
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 1; })) << d.Log();
+  json fin = rx.Delivered("/json", "sweep.finished")[0];
+  EXPECT_TRUE(fin["signature_ok"].get<bool>());
+  EXPECT_EQ(fin["n"], 3);  // after two refusals
+  EXPECT_EQ(fin["body"]["sweep"]["id"], id1);
+  EXPECT_EQ(fin["body"]["counts"]["passed"], 2);
+  EXPECT_EQ(fin["body"]["dashboard_url"], "http://gauntlet.example:8080/#/sweeps/" + std::to_string(id1));
+  // Each attempt is on the delivery's record.
+  ASSERT_TRUE(WaitFor([&] {
+    auto items = d.GetJson("/api/v1/webhooks/deliveries?state=delivered")["items"];
+    for (auto& i : items)
+      if (i["hook"] == rx.url("/json") && i["event"] == "sweep.finished") return i["attempts"] == 3;
+    return false;
+  }));
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack", "sweep.finished").size() == 1; }));
+  json slack = rx.Delivered("/slack", "sweep.finished")[0];
+  EXPECT_TRUE(slack["signature_ok"].get<bool>());
+  ASSERT_TRUE(slack["body"].contains("text")) << slack.dump();
+  EXPECT_NE(slack["body"]["text"].get<std::string>().find("<http://gauntlet.example:8080/#/sweeps/" + std::to_string(id1) + "|"),
+            std::string::npos) << slack.dump();
+
+  // A rerun of the passing flaky config fails (run 4): a regression, with the two trials.
+  json r = d.PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/rerun",
+                      {{"verdicts", {"passed"}}, {"configs", json::array({json{{"mode", "flaky"}}})}}, 201);
+  const int64_t id2 = r["id"];
+  json s2 = d.WaitSweep(id2);
+  ASSERT_EQ(s2["by_verdict"].value("crashed", 0), 1) << s2.dump();
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "regression.found").size() == 1; })) << d.Log();
+  json reg = rx.Delivered("/json", "regression.found")[0]["body"];
+  EXPECT_EQ(reg["config"]["mode"], "flaky");
+  EXPECT_EQ(reg["before"]["verdict"], "passed");
+  EXPECT_EQ(reg["before"]["sweep"], id1);
+  EXPECT_EQ(reg["after"]["verdict"], "crashed");
+  EXPECT_EQ(reg["after"]["sweep"], id2);
+  EXPECT_EQ(reg["why"], "verdict");
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 2; }));
+  EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[1]["body"]["regressions"], 1);
+  // The Slack hook did not subscribe to regressions.
+  EXPECT_TRUE(rx.Delivered("/slack", "regression.found").empty());
+
+  // A node quarantined by an admin is announced to both.
+  const int64_t node = d.GetJson("/api/v1/nodes")["items"][0]["id"];
+  d.PostJson("/api/v1/nodes/" + std::to_string(node) + "/quarantine", json::object());
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "node.quarantined").size() == 1; })) << d.Log();
+  EXPECT_EQ(rx.Delivered("/json", "node.quarantined")[0]["body"]["node"]["name"], "cpu-node");
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack", "node.quarantined").size() == 1; }));
+  for (auto& q : rx.Requests()) EXPECT_TRUE(q["signature_ok"].get<bool>()) << q.dump();
+  // The records: admin only when tokens are on; here (loopback, no tokens) readable, with filters checked.
+  EXPECT_EQ(d.Get("/api/v1/webhooks/deliveries?state=lost").status, 422);
+  EXPECT_EQ(d.Get("/api/v1/webhooks/deliveries?colour=1").status, 400);
+}
+
+TEST(Webhooks, APendingDeliveryOutlivesADaemonKilledMidRetry) {
+  TempDir dir;
+  const std::string ok = dir.path() + "/receiver-ok";
+  Receiver rx(dir, "k3y", 0, ok);  // refuses everything until `ok` exists
+  const std::string config = dir.Write("gauntlet.json", json{{"webhook_retry", {{"backoff_ms", 50}, {"max_backoff_ms", 100}}},
+                                                             {"webhooks", {{{"url", rx.url("/hook")}, {"secret", "k3y"},
+                                                                            {"events", {"sweep.finished"}}}}}}
+                                                            .dump());
+  auto d = std::make_unique<Daemon>(dir.path(), SourceDir() + "/tests/fixtures/suites", std::vector<std::string>{"--config", config});
+  auto w = StartWorker(dir.path(), d->url(), "cpu-node", json::object());
+  json s = d->PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}, 201);
+  d->WaitSweep(s["id"]);
+  // Refused at least twice: the delivery is pending, being retried.
+  ASSERT_TRUE(WaitFor([&] { return rx.Requests().size() >= 2; })) << d->Log();
+  json pending = d->GetJson("/api/v1/webhooks/deliveries?state=pending")["items"];
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0]["last_status"], 503);
+  d->Kill();
+  std::ofstream(ok) << "ok";
+  const size_t tries_before = rx.Requests().size();
+  d->Start();
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/hook", "sweep.finished").size() == 1; })) << d->Log();
+  json got = rx.Delivered("/hook", "sweep.finished")[0];
+  EXPECT_TRUE(got["signature_ok"].get<bool>());
+  EXPECT_EQ(got["body"]["sweep"]["id"], s["id"]);
+  EXPECT_GT(rx.Requests().size(), tries_before);
+  json rec = d->GetJson("/api/v1/webhooks/deliveries")["items"];
+  ASSERT_EQ(rec.size(), 1u);  // the restart queued nothing twice
+  EXPECT_EQ(rec[0]["state"], "delivered");
+  EXPECT_EQ(rec[0]["last_status"], 200);
+  // And nothing more arrives: a second, later restart announces no sweep again.
+  d->Stop();
+  d->Start();
+  json again = d->GetJson("/api/v1/webhooks/deliveries")["items"];
+  EXPECT_EQ(again.size(), 1u);
+}
+
+TEST(Webhooks, ABadConfigStopsTheDaemonWithTheFieldAtFault) {
+  TempDir dir;
+  const std::string bad = dir.Write("bad.yaml", "webhooks:\n  - url: http://127.0.0.1:9/x\n    events: [sweep.done]\n");
+  Out o = RunProgram(dir, {GauntletBin(), "serve", "--db", dir.path() + "/g.db", "--listen", "127.0.0.1:0", "--config", bad});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("webhooks[0].events[0]"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("sweep.done"), std::string::npos) << o.err;
+  Out tls = RunProgram(dir, {GauntletBin(), "serve", "--db", dir.path() + "/g.db", "--listen", "127.0.0.1:0", "--webhook",
+                             "https://hooks.example/x,sweep.finished"});
+  EXPECT_EQ(tls.code, 2);
+  EXPECT_NE(tls.err.find("http://"), std::string::npos) << tls.err;
+}
+
+}  // namespace
+}  // namespace gauntlet::test
