@@ -23,7 +23,9 @@ struct ClientResponse {
 
 class Client {
  public:
-  // `base` is "http://host:port" (a path prefix is allowed; no TLS); `token` may be empty.
+  // `base` is "http://host:port" or "https://host:port" (a path prefix is allowed); `token` may be
+  // empty. HTTPS verifies the server's certificate and its host name against the trust store named
+  // by SetDefaultCaFile when the client is made, else the system's.
   Client(std::string base, std::string token);
   ~Client();
   // Sends a request and returns the answer; Unavailable when the server can't be reached or the
@@ -43,6 +45,8 @@ class Client {
                             const std::function<bool(std::string_view)>& on_data,
                             std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
   const std::string& base() const { return base_; }
+  // The bearer token later calls send (empty: none). Not thread-safe, as the rest.
+  void SetToken(std::string token) { token_ = std::move(token); }
   // Breaks a call in progress on another thread (it returns Unavailable). The one thread-safe method.
   void Interrupt();
 
@@ -51,6 +55,10 @@ class Client {
   std::string base_, token_;
   std::unique_ptr<Impl> impl_;
 };
+
+// The PEM file of CA certificates that clients made from now on trust for https:// ("" : the
+// system's store). Thread-safe; set it once at start (--ca-file).
+void SetDefaultCaFile(std::string path);
 
 // URL-encodes a query value (RFC 3986 unreserved characters kept). Pure; thread-safe.
 std::string UrlEncode(const std::string& s);

@@ -185,6 +185,15 @@ ALTER TABLE cells5 RENAME TO cells;
 ALTER TABLE suites ADD COLUMN param_order TEXT;
 ALTER TABLE suites ADD COLUMN shadowed TEXT;
 )sql",
+      // 6 and 7: placeholders on this branch; they are replaced at merge by the migrations issue 19's
+      // other parts add (numbers 6 and 7 are theirs).
+      "SELECT 1;",
+      "SELECT 1;",
+      // 8: each node's credential (SHA-256 hex of the token its registration returned), so a
+      // worker token acts only for the node it registered. '' for nodes registered before.
+      R"sql(
+ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return k;
 }
