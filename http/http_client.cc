@@ -62,7 +62,7 @@ struct Client::Impl {
   std::atomic<bool> interrupted{false};  // Interrupt came: the broken call must not be retried
 
   bool connected() const { return https ? tls.has_value() : stream.has_value(); }
-  beast::tcp_stream& tcp() { return https ? beast::get_lowest_layer(*tls) : *stream; }
+  beast::tcp_stream& raw() { return https ? beast::get_lowest_layer(*tls) : *stream; }
   // Runs `f` on the connection's stream, whichever kind it is.
   template <class F>
   auto With(F&& f) {
@@ -99,7 +99,7 @@ struct Client::Impl {
   }
 
   Status Connect(std::chrono::milliseconds timeout) {
-    if (connected() && tcp().socket().is_open()) return Status::Ok();
+    if (connected() && raw().socket().is_open()) return Status::Ok();
     beast::error_code ec;
     tcp::resolver resolver(ioc);
     auto results = resolver.resolve(host, port, ec);
@@ -110,14 +110,14 @@ struct Client::Impl {
     } else {
       stream.emplace(ioc);
     }
-    tcp().expires_after(timeout);
-    tcp().connect(results, ec);
+    raw().expires_after(timeout);
+    raw().connect(results, ec);
     if (ec) {
       Drop();
       return Status(Code::kUnavailable, "cannot connect to " + host + ":" + port + ": " + ec.message());
     }
-    tcp().socket().set_option(tcp::no_delay(true));
-    fd = tcp().socket().native_handle();
+    raw().socket().set_option(tcp::no_delay(true));
+    fd = raw().socket().native_handle();
     if (https) {
       // SNI, and the certificate must name the host the URL names.
       SSL_set_tlsext_host_name(tls->native_handle(), host.c_str());
@@ -185,7 +185,7 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
     }
     req.keep_alive(true);
     beast::error_code ec;
-    impl_->tcp().expires_after(timeout);
+    impl_->raw().expires_after(timeout);
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(256u << 20);
     impl_->With([&](auto& s) {
@@ -240,7 +240,7 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
   }
   req.prepare_payload();
   beast::error_code ec;
-  impl_->tcp().expires_after(idle_timeout);
+  impl_->raw().expires_after(idle_timeout);
   impl_->With([&](auto& s) { bhttp::write(s, req, ec); });
   if (ec) return Status(Code::kUnavailable, ec.message());
   bhttp::response_parser<bhttp::buffer_body> p;
@@ -252,7 +252,7 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
   while (!p.is_done()) {
     p.get().body().data = buf;
     p.get().body().size = sizeof buf;
-    impl_->tcp().expires_after(idle_timeout);
+    impl_->raw().expires_after(idle_timeout);
     // read_some: hand each chunk over as it arrives (SSE, streamed tokens); read() would wait
     // until the 16 KiB buffer filled or the stream ended.
     impl_->With([&](auto& s) { bhttp::read_some(s, impl_->buffer, p, ec); });

@@ -105,15 +105,15 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in) {
 beast::tcp_stream& Tcp(beast::tcp_stream& s) { return s; }
 beast::tcp_stream& Tcp(TlsStream& s) { return beast::get_lowest_layer(s); }
 
-// One connection over `Stream`: beast::tcp_stream (HTTP) or TlsStream (HTTPS, handshake first).
-template <class Stream>
-class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+// One connection over `Sock`: beast::tcp_stream (HTTP) or TlsStream (HTTPS, handshake first).
+template <class Sock>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Sock>> {
  public:
-  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Stream, beast::tcp_stream>
+  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, beast::tcp_stream>
       : stream_(std::move(s)), shared_(std::move(shared)), timer_(stream_.get_executor()) {
     ++shared_->live;
   }
-  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Stream, TlsStream>
+  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, TlsStream>
       : stream_(std::move(s), *shared->tls), shared_(std::move(shared)), timer_(stream_.get_executor()) {
     ++shared_->live;
   }
@@ -121,16 +121,18 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     --shared_->live;
     if (shared_->on_session_end && !shared_->stopping) shared_->on_session_end();
   }
-  using std::enable_shared_from_this<Session<Stream>>::shared_from_this;
+  using std::enable_shared_from_this<Session<Sock>>::shared_from_this;
 
   void Start() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      if constexpr (std::is_same_v<Stream, TlsStream>) {
+      if constexpr (std::is_same_v<Sock, TlsStream>) {
         // The handshake is bounded like a request: a client that connects and says nothing holds
         // its descriptor no longer than read_timeout.
-        self->tcp().expires_after(self->shared_->opts.read_timeout);
+        self->raw().expires_after(self->shared_->opts.read_timeout);
+        self->idle_ = true;  // a stop closes it as it would an idle connection
         self->stream_.async_handshake(ssl::stream_base::server, [self](beast::error_code ec) {
-          if (ec) return self->tcp().close();
+          self->idle_ = false;
+          if (ec || self->closing_) return self->raw().close();
           self->Read();
         });
       } else {
@@ -143,14 +145,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void StopSoft() override {
     asio::post(stream_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
-      if (self->idle_) self->tcp().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
+      if (self->idle_) self->raw().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
       if (self->deferred_) self->deferred_->Expire();
-      if (self->sse_) self->tcp().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
+      if (self->sse_) self->raw().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
     });
   }
 
  private:
-  beast::tcp_stream& tcp() { return Tcp(stream_); }
+  beast::tcp_stream& raw() { return Tcp(stream_); }
 
   void Read() {
     parser_.emplace();
@@ -159,7 +161,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     idle_ = true;
     if (closing_) return Close();
     // The first byte may take the idle time; the rest of the request must come within read_timeout.
-    tcp().expires_after(first_request_ ? shared_->opts.read_timeout : shared_->opts.idle_timeout);
+    raw().expires_after(first_request_ ? shared_->opts.read_timeout : shared_->opts.idle_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
@@ -167,7 +169,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void OnHeader(beast::error_code ec) {
     idle_ = false;
     if (ec) return OnReadError(ec);
-    tcp().expires_after(shared_->opts.read_timeout);
+    raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
@@ -227,7 +229,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void WaitDeferred(std::shared_ptr<Deferred> d) {
     deferred_ = d;
-    tcp().expires_never();
+    raw().expires_never();
     if (d->timeout().count() > 0) {  // zero: an answer that always comes (a commit), no timer to arm
       timer_.expires_after(d->timeout());
       timer_.async_wait([d](beast::error_code ec) {
@@ -247,7 +249,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void StartStream(Response res) {
     sse_ = res.stream;
-    tcp().expires_never();
+    raw().expires_never();
     auto msg = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::ok, version_);
     msg->set(bhttp::field::content_type, res.content_type);
     msg->set(bhttp::field::cache_control, "no-cache");
@@ -295,7 +297,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (!head_) msg->body() = std::move(r.body);
     else msg->content_length(r.body.size());
     if (!head_) msg->prepare_payload();
-    tcp().expires_after(shared_->opts.read_timeout);
+    raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg, keep_alive](beast::error_code ec, size_t) {
       if (ec) return self->Close();
       if (!keep_alive) return self->Linger();
@@ -304,28 +306,28 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void Close() {
-    tcp().socket().shutdown(tcp::socket::shutdown_send, ignored_);
-    tcp().close();
+    raw().socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    raw().close();
   }
 
   // Closes after an answer the client may still be sending a body for (413 mid-upload): half-close,
   // then read and discard until the client closes (bounded), so the kernel does not reset the
   // connection and destroy the answer before the client reads it.
   void Linger() {
-    tcp().socket().shutdown(tcp::socket::shutdown_send, ignored_);
-    tcp().expires_after(std::chrono::seconds(2));
+    raw().socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    raw().expires_after(std::chrono::seconds(2));
     auto scratch = std::make_shared<std::array<char, 16384>>();
     Drain(scratch);
   }
   void Drain(std::shared_ptr<std::array<char, 16384>> scratch) {
-    tcp().async_read_some(asio::buffer(*scratch),
+    raw().async_read_some(asio::buffer(*scratch),
                             [self = shared_from_this(), scratch](beast::error_code ec, size_t) {
-                              if (ec) return self->tcp().close();
+                              if (ec) return self->raw().close();
                               self->Drain(scratch);
                             });
   }
 
-  Stream stream_;
+  Sock stream_;
   std::shared_ptr<Shared> shared_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
