@@ -42,17 +42,62 @@ Response Lease(Coordinator& coord, int64_t node, const std::vector<int>& free, s
   return http::Later(std::move(d));
 }
 
+// Who may act for a node: with tokens on, a worker acts only through the credential its node's
+// registration returned, and only for that node; the tokens file's worker token registers and no
+// more. Admins (and everyone on a token-less loopback daemon, where every caller is admin) may act
+// for any node. A 403 to give, or nullopt.
+std::optional<Response> NotYourNode(const Request& r, std::optional<int64_t> node) {
+  if (r.role != "worker") return std::nullopt;
+  if (r.node == 0)
+    return http::Problem(403, "Forbidden",
+                         "a worker acts for its node with the node_token its registration returned, not the tokens "
+                         "file's worker token");
+  if (node && *node != r.node)
+    return http::Problem(403, "Forbidden",
+                         "this credential acts for node " + std::to_string(r.node) + " only, not node " +
+                             std::to_string(*node));
+  return std::nullopt;
+}
+
+// The same for a lease: the node that holds it (an unknown lease passes here and is the call's 409).
+std::optional<Response> NotYourLease(Context& c, const Request& r) {
+  if (r.role != "worker") return std::nullopt;
+  return NotYourNode(r, c.coord.LeaseNode(r.params.at("lease")));
+}
+
+Response RegisterNode(Context& c, Request& r) {
+  json body = http::ParseJson(r.body);
+  Coordinator::NodeCredential cred;
+  std::string presented;
+  if (body.is_object() && body.contains("node_token")) {
+    if (!body["node_token"].is_string())
+      return http::Problem(422, "Unprocessable Entity", "node_token is a string", "node_token");
+    presented = body["node_token"].get<std::string>();
+    cred.presented = http::Sha256Hex(presented);
+    body.erase("node_token");
+  }
+  const std::string fresh = http::NewSecret("gn_");
+  cred.fresh = http::Sha256Hex(fresh);
+  auto res = c.coord.Register(body, cred);
+  if (!res.ok()) return FromStatus(res.status());
+  json out = *res;
+  const std::string how = out.value("credential", "");
+  out.erase("credential");
+  out["node_token"] = how == "kept" ? presented : fresh;
+  return http::Json(out);
+}
+
 }  // namespace
+
+http::NodeCredentials NodeCredentialsOf(Context& c) {
+  return [&c](const std::string& token) { return c.coord.NodeForCredential(http::Sha256Hex(token)); };
+}
 
 std::vector<http::Route> WorkerRoutes(Context& c) {
   auto node_id = [](Request& r) { return ParseId(r.params["id"]); };
-  return {
+  std::vector<http::Route> routes = {
       {"POST", "/api/v1/nodes/register", Role::kWorker,
-       [&c](Request& r) -> Response {
-         auto res = c.coord.Register(http::ParseJson(r.body));
-         if (!res.ok()) return FromStatus(res.status());
-         return http::Json(*res);
-       }},
+       [&c](Request& r) -> Response { return RegisterNode(c, r); }},
       {"GET", "/api/v1/nodes", Role::kRead,
        [&c](Request&) -> Response {
          return http::Json({{"items", c.coord.NodesJson()}, {"launchers", c.coord.LaunchersJson()}});
@@ -70,6 +115,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);
          if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         if (auto no = NotYourNode(r, *id)) return *no;
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
          std::vector<int> free;
          if (body.contains("free_gpus")) {
@@ -105,6 +151,8 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);
          if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         // An admin's call; a worker may quarantine only its own node (its preflight failed).
+         if (auto no = NotYourNode(r, *id)) return *no;
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
          std::string reason = body.value("reason", "quarantined by its worker");
          if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
@@ -112,6 +160,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        }},
       {"POST", "/api/v1/leases/{lease}/heartbeat", Role::kWorker,
        [&c](Request& r) -> Response {
+         if (auto no = NotYourLease(c, r)) return *no;
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
          auto res = c.coord.Heartbeat(r.params["lease"], body);
          if (!res.ok()) return FromStatus(res.status());
@@ -119,6 +168,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        }},
       {"POST", "/api/v1/leases/{lease}/log", Role::kWorker,
        [&c](Request& r) -> Response {
+         if (auto no = NotYourLease(c, r)) return *no;
          auto off = r.Query("offset");
          auto offset = off ? ParseId(*off) : std::optional<int64_t>();
          if (!offset) return http::Problem(400, "Bad Request", "offset (the chunk's byte offset) is required", "offset");
@@ -127,11 +177,18 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        }},
       {"POST", "/api/v1/leases/{lease}/result", Role::kWorker,
        [&c](Request& r) -> Response {
+         if (auto no = NotYourLease(c, r)) return *no;
          auto res = c.coord.Report(r.params["lease"], http::ParseJson(r.body));
          if (!res.ok()) return FromStatus(res.status());
          return Durable(c.coord, http::Json(*res));
        }},
   };
+  // The worker protocol runs on the I/O threads, ahead of every read queued on the handler pool:
+  // a worker's lease, heartbeat and report are never starved by readers (docs/RELIABILITY.md).
+  // Each of these handlers works in memory and stages its write; none reads a growing table.
+  for (auto& r : routes)
+    if (r.role == Role::kWorker) r.lane = http::Lane::kIo;
+  return routes;
 }
 
 }  // namespace gauntlet::api

@@ -33,9 +33,15 @@ int main(int argc, char** argv) {
   serve->add_option("--suites", so.suites, "folder of suites to load at start (default: the built-in suites/)");
   serve->add_option("--tokens", so.tokens, "tokens file (ROLE sha256:HEX [NAME] per line); see `gauntlet token`");
   serve->add_flag("--insecure", so.insecure, "allow a non-loopback address without tokens");
+  serve->add_option("--tls-cert", so.tls_cert, "PEM certificate chain: serve HTTPS (with --tls-key)");
+  serve->add_option("--tls-key", so.tls_key, "PEM private key of --tls-cert");
   serve->add_option("--web", so.web, "dashboard folder (default: the built-in web/)");
   serve->add_option("--port-file", so.port_file, "write the bound port to this file once listening");
-  serve->add_option("--threads", so.threads, "HTTP threads")->capture_default_str();
+  serve->add_option("--threads", so.threads, "HTTP I/O threads, and as many handler-pool threads for reads")
+      ->capture_default_str();
+  serve->add_option("--max-connections", so.max_connections,
+                    "connections open at once (default 0: the descriptor limit less a reserve)")
+      ->capture_default_str();
   serve->add_option("--lease-ttl-ms", so.lease_ttl_ms, "a lease without heartbeats dies after this")->capture_default_str();
   serve->add_option("--heartbeat-ms", so.heartbeat_ms, "heartbeat period workers are told to use")->capture_default_str();
   serve->add_option("--offline-after-ms", so.offline_after_ms, "a silent node goes offline after this")->capture_default_str();

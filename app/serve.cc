@@ -52,11 +52,14 @@ bool IsLoopback(const std::string& host) {
 }
 
 namespace {
-pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port) {
-  std::string url = "http://127.0.0.1:" + std::to_string(port);
+pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port, bool tls) {
+  // Over TLS the local worker checks the certificate as any client does: it must name localhost,
+  // and be trusted by the system or be its own CA (a self-signed one).
+  std::string url = (tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(port);
   std::string workdir = (fs::path(o.db).parent_path() / "work").string();
   if (workdir == "work") workdir = "./var/work";
   std::vector<std::string> args = {o.exe, "worker", "--server", url, "--workdir", workdir, "--name", "local"};
+  if (tls) args.insert(args.end(), {"--ca-file", o.tls_cert});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -128,11 +131,18 @@ int RunServe(const ServeOptions& o) {
   api::Context ctx{**store, coord, events, o.web.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/web" : o.web, NowMs()};
   // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
   // in the user's browser: the router refuses cross-site requests then.
-  http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host));
+  http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host), api::NodeCredentialsOf(ctx));
   http::ServerOptions so;
   so.host = host;
   so.port = port;
   so.threads = std::max(1, o.threads);
+  so.max_connections = o.max_connections;
+  so.tls_cert = o.tls_cert;
+  so.tls_key = o.tls_key;
+  const bool tls = !o.tls_cert.empty();
+  if (!tls && !IsLoopback(host))
+    spdlog::warn("listening on {} without TLS: tokens and results travel in clear text; give --tls-cert and "
+                 "--tls-key", host);
   std::unique_ptr<http::Server> server;
   try {
     server = std::make_unique<http::Server>(so, router);
@@ -143,7 +153,7 @@ int RunServe(const ServeOptions& o) {
   const uint16_t bound = server->port();
   const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::cout << "Gauntlet " << GAUNTLET_VERSION << " is serving " << o.db << "\n"
-            << "Dashboard: http://" << shown << ":" << bound << "/\n"
+            << "Dashboard: " << (tls ? "https://" : "http://") << shown << ":" << bound << "/\n"
             << std::flush;
   if (!o.port_file.empty()) {
     std::string tmp = o.port_file + ".tmp";
@@ -151,11 +161,11 @@ int RunServe(const ServeOptions& o) {
     fs::rename(tmp, o.port_file);
   }
   // Webhooks: links point at public_url, else at this listener.
-  if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = "http://" + shown + ":" + std::to_string(bound);
+  if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = (tls ? "https://" : "http://") + shown + ":" + std::to_string(bound);
   api::WebhookSender sender(**store, hooks->sender);
   Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
   if (!hooks->sender.targets.empty()) spdlog::info("webhooks: {} receiver(s)", hooks->sender.targets.size());
-  pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound) : 0;
+  pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound, tls) : 0;
 
   std::thread signals([&] {
     int sig = 0;

@@ -13,9 +13,11 @@ struct ServeOptions {
   std::string suites;      // default: the built-in suites/ folder
   std::string tokens;      // tokens file; empty: no tokens
   bool insecure = false;   // allow a non-loopback bind without tokens
+  std::string tls_cert, tls_key;  // PEM files: serve HTTPS (both or neither)
   std::string web;         // dashboard folder; default: the built-in web/
   std::string port_file;   // write the bound port here once listening (for tests and scripts)
   int threads = 4;
+  int max_connections = 0;  // 0: from the descriptor limit (http::ServerOptions)
   int64_t lease_ttl_ms = 30000;
   int64_t heartbeat_ms = 5000;
   int64_t offline_after_ms = 30000;

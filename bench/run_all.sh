@@ -11,6 +11,7 @@ run "$root/bench/api/wrk_trial.sh" "$b"
 run "$b/bin/lease_bench" 16 5
 run "$b/bin/e2e_bench" 4 5000
 run "$b/bin/matrix_bench" 1000000
+run "$b/bin/starvation_bench" 700 10 160000
 [[ -x $b/bin/gauntlet-scheduler-bench ]] && run "$b/bin/gauntlet-scheduler-bench"
 [[ -x $b/bin/gauntlet-classify-bench ]] && run "$b/bin/gauntlet-classify-bench"
 [[ -x $b/bin/gauntlet-openai-client-bench ]] && run "$b/bin/gauntlet-openai-client-bench"

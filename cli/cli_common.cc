@@ -27,7 +27,9 @@ void Resolve(Conn* c) {
     if (const char* s = getenv("GAUNTLET_SERVER")) c->server = s;
   if (c->token.empty())
     if (const char* t = getenv("GAUNTLET_TOKEN")) c->token = t;
-  if (c->server.empty() || c->token.empty()) {
+  if (c->ca_file.empty())
+    if (const char* f = getenv("GAUNTLET_CA_FILE")) c->ca_file = f;
+  if (c->server.empty() || c->token.empty() || c->ca_file.empty()) {
     std::ifstream in(ConfigPath());
     std::string line;
     auto trim = [](std::string s) {
@@ -44,17 +46,22 @@ void Resolve(Conn* c) {
       if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
       if (k == "server" && c->server.empty()) c->server = v;
       if (k == "token" && c->token.empty()) c->token = v;
+      if (k == "ca_file" && c->ca_file.empty()) c->ca_file = v;
     }
   }
   if (c->server.empty()) c->server = "http://127.0.0.1:8080";
   // A bare host:port is what people type; the client wants a URL.
   if (c->server.find("://") == std::string::npos) c->server = "http://" + c->server;
   while (!c->server.empty() && c->server.back() == '/') c->server.pop_back();
+  http::SetDefaultCaFile(c->ca_file);
 }
 
 void AddConnOptions(CLI::App* c, Conn* conn) {
   c->add_option("--server", conn->server, "daemon URL (else GAUNTLET_SERVER, the config file, http://127.0.0.1:8080)");
   c->add_option("--token", conn->token, "API token (else GAUNTLET_TOKEN, the config file)");
+  c->add_option("--ca-file", conn->ca_file,
+                "PEM CA certificates to trust for an https:// server (else GAUNTLET_CA_FILE, the config file, the "
+                "system's store)");
 }
 
 void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::string>& formats) {

@@ -204,6 +204,12 @@ std::optional<Status> Coordinator::WhenCommitted(std::function<void(Status)> don
 
 void Coordinator::RestoreLocked() {
   auto nodes = store_.ListNodes();
+  if (nodes.ok()) {
+    std::lock_guard creds(cred_mu_);
+    credentials_.clear();
+    for (auto& n : *nodes)
+      if (!n.credential.empty()) credentials_[n.credential] = n.id;
+  }
   if (nodes.ok())
     for (auto& n : *nodes) {
       auto inv = ParseInventory(n.inventory);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
@@ -76,8 +77,20 @@ class Coordinator {
   Result<int64_t> RetrySweep(int64_t sweep);
 
   // Worker protocol. Register adds or updates the node the body describes (Invalid names the field)
-  // and returns {node, heartbeat_ms, lease_ttl_ms, state, hardware}.
-  Result<nlohmann::json> Register(const nlohmann::json& body);
+  // and returns {node, heartbeat_ms, lease_ttl_ms, state, hardware, credential}. Credentials are
+  // SHA-256 hex (the coordinator never sees a token): `cred.presented` is what the caller holds
+  // (empty: none), `cred.fresh` what the node gets unless the caller's is already its own
+  // ("credential" in the answer: "kept", "fresh", or "none" when `fresh` is empty). A node whose
+  // credential the caller does not hold and that is live (not offline) is not overwritten:
+  // Conflict (field "name"). Registrations are serialized.
+  struct NodeCredential {
+    std::string presented, fresh;
+  };
+  Result<nlohmann::json> Register(const nlohmann::json& body, const NodeCredential& cred = {});
+  // The node whose credential hashes to `sha256_hex`, or nullopt. Thread-safe; no store read.
+  std::optional<int64_t> NodeForCredential(const std::string& sha256_hex);
+  // The node holding live lease `lease`, or nullopt if no such lease is live.
+  std::optional<int64_t> LeaseNode(const std::string& lease);
   // Long-poll: answers `w` with a grant as soon as one fits (once its lease is committed). When
   // nothing fits: answers nullopt at once if `wait` is zero, else holds `w` until work fits, Stop(),
   // or the caller's AbandonLease (the caller runs the `wait` timer). Returns the wait's id for
@@ -166,6 +179,9 @@ class Coordinator {
   std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)
   // (suite id, reference config key, hardware class) -> the grant's "reference" of its latest judged trial.
   std::map<std::tuple<int64_t, std::string, std::string>, nlohmann::json> references_;
+  std::mutex register_mu_;  // one registration at a time: the check of a name and its write
+  std::mutex cred_mu_;      // guards credentials_ only (never held with mu_ taken after it)
+  std::unordered_map<std::string, int64_t> credentials_;  // credential SHA-256 hex -> node
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
   bool stopping_ = false;

@@ -13,7 +13,7 @@
 namespace gauntlet {
 using nlohmann::json;
 
-Result<json> Coordinator::Register(const json& body) {
+Result<json> Coordinator::Register(const json& body, const NodeCredential& cred) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
   std::string name = body.value("name", "");
   if (name.empty() || name.size() > 200) return Status::Invalid("name is required (at most 200 characters)", "name");
@@ -23,9 +23,40 @@ Result<json> Coordinator::Register(const json& body) {
     for (auto& [k, v] : body["labels"].items())
       if (v.is_string()) inv->labels[k] = v.get<std::string>();
   const std::string hardware = NodeHardware(*inv);
+  // The check of the name and the write that follows must not interleave with another
+  // registration of the same name, or two callers could both pass the check.
+  std::lock_guard reg(register_mu_);
+  auto existing = store_.FindNode(name);
+  if (!existing.ok()) return existing.status();
+  bool kept = false;
+  if (*existing) {
+    const NodeRow& n = **existing;
+    kept = !cred.presented.empty() && n.credential == cred.presented;
+    bool live = false;
+    {
+      std::lock_guard lock(mu_);
+      const NodeState* st = sched_->Node(n.id);
+      live = st && st->state != "offline" && NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
+    }
+    // Another worker (or a stolen worker token) must not take over a node that is alive: its
+    // inventory and its leases stay its own. A node that went offline may be claimed afresh.
+    if (!kept && !n.credential.empty() && live)
+      return Status(Code::kConflict,
+                    "node '" + name + "' is registered by a live worker (node " + std::to_string(n.id) +
+                        "); its registration is not overwritten without its credential. Pick another --name, or "
+                        "stop that worker and wait until the node is offline",
+                    "name");
+  }
+  const std::string give = kept ? std::string() : cred.fresh;
   auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, body.value("fingerprint", json::object()),
-                                 hardware);
+                                 hardware, give);
   if (!row.ok()) return row.status();
+  if (!give.empty()) {
+    std::lock_guard lock(cred_mu_);
+    for (auto it = credentials_.begin(); it != credentials_.end();)
+      it = it->second == row->id ? credentials_.erase(it) : std::next(it);
+    credentials_[give] = row->id;
+  }
   {
     std::lock_guard lock(mu_);
     NodeState st;
@@ -39,7 +70,22 @@ Result<json> Coordinator::Register(const json& body) {
   }
   events_.Publish("node.registered", {{"node", row->id}, {"name", name}, {"hardware", hardware}});
   return json{{"node", row->id}, {"heartbeat_ms", opts_.heartbeat_ms}, {"lease_ttl_ms", opts_.sched.lease_ttl_ms},
-              {"state", row->state}, {"hardware", hardware}};
+              {"state", row->state}, {"hardware", hardware},
+              {"credential", kept ? "kept" : give.empty() ? "none" : "fresh"}};
+}
+
+std::optional<int64_t> Coordinator::NodeForCredential(const std::string& sha256_hex) {
+  std::lock_guard lock(cred_mu_);
+  auto it = credentials_.find(sha256_hex);
+  if (it == credentials_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int64_t> Coordinator::LeaseNode(const std::string& lease) {
+  std::lock_guard lock(mu_);
+  auto it = sched_->leases().find(lease);
+  if (it == sched_->leases().end()) return std::nullopt;
+  return it->second.node;
 }
 
 json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_suites) {

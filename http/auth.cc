@@ -1,6 +1,7 @@
 #include "http/auth.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,18 @@ std::string Sha256Hex(const std::string& s) {
   for (unsigned i = 0; i < n; ++i) {
     out += kHex[md[i] >> 4];
     out += kHex[md[i] & 15];
+  }
+  return out;
+}
+
+std::string NewSecret(const std::string& prefix) {
+  unsigned char b[32];
+  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no randomness for a new secret");
+  static const char* kHex = "0123456789abcdef";
+  std::string out = prefix;
+  for (unsigned char c : b) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
   }
   return out;
 }

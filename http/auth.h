@@ -21,6 +21,9 @@ std::optional<Role> ParseRole(const std::string& s);  // a tokens-file role (not
 bool Allows(Role have, Role need);
 // Lower-case hex SHA-256 of `s`.
 std::string Sha256Hex(const std::string& s);
+// A fresh secret: `prefix` and 64 hex digits from OpenSSL's CSPRNG (throws std::runtime_error if it
+// has no entropy).
+std::string NewSecret(const std::string& prefix);
 
 // Immutable after Load: every method is thread-safe.
 class Auth {

@@ -24,6 +24,9 @@ struct Request {
   std::string body;
   std::map<std::string, std::string> params;  // path parameters from the route pattern ({id} -> "12")
   std::string role;                           // the caller's token role ("admin" where no token is needed)
+  // The node a worker's node credential speaks for (role "worker"); 0 for any other caller. A
+  // worker-role caller with node 0 holds only the tokens file's worker token.
+  int64_t node = 0;
 
   // First query value for `key`, if any.
   std::optional<std::string> Query(const std::string& key) const;

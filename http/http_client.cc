@@ -2,18 +2,32 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <sys/socket.h>
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 
 namespace gauntlet::http {
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace asio = boost::asio;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+
+namespace {
+std::mutex ca_mu;
+std::string ca_file;  // guarded by ca_mu
+}  // namespace
+
+void SetDefaultCaFile(std::string path) {
+  std::lock_guard lock(ca_mu);
+  ca_file = std::move(path);
+}
 
 std::string ClientResponse::Header(const std::string& name) const {
   for (auto& [k, v] : headers)
@@ -37,35 +51,87 @@ std::string UrlEncode(const std::string& s) {
 
 struct Client::Impl {
   asio::io_context ioc;
-  std::optional<beast::tcp_stream> stream;
+  bool https = false;
+  std::string ca_file;  // "" : the system's trust store
+  std::optional<ssl::context> tls_ctx;  // made on the first https connection
+  std::optional<beast::tcp_stream> stream;  // http
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;  // https
   std::string host, port, prefix;
   beast::flat_buffer buffer;
   std::atomic<int> fd{-1};  // the socket in use, for Interrupt from another thread
   std::atomic<bool> interrupted{false};  // Interrupt came: the broken call must not be retried
+
+  bool connected() const { return https ? tls.has_value() : stream.has_value(); }
+  beast::tcp_stream& raw() { return https ? beast::get_lowest_layer(*tls) : *stream; }
+  // Runs `f` on the connection's stream, whichever kind it is.
+  template <class F>
+  auto With(F&& f) {
+    if (https) return f(*tls);
+    return f(*stream);
+  }
 
   // Drops the connection; fd goes with it, so Interrupt never shuts down a descriptor number that
   // the process may since have reused for another socket.
   void Drop() {
     fd = -1;
     stream.reset();
+    tls.reset();
     buffer.clear();
   }
 
+  // The context that verifies the server: its chain against the trust store (or ca_file) and its
+  // name against the URL's host.
+  Status MakeTlsContext() {
+    if (tls_ctx) return Status::Ok();
+    auto& ctx = tls_ctx.emplace(ssl::context::tls_client);
+    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                    ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    beast::error_code ec;
+    if (ca_file.empty()) ctx.set_default_verify_paths(ec);
+    else ctx.load_verify_file(ca_file, ec);
+    if (ec) {
+      tls_ctx.reset();
+      return Status(Code::kUnavailable, "cannot load trusted certificates" + (ca_file.empty() ? "" : " from " + ca_file) +
+                                            ": " + ec.message());
+    }
+    ctx.set_verify_mode(ssl::verify_peer);
+    return Status::Ok();
+  }
+
   Status Connect(std::chrono::milliseconds timeout) {
-    if (stream && stream->socket().is_open()) return Status::Ok();
+    if (connected() && raw().socket().is_open()) return Status::Ok();
     beast::error_code ec;
     tcp::resolver resolver(ioc);
     auto results = resolver.resolve(host, port, ec);
     if (ec) return Status(Code::kUnavailable, "cannot resolve " + host + ": " + ec.message());
-    stream.emplace(ioc);
-    stream->expires_after(timeout);
-    stream->connect(results, ec);
+    if (https) {
+      if (Status s = MakeTlsContext(); !s.ok()) return s;
+      tls.emplace(ioc, *tls_ctx);
+    } else {
+      stream.emplace(ioc);
+    }
+    raw().expires_after(timeout);
+    raw().connect(results, ec);
     if (ec) {
-      stream.reset();
+      Drop();
       return Status(Code::kUnavailable, "cannot connect to " + host + ":" + port + ": " + ec.message());
     }
-    stream->socket().set_option(tcp::no_delay(true));
-    fd = stream->socket().native_handle();
+    raw().socket().set_option(tcp::no_delay(true));
+    fd = raw().socket().native_handle();
+    if (https) {
+      // SNI, and the certificate must name the host the URL names.
+      SSL_set_tlsext_host_name(tls->native_handle(), host.c_str());
+      tls->set_verify_callback(ssl::host_name_verification(host));
+      tls->handshake(ssl::stream_base::client, ec);
+      if (ec) {
+        Drop();
+        std::string why = ec.message();
+        if (ec.category() == asio::error::get_ssl_category())
+          why += " (the server's certificate is not trusted for " + host +
+                 "? give its CA with --ca-file, or check the URL's host name)";
+        return Status(Code::kUnavailable, "TLS handshake with " + host + ":" + port + " failed: " + why);
+      }
+    }
     buffer.clear();
     return Status::Ok();
   }
@@ -73,14 +139,22 @@ struct Client::Impl {
 
 Client::Client(std::string base, std::string token) : base_(std::move(base)), token_(std::move(token)), impl_(new Impl) {
   std::string rest = base_;
+  {
+    std::lock_guard lock(ca_mu);
+    impl_->ca_file = ca_file;
+  }
   if (rest.rfind("http://", 0) == 0) rest = rest.substr(7);
+  else if (rest.rfind("https://", 0) == 0) {
+    rest = rest.substr(8);
+    impl_->https = true;
+  }
   auto slash = rest.find('/');
   std::string hostport = rest.substr(0, slash);
   impl_->prefix = slash == std::string::npos ? "" : rest.substr(slash);
   while (!impl_->prefix.empty() && impl_->prefix.back() == '/') impl_->prefix.pop_back();
   auto colon = hostport.rfind(':');
   impl_->host = colon == std::string::npos ? hostport : hostport.substr(0, colon);
-  impl_->port = colon == std::string::npos ? "80" : hostport.substr(colon + 1);
+  impl_->port = colon == std::string::npos ? (impl_->https ? "443" : "80") : hostport.substr(colon + 1);
   if (impl_->host.size() > 1 && impl_->host.front() == '[') impl_->host = impl_->host.substr(1, impl_->host.size() - 2);
 }
 
@@ -98,7 +172,7 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
   // One retry on a fresh connection: a keep-alive connection the server closed while idle fails
   // on first use, which says nothing about the server.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    bool reused = impl_->stream.has_value();
+    bool reused = impl_->connected();
     if (Status s = impl_->Connect(timeout); !s.ok()) return s;
     bhttp::request<bhttp::string_body> req(bhttp::string_to_verb(method), impl_->prefix + target, 11);
     req.set(bhttp::field::host, impl_->host);
@@ -112,11 +186,13 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
     }
     req.keep_alive(true);
     beast::error_code ec;
-    impl_->stream->expires_after(timeout);
-    bhttp::write(*impl_->stream, req, ec);
+    impl_->raw().expires_after(timeout);
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(256u << 20);
-    if (!ec) bhttp::read(*impl_->stream, impl_->buffer, parser, ec);
+    impl_->With([&](auto& s) {
+      bhttp::write(s, req, ec);
+      if (!ec) bhttp::read(s, impl_->buffer, parser, ec);
+    });
     if (ec) {
       impl_->Drop();
       // A broken keep-alive connection is retried once; one that Interrupt broke is not (the caller
@@ -165,22 +241,22 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
   }
   req.prepare_payload();
   beast::error_code ec;
-  impl_->stream->expires_after(idle_timeout);
-  bhttp::write(*impl_->stream, req, ec);
+  impl_->raw().expires_after(idle_timeout);
+  impl_->With([&](auto& s) { bhttp::write(s, req, ec); });
   if (ec) return Status(Code::kUnavailable, ec.message());
   bhttp::response_parser<bhttp::buffer_body> p;
   p.body_limit(boost::none);
-  bhttp::read_header(*impl_->stream, impl_->buffer, p, ec);
+  impl_->With([&](auto& s) { bhttp::read_header(s, impl_->buffer, p, ec); });
   if (ec) return Status(Code::kUnavailable, ec.message());
   const int status = p.get().result_int();
   char buf[16384];
   while (!p.is_done()) {
     p.get().body().data = buf;
     p.get().body().size = sizeof buf;
-    impl_->stream->expires_after(idle_timeout);
+    impl_->raw().expires_after(idle_timeout);
     // read_some: hand each chunk over as it arrives (SSE, streamed tokens); read() would wait
     // until the 16 KiB buffer filled or the stream ended.
-    bhttp::read_some(*impl_->stream, impl_->buffer, p, ec);
+    impl_->With([&](auto& s) { bhttp::read_some(s, impl_->buffer, p, ec); });
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
       if (ec == beast::error::timeout) return Status(Code::kUnavailable, "stream idle timeout");

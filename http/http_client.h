@@ -23,7 +23,9 @@ struct ClientResponse {
 
 class Client {
  public:
-  // `base` is "http://host:port" (a path prefix is allowed; no TLS); `token` may be empty.
+  // `base` is "http://host:port" or "https://host:port" (a path prefix is allowed); `token` may be
+  // empty. HTTPS verifies the server's certificate and its host name against the trust store named
+  // by SetDefaultCaFile when the client is made, else the system's.
   Client(std::string base, std::string token);
   ~Client();
   // Sends a request and returns the answer; Unavailable when the server can't be reached or the
@@ -45,6 +47,8 @@ class Client {
   const std::string& base() const { return base_; }
   // Headers Send adds to every request from now on (e.g. a webhook's signature), replacing earlier ones.
   void SetExtraHeaders(std::vector<std::pair<std::string, std::string>> headers) { extra_ = std::move(headers); }
+  // The bearer token later calls send (empty: none). Not thread-safe, as the rest.
+  void SetToken(std::string token) { token_ = std::move(token); }
   // Breaks a call in progress on another thread (it returns Unavailable). The one thread-safe method.
   void Interrupt();
 
@@ -54,6 +58,10 @@ class Client {
   std::vector<std::pair<std::string, std::string>> extra_;
   std::unique_ptr<Impl> impl_;
 };
+
+// The PEM file of CA certificates that clients made from now on trust for https:// ("" : the
+// system's store). Thread-safe; set it once at start (--ca-file).
+void SetDefaultCaFile(std::string path);
 
 // URL-encodes a query value (RFC 3986 unreserved characters kept). Pure; thread-safe.
 std::string UrlEncode(const std::string& s);

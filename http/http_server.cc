@@ -1,12 +1,18 @@
 #include "http/http_server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <array>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -14,18 +20,56 @@ namespace gauntlet::http {
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace asio = boost::asio;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 
-class Session;
+// What the server keeps of a connection: Stop reaches every one through it.
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void StopSoft() = 0;
+};
+
+// At most one line per period; the lines it held back are counted into the next one. A flood of the
+// same failure (a full descriptor table fails every accept) then costs a line a period, not
+// hundreds of megabytes. Thread-safe.
+class LogLimiter {
+ public:
+  explicit LogLimiter(std::chrono::milliseconds period) : period_(period) {}
+  // True if a line may be written now; *held is how many were held back since the last one.
+  bool Allow(int64_t* held) {
+    std::lock_guard lock(mu_);
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < period_) {
+      ++held_;
+      return false;
+    }
+    last_ = now;
+    *held = held_;
+    held_ = 0;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::chrono::milliseconds period_;
+  std::chrono::steady_clock::time_point last_{};
+  int64_t held_ = 0;
+};
 
 struct Shared {
   Shared(const Router& r, ServerOptions o) : router(r), opts(std::move(o)) {}
   const Router& router;
   ServerOptions opts;
+  asio::io_context* pool = nullptr;        // where kPool handlers run
+  std::atomic<int> live{0};                // connections open
+  std::function<void()> on_session_end;    // resumes an accept loop paused at the cap
   std::mutex mu;
-  std::set<std::weak_ptr<Session>, std::owner_less<std::weak_ptr<Session>>> sessions;
+  std::set<std::weak_ptr<SessionBase>, std::owner_less<std::weak_ptr<SessionBase>>> sessions;
+  std::optional<ssl::context> tls;  // set: every connection speaks TLS
   std::atomic<bool> stopping{false};
 };
 
@@ -57,26 +101,59 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in) {
   return r;
 }
 
-class Session : public std::enable_shared_from_this<Session> {
+// The plain TCP stream under a connection, TLS or not.
+beast::tcp_stream& Tcp(beast::tcp_stream& s) { return s; }
+beast::tcp_stream& Tcp(TlsStream& s) { return beast::get_lowest_layer(s); }
+
+// One connection over `Sock`: beast::tcp_stream (HTTP) or TlsStream (HTTPS, handshake first).
+template <class Sock>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Sock>> {
  public:
-  Session(tcp::socket&& s, std::shared_ptr<Shared> shared)
-      : stream_(std::move(s)), shared_(std::move(shared)), timer_(stream_.get_executor()) {}
+  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, beast::tcp_stream>
+      : stream_(std::move(s)), shared_(std::move(shared)), timer_(stream_.get_executor()) {
+    ++shared_->live;
+  }
+  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, TlsStream>
+      : stream_(std::move(s), *shared->tls), shared_(std::move(shared)), timer_(stream_.get_executor()) {
+    ++shared_->live;
+  }
+  ~Session() override {
+    --shared_->live;
+    if (shared_->on_session_end && !shared_->stopping) shared_->on_session_end();
+  }
+  using std::enable_shared_from_this<Session<Sock>>::shared_from_this;
 
   void Start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); });
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if constexpr (std::is_same_v<Sock, TlsStream>) {
+        // The handshake is bounded like a request: a client that connects and says nothing holds
+        // its descriptor no longer than read_timeout.
+        self->raw().expires_after(self->shared_->opts.read_timeout);
+        self->idle_ = true;  // a stop closes it as it would an idle connection
+        self->stream_.async_handshake(ssl::stream_base::server, [self](beast::error_code ec) {
+          self->idle_ = false;
+          if (ec || self->closing_) return self->raw().close();
+          self->Read();
+        });
+      } else {
+        self->Read();
+      }
+    });
   }
 
   // Closes the connection if it is idle; a busy one closes after its answer. Any thread.
-  void StopSoft() {
+  void StopSoft() override {
     asio::post(stream_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
-      if (self->idle_) self->stream_.socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
+      if (self->idle_) self->raw().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
       if (self->deferred_) self->deferred_->Expire();
-      if (self->sse_) self->stream_.socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
+      if (self->sse_) self->raw().socket().shutdown(tcp::socket::shutdown_both, self->ignored_);
     });
   }
 
  private:
+  beast::tcp_stream& raw() { return Tcp(stream_); }
+
   void Read() {
     parser_.emplace();
     parser_->body_limit(shared_->opts.body_limit);
@@ -84,7 +161,7 @@ class Session : public std::enable_shared_from_this<Session> {
     idle_ = true;
     if (closing_) return Close();
     // The first byte may take the idle time; the rest of the request must come within read_timeout.
-    stream_.expires_after(first_request_ ? shared_->opts.read_timeout : shared_->opts.idle_timeout);
+    raw().expires_after(first_request_ ? shared_->opts.read_timeout : shared_->opts.idle_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
@@ -92,7 +169,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnHeader(beast::error_code ec) {
     idle_ = false;
     if (ec) return OnReadError(ec);
-    stream_.expires_after(shared_->opts.read_timeout);
+    raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
@@ -122,12 +199,29 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = in.keep_alive();
     head_ = in.method() == bhttp::verb::head;
     Request req = ToRequest(in);
+    if (shared_->router.LaneOf(req) == Lane::kIo) return Answer(Run(req));
+    // A pooled handler: the I/O thread goes back to other connections meanwhile. The guard keeps
+    // the I/O context running (a stop waits for this answer).
+    auto guard = asio::make_work_guard(stream_.get_executor());
+    asio::post(*shared_->pool, [self = shared_from_this(), req = std::move(req), guard]() mutable {
+      Response res = self->Run(req);
+      asio::post(self->stream_.get_executor(), [self, res = std::move(res), guard]() mutable {
+        self->Answer(std::move(res));
+      });
+    });
+  }
+
+  Response Run(Request& req) {
     auto t0 = std::chrono::steady_clock::now();
     Response res = shared_->router.Dispatch(req);
     if (spdlog::should_log(spdlog::level::debug)) {
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
       spdlog::debug("{} {} -> {} ({} us)", req.method, req.target, res.status, us);
     }
+    return res;
+  }
+
+  void Answer(Response res) {
     if (res.deferred) return WaitDeferred(std::move(res.deferred));
     if (res.stream) return StartStream(std::move(res));
     Send(std::move(res), version_, keep_alive_);
@@ -135,7 +229,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void WaitDeferred(std::shared_ptr<Deferred> d) {
     deferred_ = d;
-    stream_.expires_never();
+    raw().expires_never();
     if (d->timeout().count() > 0) {  // zero: an answer that always comes (a commit), no timer to arm
       timer_.expires_after(d->timeout());
       timer_.async_wait([d](beast::error_code ec) {
@@ -155,7 +249,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void StartStream(Response res) {
     sse_ = res.stream;
-    stream_.expires_never();
+    raw().expires_never();
     auto msg = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::ok, version_);
     msg->set(bhttp::field::content_type, res.content_type);
     msg->set(bhttp::field::cache_control, "no-cache");
@@ -203,7 +297,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!head_) msg->body() = std::move(r.body);
     else msg->content_length(r.body.size());
     if (!head_) msg->prepare_payload();
-    stream_.expires_after(shared_->opts.read_timeout);
+    raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg, keep_alive](beast::error_code ec, size_t) {
       if (ec) return self->Close();
       if (!keep_alive) return self->Linger();
@@ -212,28 +306,28 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Close() {
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
-    stream_.close();
+    raw().socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    raw().close();
   }
 
   // Closes after an answer the client may still be sending a body for (413 mid-upload): half-close,
   // then read and discard until the client closes (bounded), so the kernel does not reset the
   // connection and destroy the answer before the client reads it.
   void Linger() {
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
-    stream_.expires_after(std::chrono::seconds(2));
+    raw().socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    raw().expires_after(std::chrono::seconds(2));
     auto scratch = std::make_shared<std::array<char, 16384>>();
     Drain(scratch);
   }
   void Drain(std::shared_ptr<std::array<char, 16384>> scratch) {
-    stream_.async_read_some(asio::buffer(*scratch),
+    raw().async_read_some(asio::buffer(*scratch),
                             [self = shared_from_this(), scratch](beast::error_code ec, size_t) {
-                              if (ec) return self->stream_.close();
+                              if (ec) return self->raw().close();
                               self->Drain(scratch);
                             });
   }
 
-  beast::tcp_stream stream_;
+  Sock stream_;
   std::shared_ptr<Shared> shared_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -247,30 +341,91 @@ class Session : public std::enable_shared_from_this<Session> {
 
 }  // namespace
 
+// True for an accept that failed for want of a resource that frees up with time: retrying at
+// once would fail again at once (the spin issue 19 measured at 98% CPU).
+bool ResourceShortage(const beast::error_code& ec) {
+  return ec == asio::error::no_descriptors || ec == beast::error_code(ENFILE, asio::error::get_system_category()) ||
+         ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
+}
+
 struct Server::Impl {
   asio::io_context ioc;
   tcp::acceptor acceptor{ioc};
   std::shared_ptr<Shared> shared;
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
-  int threads;
+  asio::io_context pool;  // the handler pool's queue
+  asio::executor_work_guard<asio::io_context::executor_type> pool_work{pool.get_executor()};
+  asio::steady_timer backoff{ioc};
+  std::chrono::milliseconds delay{10};  // the next backoff; only the accept loop touches it
+  LogLimiter accept_log{std::chrono::seconds(10)};
+  std::mutex accept_mu;
+  bool paused = false;  // guarded by accept_mu: at the cap, waiting for a connection to close
+  int cap = 0;
+  int threads = 1, pool_threads = 1;
+
+  template <class S>
+  void Keep(std::shared_ptr<S> session) {
+    {
+      std::lock_guard lock(shared->mu);
+      for (auto it = shared->sessions.begin(); it != shared->sessions.end();)
+        it = it->expired() ? shared->sessions.erase(it) : std::next(it);
+      shared->sessions.insert(session);
+    }
+    session->Start();
+  }
+
+  void Warn(const std::string& what) {
+    int64_t held = 0;
+    if (accept_log.Allow(&held))
+      spdlog::warn("{}{}", what, held ? " (and " + std::to_string(held) + " more like it in the last 10 s)" : "");
+  }
 
   void Accept() {
+    if (shared->stopping) return;
+    {
+      // Checked under accept_mu, as the resume is: a connection that closes meanwhile either sees
+      // `paused` or is counted out of `live` before this check.
+      std::lock_guard lock(accept_mu);
+      if (shared->live >= cap) {
+        paused = true;
+        Warn("at the connection limit (" + std::to_string(cap) + "): new connections wait until one closes");
+        return;
+      }
+    }
     acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
       if (ec) {
         if (ec == asio::error::operation_aborted || shared->stopping) return;
-        spdlog::warn("accept: {}", ec.message());
-      } else {
-        s.set_option(tcp::no_delay(true));
-        auto session = std::make_shared<Session>(std::move(s), shared);
-        {
-          std::lock_guard lock(shared->mu);
-          for (auto it = shared->sessions.begin(); it != shared->sessions.end();)
-            it = it->expired() ? shared->sessions.erase(it) : std::next(it);
-          shared->sessions.insert(session);
+        if (ResourceShortage(ec)) {
+          Warn("accept: " + ec.message() + "; retrying in " + std::to_string(delay.count()) + " ms");
+          backoff.expires_after(delay);
+          delay = std::min(delay * 2, std::chrono::milliseconds(1000));
+          backoff.async_wait([this](beast::error_code e) {
+            if (!e) Accept();
+          });
+          return;
         }
-        session->Start();
+        Warn("accept: " + ec.message());
+      } else {
+        delay = std::chrono::milliseconds(10);
+        beast::error_code ignored;
+        s.set_option(tcp::no_delay(true), ignored);
+        if (shared->tls) Keep(std::make_shared<Session<TlsStream>>(std::move(s), shared));
+        else Keep(std::make_shared<Session<beast::tcp_stream>>(std::move(s), shared));
       }
       Accept();
+    });
+  }
+
+  // A connection closed (any thread): accept again if the cap had paused it.
+  void SessionEnded() {
+    asio::post(ioc, [this] {
+      bool resume = false;
+      {
+        std::lock_guard lock(accept_mu);
+        resume = paused && shared->live < cap;
+        if (resume) paused = false;
+      }
+      if (resume) Accept();
     });
   }
 };
@@ -278,7 +433,30 @@ struct Server::Impl {
 Server::Server(const ServerOptions& opts, const Router& router) : impl_(new Impl) {
   impl_->shared = std::make_shared<Shared>(router, opts);
   impl_->threads = std::max(1, opts.threads);
+  impl_->pool_threads = opts.pool_threads > 0 ? opts.pool_threads : impl_->threads;
+  impl_->shared->pool = &impl_->pool;
+  impl_->cap = opts.max_connections;
+  if (impl_->cap <= 0) {
+    rlimit rl{};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    const rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+    impl_->cap = static_cast<int>(std::max<rlim_t>(16, std::min<rlim_t>(n, 1 << 20) - std::min<rlim_t>(n / 2, 128)));
+  }
+  impl_->shared->on_session_end = [impl = impl_.get()] { impl->SessionEnded(); };
   beast::error_code ec;
+  if (!opts.tls_cert.empty() || !opts.tls_key.empty()) {
+    if (opts.tls_cert.empty() || opts.tls_key.empty())
+      throw std::runtime_error("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)");
+    auto& ctx = impl_->shared->tls.emplace(ssl::context::tls_server);
+    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                    ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+    ctx.use_certificate_chain_file(opts.tls_cert, ec);
+    if (ec) throw std::runtime_error("cannot load the TLS certificate " + opts.tls_cert + ": " + ec.message());
+    ctx.use_private_key_file(opts.tls_key, ssl::context::pem, ec);
+    if (ec) throw std::runtime_error("cannot load the TLS private key " + opts.tls_key + ": " + ec.message());
+    if (SSL_CTX_check_private_key(ctx.native_handle()) != 1)
+      throw std::runtime_error("the TLS private key " + opts.tls_key + " does not match " + opts.tls_cert);
+  }
   auto addr = asio::ip::make_address(opts.host, ec);
   if (ec) throw std::runtime_error("bad listen address '" + opts.host + "': " + ec.message());
   tcp::endpoint ep(addr, opts.port);
@@ -297,10 +475,20 @@ Server::~Server() {
 uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void Server::Run() {
+  std::vector<std::thread> pool;
+  for (int i = 0; i < impl_->pool_threads; ++i)
+    pool.emplace_back([this] {
+      // Below the I/O threads on a busy CPU: a pile of reads slows reads, not the worker protocol.
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+      impl_->pool.run();
+    });
   std::vector<std::thread> extra;
   for (int i = 1; i < impl_->threads; ++i) extra.emplace_back([this] { impl_->ioc.run(); });
   impl_->ioc.run();
   for (auto& t : extra) t.join();
+  // Every pooled request has been answered (each held the I/O context's work until then).
+  impl_->pool_work.reset();
+  for (auto& t : pool) t.join();
 }
 
 void Server::Stop() {
@@ -308,6 +496,7 @@ void Server::Stop() {
   asio::post(impl_->ioc, [this] {
     beast::error_code ec;
     impl_->acceptor.close(ec);
+    impl_->backoff.cancel();
     std::lock_guard lock(impl_->shared->mu);
     for (auto& w : impl_->shared->sessions)
       if (auto s = w.lock()) s->StopSoft();

@@ -14,16 +14,27 @@ namespace gauntlet::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;  // 0: any free port (see Server::port())
-  int threads = 2;
+  int threads = 2;       // I/O threads: they parse, write, and run the kIo routes' handlers
+  int pool_threads = 0;  // handler pool (kPool routes); 0: as many as `threads`
+  // Connections open at once; beyond it the server stops accepting (new ones wait in the listen
+  // backlog) until one closes. 0: the descriptor limit (RLIMIT_NOFILE) less 128 for the store,
+  // the local worker and the rest.
+  int max_connections = 0;
   size_t body_limit = 1 << 20;
   std::chrono::seconds read_timeout{30};   // a request must arrive whole within this
   std::chrono::seconds idle_timeout{75};   // an idle keep-alive connection is closed after this
+  // PEM files: both set, every connection is HTTPS (TLS 1.2 or later); both empty, plain HTTP.
+  std::string tls_cert, tls_key;
 };
 
-// Handlers run on the server's threads: one that blocks holds one of them.
+// kIo handlers run on the I/O threads, kPool handlers on the handler pool (at a lower CPU
+// priority); a handler that blocks holds one thread of its lane. An accept that fails for want of
+// descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) backs off instead of spinning, and its
+// log lines are rate-limited.
 class Server {
  public:
-  // Binds and listens at once (throws std::runtime_error with the reason on failure); serving
+  // Loads the TLS files, binds and listens at once (throws std::runtime_error with the reason on
+  // failure: an unreadable certificate, a key that does not match it, a busy port); serving
   // starts with Run(). The router must outlive the server.
   Server(const ServerOptions& opts, const Router& router);
   ~Server();  // Stop(); destroy it only after Run() has returned

@@ -76,6 +76,14 @@ std::string CrossSite(const Request& req) {
 }
 }  // namespace
 
+Lane Router::LaneOf(const Request& req) const {
+  std::map<std::string, std::string> p;
+  for (const auto& r : routes_)
+    if ((r.method == req.method || (r.method == "GET" && req.method == "HEAD")) && Match(r.pattern, req.path, &p))
+      return r.lane;
+  return Lane::kIo;
+}
+
 Response Router::Dispatch(Request& req) const {
   if (std::string bad = NotUtf8(req); !bad.empty())
     return Problem(400, "Bad Request", "the request's " + bad + " is not valid UTF-8", bad);
@@ -106,6 +114,12 @@ Response Router::Dispatch(Request& req) const {
   req.params = std::move(params);
   if (auth_ && hit->role != Role::kPublic) {
     auto who = auth_->Check(req.Header("authorization"));
+    if (!who && nodes_ && req.Header("authorization").rfind("Bearer ", 0) == 0) {
+      if (auto node = nodes_(req.Header("authorization").substr(7))) {
+        who = Role::kWorker;
+        req.node = *node;
+      }
+    }
     if (!who) {
       // Two different mistakes with two different fixes: send a token, or send the right one.
       const bool sent = req.Header("authorization").rfind("Bearer ", 0) == 0;

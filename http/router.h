@@ -13,12 +13,22 @@ namespace gauntlet::http {
 // Runs on a server thread, once per request; may throw (Dispatch answers for it).
 using Handler = std::function<Response(Request&)>;
 
+// Where a route's handler runs. kIo: on the server's I/O threads, at once (the worker protocol:
+// short, in memory, never a store read that grows with the data). kPool: on the server's handler
+// pool, so that no read, however heavy or many, holds an I/O thread and delays a worker's call.
+enum class Lane { kPool, kIo };
+
 struct Route {
   std::string method;   // GET, POST, PUT
   std::string pattern;  // "/api/v1/sweeps/{id}"; a trailing "/*" matches any rest (static files)
   Role role;            // the least role allowed to call it
   Handler handler;
+  Lane lane = Lane::kPool;
 };
+
+// Maps a bearer token that is not in the tokens file to the node it is the credential of (the
+// per-node credential registration hands a worker), or nullopt. Called on server threads.
+using NodeCredentials = std::function<std::optional<int64_t>(const std::string& token)>;
 
 // Immutable after construction: every method is thread-safe.
 class Router {
@@ -28,12 +38,16 @@ class Router {
   // `local_only`: the daemon listens on loopback without tokens, so anything that can reach the port
   // may call it; then a browser page must not: requests whose Host is not a loopback name (DNS
   // rebinding), whose Origin is another site, or writes from a page that are not JSON are 403.
-  Router(std::vector<Route> routes, const Auth* auth, bool local_only = false)
-      : routes_(std::move(routes)), auth_(auth), local_only_(local_only) {}
+  // `nodes` (may be empty) recognises node credentials: such a caller has role worker and
+  // req.node set; handlers decide what it may touch.
+  Router(std::vector<Route> routes, const Auth* auth, bool local_only = false, NodeCredentials nodes = {})
+      : routes_(std::move(routes)), auth_(auth), local_only_(local_only), nodes_(std::move(nodes)) {}
   // Finds the route (HEAD is served by GET's), checks the token (401, 403), sets req.params and
   // req.role, runs the handler. A BadJson it throws is answered 400; any other std::exception is
   // logged and answered 500 without internals.
   Response Dispatch(Request& req) const;
+  // The lane of the route `req` goes to (kIo when none matches: a 404 or 405 costs nothing). Pure.
+  Lane LaneOf(const Request& req) const;
   const std::vector<Route>& routes() const { return routes_; }
 
  private:
@@ -41,6 +55,7 @@ class Router {
   std::vector<Route> routes_;
   const Auth* auth_;
   bool local_only_;
+  NodeCredentials nodes_;
 };
 
 }  // namespace gauntlet::http

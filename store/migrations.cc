@@ -214,6 +214,13 @@ CREATE TABLE webhook_deliveries(
   delivered_at INTEGER);
 CREATE INDEX webhook_pending ON webhook_deliveries(next_at) WHERE state = 'pending';
 )sql",
+      // 7: a placeholder until issue 21's migration takes its place at merge.
+      "SELECT 1;",
+      // 8: each node's credential (SHA-256 hex of the token its registration returned), so a
+      // worker token acts only for the node it registered. '' for nodes registered before.
+      R"sql(
+ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return k;
 }

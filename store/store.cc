@@ -296,23 +296,35 @@ Status Store::CancelTrial(int64_t id, bool* now_done) {
 }
 
 Result<NodeRow> Store::RegisterNode(const std::string& name, const json& inventory, const json& labels,
-                                    const json& fingerprint, const std::string& hardware) {
+                                    const json& fingerprint, const std::string& hardware, const std::string& credential) {
   return Guard([&]() -> Result<NodeRow> {
     return Write([&](sql::Db& db) -> Result<NodeRow> {
       const int64_t now = NowMs();
       // A node that registers again (worker restart) keeps its id, so history stays joined; a
       // quarantined node stays quarantined until an admin clears it.
       auto& s = db.Cached(
-          "INSERT INTO nodes(name, inventory, labels, fingerprint, hardware, state, registered_at, last_heartbeat) "
-          "VALUES(?,?,?,?,?,'online',?,?) ON CONFLICT(name) DO UPDATE SET inventory=excluded.inventory, "
+          "INSERT INTO nodes(name, inventory, labels, fingerprint, hardware, state, registered_at, last_heartbeat, "
+          "credential) VALUES(?,?,?,?,?,'online',?,?,?) ON CONFLICT(name) DO UPDATE SET inventory=excluded.inventory, "
           "labels=excluded.labels, fingerprint=excluded.fingerprint, hardware=excluded.hardware, "
           "state=CASE WHEN nodes.state='quarantined' THEN 'quarantined' ELSE 'online' END, "
-          "registered_at=excluded.registered_at, last_heartbeat=excluded.last_heartbeat");
+          "registered_at=excluded.registered_at, last_heartbeat=excluded.last_heartbeat, "
+          "credential=CASE WHEN excluded.credential='' THEN nodes.credential ELSE excluded.credential END");
       s.Bind(1, name).Bind(2, inventory.dump()).Bind(3, labels.dump()).Bind(4, fingerprint.dump());
-      s.Bind(5, hardware).Bind(6, now).Bind(7, now).Run();
+      s.Bind(5, hardware).Bind(6, now).Bind(7, now).Bind(8, credential).Run();
       auto& q = db.Cached(std::string("SELECT ") + kNodeCols + " FROM nodes WHERE name=?");
       q.Bind(1, name);
       q.Step();
+      return ReadNode(q);
+    });
+  });
+}
+
+Result<std::optional<NodeRow>> Store::FindNode(const std::string& name) {
+  return Guard([&]() -> Result<std::optional<NodeRow>> {
+    return Read([&](sql::Db& db) -> std::optional<NodeRow> {
+      auto& q = db.Cached(std::string("SELECT ") + kNodeCols + " FROM nodes WHERE name=?");
+      q.Bind(1, name);
+      if (!q.Step()) return std::nullopt;
       return ReadNode(q);
     });
   });

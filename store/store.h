@@ -99,6 +99,9 @@ struct NodeRow {
   nlohmann::json inventory, labels, fingerprint;
   std::string hardware, state, reason;
   int64_t registered_at = 0, last_heartbeat = 0;
+  // Lower-case hex SHA-256 of the node's credential (the token registration handed its worker);
+  // empty for a node registered before credentials existed. Never served.
+  std::string credential;
 };
 
 struct ResultRow {
@@ -167,9 +170,13 @@ class Store {
   Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f);
 
   // Nodes. RegisterNode inserts or updates the node called `name` (it keeps its id; a quarantined
-  // node stays quarantined, any other comes back online) and returns its row.
+  // node stays quarantined, any other comes back online) and returns its row. `credential` (a
+  // SHA-256 hex) replaces the stored one when not empty. Who may re-register a name is the
+  // coordinator's decision, taken before this call.
   Result<NodeRow> RegisterNode(const std::string& name, const nlohmann::json& inventory, const nlohmann::json& labels,
-                               const nlohmann::json& fingerprint, const std::string& hardware);
+                               const nlohmann::json& fingerprint, const std::string& hardware,
+                               const std::string& credential = {});
+  Result<std::optional<NodeRow>> FindNode(const std::string& name);  // nullopt if no node has that name
   Result<std::vector<NodeRow>> ListNodes();  // by id
   Status SetNodeState(int64_t id, const std::string& state, const std::string& reason);
   Status TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_seen);  // (node, ms)

@@ -114,9 +114,10 @@ inline NodeRow ReadNode(sql::Stmt& s) {
   n.reason = s.Text(7);
   n.registered_at = s.Int(8);
   n.last_heartbeat = s.Int(9);
+  n.credential = s.Text(10);
   return n;
 }
 inline constexpr const char* kNodeCols =
-    "id, name, inventory, labels, fingerprint, hardware, state, reason, registered_at, last_heartbeat";
+    "id, name, inventory, labels, fingerprint, hardware, state, reason, registered_at, last_heartbeat, credential";
 
 }  // namespace gauntlet::store_detail

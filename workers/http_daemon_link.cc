@@ -1,6 +1,13 @@
 #include "workers/http_daemon_link.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "core/utf8.h"
 
@@ -21,10 +28,44 @@ LinkAnswer Answer(LinkStatus s, std::string detail = {}) {
 // The daemon's answer or the transport's error, for logs.
 std::string Detail(const Result<http::ClientResponse>& r) { return r.ok() ? r->body : r.status().message(); }
 
+// The stored credential for (server, name), or "": one file per workdir, one node per worker.
+std::string LoadCredential(const std::string& path, const std::string& server, const std::string& name) {
+  if (path.empty()) return "";
+  std::ifstream in(path);
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j = json::parse(ss.str(), nullptr, false);
+  if (!j.is_object() || j.value("server", "") != server || j.value("name", "") != name) return "";
+  return j.value("node_token", "");
+}
+
+// Written to a temporary file first and renamed, readable by its owner only (it is a secret).
+void SaveCredential(const std::string& path, const std::string& server, const std::string& name,
+                    const std::string& token) {
+  if (path.empty()) return;
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    spdlog::warn("cannot keep the node credential in {}: {}", path, strerror(errno));
+    return;
+  }
+  const std::string text = json{{"server", server}, {"name", name}, {"node_token", token}}.dump() + "\n";
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) spdlog::warn("cannot keep the node credential in {}", path);
+}
+
 }  // namespace
 
-HttpDaemonLink::HttpDaemonLink(std::string server, std::string token)
-    : server_(std::move(server)), token_(std::move(token)), lease_client_(server_, token_) {}
+HttpDaemonLink::HttpDaemonLink(std::string server, std::string token, std::string credential_file)
+    : server_(std::move(server)), token_(std::move(token)), credential_file_(std::move(credential_file)),
+      lease_client_(server_, token_) {}
+
+std::string HttpDaemonLink::Bearer() {
+  std::lock_guard lock(cred_mu_);
+  return node_token_.empty() ? token_ : node_token_;
+}
 
 HttpDaemonLink::~HttpDaemonLink() = default;
 
@@ -40,6 +81,7 @@ Result<http::ClientResponse> HttpDaemonLink::Send(const std::string& method, con
     }
   }
   if (!c) c = std::make_unique<http::Client>(server_, token_);
+  c->SetToken(Bearer());
   auto r = c->Send(method, target, body, content_type, timeout);
   std::lock_guard lock(pool_mu_);
   idle_.push_back(std::move(c));  // a broken connection reconnects on its next use
@@ -47,13 +89,28 @@ Result<http::ClientResponse> HttpDaemonLink::Send(const std::string& method, con
 }
 
 RegisterAnswer HttpDaemonLink::Register(const json& node) {
-  auto r = Send("POST", "/api/v1/nodes/register", SafeDump(node), "application/json", std::chrono::seconds(30));
+  // Registration goes with the configured token; the node's credential, if this worker holds one,
+  // travels in the body and proves that this is the node it was (the daemon keeps it then).
+  const std::string name = node.is_object() ? node.value("name", "") : "";
+  json body = node;
+  if (std::string held = LoadCredential(credential_file_, server_, name); !held.empty()) body["node_token"] = held;
+  {
+    std::lock_guard lock(cred_mu_);
+    node_token_.clear();
+  }
+  auto r = Send("POST", "/api/v1/nodes/register", SafeDump(body), "application/json", std::chrono::seconds(30));
   RegisterAnswer a;
   if (r.ok() && r->status == 200) {
     json j = json::parse(r->body, nullptr, false);
     if (j.is_object() && j.contains("node") && j["node"].is_number_integer()) {
       a.status = LinkStatus::kOk;
       a.node = j["node"].get<int64_t>();
+      if (j.contains("node_token") && j["node_token"].is_string()) {
+        const std::string t = j["node_token"].get<std::string>();
+        SaveCredential(credential_file_, server_, name, t);
+        std::lock_guard lock(cred_mu_);
+        node_token_ = t;
+      }
       return a;
     }
     a.detail = "a registration answer without a node id: " + r->body.substr(0, 200);
@@ -73,6 +130,7 @@ LeaseAnswer HttpDaemonLink::Lease(int64_t node, const LeaseRequest& req) {
   const json body = {{"free_gpus", req.free_gpus}, {"wait_s", req.wait_s}, {"have_suites", req.have_suites}};
   auto r = [&] {
     std::lock_guard lock(lease_mu_);
+    lease_client_.SetToken(Bearer());
     // The daemon holds the call up to wait_s; the margin covers its answer and a slow group commit.
     return lease_client_.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease", SafeDump(body),
                               "application/json", std::chrono::milliseconds(static_cast<int64_t>(req.wait_s * 1000) + 15000));

@@ -16,8 +16,11 @@ namespace gauntlet {
 // keep-alive client from a pool, so trials reuse connections instead of opening one per trial.
 class HttpDaemonLink final : public DaemonLink {
  public:
-  // `server` is the daemon's base URL; `token` (may be empty) is sent as a bearer token.
-  HttpDaemonLink(std::string server, std::string token);
+  // `server` is the daemon's base URL; `token` (may be empty) is sent as a bearer token until a
+  // registration returns this node's own credential, which every later call sends instead.
+  // `credential_file` (may be empty: kept in memory only) is where that credential is kept across
+  // restarts (0600), so a restarted worker re-registers as the node it was.
+  HttpDaemonLink(std::string server, std::string token, std::string credential_file = {});
   ~HttpDaemonLink() override;
 
   RegisterAnswer Register(const nlohmann::json& node) override;
@@ -33,7 +36,11 @@ class HttpDaemonLink final : public DaemonLink {
   Result<http::ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body,
                                     const std::string& content_type, std::chrono::milliseconds timeout);
 
-  const std::string server_, token_;
+  std::string Bearer();  // the node credential once registered, else the configured token
+
+  const std::string server_, token_, credential_file_;
+  std::mutex cred_mu_;
+  std::string node_token_;  // guarded by cred_mu_
   std::mutex lease_mu_;  // one long-poll at a time on lease_client_
   http::Client lease_client_;
   std::mutex pool_mu_;

@@ -15,6 +15,7 @@ namespace gauntlet {
 struct WorkerOptions {
   std::string server = "http://127.0.0.1:8080";
   std::string token;
+  std::string ca_file;         // PEM CAs trusted for an https:// server; "" : the system's store
   std::string name;            // default: the host name
   std::map<std::string, std::string> labels;
   std::string inventory_file;  // declare the GPUs instead of discovering them

@@ -36,6 +36,8 @@ void AddWorkerCommands(CLI::App& app, int* code) {
   auto w = app.add_subcommand("worker", "Run a worker agent on this host (GPU node)");
   w->add_option("--server", o->server, "daemon URL")->capture_default_str()->envname("GAUNTLET_SERVER");
   w->add_option("--token", o->token, "worker token")->envname("GAUNTLET_TOKEN");
+  w->add_option("--ca-file", o->ca_file, "PEM CA certificates to trust for an https:// server (default: the system's)")
+      ->envname("GAUNTLET_CA_FILE");
   w->add_option("--name", o->name, "node name (default: host name)");
   w->add_option("--labels", *labels, "k=v,... labels that suites and targets can ask for");
   w->add_option("--inventory", o->inventory_file, "declare the GPUs (JSON/YAML) instead of discovering them via NVML");
