@@ -258,6 +258,13 @@ def rank_body(rank, world, local_rank, args):
     return 0
 
 
+def run_failed(e):
+    """A verdict decided before any rank started (the --spawn parent)."""
+    log(f"{e.verdict}: {e.detail}")
+    write_result(e.verdict, {}, e.detail, e.signature)
+    return e.code
+
+
 def spawned_main(rank, world, args):
     code = run_rank(rank, world, args, spawned=True)
     if code:
@@ -305,7 +312,10 @@ def main():
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # NVLink multicast stays off (see docs/RESULTS-H200.md)
     os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")  # a timed-out collective ends the process
     if args.spawn:
-        import torch.multiprocessing as mp
+        try:
+            import torch.multiprocessing as mp
+        except ImportError as e:
+            return run_failed(Exit(5, "infra_error", f"PyTorch not importable: {e}"))
         os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
         os.environ.setdefault("MASTER_PORT", os.environ.get("GAUNTLET_PORT", "29500"))
         mp.spawn(spawned_main, args=(args.spawn, args), nprocs=args.spawn, join=True)
