@@ -85,6 +85,7 @@ struct Classifier::State {
   std::vector<uint8_t> seen_ranks;
   std::string redirect_rank;  // after "-- Process N terminated with the following error:"
   bool redirect_opened = false;
+  int redirect_wait = 0;  // lines seen since the marker while no traceback has opened
   RootCauseReader root;
   std::string launcher_rank;  // the rank a launcher says failed (spawn's process N, torchrun's root cause)
   std::vector<std::optional<Incident>> suite_hits;  // first match of each suite rule
@@ -185,9 +186,10 @@ void Classifier::State::ProcessLine(std::string_view line) {
   if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
   if (!redirect_rank.empty()) {
     // The reprinted traceback ends when that rank's tracker closes again.
+    // A marker followed by no traceback ("-- Process 1 terminated ...:" then "...") gives up soon.
     const bool open = Rank(redirect_rank).tb.open();
     if (open) redirect_opened = true;
-    else if (redirect_opened) redirect_rank.clear();
+    else if (redirect_opened || ++redirect_wait > 8) redirect_rank.clear();
   }
   for (uint32_t id : touched) hit[id] = 0;
   touched.clear();
@@ -208,6 +210,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     if (const int p = SpawnFailedProcess(parsed.message); p >= 0) {
       redirect_rank = "rank" + std::to_string(p);
       redirect_opened = false;
+      redirect_wait = 0;
       if (launcher_rank.empty()) launcher_rank = redirect_rank;
     }
   }
