@@ -81,7 +81,11 @@ def write_result(verdict, metrics, detail, signature=""):
 
 
 def device_uuid(torch, index):
-    u = str(torch.cuda.get_device_properties(index).uuid)
+    """nvidia-smi's form ("GPU-xxxxxxxx-..."); "unknown" if this PyTorch does not expose it."""
+    u = getattr(torch.cuda.get_device_properties(index), "uuid", None)
+    if u is None:
+        return "unknown"
+    u = str(u)
     return u if u.startswith("GPU-") else "GPU-" + u
 
 

@@ -44,7 +44,6 @@ struct RankState {
   std::optional<Incident> last[5];                                 // last incident of each tier
 };
 
-
 std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e, const std::string& frame) {
   std::string sig(verdict);
   sig += ':';
