@@ -12,6 +12,7 @@ import tempfile
 import types
 import unittest
 
+sys.dont_write_bytecode = True  # importing the program must leave no __pycache__ in suites/
 PROG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites", "torch_distributed.py")
 spec = importlib.util.spec_from_file_location("torch_distributed", PROG)
 td = importlib.util.module_from_spec(spec)
