@@ -81,7 +81,11 @@ def write_result(verdict, metrics, detail, signature=""):
 
 
 def device_uuid(torch, index):
-    u = str(torch.cuda.get_device_properties(index).uuid)
+    """nvidia-smi's form ("GPU-xxxxxxxx-..."); "unknown" if this PyTorch does not expose it."""
+    u = getattr(torch.cuda.get_device_properties(index), "uuid", None)
+    if u is None:
+        return "unknown"
+    u = str(u)
     return u if u.startswith("GPU-") else "GPU-" + u
 
 
@@ -241,7 +245,8 @@ def rank_body(rank, world, local_rank, args):
         all_problems = [None] * world
         dist.all_gather_object(all_problems, problems)
         problems = [p for ps in all_problems for p in ps]
-        if args.test == "visibility" and len({v["uuid"] for v in views}) != world:
+        known = [v["uuid"] for v in views if v["uuid"] != "unknown"]
+        if args.test == "visibility" and len(set(known)) != len(known):
             problems.append("two ranks hold the same GPU")
         dist.destroy_process_group()
     print(json.dumps({"torch_distributed": {"test": args.test, "rank": rank, "world": world, "ranks": views,
@@ -256,6 +261,13 @@ def rank_body(rank, world, local_rank, args):
         raise Exit(4, "wrong_output", "; ".join(problems) + " | " + detail, "wrong_output:gpu_visibility")
     write_result("passed", metrics, detail)
     return 0
+
+
+def run_failed(e):
+    """A verdict decided before any rank started (the --spawn parent)."""
+    log(f"{e.verdict}: {e.detail}")
+    write_result(e.verdict, {}, e.detail, e.signature)
+    return e.code
 
 
 def spawned_main(rank, world, args):
@@ -305,7 +317,10 @@ def main():
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # NVLink multicast stays off (see docs/RESULTS-H200.md)
     os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")  # a timed-out collective ends the process
     if args.spawn:
-        import torch.multiprocessing as mp
+        try:
+            import torch.multiprocessing as mp
+        except ImportError as e:
+            return run_failed(Exit(5, "infra_error", f"PyTorch not importable: {e}"))
         os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
         os.environ.setdefault("MASTER_PORT", os.environ.get("GAUNTLET_PORT", "29500"))
         mp.spawn(spawned_main, args=(args.spawn, args), nprocs=args.spawn, join=True)

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "tests/support/harness.h"
 #include "workers/command_stage.h"
@@ -154,6 +155,54 @@ TEST(RankFleet, AWorkerEndsEveryRankWhenOneFailsAndTheTrialNamesIt) {
   EXPECT_EQ(t["signature"], "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py") << t.dump();
   EXPECT_EQ(t["result"]["evidence"], "[rank1]: RuntimeError: fixture rank 1 lost its shard");
   EXPECT_FALSE(Alive(ReadPid(rdir + "/rank0.pid")));
+}
+
+json Gpus(int n) {
+  json g = json::array();
+  for (int i = 0; i < n; ++i)
+    g.push_back({{"index", i}, {"name", "NVIDIA H200"}, {"uuid", "GPU-h200-" + std::to_string(i)},
+                 {"compute_capability", "9.0"}, {"memory_mb", 143771}});
+  return {{"gpus", g}};
+}
+
+std::vector<json> Records(const std::string& dir) {
+  std::vector<json> out;
+  for (auto& f : fs::directory_iterator(dir)) out.push_back(json::parse(std::ifstream(f.path())));
+  return out;
+}
+
+// Issue 23's first point on CPU, with a declared 2-GPU inventory: a 2-GPU trial is two ranks that
+// both see both GPUs, and two 1-GPU trials run at once as one rank each, on different GPUs.
+TEST(RankFleet, ATwoGpuNodeGivesRanksTheirGpus) {
+  TempDir dir;
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  auto w = StartWorker(dir.path(), d.url(), "h200x2", Gpus(2));
+  const std::string both = dir.path() + "/both", one = dir.path() + "/one";
+  json s2 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-rankgpus"}, {"targets", {{{"gpus", 2}}}},
+                                          {"parameters", {{"i", {"1"}}, {"dir", {both}}, {"count", {"2"}}}}},
+                       201);
+  EXPECT_EQ(d.WaitSweep(s2["id"])["by_verdict"]["passed"], 1);
+  std::set<std::string> ranks;
+  for (auto& r : Records(both)) {
+    ranks.insert(r["rank"].get<std::string>());
+    EXPECT_EQ(r["world"], "2");
+    EXPECT_EQ(r["cvd"], "0,1") << "every rank sees the trial's two GPUs";
+  }
+  EXPECT_EQ(ranks, (std::set<std::string>{"0", "1"}));
+  // Each 1-GPU trial waits for the other's record: both passing means they ran at the same time.
+  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-rankgpus"},
+                                          {"parameters", {{"i", {"1", "2"}}, {"dir", {one}}, {"count", {"2"}}}}},
+                       201);
+  EXPECT_EQ(d.WaitSweep(s1["id"])["by_verdict"]["passed"], 2);
+  std::set<std::string> gpus, trials;
+  for (auto& r : Records(one)) {
+    EXPECT_EQ(r["world"], "1");
+    EXPECT_EQ(r["rank"], "0");
+    gpus.insert(r["cvd"].get<std::string>());
+    trials.insert(r["trial"].get<std::string>());
+  }
+  EXPECT_EQ(gpus, (std::set<std::string>{"0", "1"})) << "one GPU each, not the same one";
+  EXPECT_EQ(trials.size(), 2u);
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 #include "workers/classifier/classifier.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <regex>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "workers/classifier/builtin_rules.h"
@@ -45,7 +43,6 @@ struct RankState {
   uint64_t first[5] = {kNever, kNever, kNever, kNever, kNever};  // first line of each tier
   std::optional<Incident> last[5];                                 // last incident of each tier
 };
-
 
 std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e, const std::string& frame) {
   std::string sig(verdict);
@@ -85,6 +82,7 @@ struct Classifier::State {
   std::vector<uint8_t> seen_ranks;
   std::string redirect_rank;  // after "-- Process N terminated with the following error:"
   bool redirect_opened = false;
+  int redirect_wait = 0;  // lines seen since the marker while no traceback has opened
   RootCauseReader root;
   std::string launcher_rank;  // the rank a launcher says failed (spawn's process N, torchrun's root cause)
   std::vector<std::optional<Incident>> suite_hits;  // first match of each suite rule
@@ -185,9 +183,10 @@ void Classifier::State::ProcessLine(std::string_view line) {
   if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
   if (!redirect_rank.empty()) {
     // The reprinted traceback ends when that rank's tracker closes again.
+    // A marker followed by no traceback ("-- Process 1 terminated ...:" then "...") gives up soon.
     const bool open = Rank(redirect_rank).tb.open();
     if (open) redirect_opened = true;
-    else if (redirect_opened) redirect_rank.clear();
+    else if (redirect_opened || ++redirect_wait > 8) redirect_rank.clear();
   }
   for (uint32_t id : touched) hit[id] = 0;
   touched.clear();
@@ -208,6 +207,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     if (const int p = SpawnFailedProcess(parsed.message); p >= 0) {
       redirect_rank = "rank" + std::to_string(p);
       redirect_opened = false;
+      redirect_wait = 0;
       if (launcher_rank.empty()) launcher_rank = redirect_rank;
     }
   }
@@ -477,34 +477,6 @@ Classification Classifier::Finish(const ExitInfo& exit) const {
   copy.ProcessLine(copy.partial);
   copy.CommitLastLine();
   return copy.Decide(exit);
-}
-
-Classification ClassifyText(std::string_view log, const ExitInfo& exit, const std::vector<SignatureRule>& rules) {
-  Classifier c(rules);
-  c.Feed(log);
-  return c.Finish(exit);
-}
-
-Classification ClassifyFile(const std::string& path, const ExitInfo& exit, const std::vector<SignatureRule>& rules) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  Classifier c(rules);
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    size_t n = std::fread(buf.data(), 1, buf.size(), f);
-    if (n > 0) c.Feed(std::string_view(buf.data(), n));
-    if (n < buf.size()) break;
-  }
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) throw std::runtime_error("cannot read " + path);
-  return c.Finish(exit);
-}
-
-nlohmann::json ToJson(const Classification& c) {
-  nlohmann::json j = {{"verdict", c.verdict}, {"signature", c.signature}, {"evidence", c.evidence}};
-  if (!c.rank.empty()) j["rank"] = c.rank;
-  return j;
 }
 
 }  // namespace gauntlet
