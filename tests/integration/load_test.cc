@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -60,22 +61,25 @@ TEST(Starvation, AWorkerKeepsItsLeaseAndItsResultWhileHundredsOfHeavyReadsRun) {
   // A short lease (1.5 s, heartbeats every 250 ms): a heartbeat queued behind the reads for longer
   // loses it, which is what happened when reads and the worker protocol shared the I/O threads.
   Daemon d(dir.path(), Suites(), {"--lease-ttl-ms", "1500", "--heartbeat-ms", "250", "--threads", "2"});
-  // 60,000 stored trials no node can run (sm_100): every list read counts them all.
+  // 30,000 stored trials no node can run (sm_100): every list read counts them all.
   json big = d.PostJson("/api/v1/sweeps",
                         {{"suite", "fixture-cmd"},
-                         {"parameters", {{"mode", {"pass"}}, {"seconds", Values(200)}, {"count", Values(300)}}},
+                         {"parameters", {{"mode", {"pass"}}, {"seconds", Values(100)}, {"count", Values(300)}}},
                          {"targets", {{{"arch", "sm_100"}}}},
                          {"max_trials", 100000}},
                         201);
-  ASSERT_EQ(big["trials"], 60000);
-  Readers readers(d.url(), 400);
-  ASSERT_TRUE(WaitFor([&] { return readers.answered() >= 400; }, std::chrono::seconds(120)));
+  ASSERT_EQ(big["trials"], 30000);
+  auto t0 = std::chrono::steady_clock::now();
+  Readers readers(d.url(), 300);
+  ASSERT_TRUE(WaitFor([&] { return readers.answered() >= 300; }, std::chrono::seconds(120)));
+  std::cerr << "reads ramped " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << "\n";
   auto w = StartWorker(dir.path(), d.url(), "w", json::object());
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"sleep"}}, {"seconds", {"3"}}}}},
                           201);
   const int64_t id = sweep["id"];
   const int64_t before = readers.answered();
   json done = d.WaitSweep(id, std::chrono::seconds(120));
+  std::cerr << "sweep done " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << "\n";
   EXPECT_EQ(done["by_verdict"]["passed"], 1) << done.dump() << w->Log();
   json trials = d.GetJson("/api/v1/trials?sweep=" + std::to_string(id));
   ASSERT_EQ(trials["items"].size(), 1u);

@@ -73,6 +73,34 @@ TEST(Router, TokensAndRoles) {
   EXPECT_EQ(Call(router, "GET", "/web/index.html").status, 200);  // the dashboard's files hold no data
 }
 
+TEST(Router, ANodeCredentialIsAWorkerBoundToItsNode) {
+  test::TempDir dir;
+  auto auth = Auth::Load(dir.Write("tokens", "worker sha256:" + Sha256Hex("fleet") + "\n"));
+  ASSERT_TRUE(auth.ok());
+  NodeCredentials nodes = [](const std::string& t) -> std::optional<int64_t> {
+    if (t == "gn_seven") return 7;
+    return std::nullopt;
+  };
+  Router router({{"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
+                  [](Request& r) { return Json({{"role", r.role}, {"node", r.node}}); }, Lane::kIo},
+                 {"GET", "/api/v1/sweeps", Role::kRead, [](Request&) { return Json({}); }}},
+                &*auth, false, nodes);
+  json bound = json::parse(Call(router, "POST", "/api/v1/nodes/7/lease", "gn_seven").body);
+  EXPECT_EQ(bound["role"], "worker");
+  EXPECT_EQ(bound["node"], 7);
+  json shared = json::parse(Call(router, "POST", "/api/v1/nodes/7/lease", "fleet").body);
+  EXPECT_EQ(shared["node"], 0) << "the tokens file's token speaks for no node";
+  EXPECT_EQ(Call(router, "POST", "/api/v1/nodes/7/lease", "gn_other").status, 401);
+  // The worker protocol is served on the I/O threads, reads on the handler pool.
+  Request lease, list;
+  lease.method = "POST";
+  lease.path = "/api/v1/nodes/7/lease";
+  list.method = "GET";
+  list.path = "/api/v1/sweeps";
+  EXPECT_EQ(router.LaneOf(lease), Lane::kIo);
+  EXPECT_EQ(router.LaneOf(list), Lane::kPool);
+}
+
 TEST(Router, TokensFileErrorsNameTheLine) {
   test::TempDir dir;
   auto r = Auth::Load(dir.Write("tokens", "read sha256:abc\n"));
