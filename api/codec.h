@@ -20,8 +20,10 @@ nlohmann::json SuiteJson(const SuiteRow& s, bool full);
 nlohmann::json SweepJson(const SweepRow& s);
 nlohmann::json TrialJson(const TrialRow& t);
 
-// Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500 (the message is logged,
-// not sent). An ok Status would be answered 500.
+// Seconds a 503 asks the client to wait before retrying (its Retry-After).
+inline constexpr int kRetryAfterS = 5;
+// Answers a non-ok Status: 404, 422 (with the field), 409, 503 (with Retry-After), 403 or 500 (the
+// message is logged, not sent). An ok Status would be answered 500.
 http::Response FromStatus(const Status& s);
 
 // True if the request asks for CSV (?format=csv or Accept: text/csv).

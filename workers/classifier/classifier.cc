@@ -10,10 +10,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/user_regex.h"
 #include "workers/classifier/aho_corasick.h"
 #include "workers/classifier/builtin_rules.h"
 #include "workers/classifier/log_line.h"
@@ -48,7 +48,7 @@ struct RankState {
 
 struct CompiledRule {
   SignatureRule rule;
-  std::optional<std::regex> re;
+  std::optional<UserRegex> re;
   bool every_line = false;  // regex without a provable literal: tried on every line
   uint32_t needle = 0;
   std::string signature;
@@ -229,8 +229,8 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
     if (suite_hits[i] && r.rule.verdict != "passed") continue;
     bool m;
     if (r.re) {
-      m = std::regex_search(line.begin(), line.end(), *r.re) ||
-          std::regex_search(parsed.message.begin(), parsed.message.end(), *r.re);
+      // RE2 (core/user_regex.h): linear in the line, so a 64 KiB line is searched whole.
+      m = r.re->Search(line) || r.re->Search(parsed.message);
     } else {
       m = line.find(r.rule.match) != std::string_view::npos;
     }
@@ -364,7 +364,11 @@ std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules
     c.signature = r.signature.empty() ? SanitizeUtf8(r.verdict + ":" + r.match.substr(0, 120)) : r.signature;
     std::string literal = r.match;
     if (r.regex) {
-      c.re.emplace(r.match, std::regex::ECMAScript | std::regex::optimize);
+      // Rules come through ParseSignatureRules, which compiled them; one that does not compile
+      // (a definition that bypassed it) matches nothing rather than stopping the worker.
+      auto re = UserRegex::Compile(r.match);
+      if (!re.ok()) continue;
+      c.re.emplace(std::move(*re));
       literal = RequiredLiteral(r.match);
       if (literal.size() < 3) {
         c.every_line = true;
