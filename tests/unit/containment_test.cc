@@ -6,14 +6,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
+#include "workers/gpu_handback.h"
 #include "workers/process.h"
 #include "workers/stage_cgroup.h"
 
@@ -182,6 +185,50 @@ TEST(Containment, AStageEndsWhenItsWorkerIsKilled) {
     while (!(gone = Gone(gc)) && Clock::now() < until) std::this_thread::sleep_for(milliseconds(20));
     EXPECT_TRUE(gone) << "grandchild " << gc << " outlived its killed worker";
   }
+}
+
+// A GPU whose NVML list names the pids it is given while they live (reaping them: the test is
+// their parent). The fixture of HandBackGpus's seam.
+class FakeGpus final : public GpuProbe {
+ public:
+  std::map<int, pid_t> on;
+  std::optional<std::vector<unsigned>> Pids(int index) const override {
+    std::vector<unsigned> out;
+    auto it = on.find(index);
+    if (it != on.end() && waitpid(it->second, nullptr, WNOHANG) == 0) out.push_back(static_cast<unsigned>(it->second));
+    return out;
+  }
+};
+
+pid_t Spawn(std::vector<std::string> env) {
+  std::vector<char*> argv = {const_cast<char*>("/bin/sleep"), const_cast<char*>("300"), nullptr};
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, "/bin/sleep", nullptr, nullptr, argv.data(), envp.data()), 0);
+  return pid;
+}
+
+// After a trial: a leftover of this worker's trials on a GPU (marked by its trial folder, as one an
+// earlier run of the worker left) is killed and the GPU goes back; a process that is not the
+// worker's is never killed, and its GPU is held back, naming it.
+TEST(GpuHandback, OwnLeftoversAreKilledOthersHoldTheGpuBack) {
+  Dir dir;
+  const std::string workdir = dir.path + "/work";
+  pid_t ours = Spawn({"PATH=/usr/bin:/bin", "GAUNTLET_WORKDIR=" + workdir + "/trial-7-a1"});
+  pid_t foreign = Spawn({"PATH=/usr/bin:/bin"});
+  FakeGpus gpus;
+  gpus.on = {{0, ours}, {1, foreign}};
+  auto held = HandBackGpus(gpus, {0, 1}, workdir, milliseconds(3000));
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].first, 1);
+  EXPECT_NE(held[0].second.find(std::to_string(foreign) + " (sleep)"), std::string::npos) << held[0].second;
+  EXPECT_TRUE(Gone(ours));
+  EXPECT_EQ(kill(foreign, 0), 0) << "a process that is not the worker's was killed";
+  kill(foreign, SIGKILL);
+  waitpid(foreign, nullptr, 0);
+  EXPECT_TRUE(HandBackGpus(gpus, {0, 1}, workdir, milliseconds(100)).empty());
 }
 
 }  // namespace
