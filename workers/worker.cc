@@ -25,6 +25,7 @@
 #include "workers/nvml.h"
 #include "workers/process.h"
 #include "workers/stage_cgroup.h"
+#include "workers/stop_signal_thread.h"
 #include "workers/trial_runner.h"
 #include "workers/workdir_lock.h"
 
@@ -113,46 +114,6 @@ void SweepLeftovers(const std::string& workdir) {
     if (e.path().filename().string().rfind("trial-", 0) == 0) fs::remove_all(e.path(), ec);
   if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
-
-// Waits for SIGTERM/SIGINT on a thread of its own (they are blocked everywhere else): the first
-// starts a drain, a second stops the running trials.
-class StopSignalThread {
- public:
-  StopSignalThread(sigset_t set, std::function<void(int)> on_first, std::function<void()> on_second)
-      : set_(set), on_first_(std::move(on_first)), on_second_(std::move(on_second)) {
-    thread_ = std::thread([this] { Wait(); });
-  }
-  ~StopSignalThread() { Release(); }
-
-  // Ends the thread whether zero, one or two signals came. The SIGTERM it sends itself is taken as
-  // "quit" by either sigwait, never as a drain that would wait for a second signal forever (which
-  // once kept batch jobs running after their worker stopped); nor may a drain that timed out leave
-  // the thread waiting for that second signal.
-  void Release() {
-    if (!thread_.joinable()) return;
-    quitting_ = true;
-    if (!done_) pthread_kill(thread_.native_handle(), SIGTERM);
-    thread_.join();
-  }
-
- private:
-  void Wait() {
-    int sig = 0;
-    sigwait(&set_, &sig);
-    if (!quitting_) {
-      on_first_(sig);
-      sigwait(&set_, &sig);
-      if (!quitting_) on_second_();
-    }
-    done_ = true;
-  }
-
-  sigset_t set_;
-  std::function<void(int)> on_first_;
-  std::function<void()> on_second_;
-  std::atomic<bool> quitting_{false}, done_{false};
-  std::thread thread_;
-};
 
 // The lease loop and the trials it runs. The loop runs on the thread that calls LeaseLoop and
 // Drain; trials run on threads of their own and meet the loop only through mu_.
