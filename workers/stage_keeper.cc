@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdint>
 
 #include "workers/proc_table.h"
@@ -68,6 +70,33 @@ void SignalDescendants(int sig) {
   _exit(0);
 }
 
+void CloseRange(int lo, int hi) {
+  if (lo > hi) return;
+  if (syscall(SYS_close_range, static_cast<unsigned>(lo), static_cast<unsigned>(hi), 0u) == 0) return;
+  for (int fd = lo; fd <= hi && fd < 65536; ++fd) close(fd);  // kernels before 5.9
+}
+
+// The keeper does not exec, so it would hold every descriptor of the worker, close-on-exec or not:
+// its sockets to the daemon (a close by the worker would then not reach the daemon) and its
+// workdir lock. It keeps stdio and the three it needs.
+void CloseAllBut(int a, int b, int c) {
+  int keep[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      if (keep[j] < keep[i]) {
+        int t = keep[i];
+        keep[i] = keep[j];
+        keep[j] = t;
+      }
+  int from = 3;
+  for (int k : keep) {
+    if (k < from) continue;
+    CloseRange(from, k - 1);
+    from = k + 1;
+  }
+  CloseRange(from, INT_MAX);
+}
+
 [[noreturn]] void ExecLeader(const KeeperArgs& a, pid_t keeper) {
   // The leader dies with its keeper, so a keeper killed outright leaves at most the leader's own
   // escapes, which the worker's sweep (KillStrayChildren) and the cgroup take.
@@ -91,6 +120,10 @@ void SignalDescendants(int sig) {
 }  // namespace
 
 void RunKeeper(const KeeperArgs& a) {
+  CloseAllBut(a.out_w, a.status_w, a.cgroup_procs);
+  // The status pipe's reader is the worker: once it is gone, a write must fail, not kill the keeper
+  // before it has ended the stage. (The leader gets SIGPIPE back before its exec.)
+  signal(SIGPIPE, SIG_IGN);
   setpgid(0, 0);
   if (getppid() != a.worker) _exit(127);
   if (a.cgroup_procs >= 0) {
