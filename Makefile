@@ -28,4 +28,4 @@ bench: build
 	@bash bench/run_all.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-fuzz

@@ -106,7 +106,12 @@ http::Response FromStatus(const Status& s) {
     case Code::kNotFound: return http::Problem(404, "Not Found", s.message(), s.field());
     case Code::kInvalid: return http::Problem(422, "Unprocessable Entity", s.message(), s.field());
     case Code::kConflict: return http::Problem(409, "Conflict", s.message(), s.field());
-    case Code::kUnavailable: return http::Problem(503, "Service Unavailable", s.message());
+    case Code::kUnavailable: {
+      // Every 503 is worth a retry (a full disk freed, a commit that failed, a restart): say when.
+      http::Response r = http::Problem(503, "Service Unavailable", s.message());
+      r.headers.emplace_back("Retry-After", std::to_string(kRetryAfterS));
+      return r;
+    }
     case Code::kForbidden: return http::Problem(403, "Forbidden", s.message());
     default:
       spdlog::error("internal error: {}", s.message());

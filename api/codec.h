@@ -29,8 +29,10 @@ std::string SweepDashboardUrl(int64_t id);
 // hex digits of its hash (what the tokens file lists it by), or "" where no token was sent.
 SweepOrigin OriginOf(const http::Request& r, const std::string& source);
 
-// Answers a non-ok Status: 404, 422 (with the field), 409, 503, 403 or 500 (the message is logged,
-// not sent). An ok Status would be answered 500.
+// Seconds a 503 asks the client to wait before retrying (its Retry-After).
+inline constexpr int kRetryAfterS = 5;
+// Answers a non-ok Status: 404, 422 (with the field), 409, 503 (with Retry-After), 403 or 500 (the
+// message is logged, not sent). An ok Status would be answered 500.
 http::Response FromStatus(const Status& s);
 
 // True if the request asks for CSV (?format=csv or Accept: text/csv).

@@ -51,9 +51,15 @@ std::vector<http::Route> MetaRoutes(Context& c) {
       {"GET", "/api/v1/health", Role::kPublic,
        [&c](Request&) -> Response {
          auto s = c.store.ListSuites();
-         json j = {{"status", s.ok() ? "ok" : "degraded"}, {"version", GAUNTLET_VERSION},
-                   {"store", s.ok() ? "ok" : s.status().message()}, {"uptime_s", (NowMs() - c.started_at) / 1000}};
-         return http::Json(s.ok() ? 200 : 503, j);
+         // Reads may work while writes cannot (a full disk): both are asked.
+         std::optional<std::string> trouble = s.ok() ? c.store.WriteTrouble() : std::nullopt;
+         const bool ok = s.ok() && !trouble;
+         json j = {{"status", ok ? "ok" : "degraded"}, {"version", GAUNTLET_VERSION},
+                   {"store", s.ok() ? trouble.value_or("ok") : s.status().message()},
+                   {"uptime_s", (NowMs() - c.started_at) / 1000}};
+         http::Response r = http::Json(ok ? 200 : 503, j);
+         if (!ok) r.headers.emplace_back("Retry-After", std::to_string(kRetryAfterS));
+         return r;
        }},
       {"GET", "/api/v1/openapi.json", Role::kRead,
        [](Request&) -> Response { return http::Text(200, "application/json", OpenApiDocument()); }},

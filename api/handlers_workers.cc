@@ -13,7 +13,12 @@ using nlohmann::json;
 namespace {
 
 Response Lost() {
-  return http::Problem(503, "Service Unavailable", "the store could not commit this change; send it again");
+  return FromStatus(Status(Code::kUnavailable, "the store could not commit this change; send it again"));
+}
+
+// The same, naming why when the store says (a full disk).
+Response LostBecause(const Status& s) {
+  return FromStatus(Status(Code::kUnavailable, "the store could not commit this change; send it again: " + s.message()));
 }
 
 // `r`, sent once every write staged so far is committed (a 503 if that commit failed): how a
@@ -21,8 +26,8 @@ Response Lost() {
 Response Durable(Coordinator& coord, Response r) {
   // No timer: every staged write's commit settles, as committed or as failed.
   auto d = std::make_shared<http::Deferred>(std::chrono::milliseconds(0), Lost);
-  auto now = coord.WhenCommitted([d, r](Status s) { d->Complete(s.ok() ? r : Lost()); });
-  if (now) return now->ok() ? std::move(r) : Lost();
+  auto now = coord.WhenCommitted([d, r](Status s) { d->Complete(s.ok() ? r : LostBecause(s)); });
+  if (now) return now->ok() ? std::move(r) : LostBecause(*now);
   return http::Later(std::move(d));
 }
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "cli/cli_common.h"
+#include "core/user_regex.h"
 #include "core/verdict.h"
 
 namespace gauntlet::cli {
@@ -103,7 +103,7 @@ std::string ShortReason(const std::string& verdict, const std::string& signature
   if (s.rfind(verdict + ":", 0) == 0) s = s.substr(verdict.size() + 1);
   else if (s == verdict) s.clear();
   if (auto at = s.find('@'); at != std::string::npos) s = s.substr(0, at);
-  static const std::regex kExceptionType("^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Warning)$");
+  static const UserRegex kExceptionType = UserRegex::Fixed("^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Warning)$");
   std::vector<std::string> parts;
   size_t i = 0;
   while (i <= s.size()) {
@@ -113,7 +113,7 @@ std::string ShortReason(const std::string& verdict, const std::string& signature
     i = j + 1;
   }
   // The exception's type says less than its message; keep the type only when there is no message.
-  if (parts.size() > 1 && std::regex_match(parts[0], kExceptionType)) parts.erase(parts.begin());
+  if (parts.size() > 1 && kExceptionType.FullMatch(parts[0])) parts.erase(parts.begin());
   std::string out;
   for (auto& p : parts)
     if (!p.empty()) out += (out.empty() ? "" : ": ") + p;

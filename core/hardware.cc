@@ -19,6 +19,11 @@ Result<Inventory> ParseInventory(const json& j) {
       std::string f = "gpus[" + std::to_string(i) + "]";
       if (!g.is_object()) return Status::Invalid("a GPU is an object", f);
       Gpu gpu;
+      // Numbers are range-checked before they are converted: a double past an integer's range
+      // (memory_mb 1e300) is undefined behaviour in the conversion (found by tests/fuzz/).
+      if (g.contains("index") && !(g["index"].is_number_integer() && g["index"].get<int64_t>() >= 0 &&
+                                   g["index"].get<int64_t>() < 1024))
+        return Status::Invalid("index is an integer from 0 to 1023", f + ".index");
       gpu.index = g.value("index", static_cast<int>(i));
       gpu.name = g.value("name", "");
       gpu.uuid = g.value("uuid", "");
@@ -32,8 +37,9 @@ Result<Inventory> ParseInventory(const json& j) {
       } catch (const std::exception&) {
         return Status::Invalid("compute_capability is written like \"9.0\"", f + ".compute_capability");
       }
-      if (g.contains("memory_mb") && !g["memory_mb"].is_number())
-        return Status::Invalid("memory_mb is a number", f + ".memory_mb");
+      if (g.contains("memory_mb") &&
+          !(g["memory_mb"].is_number() && g["memory_mb"].get<double>() >= 0 && g["memory_mb"].get<double>() <= 1e12))
+        return Status::Invalid("memory_mb is a number from 0 to 10^12", f + ".memory_mb");
       gpu.memory_mb = g.value("memory_mb", int64_t{0});
       inv.gpus.push_back(std::move(gpu));
     }

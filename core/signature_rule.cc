@@ -1,7 +1,6 @@
 #include "core/signature_rule.h"
 
-#include <regex>
-
+#include "core/user_regex.h"
 #include "core/verdict.h"
 
 namespace gauntlet {
@@ -38,11 +37,7 @@ Result<SignatureRule> ParseRule(size_t i, const nlohmann::json& e) {
     if (r.signature.size() > 200) return Bad(i, "signature", "longer than 200 characters");
   }
   if (r.regex) {
-    try {
-      std::regex re(r.match, std::regex::ECMAScript);
-    } catch (const std::regex_error& err) {
-      return Bad(i, "match", std::string("invalid regex: ") + err.what());
-    }
+    if (auto re = UserRegex::Compile(r.match); !re.ok()) return Bad(i, "match", re.status().message());
   }
   return r;
 }

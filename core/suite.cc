@@ -6,19 +6,23 @@
 #include <set>
 
 #include "core/signature_rule.h"
+#include "core/user_regex.h"
 
 namespace gauntlet {
 using nlohmann::json;
 
 namespace {
-const std::regex kArch("^sm_[0-9]{2,3}[af]?$");
+const UserRegex& Arch() {
+  static const UserRegex kArch = UserRegex::Fixed("^sm_[0-9]{2,3}[af]?$");
+  return kArch;
+}
 
 
 Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
   std::string f = "parameters." + name;
   p->name = name;
-  static const std::regex kName("^[A-Za-z_][A-Za-z0-9_]*$");
-  if (!std::regex_match(name, kName)) return Status::Invalid("parameter names are identifiers", f);
+  static const UserRegex kName = UserRegex::Fixed("^[A-Za-z_][A-Za-z0-9_]*$");
+  if (!kName.FullMatch(name)) return Status::Invalid("parameter names are identifiers", f);
   if (v.is_array()) {
     if (v.empty()) return Status::Invalid("value list is empty", f);
     for (size_t i = 0; i < v.size(); ++i) {
@@ -38,12 +42,10 @@ Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
   }
   if (v.contains("pattern")) {
     if (!v["pattern"].is_string()) return Status::Invalid("pattern must be a string", f + ".pattern");
-    try {
-      std::regex re(v["pattern"].get<std::string>());
-    } catch (const std::regex_error& e) {
-      return Status::Invalid(std::string("bad pattern: ") + e.what(), f + ".pattern");
-    }
+    auto re = UserRegex::Compile(v["pattern"].get<std::string>());
+    if (!re.ok()) return Status::Invalid("bad pattern: " + re.status().message(), f + ".pattern");
     p->pattern = v["pattern"].get<std::string>();
+    p->compiled = std::move(*re);
   }
   if (v.contains("default")) {
     auto s = ScalarString(v["default"]);
@@ -67,8 +69,10 @@ std::optional<std::string> ScalarString(const json& v) {
 
 bool ParamSpec::Accepts(const std::string& v) const {
   if (std::find(values.begin(), values.end(), v) != values.end()) return true;
+  if (compiled) return compiled->FullMatch(v);
   if (!pattern) return false;
-  return std::regex_match(v, std::regex(*pattern));
+  auto re = UserRegex::Compile(*pattern);
+  return re.ok() && re->FullMatch(v);
 }
 
 const ParamSpec* Suite::Param(const std::string& n) const {
@@ -131,7 +135,7 @@ Status ParseRequirements(const json& j, const std::string& f, Requirements* r) {
       json arr = v.is_string() ? json::array({v}) : v;
       if (!arr.is_array()) return Status::Invalid("arch is a list like [\"sm_90\"]", f + ".arch");
       for (auto& a : arr) {
-        if (!a.is_string() || !std::regex_match(a.get<std::string>(), kArch))
+        if (!a.is_string() || !Arch().FullMatch(a.get<std::string>()))
           return Status::Invalid("arch is written sm_XY (e.g. sm_90, sm_120)", f + ".arch");
         r->arch.push_back(a.get<std::string>());
       }
@@ -157,8 +161,8 @@ namespace {
 Status ParseHeader(const json& j, Suite* s) {
   if (!j.contains("name") || !j["name"].is_string()) return Status::Invalid("name is required", "name");
   s->name = j["name"];
-  static const std::regex kSuiteName("^[a-z0-9][a-z0-9._-]{0,63}$");
-  if (!std::regex_match(s->name, kSuiteName))
+  static const UserRegex kSuiteName = UserRegex::Fixed("^[a-z0-9][a-z0-9._-]{0,63}$");
+  if (!kSuiteName.FullMatch(s->name))
     return Status::Invalid("name is lower-case letters, digits, '.', '_' or '-'", "name");
   if (j.contains("version")) {
     if (!j["version"].is_number_integer() || j["version"].get<int>() < 1)
@@ -236,11 +240,9 @@ Status CheckServerStage(const json& st, const std::string& f, const std::vector<
         return Status::Invalid("a smoke entry needs a prompt", fk);
       if (Status s = OnlyFields(sm, {"prompt", "expect", "regex", "max_tokens", "chat"}, fk); !s.ok()) return s;
       if (sm.contains("regex")) {
-        try {
-          std::regex re(sm["regex"].get<std::string>());
-        } catch (const std::exception& e) {
-          return Status::Invalid(std::string("bad regex: ") + e.what(), fk + ".regex");
-        }
+        if (!sm["regex"].is_string()) return Status::Invalid("regex is a string", fk + ".regex");
+        auto re = UserRegex::Compile(sm["regex"].get<std::string>());
+        if (!re.ok()) return Status::Invalid("bad regex: " + re.status().message(), fk + ".regex");
       }
     }
   }
@@ -255,7 +257,9 @@ Status CheckServerStage(const json& st, const std::string& f, const std::vector<
 // stages[i], named `f`; `s` holds the parameters already.
 Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, const std::set<std::string>& known) {
   if (!st.is_object()) return Status::Invalid("a stage is an object", f);
-  const std::string kind = st.value("kind", "");
+  // value("kind", "") throws type_error for a kind that is not a string: ParseSuite returns errors,
+  // and the suite folder is read outside any handler's net (the daemon died at start).
+  const std::string kind = st.contains("kind") && st["kind"].is_string() ? st["kind"].get<std::string>() : "";
   if (kind != "command" && kind != "server")
     return Status::Invalid("unknown stage kind '" + kind + "' (command or server)", f + ".kind");
   const bool server = kind == "server";
@@ -270,13 +274,15 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   if (!st.contains("name") || !st["name"].is_string() || st["name"].get<std::string>().empty())
     return Status::Invalid("name is required", f + ".name");
   stage.name = st["name"];
-  stage.kind = st.value("kind", "");
-  if (stage.kind != "command" && stage.kind != "server")
-    return Status::Invalid("unknown stage kind '" + stage.kind + "' (command or server)", f + ".kind");
+  stage.kind = kind;
   if (st.contains("timeout_s")) {
-    if (!st["timeout_s"].is_number() || st["timeout_s"].get<double>() <= 0)
-      return Status::Invalid("timeout_s is a positive number", f + ".timeout_s");
-    stage.timeout_s = static_cast<int>(st["timeout_s"].get<double>());
+    // Bounded because it becomes an int (here and in the worker): 1e300 was undefined behaviour
+    // and in practice a negative limit; under a second it became 0.
+    const double t = st["timeout_s"].is_number() ? st["timeout_s"].get<double>() : 0;
+    if (!(t >= 1 && t <= kMaxStageTimeoutS))
+      return Status::Invalid("timeout_s is a number of seconds from 1 to " + std::to_string(kMaxStageTimeoutS) + " (a year)",
+                             f + ".timeout_s");
+    stage.timeout_s = static_cast<int>(t);
   }
   if (st.contains("gate_on")) {
     if (!st["gate_on"].is_array()) return Status::Invalid("gate_on is a list of parameter names", f + ".gate_on");
@@ -338,6 +344,11 @@ Result<Suite> ParseSuite(const json& j) {
                                              "fingerprint", "stages", "signatures", "key_metric", "cost_s"};
   for (auto& [k, v] : j.items())
     if (!kTop.count(k)) return Status::Invalid("unknown field", k);
+  // Read later by the coordinator (value("cost_s", 60.0)) and the matrix: a suite accepted with a
+  // cost_s that is not a number made every sweep of it a 400 about the sweep's body.
+  if (j.contains("cost_s") && !(j["cost_s"].is_number() && j["cost_s"].get<double>() >= 0))
+    return Status::Invalid("cost_s is a number of seconds, 0 or more", "cost_s");
+  if (j.contains("key_metric") && !j["key_metric"].is_string()) return Status::Invalid("key_metric is a string", "key_metric");
   s.definition = j;
   return s;
 }

@@ -4,11 +4,11 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "core/user_regex.h"
 
 namespace gauntlet {
 
@@ -18,9 +18,11 @@ namespace gauntlet {
 struct ParamSpec {
   std::string name;
   std::vector<std::string> values;     // declared values, in order; may be empty when pattern is set
-  std::optional<std::string> pattern;  // ECMAScript regex a free value must fully match
+  std::optional<std::string> pattern;  // a regex (core/user_regex.h) a free value must fully match
+  std::optional<UserRegex> compiled;   // `pattern` compiled, set by ParseSuite
   std::optional<std::string> def;      // default when a sweep omits the parameter
-  // True if `v` is declared or fully matches the pattern (compiled on each call).
+  // True if `v` is declared or fully matches the pattern (`compiled`, else compiled on this call; a
+  // pattern that does not compile accepts nothing). Values over kMaxPatternValue never match.
   bool Accepts(const std::string& v) const;
 };
 
@@ -31,6 +33,9 @@ struct Requirements {
   double min_memory_gb = 0;             // per GPU
   std::map<std::string, std::string> labels;
 };
+
+// The longest a stage's timeout_s may be: a year.
+inline constexpr int kMaxStageTimeoutS = 365 * 24 * 3600;
 
 // One stage of a suite, as parsed; the worker reads the rest from `spec`.
 struct Stage {

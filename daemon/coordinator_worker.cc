@@ -212,6 +212,7 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
     store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
   if (!g.ok()) {
     if (g.status().code() == Code::kNotFound) w.answer(Status(Code::kNotFound, g.status().message(), "node"));
+    else if (g.status().code() == Code::kUnavailable) w.answer(g.status());  // a full disk: 503, retried
     else w.answer(Status::Internal("could not lease: the store failed"));
     return 0;
   }

@@ -108,7 +108,9 @@ nlohmann::json ParseJson(const std::string& body, int max_depth) {
     });
   } catch (const TooDeep&) {
     throw BadJson("JSON is nested deeper than " + std::to_string(max_depth) + " levels");
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, and out_of_range for a number past double's range (1e400): both the client's
+    // text. Only parse_error was caught, so {"x": 1e400} was a 500.
     std::string what = e.what();
     auto pos = what.find("] ");
     throw BadJson("malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));

@@ -11,8 +11,9 @@ if [[ "${1:-}" == "--stage" ]]; then
   rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
   cp build/bin/gauntlet build/bin/gauntlet-kernels "$C/bin/"
   strip --strip-debug "$C/bin/"*
-  # Libraries that are not part of the base system there (Ubuntu 24.04 has no spdlog/fmt/yaml-cpp).
-  for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3'); do cp -L "$l" "$C/lib/"; done
+  # Libraries that are not part of the base system there (Ubuntu 24.04 has no spdlog/fmt/yaml-cpp,
+  # and its libre2 is another soname than Debian 12's libre2.so.9; Debian's re2 needs no abseil).
+  for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|re2|absl'); do cp -L "$l" "$C/lib/"; done
   du -sh "$C"
   exit 0
 fi

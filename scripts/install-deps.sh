@@ -4,7 +4,10 @@
 set -euo pipefail
 pkgs=(cmake g++ make libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev
       libgtest-dev libcli11-dev libyaml-cpp-dev libssl-dev ninja-build ccache python3 wrk
-      zsh fish)  # zsh, fish: the completion scripts are tested in the shells they are for
+      zsh fish  # zsh, fish: the completion scripts are tested in the shells they are for
+      clang libclang-rt-dev)
+# clang and libFuzzer for the fuzz tests (tests/fuzz/): Debian's clang only recommends the runtime
+# libraries that hold libFuzzer (libclang-rt-dev), and --no-install-recommends below skips those.
 if [[ "${GAUNTLET_BROWSER_TESTS:-1}" == 1 ]]; then pkgs+=(chromium); command -v npm >/dev/null || pkgs+=(nodejs npm); fi
 missing=()
 for p in "${pkgs[@]}"; do

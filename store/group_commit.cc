@@ -36,7 +36,55 @@ void Store::BeginWriteLocked() {
   }
 }
 
+Status StoreErrorStatus(const sql::Error& e) {
+  if (e.NoSpace())
+    return Status(Code::kUnavailable, std::string("disk full: the database cannot grow (") + e.what() +
+                                          "); nothing of this change was stored: retry once space is freed");
+  return Status::Internal(std::string("store: ") + e.what());
+}
+
+void Store::NoteWriteErrorLocked(const sql::Error* e) {
+  std::lock_guard lock(trouble_mu_);
+  if (!e) {
+    if (no_space_) spdlog::info("store: writes commit again (disk space is back)");
+    no_space_.reset();
+  } else if (e->NoSpace()) {
+    if (!no_space_) spdlog::error("store: the disk is full; writes answer 503 until space is freed: {}", e->what());
+    no_space_ = StoreErrorStatus(*e).message();
+  }
+}
+
+std::optional<std::string> Store::WriteTrouble() {
+  {
+    std::lock_guard lock(trouble_mu_);
+    if (!no_space_) return std::nullopt;
+    const int64_t now = NowMs();
+    if (now - last_probe_ms_ < 1000) return no_space_;
+    last_probe_ms_ = now;
+  }
+  // A write that changes nothing but a page of the file: it commits only where the disk has room.
+  // Its failure (or success) updates no_space_ through the write path itself.
+  try {
+    Write([](sql::Db& db) {
+      const int v = db.UserVersion();
+      db.Exec("PRAGMA user_version = " + std::to_string(v));
+    });
+  } catch (const sql::Error&) {
+  }
+  std::lock_guard lock(trouble_mu_);
+  return no_space_;
+}
+
 void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
+  // Called from Write's catch: the exception in flight says whether the disk is full.
+  if (std::exception_ptr ep = std::current_exception()) {
+    try {
+      std::rethrow_exception(ep);
+    } catch (const sql::Error& e) {
+      NoteWriteErrorLocked(&e);
+    } catch (...) {
+    }
+  }
   writer_->ResetAll();
   if (savepoint_ && !sqlite3_get_autocommit(writer_->raw())) {
     try {
@@ -61,7 +109,7 @@ void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
     // Derived state is marked stale before any waiter hears of the loss, so a client retrying at
     // once after its 503 already meets the reloaded state.
     if (on_failure_) on_failure_();
-    SettleLocked(lock, staged_, Status::Internal("store: a write failed and took the staged writes with it"));
+    SettleLocked(lock, staged_, Status(Code::kUnavailable, "store: a write failed and took the staged writes with it"));
   }
 }
 
@@ -91,11 +139,15 @@ void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
     }
     open_ = false;
     spdlog::error("store: a commit failed; {} staged write(s) lost: {}", upto - committing_, e.what());
+    NoteWriteErrorLocked(&e);
     if (on_failure_) on_failure_();  // before the waiters hear of it (see AbortWriteLocked)
-    SettleLocked(lock, upto, Status::Internal(std::string("store: commit failed: ") + e.what()));
+    // Unavailable: what the commit held was lost, and the client's retry is what recovers it.
+    Status why = StoreErrorStatus(e);
+    SettleLocked(lock, upto, Status(Code::kUnavailable, "store: commit failed: " + why.message()));
     throw;
   }
   open_ = false;
+  NoteWriteErrorLocked(nullptr);
   SettleLocked(lock, upto, Status::Ok());
 }
 
@@ -153,7 +205,7 @@ std::optional<Status> Store::Outcome(Ticket t) {
   std::lock_guard lock(tickets_mu_);
   if (t > settled_) return std::nullopt;
   for (auto& [lo, hi] : failed_)
-    if (t >= lo && t <= hi) return Status::Internal("store: the commit of this write failed");
+    if (t >= lo && t <= hi) return Status(Code::kUnavailable, "store: the commit of this write failed");
   return Status::Ok();
 }
 
@@ -174,7 +226,7 @@ Status Store::Flush() {
   try {
     CommitLocked(lock);
   } catch (const sql::Error& e) {
-    return Status::Internal(std::string("store: ") + e.what());
+    return StoreErrorStatus(e);
   }
   return Status::Ok();
 }

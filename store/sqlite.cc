@@ -1,11 +1,19 @@
 #include "store/sqlite.h"
 
+#include <cerrno>
+
 namespace gauntlet::sql {
 namespace {
 [[noreturn]] void Fail(sqlite3* db, int rc, std::string_view what) {
-  throw Error(rc, std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  const int code = db ? sqlite3_extended_errcode(db) : rc;
+  throw Error(code, std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)),
+              db ? sqlite3_system_errno(db) : 0);
 }
 }  // namespace
+
+bool Error::NoSpace() const {
+  return (code_ & 0xff) == SQLITE_FULL || ((code_ & 0xff) == SQLITE_IOERR && sys_errno_ == ENOSPC);
+}
 
 Db::Db(const std::string& path, bool readonly) {
   int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -49,7 +57,7 @@ void Db::Exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    throw Error(rc, "exec: " + msg);
+    throw Error(sqlite3_extended_errcode(db_), "exec: " + msg, sqlite3_system_errno(db_));
   }
 }
 

@@ -16,11 +16,17 @@ namespace gauntlet::sql {
 // Thrown for SQLite failures; the store converts it into Status at its boundary.
 class Error : public std::runtime_error {
  public:
-  Error(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  // `code`: SQLite's (extended) result code; `sys_errno`: the OS error behind an I/O error, or 0.
+  Error(int code, const std::string& what, int sys_errno = 0)
+      : std::runtime_error(what), code_(code), sys_errno_(sys_errno) {}
   int code() const { return code_; }
+  // The file system is out of space: SQLITE_FULL, or an I/O error whose cause was ENOSPC (SQLite
+  // reports a failed write of the WAL or the database file either way).
+  bool NoSpace() const;
 
  private:
   int code_;
+  int sys_errno_;
 };
 
 class Stmt;

@@ -121,6 +121,10 @@ struct ResultRow {
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
 int64_t NowMs();
 
+// The Status for a failed SQLite call: Unavailable naming the cause when the disk is full (a retry
+// succeeds once space is freed; nothing of the failed write was stored), else Internal. Pure.
+Status StoreErrorStatus(const sql::Error& e);
+
 // Every method is thread-safe. None may be called from inside a Read or Write callback (a Write
 // holds the write lock; an in-memory store's Read does too). Failures of SQLite come back as
 // Internal; a missing row as NotFound.
@@ -279,6 +283,12 @@ class Store {
   // the failure (so: set a flag, nothing more). Set once, before serving.
   void OnCommitFailure(std::function<void()> fn) { on_failure_ = std::move(fn); }
 
+  // Why writes fail now, if the last one failed for lack of disk space and none has committed
+  // since: "disk full: ..."; nullopt when writes work. While it is set, each call (at most once a
+  // second) tries a write that changes nothing, so it clears once space is back even if no client
+  // writes. For /api/v1/health.
+  std::optional<std::string> WriteTrouble();
+
  private:
   explicit Store(std::string path);
   struct Lease {  // a read connection checked out of the pool
@@ -316,6 +326,11 @@ class Store {
   std::deque<std::pair<Ticket, Ticket>> failed_;  // recent ticket ranges whose commit failed
   std::vector<std::pair<Ticket, std::function<void(const Status&)>>> waiting_;
   std::condition_variable commit_cv_;
+  // WriteTrouble's: set when a write or commit failed for lack of space, cleared by a commit.
+  void NoteWriteErrorLocked(const sql::Error* e);
+  std::mutex trouble_mu_;
+  std::optional<std::string> no_space_;  // under trouble_mu_
+  int64_t last_probe_ms_ = 0;            // under trouble_mu_
   bool stop_ = false;
   std::function<void()> on_failure_;
   std::thread committer_;

@@ -16,7 +16,7 @@ inline auto Guard(F&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const sql::Error& e) {
-    return Status(Code::kInternal, std::string("store: ") + e.what());
+    return StoreErrorStatus(e);
   } catch (const json::exception& e) {
     return Status(Code::kInternal, std::string("store: bad stored JSON: ") + e.what());
   }

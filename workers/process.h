@@ -1,6 +1,10 @@
 // Process supervision, the real side of workers/process_runner.h: argv without a shell, its own
 // process group, a fresh working directory, a given environment, output merged into one pipe, and a
-// stop that reaches every descendant (SIGTERM to the group, SIGKILL after a grace period).
+// stop that reaches every descendant, in the group or not (SIGTERM, SIGKILL after a grace period).
+// Each process runs under a stage keeper (workers/stage_keeper.h), a subreaper that takes in every
+// orphan of its stage, and in a cgroup of its own where the host allows (workers/stage_cgroup.h):
+// when Run returns, nothing the process started is left, however it detached (setsid, double
+// fork, env -i).
 #pragma once
 #include <sys/types.h>
 
@@ -12,11 +16,18 @@
 #include "core/status.h"
 #include "workers/classifier/signals.h"  // SignalName: how logs and signatures name a signal
 #include "workers/process_runner.h"      // ProcessSpec, ExitInfoProc
+#include "workers/stage_cgroup.h"
 
 namespace gauntlet {
 
 // Resolves argv[0] against a PATH value; returns it unchanged if it holds a '/' or is not found.
 std::string FindProgram(const std::string& name, const std::string& path);
+
+// Kills every child of this process that no Process started (orphans of a keeper that was itself
+// killed, re-parented here because the worker is a subreaper) and reaps them; returns how many.
+// Only this module's own children are waited for by pid, so no one else's exit status is taken.
+// Thread-safe.
+int KillStrayChildren();
 
 // One child and its process group, owned by the caller of Start. Not thread-safe: one thread drives
 // it. Used directly where no seam is wanted (slurm's sbatch/squeue), else through
@@ -28,7 +39,8 @@ class Process {
   static Result<std::unique_ptr<Process>> Start(const ProcessSpec& spec);
   ~Process();  // stops the group if still running
 
-  pid_t pid() const { return pid_; }  // the leader, which is also the group's id
+  pid_t pid() const { return pid_; }  // the keeper, which is also the group's id
+  pid_t leader() const { return leader_; }  // the program itself; -1 until the keeper has said
   // Pumps output to `on_output` until the process exits, `deadline` passes (then stops it: timed_out)
   // or `should_stop` returns true (checked every `poll`; then stops it: stopped). After the leader
   // exits, the rest of its group is stopped too, so no descendant outlives the stage.
@@ -36,7 +48,8 @@ class Process {
                    const std::function<void(std::string_view)>& on_output, const std::function<bool()>& should_stop,
                    std::chrono::milliseconds grace = std::chrono::seconds(5),
                    std::chrono::milliseconds poll = std::chrono::milliseconds(100));
-  // Sends SIGTERM to the group, waits up to `grace` for the group to be gone, then SIGKILLs it.
+  // Sends SIGTERM to the group and every other descendant, waits up to `grace` for them to be gone,
+  // then SIGKILLs what is left (the keeper's sweep, then the cgroup); reaps the keeper.
   void StopGroup(std::chrono::milliseconds grace);
   // Non-blocking check: has the leader exited? Fills `out` if so.
   bool Reap(ExitInfoProc* out);
@@ -44,10 +57,18 @@ class Process {
 
  private:
   Process() = default;
-  bool GroupAlive() const;
+  bool KeeperGone();     // reaps the keeper if it has exited
+  void ReadStatus();     // the keeper's records: the leader's pid, then its wait status
+  void Contain();        // after the keeper: the cgroup's kill, then strays
   pid_t pid_ = -1;
+  pid_t leader_ = -1;
   int out_fd_ = -1;
-  bool reaped_ = false;
+  int status_fd_ = -1;
+  std::string status_buf_;
+  bool leader_done_ = false;
+  bool keeper_reaped_ = false;
+  int keeper_status_ = 0;
+  std::unique_ptr<StageCgroup> cgroup_;
   ExitInfoProc exit_;
 };
 

@@ -1,6 +1,7 @@
 #include "workers/worker.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -19,9 +20,12 @@
 #include "core/stop_signals.h"
 #include "core/yaml_json.h"
 #include "workers/fingerprint.h"
+#include "workers/gpu_handback.h"
 #include "workers/http_daemon_link.h"
 #include "workers/nvml.h"
 #include "workers/process.h"
+#include "workers/stage_cgroup.h"
+#include "workers/stop_signal_thread.h"
 #include "workers/trial_runner.h"
 #include "workers/workdir_lock.h"
 
@@ -111,46 +115,6 @@ void SweepLeftovers(const std::string& workdir) {
   if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
 
-// Waits for SIGTERM/SIGINT on a thread of its own (they are blocked everywhere else): the first
-// starts a drain, a second stops the running trials.
-class StopSignalThread {
- public:
-  StopSignalThread(sigset_t set, std::function<void(int)> on_first, std::function<void()> on_second)
-      : set_(set), on_first_(std::move(on_first)), on_second_(std::move(on_second)) {
-    thread_ = std::thread([this] { Wait(); });
-  }
-  ~StopSignalThread() { Release(); }
-
-  // Ends the thread whether zero, one or two signals came. The SIGTERM it sends itself is taken as
-  // "quit" by either sigwait, never as a drain that would wait for a second signal forever (which
-  // once kept batch jobs running after their worker stopped); nor may a drain that timed out leave
-  // the thread waiting for that second signal.
-  void Release() {
-    if (!thread_.joinable()) return;
-    quitting_ = true;
-    if (!done_) pthread_kill(thread_.native_handle(), SIGTERM);
-    thread_.join();
-  }
-
- private:
-  void Wait() {
-    int sig = 0;
-    sigwait(&set_, &sig);
-    if (!quitting_) {
-      on_first_(sig);
-      sigwait(&set_, &sig);
-      if (!quitting_) on_second_();
-    }
-    done_ = true;
-  }
-
-  sigset_t set_;
-  std::function<void(int)> on_first_;
-  std::function<void()> on_second_;
-  std::atomic<bool> quitting_{false}, done_{false};
-  std::thread thread_;
-};
-
 // The lease loop and the trials it runs. The loop runs on the thread that calls LeaseLoop and
 // Drain; trials run on threads of their own and meet the loop only through mu_.
 class Worker {
@@ -186,6 +150,10 @@ class Worker {
   void PreflightWhenDue(const Room& room);
   LeaseRequest Request(const Room& room) const;
   void StartTrial(json grant);
+  // After a trial: its GPUs go back to the pool only once NVML shows no process on them.
+  void HandBack(int64_t trial, const std::vector<int>& gpus);
+  // Quarantined GPUs that NVML now shows free go back to the pool.
+  void RecheckHeldBack();
   void JoinFinished();
   void JoinAll();
 
@@ -208,6 +176,8 @@ class Worker {
   std::mutex mu_;
   std::condition_variable cv_;  // a trial ended
   std::set<int> busy_;          // GPUs held by running trials; guarded by mu_
+  std::map<int, std::string> held_back_;  // GPUs kept from trials (a process left on them) -> why; mu_
+  std::unique_ptr<GpuProbe> gpu_probe_;   // NVML, on a node whose GPUs were discovered; else null
   int running_ = 0;             // guarded by mu_
   Clock::time_point idle_since_;  // guarded by mu_
   struct Slot {
@@ -225,10 +195,14 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   fs::create_directories(o.workdir, ec);
   workdir_ = fs::absolute(o.workdir).string();
   SweepLeftovers(workdir_);
+  if (o.inventory_file.empty() && !inv_.gpus.empty()) gpu_probe_ = OpenNvmlProbe();
   max_trials_ = o.max_trials > 0 ? o.max_trials
                                  : (inv_.gpus.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                                       : static_cast<int>(inv_.gpus.size()));
-  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once", name_, NodeHardware(inv_), note, max_trials_);
+  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once; stages contained by {}", name_, NodeHardware(inv_), note,
+               max_trials_,
+               StageCgroup::Available() ? "a cgroup v2 each and a subreaper keeper"
+                                        : "a subreaper keeper (no cgroup v2 to create here, or --containment subreaper)");
   registration_ = {{"name", name_}, {"inventory", InventoryJson(inv_)}, {"labels", inv_.labels},
                    {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda}}}};
   env_.daemon = &daemon_;
@@ -241,6 +215,11 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.pass_env = o.pass_env;
   env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
   env_.abort_all = &abort_all;
+  // A GPU that holds processes already (an earlier run's leftovers that no sweep could name) is
+  // not offered until it is free.
+  std::vector<int> all;
+  for (auto& g : inv_.gpus) all.push_back(g.index);
+  if (gpu_probe_) HandBack(0, all);
 }
 
 // The flags change under mu_, so a loop that has just found the predicate false cannot miss them.
@@ -294,7 +273,7 @@ std::optional<Worker::Room> Worker::WaitForRoom() {
   if (draining) return std::nullopt;
   Room room;
   for (auto& g : inv_.gpus)
-    if (!busy_.count(g.index)) room.free_gpus.push_back(g.index);
+    if (!busy_.count(g.index) && !held_back_.count(g.index)) room.free_gpus.push_back(g.index);
   room.idle = running_ == 0;
   if (room.idle) room.idle_for = Clock::now() - idle_since_;
   return room;
@@ -336,6 +315,7 @@ void Worker::LeaseLoop() {
       break;
     }
     PreflightWhenDue(*room);
+    RecheckHeldBack();
     LeaseAnswer a = daemon_.Lease(node_, Request(*room));
     // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
     if (draining && !a.grant) break;
@@ -376,6 +356,7 @@ void Worker::StartTrial(json grant) {
   Slot& slot = slots_.emplace_back();
   slot.thread = std::thread([this, grant = std::move(grant), gpus, done = &slot.done] {
     RunTrial(env_, grant);
+    HandBack(grant.value("trial", int64_t{0}), gpus);
     {
       std::lock_guard lock(mu_);
       for (int g : gpus) busy_.erase(g);
@@ -386,6 +367,35 @@ void Worker::StartTrial(json grant) {
     *done = true;
     cv_.notify_all();
   });
+}
+
+void Worker::HandBack(int64_t trial, const std::vector<int>& gpus) {
+  KillStrayChildren();
+  if (!gpu_probe_ || gpus.empty()) return;
+  auto stuck = HandBackGpus(*gpu_probe_, gpus, workdir_,
+                            std::chrono::milliseconds(static_cast<int64_t>(o_.gpu_free_wait_s * 1000)));
+  std::lock_guard lock(mu_);
+  for (auto& [g, why] : stuck) {
+    spdlog::error("{}{}: holding GPU {} back from further trials until NVML shows it free", why,
+                  trial ? " (trial " + std::to_string(trial) + ")" : std::string(" (at start)"), g);
+    held_back_[g] = why;
+  }
+}
+
+void Worker::RecheckHeldBack() {
+  if (!gpu_probe_) return;
+  std::vector<int> held;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [g, why] : held_back_) held.push_back(g);
+  }
+  for (int g : held) {
+    auto pids = gpu_probe_->Pids(g);
+    if (!pids || !pids->empty()) continue;
+    std::lock_guard lock(mu_);
+    held_back_.erase(g);
+    spdlog::info("GPU {} is free again: offered to trials", g);
+  }
 }
 
 // Joins finished trial threads so a long-lived worker does not accumulate them.
@@ -424,6 +434,10 @@ void Worker::Drain() {
 
 int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes) {
   sigset_t stop_set = BlockStopSignals();
+  // Orphans of a stage keeper that was itself killed come here, not to init: the worker reaps and
+  // kills them (KillStrayChildren), so nothing escapes through a dead keeper.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  SetContainment(o.containment == "subreaper" ? Containment::kSubreaper : Containment::kAuto);
   Inventory inv;
   std::string note;
   if (!LoadInventory(o, &inv, &note)) return 2;

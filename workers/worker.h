@@ -29,6 +29,8 @@ struct WorkerOptions {
   int64_t preflight_period_s = 3600;
   bool exit_when_idle = false;     // exit after idle_exit_s with nothing to do (Slurm-launched workers)
   double idle_exit_s = 60;
+  std::string containment = "auto";  // auto: cgroup per stage where possible, plus the keeper; subreaper: keeper alone
+  double gpu_free_wait_s = 15;       // after a trial: how long its GPUs may take to show no process
 };
 
 // Runs until SIGTERM/SIGINT (drain), --exit-when-idle, or a fatal error, talking to opts.server over

@@ -47,6 +47,14 @@ void AddWorkerCommands(CLI::App& app, int* code) {
   w->add_option("--kill-grace-ms", o->kill_grace_ms, "SIGTERM-to-SIGKILL grace for stopped stages")->capture_default_str();
   w->add_option("--drain-timeout-ms", o->drain_timeout_ms, "on SIGTERM, how long running trials may go on")
       ->capture_default_str();
+  w->add_option("--containment", o->containment,
+                "how stages are contained: auto (a cgroup v2 per stage where the host allows, plus the subreaper "
+                "keeper) or subreaper (the keeper alone)")
+      ->check(CLI::IsMember({"auto", "subreaper"}))
+      ->capture_default_str();
+  w->add_option("--gpu-free-wait-s", o->gpu_free_wait_s,
+                "after a trial, how long its GPUs may take to show no process (NVML) before they are held back")
+      ->capture_default_str();
   w->add_option("--wait-s", o->wait_s, "lease long-poll length")->capture_default_str();
   w->add_option("--preflight", o->preflight, "auto (gauntlet-kernels preflight where GPUs exist), off, or a program")
       ->capture_default_str();

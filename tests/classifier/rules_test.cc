@@ -92,6 +92,20 @@ TEST(SuiteRules, RegexWithAndWithoutLiteral) {
   EXPECT_EQ(ClassifyText("[rank2]: foo exploded\n", ExitCode(1), alternation).signature, "crashed:fb");
 }
 
+// tests/fuzz/corpus/classifier/regress-64k-line-under-regex-rule: a line of 64 KiB (the cap) that a
+// suite's regex matched along its length overflowed the worker's stack in std::regex. RE2 searches
+// the whole line in linear time (core/user_regex.h): a match that starts anywhere in it is found.
+TEST(SuiteRules, ARegexRuleOnAHugeLineNeitherCrashesNorMisses) {
+  std::vector<SignatureRule> rules = {{"max abs diff [0-9]+", true, "wrong_output", "wrong_output:diff"}};
+  const std::string line = "over tolerance: max abs diff " + std::string(65000, '1') + "\n";
+  EXPECT_EQ(ClassifyText(line, ExitCode(1), rules).signature, "wrong_output:diff");
+  const std::string late = std::string(60000, '.') + " max abs diff 7\n";  // past the old 4 KiB cut
+  EXPECT_EQ(ClassifyText(late, ExitCode(1), rules).signature, "wrong_output:diff");
+  Classifier c(rules);
+  for (size_t at = 0; at < line.size(); at += 1000) c.Feed(std::string_view(line).substr(at, 1000));
+  EXPECT_EQ(c.Finish(ExitCode(1)).signature, "wrong_output:diff");
+}
+
 TEST(SuiteRules, PassedMarksBenignLines) {
   const std::string log = "ERROR: FusedMoE is not supported on this GPU architecture sm_120\nall done\n";
   EXPECT_EQ(ClassifyText(log, ExitCode(1)).verdict, "unsupported");

@@ -123,6 +123,23 @@ TEST(Fleet, CancelStopsTheWholeProcessGroupWithinAHeartbeat) {
       << "a grandchild that ignores SIGTERM outlived its trial";
 }
 
+// The worker end to end: a trial that passes while its setsid grandchild (SIGTERM ignored) still
+// runs. Before the stage keeper the grandchild outlived the trial (holding, on a GPU node, its GPU).
+TEST(Fleet, ATrialThatPassesLeavesNoSetsidGrandchildBehind) {
+  TempDir dir;
+  Daemon d(dir.path(), Suites());
+  auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "300"});
+  const std::string gdir = dir.path() + "/gc";
+  json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"grandchild"}},
+                                             {"dir", {gdir}}, {"seconds", {"0"}}}}}, 201);
+  json done = d.WaitSweep(sweep["id"], std::chrono::seconds(30));
+  EXPECT_EQ(done["by_verdict"]["passed"], 1) << done.dump();
+  pid_t grandchild = 0;
+  std::ifstream(gdir + "/grandchild.pid") >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  EXPECT_FALSE(Alive(grandchild)) << "the setsid grandchild of a passed trial is still running";
+}
+
 TEST(Fleet, AStageThatOutlivesItsTimeoutIsATimeout) {
   TempDir dir;
   Daemon d(dir.path(), Suites());

@@ -28,7 +28,11 @@ std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules
     c.signature = r.signature.empty() ? SanitizeUtf8(r.verdict + ":" + r.match.substr(0, 120)) : r.signature;
     std::string literal = r.match;
     if (r.regex) {
-      c.re.emplace(r.match, std::regex::ECMAScript | std::regex::optimize);
+      // Rules come through ParseSignatureRules, which compiled them; one that does not compile
+      // (a definition that bypassed it) matches nothing rather than stopping the worker.
+      auto re = UserRegex::Compile(r.match);
+      if (!re.ok()) continue;
+      c.re.emplace(std::move(*re));
       literal = RequiredLiteral(r.match);
       if (literal.size() < 3) {
         c.every_line = true;

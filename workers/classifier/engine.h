@@ -5,11 +5,11 @@
 
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "core/signature_rule.h"
+#include "core/user_regex.h"
 #include "workers/classifier/aho_corasick.h"
 #include "workers/classifier/builtin_rules.h"
 
@@ -17,7 +17,7 @@ namespace gauntlet {
 
 struct CompiledRule {
   SignatureRule rule;
-  std::optional<std::regex> re;
+  std::optional<UserRegex> re;
   bool every_line = false;  // regex without a provable literal: tried on every line
   uint32_t needle = 0;
   std::string signature;
