@@ -8,6 +8,8 @@
 #                                                           binary and the shared libraries the GPU
 #                                                           machine lacks)
 #   on the GPU machine:    OUT=/some/dir FOLLOW_S=440 scripts/h200-serve.sh
+#                          OUT=/some/dir scripts/h200-serve.sh --probe CFG...   (the server alone,
+#                          suites/hf-serve/probe.py, no Gauntlet: CFG is ATTN:DTYPE:COMPILE[:FAULT])
 set -uo pipefail
 cd "$(dirname "$0")/.."
 C=.devbuild
@@ -24,6 +26,12 @@ fi
 OUT=${OUT:-/tmp/gauntlet-h200-serve}
 FOLLOW_S=${FOLLOW_S:-440}
 mkdir -p "$OUT"
+if [[ "${1:-}" == "--probe" ]]; then
+  shift
+  python3 suites/hf-serve/hf_serve.py --fingerprint
+  python3 suites/hf-serve/probe.py "$@" | tee "$OUT/probe.jsonl"
+  exit 0
+fi
 export LD_LIBRARY_PATH="$PWD/$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 G="$PWD/$C/bin/gauntlet"
 D=/tmp/gauntlet-h200-serve-run
@@ -38,8 +46,10 @@ cp suites/hf-serve.json "$D/suites/" && cp -r suites/hf-serve "$D/suites/"
 
 # The CPU test of the same server, on a daemon and worker of its own (it takes a few cores for a
 # minute while the GPU sweep starts; its server runs with one thread).
-(GAUNTLET_BIN="$G" GAUNTLET_SOURCE_DIR="$PWD" "$C/bin/hf_serve_test" >"$OUT/cpu-test.log" 2>&1; echo "exit $?" >>"$OUT/cpu-test.log") &
-cpu_test=$!
+# CPU_TEST=0 leaves it out; SWEEP_JSON='{...}' submits that sweep instead of the one below.
+if [[ "${CPU_TEST:-1}" != 0 ]]; then
+  (GAUNTLET_BIN="$G" GAUNTLET_SOURCE_DIR="$PWD" "$C/bin/hf_serve_test" >"$OUT/cpu-test.log" 2>&1; echo "exit $?" >>"$OUT/cpu-test.log") &
+fi
 
 "$G" serve --db "$D/gauntlet.db" --listen 127.0.0.1:0 --port-file "$D/port" --suites "$D/suites" >"$D/daemon.log" 2>&1 &
 daemon=$!
@@ -47,16 +57,23 @@ for i in $(seq 100); do [[ -s "$D/port" ]] && break; sleep 0.1; done
 export GAUNTLET_SERVER="http://127.0.0.1:$(cat "$D/port")"
 "$G" worker --workdir "$D/work" --name h200 >"$D/worker.log" 2>&1 &
 worker=$!
+# The reference, then the configs in the order they matter (a run cut short keeps the first ones):
+# the perturbed layer, a real refusal, the other backends and dtypes, compile, flex attention.
 cat >"$D/sweep.json" <<'JSON'
 {"suite": "hf-serve", "name": "H200: hf-serve attention x dtype x compile, eager fp32 reference",
- "parameters": {"attn": ["eager", "sdpa", "flex_attention", "flash_attention_2"], "dtype": ["fp32", "bf16", "fp16"],
-                "compile": ["off"], "fault": ["none"]},
+ "parameters": {"attn": ["eager"], "dtype": ["fp32"], "compile": ["off"], "fault": ["none"]},
  "include": [{"attn": "sdpa", "dtype": "fp32", "compile": "off", "fault": "layer"},
+             {"attn": "flash_attention_2", "dtype": "bf16", "compile": "off", "fault": "none"},
+             {"attn": "sdpa", "dtype": "fp32", "compile": "off", "fault": "none"},
+             {"attn": "sdpa", "dtype": "bf16", "compile": "off", "fault": "none"},
+             {"attn": "eager", "dtype": "bf16", "compile": "off", "fault": "none"},
+             {"attn": "sdpa", "dtype": "fp16", "compile": "off", "fault": "none"},
+             {"attn": "eager", "dtype": "fp16", "compile": "off", "fault": "none"},
              {"attn": "sdpa", "dtype": "bf16", "compile": "on", "fault": "none"},
-             {"attn": "flex_attention", "dtype": "bf16", "compile": "on", "fault": "none"},
-             {"attn": "eager", "dtype": "fp32", "compile": "on", "fault": "none"}]}
+             {"attn": "flex_attention", "dtype": "bf16", "compile": "off", "fault": "none"}]}
 JSON
-"$G" submit "$D/sweep.json" >"$D/submit.log" 2>&1
+[[ -n "${SWEEP_JSON:-}" ]] && echo "$SWEEP_JSON" >"$D/sweep.json"
+"$G" submit "$D/sweep.json" >"$OUT/submit.log" 2>&1
 python3 - "$GAUNTLET_SERVER" "$FOLLOW_S" <<'PY'
 import json, sys, time, urllib.request
 base, limit = sys.argv[1], float(sys.argv[2])
@@ -74,7 +91,10 @@ python3 - "$GAUNTLET_SERVER" "$OUT" <<'PY'
 import json, sys, urllib.request
 base, out = sys.argv[1], sys.argv[2]
 get = lambda p: urllib.request.urlopen(base + p).read().decode()
-open(f"{out}/matrix.csv", "w").write(get("/api/v1/matrix?suite=hf-serve&rows=attn,dtype&cols=compile,fault&format=csv"))
+try:
+    open(f"{out}/matrix.csv", "w").write(get("/api/v1/matrix?suite=hf-serve&rows=attn,dtype&cols=fault&format=csv"))
+except Exception as e:
+    print("matrix:", e)
 trials, logs = [], []
 for t in json.loads(get("/api/v1/trials?sweep=1&limit=1000"))["items"]:
     trials.append(json.loads(get(f"/api/v1/trials/{t['id']}")))
@@ -90,8 +110,8 @@ for t in sorted(trials, key=lambda t: t["id"]):
     print(t["id"], c["attn"], c["dtype"], c["compile"], c["fault"], t["verdict"], t["signature"] or "",
           " ".join(f"{k}={m[k]['value']:.4g}" for k in keys if k in m))
 PY
-kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null
+kill "$worker" 2>/dev/null; sleep 1; kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null  # the second signal stops a running trial
 kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null
-wait "$cpu_test"
+wait  # the CPU test
 cat "$D/daemon.log" "$D/worker.log" >"$OUT/service.log"
 tail -3 "$OUT/cpu-test.log"

@@ -108,7 +108,7 @@ def log(msg):
 
 # ---- the model -----------------------------------------------------------------------------------
 
-def build_model(args, torch):
+def build_model(args, torch, device):
     from transformers import AutoModelForCausalLM, LlamaConfig
 
     size = SIZES[args.size]
@@ -116,16 +116,21 @@ def build_model(args, torch):
                       eos_token_id=EOS, pad_token_id=EOS, tie_word_embeddings=False, **size)
     torch.manual_seed(SEED)
     # The attention backend is chosen here, as a real server chooses it when it loads the model:
-    # transformers checks it at construction and raises if it cannot serve it.
-    model = AutoModelForCausalLM.from_config(cfg, attn_implementation=args.attn_implementation)
+    # transformers checks it at construction and raises if it cannot serve it. Built on the device
+    # itself: drawing 90M weights on a CPU took most of the load time.
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(cfg, attn_implementation=args.attn_implementation)
     std = 3.0 / math.sqrt(size["hidden_size"])
-    gen = torch.Generator().manual_seed(SEED)
+    # One seeded generator per device type: the same weights for every backend on one kind of
+    # device (the reference and the configs it judges run on the same hardware class).
+    gens = {}
     with torch.no_grad():
         for name, p in sorted(model.named_parameters()):
             if p.dim() == 1:  # RMSNorm weights
                 p.fill_(1.0)
-            else:
-                p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float32) * std)
+                continue
+            gen = gens.setdefault(p.device.type, torch.Generator(device=p.device).manual_seed(SEED))
+            p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float32, device=p.device) * std)
         head = model.get_output_embeddings().weight
         head[BOS].zero_()
         head[EOS].zero_()
@@ -455,7 +460,7 @@ def main():
     device = pick_device(args, torch)
     log("loading llama-%s (attn_implementation=%s, dtype=%s, compile=%s, fault=%s) on %s" %
         (args.size, args.attn_implementation, args.dtype, args.compile, args.fault, device))
-    model, cfg = build_model(args, torch)
+    model, cfg = build_model(args, torch, device)
     model = model.to(device=device, dtype=getattr(torch, DTYPES[args.dtype]))
     n_params = sum(p.numel() for p in model.parameters())
     log("model built: %.1fM parameters in %.2f s" % (n_params / 1e6, time.time() - t0))

@@ -68,6 +68,13 @@ TEST(Refusals, MissingOptionalBackends) {
                 "FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "
                 "flash_attn seems to be not installed. Please refer to the documentation"),
             "unsupported:not_installed:flash_attn");
+  // transformers 5.17's wording, as hf-serve printed it on the H200 (2026-12-01).
+  EXPECT_EQ(Key("ImportError",
+                "FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "
+                "for FlashAttention2 doesn't seem to be installed."),
+            "unsupported:not_installed:flash_attn");
+  EXPECT_EQ(Key("ImportError", "the package for FlashAttention3 does not seem to be installed."),
+            "unsupported:not_installed:flashattention3");
   EXPECT_EQ(Key("RuntimeError", "Cannot find a working triton installation. Either the package is not installed"),
             "unsupported:not_installed:triton");
   EXPECT_EQ(Key("ImportError", "flashinfer is not installed. Install it with `pip install flashinfer-python`"),

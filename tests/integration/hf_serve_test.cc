@@ -35,11 +35,12 @@ TEST(HfServe, ReferenceFirstThenDifferentialVerdicts) {
   json done = d.WaitSweep(sweep["id"], std::chrono::seconds(600));
   ASSERT_TRUE(done["finished"].get<bool>()) << done.dump();
   std::map<std::string, json> by;
-  for (auto& it : d.GetJson("/api/v1/trials?limit=10&sweep=" + sweep["id"].dump())["items"]) {
+  const json items = d.GetJson("/api/v1/trials?limit=10&sweep=" + sweep["id"].dump())["items"];
+  for (auto& it : items) {
     json t = d.GetJson("/api/v1/trials/" + it["id"].dump());
     by[t["config"]["attn"].get<std::string>() + "/" + t["config"]["fault"].get<std::string>()] = t;
   }
-  ASSERT_EQ(by.size(), 3u);
+  ASSERT_EQ(by.size(), 3u) << items.dump();
   const json& ref = by["eager/none"];
   const json& same = by["sdpa/none"];
   const json& fault = by["sdpa/layer"];

@@ -73,8 +73,11 @@ constexpr std::array<std::string_view, 17> kRefusalPhrases = {
     "failed to dispatch", "no available kernel"};
 
 // The words a library uses to say a package is missing ("No module named" is handled apart).
-constexpr std::array<std::string_view, 5> kInstallPhrases = {"not installed", "please install", "pip install",
-                                                             "not found in your environment", "cannot find a working"};
+// transformers 5 words a missing flash_attn as "the package for FlashAttention2 doesn't seem to be
+// installed" (seen on the H200, transformers 5.17, 2026-12-01).
+constexpr std::array<std::string_view, 7> kInstallPhrases = {"not installed", "please install", "pip install",
+                                                             "not found in your environment", "cannot find a working",
+                                                             "n't seem to be installed", "not seem to be installed"};
 
 template <size_t N>
 bool HasAnyOf(std::string_view lower, const std::array<std::string_view, N>& phrases) {
@@ -143,7 +146,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAliases
 // Words that stand where a package name is expected but are none ("the package is not installed").
 bool IsStopWord(std::string_view w) {
   for (std::string_view s : {"is", "are", "was", "be", "been", "it", "them", "the", "a", "an", "this", "that", "or",
-                             "and", "with", "via", "from", "to", "package", "library", "module", "seems", "but"})
+                             "and", "with", "via", "from", "to", "for", "package", "library", "module", "seems", "but",
+                             "doesn't", "does"})
     if (w == s) return true;
   return w.empty();
 }
@@ -185,7 +189,8 @@ std::string NamedPackage(std::string_view msg, std::string_view lower) {
     std::string name = after(marker);
     if (!IsStopWord(name)) return name;
   }
-  for (std::string_view marker : {"not installed", "not found in your environment"}) {
+  for (std::string_view marker :
+       {"not installed", "not found in your environment", "doesn't seem to be installed", "does not seem to be installed"}) {
     size_t at = lower.find(marker);
     if (at == std::string_view::npos) continue;
     std::string name = NormalizePackage(TokenBefore(msg, at));
