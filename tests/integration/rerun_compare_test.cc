@@ -171,5 +171,29 @@ TEST_F(Workflow, CliRerunPrintsTheNewSweepAndItsDashboardAndWaits) {
   EXPECT_NE(st.out.find(d->url() + "/#/sweeps/" + created["id"].dump()), std::string::npos) << st.out;
 }
 
+TEST(SweepOrigin, ASweepSaysWhichTokenSubmittedIt) {
+  TempDir dir;
+  Out tok = RunProgram(dir, {GauntletBin(), "token", "--role", "submit", "--name", "ci"});
+  ASSERT_EQ(tok.code, 0) << tok.err;
+  auto tl = Lines(tok.out);
+  ASSERT_GE(tl.size(), 2u) << tok.out;
+  const std::string token = tl[0].substr(tl[0].find(": ") + 2);
+  const std::string line = tl[1].substr(tl[1].find(": ") + 2);  // "submit sha256:HEX ci"
+  const std::string hash = line.substr(line.find("sha256:") + 7, 12);
+  std::ofstream(dir.path() + "/tokens") << line << "\n";
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--tokens", dir.path() + "/tokens"});
+  http::Client c(d.url(), token);
+  auto r = c.Send("POST", "/api/v1/sweeps", json{{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}.dump());
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 201) << r->body;
+  auto sw = c.Send("GET", "/api/v1/sweeps/" + json::parse(r->body)["id"].dump());
+  ASSERT_TRUE(sw.ok());
+  json s = json::parse(sw->body);
+  EXPECT_EQ(s["submitted_by"], "sha256:" + hash);
+  EXPECT_EQ(s["source"], "api");
+  // A rerun needs the submit role too: without a token it is refused and nothing is made.
+  EXPECT_EQ(d.Post("/api/v1/sweeps/" + s["id"].dump() + "/rerun", "{}").status, 401);
+}
+
 }  // namespace
 }  // namespace gauntlet::test
