@@ -121,4 +121,62 @@ describe('the first week', () => {
       (await page.locator('[data-testid=compare-summary] [data-change=gone]').count()));
     assert.deepEqual(page.errors, []);
   });
+
+  it('filters sweeps by suite, state, source and submitter, kept in the URL', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/sweeps', 'sweeps');
+    await page.locator('[data-testid=filter-source]').selectOption('rerun');
+    await page.locator('[data-testid=filter-state]').selectOption('finished');
+    await page.locator('form[aria-label="Filter sweeps"] button[type=submit]').click();
+    await until('the filtered list', async () => page.url().includes('source=rerun') && page.url().includes('state=finished') &&
+      (await page.locator('html[data-ready=sweeps]').count()));
+    const want = (await stack.get('/api/v1/sweeps?source=rerun&state=finished')).items.map((s) => String(s.id));
+    assert.ok(want.length > 0);
+    assert.deepEqual(await page.locator('tr[data-sweep]').evaluateAll((trs) => trs.map((tr) => tr.dataset.sweep)), want);
+    // The filters survive a reload from the URL alone, and a filter matching nothing says so.
+    await open(page, stack.url, '#/sweeps?suite=ui-fixture&submitted_by=sha256:nobody', 'sweeps');
+    assert.equal(await page.locator('tr[data-sweep]').count(), 0);
+    assert.match(await page.locator('table[aria-label=Sweeps] tbody').textContent(), /No sweep matches these filters/);
+    assert.equal(await page.locator('[data-testid=filter-suite]').inputValue(), 'ui-fixture');
+    assert.deepEqual(page.errors, []);
+  });
+
+  it('filters trials by verdict, signature and parameter, and sorts by a column', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/trials?sweep=${first.id}`, 'trials');
+    await page.locator('[data-testid=filter-verdict]').selectOption('passed');
+    await page.locator('[data-testid=filter-params]').fill('dtype=fp8');
+    await page.locator('form[aria-label="Filter trials"] button[type=submit]').click();
+    await until('the filtered trials', async () => page.url().includes('verdict=passed') && page.url().includes('param.dtype=fp8') &&
+      page.url().includes(`sweep=${first.id}`) && (await page.locator('html[data-ready=trials]').count()));
+    const want = (await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=passed&param.dtype=fp8`)).items;
+    assert.ok(want.length > 1);
+    const rows = page.locator('table[aria-label=Trials] tbody tr');
+    assert.equal(await rows.count(), want.length);
+    // Sort by config, then the other way; the order is in the URL.
+    await page.locator('button.sort[data-sort=config]').click();
+    await until('sorted by config', async () => page.url().includes('sort=config') && (await page.locator('html[data-ready=trials]').count()));
+    const asc = await page.locator('[data-testid=config]').allTextContents();
+    assert.deepEqual(asc, [...asc].sort((a, b) => a.localeCompare(b)));
+    await page.locator('button.sort[data-sort=config]').click();
+    await until('sorted the other way', async () => page.url().includes('desc=1') && (await page.locator('html[data-ready=trials]').count()));
+    assert.deepEqual(await page.locator('[data-testid=config]').allTextContents(), [...asc].reverse());
+    assert.equal(await page.locator('th[aria-sort=descending]').count(), 1);
+    assert.deepEqual(page.errors, []);
+  });
+
+  it('links a failure cluster to the trials of its one signature', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${first.id}`, 'sweep');
+    const link = page.locator('tr[data-signature="crashed:illegal_memory_access"] [data-testid=signature-trials]');
+    await link.click();
+    await until('the trials of one signature', async () => page.url().includes('signature=crashed') &&
+      (await page.locator('html[data-ready=trials]').count()));
+    assert.ok(page.url().includes(`sweep=${first.id}`));
+    const want = (await stack.get(`/api/v1/trials?sweep=${first.id}&signature=crashed:illegal_memory_access`)).items;
+    assert.ok(want.length > 0);
+    assert.equal(await page.locator('table[aria-label=Trials] tbody tr').count(), want.length);
+    assert.equal(await page.locator('[data-testid=filter-signature]').inputValue(), 'crashed:illegal_memory_access');
+    assert.deepEqual(page.errors, []);
+  });
 });
