@@ -213,6 +213,7 @@ CREATE TABLE webhook_deliveries(
   last_error TEXT NOT NULL DEFAULT '',
   delivered_at INTEGER);
 CREATE INDEX webhook_pending ON webhook_deliveries(next_at) WHERE state = 'pending';
+CREATE INDEX sweeps_unannounced ON sweeps(id) WHERE notified_at IS NULL;
 )sql",
   };
   return k;

@@ -171,6 +171,40 @@ TEST_F(Workflow, CliRerunPrintsTheNewSweepAndItsDashboardAndWaits) {
   EXPECT_NE(st.out.find(d->url() + "/#/sweeps/" + created["id"].dump()), std::string::npos) << st.out;
 }
 
+TEST_F(Workflow, SweepsFilterBySuiteStateAndSourceAndTrialsBySignature) {
+  json s1 = Sweep({"pass", "fail"});
+  const int64_t id1 = s1["id"];
+  const int64_t id2 = Rerun(id1, json::object())["id"];
+  d->WaitSweep(id2);
+  auto ids = [&](const std::string& q) {
+    std::vector<int64_t> out;
+    const json list = d->GetJson("/api/v1/sweeps" + q);  // kept: the loop reads into it
+    for (auto& s : list["items"]) out.push_back(s["id"]);
+    return out;
+  };
+  EXPECT_EQ(ids("?source=rerun"), std::vector<int64_t>{id2});
+  EXPECT_EQ(ids("?source=api&state=finished"), std::vector<int64_t>{id1});
+  EXPECT_EQ(ids("?suite=fixture-flaky&state=finished"), (std::vector<int64_t>{id2, id1}));
+  EXPECT_TRUE(ids("?suite=fixture-cmd").empty());
+  EXPECT_TRUE(ids("?state=running").empty());
+  EXPECT_TRUE(ids("?submitted_by=sha256:nobody").empty());
+  EXPECT_EQ(d->Get("/api/v1/sweeps?state=asleep").status, 422);
+  EXPECT_EQ(d->Get("/api/v1/sweeps?colour=red").status, 400);
+  // A cancelled sweep is "cancelled", not "finished".
+  json queued = d->PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}},
+                                               {"targets", json::array({json{{"arch", "sm_100"}}})}}, 201);
+  EXPECT_EQ(ids("?state=running"), std::vector<int64_t>{queued["id"].get<int64_t>()});
+  d->PostJson("/api/v1/sweeps/" + queued["id"].dump() + "/cancel", json::object());
+  EXPECT_EQ(ids("?state=cancelled"), std::vector<int64_t>{queued["id"].get<int64_t>()});
+  // Trials of one signature.
+  json failed = d->GetJson("/api/v1/trials?sweep=" + std::to_string(id1) + "&verdict=crashed")["items"];
+  ASSERT_EQ(failed.size(), 1u);
+  const std::string sig = failed[0]["signature"];
+  json bysig = d->GetJson("/api/v1/trials?signature=" + http::UrlEncode(sig))["items"];
+  ASSERT_EQ(bysig.size(), 2u);  // the original and its rerun
+  for (auto& t : bysig) EXPECT_EQ(t["signature"], sig);
+}
+
 TEST(SweepOrigin, ASweepSaysWhichTokenSubmittedIt) {
   TempDir dir;
   Out tok = RunProgram(dir, {GauntletBin(), "token", "--role", "submit", "--name", "ci"});
