@@ -45,7 +45,20 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          int64_t after = 0;
          if (auto a = r.Query("after")) after = ParseId(*a).value_or(0);
          int limit = Limit(r, 50);
-         auto rows = c.store.ListSweeps(after, limit + 1);
+         SweepFilter f;
+         for (auto& [k, v] : r.query) {
+           if (k == "suite") f.suite = v;
+           else if (k == "submitted_by") f.submitted_by = v;
+           else if (k == "source") f.source = v;
+           else if (k == "state") {
+             if (v != "running" && v != "finished" && v != "cancelled")
+               return FromStatus(Status::Invalid("state is running, finished or cancelled", "state"));
+             f.state = v;
+           } else if (k != "after" && k != "limit" && k != "format")
+             return http::Problem(400, "Bad Request",
+                                  "unknown filter (allowed: suite, state, submitted_by, source, after, limit, format)", k);
+         }
+         auto rows = c.store.ListSweeps(after, limit + 1, f);
          if (!rows.ok()) return FromStatus(rows.status());
          json items = json::array();
          for (size_t i = 0; i < rows->size() && static_cast<int>(i) < limit; ++i) {

@@ -40,6 +40,7 @@ Response ListTrials(Context& c, Request& r) {
         return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
       f.newest_first = v == "newest";
     } else if (k == "hardware") f.hardware = v;
+    else if (k == "signature") f.signature = v;
     else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
     else if (k == "after") {
       auto id = ParseId(v);

@@ -26,6 +26,7 @@ void AddCancelCommand(CLI::App& app, int* code) {
     auto r = Call(*client, "POST", target);
     if (!r) return void(*code = 2);
     r->erase("request");
+    if (r->contains("dashboard_url")) (*r)["dashboard_url"] = o->conn.server + (*r)["dashboard_url"].get<std::string>();
     std::cout << r->dump() << "\n";
   });
 }

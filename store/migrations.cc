@@ -213,6 +213,7 @@ CREATE TABLE webhook_deliveries(
   last_error TEXT NOT NULL DEFAULT '',
   delivered_at INTEGER);
 CREATE INDEX webhook_pending ON webhook_deliveries(next_at) WHERE state = 'pending';
+CREATE INDEX sweeps_unannounced ON sweeps(id) WHERE notified_at IS NULL;
 )sql",
       // 7: a placeholder until issue 21's migration takes its place at merge.
       "SELECT 1;",

@@ -233,11 +233,25 @@ Result<SweepRow> Store::GetSweep(int64_t id) {
   });
 }
 
-Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit) {
+Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit, const SweepFilter& f) {
   return Guard([&]() -> Result<std::vector<SweepRow>> {
     return Read([&](sql::Db& db) {
-      auto& s = db.Cached(std::string("SELECT ") + kSweepCols + " WHERE s.id < ? ORDER BY s.id DESC LIMIT ?");
+      // Each filter is always bound (NULL: off), so the statement text is one and stays cached.
+      auto& s = db.Cached(std::string("SELECT ") + kSweepCols +
+                          " WHERE s.id < ? AND (?3 IS NULL OR su.name = ?3) AND (?4 IS NULL OR s.submitted_by = ?4)"
+                          " AND (?5 IS NULL OR s.source = ?5) AND (?6 IS NULL OR CASE"
+                          " WHEN s.cancelled_at IS NOT NULL THEN 'cancelled'"
+                          " WHEN EXISTS(SELECT 1 FROM trials t WHERE t.sweep_id = s.id AND t.state != 'done') THEN 'running'"
+                          " ELSE 'finished' END = ?6) ORDER BY s.id DESC LIMIT ?2");
       s.Bind(1, after > 0 ? after : INT64_MAX).Bind(2, limit);
+      auto opt = [&](int i, const std::optional<std::string>& v) {
+        if (v) s.Bind(i, *v);
+        else s.BindNull(i);
+      };
+      opt(3, f.suite);
+      opt(4, f.submitted_by);
+      opt(5, f.source);
+      opt(6, f.state);
       std::vector<SweepRow> out;
       while (s.Step()) out.push_back(ReadSweep(s));
       for (auto& r : out) FillCounts(db, r);

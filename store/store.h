@@ -61,6 +61,14 @@ struct SweepRow {
   std::string source = "api";       // cli | api | rerun | dashboard
 };
 
+// Which sweeps a listing keeps; unset fields keep all.
+struct SweepFilter {
+  std::optional<std::string> suite;         // by name
+  std::optional<std::string> state;         // running (not every trial done), finished, cancelled
+  std::optional<std::string> submitted_by;  // exactly
+  std::optional<std::string> source;        // cli, api, rerun, dashboard
+};
+
 // Where a new sweep came from (SweepRow's rerun_of, submitted_by, source).
 struct SweepOrigin {
   std::optional<int64_t> rerun_of;
@@ -87,6 +95,7 @@ struct TrialRow {
 struct TrialFilter {
   std::optional<int64_t> sweep;
   std::optional<std::string> suite, state, verdict, hardware;
+  std::optional<std::string> signature;  // exactly this failure signature
   std::vector<std::pair<std::string, std::string>> params;  // param.NAME=VALUE
   int64_t after = 0;         // a page's cursor: ids past it in the listing's order (0: from the start)
   int limit = 100;
@@ -158,8 +167,8 @@ class Store {
   // returns them as now stored.
   Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts);
   Result<SweepRow> GetSweep(int64_t id);  // with its counts by state and verdict
-  // Newest first, ids below `after` (0: from the newest), at most `limit`; with counts.
-  Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit);
+  // Newest first, ids below `after` (0: from the newest), at most `limit`, those `f` keeps; with counts.
+  Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit, const SweepFilter& f = {});
   // Cancels what is not done: queued trials end cancelled now (their ids in `cancelled`); leased and
   // running ones get cancel_requested, their workers stop them (ids in `stopping`). Both lists are
   // required and appended to.

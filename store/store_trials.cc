@@ -51,6 +51,7 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
       if (f.state) { q += " AND t.state=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.state); }); }
       if (f.verdict) { q += " AND t.verdict=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.verdict); }); }
       if (f.hardware) { q += " AND t.hardware=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.hardware); }); }
+      if (f.signature) { q += " AND t.signature=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.signature); }); }
       for (auto& [name, value] : f.params) {
         q += " AND json_extract(t.config, ?) = ?";
         binds.push_back([&, n = name](sql::Stmt& s, int i) { s.Bind(i, "$.\"" + n + "\""); });

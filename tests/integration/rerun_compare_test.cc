@@ -171,5 +171,63 @@ TEST_F(Workflow, CliRerunPrintsTheNewSweepAndItsDashboardAndWaits) {
   EXPECT_NE(st.out.find(d->url() + "/#/sweeps/" + created["id"].dump()), std::string::npos) << st.out;
 }
 
+TEST_F(Workflow, SweepsFilterBySuiteStateAndSourceAndTrialsBySignature) {
+  json s1 = Sweep({"pass", "fail"});
+  const int64_t id1 = s1["id"];
+  const int64_t id2 = Rerun(id1, json::object())["id"];
+  d->WaitSweep(id2);
+  auto ids = [&](const std::string& q) {
+    std::vector<int64_t> out;
+    const json list = d->GetJson("/api/v1/sweeps" + q);  // kept: the loop reads into it
+    for (auto& s : list["items"]) out.push_back(s["id"]);
+    return out;
+  };
+  EXPECT_EQ(ids("?source=rerun"), std::vector<int64_t>{id2});
+  EXPECT_EQ(ids("?source=api&state=finished"), std::vector<int64_t>{id1});
+  EXPECT_EQ(ids("?suite=fixture-flaky&state=finished"), (std::vector<int64_t>{id2, id1}));
+  EXPECT_TRUE(ids("?suite=fixture-cmd").empty());
+  EXPECT_TRUE(ids("?state=running").empty());
+  EXPECT_TRUE(ids("?submitted_by=sha256:nobody").empty());
+  EXPECT_EQ(d->Get("/api/v1/sweeps?state=asleep").status, 422);
+  EXPECT_EQ(d->Get("/api/v1/sweeps?colour=red").status, 400);
+  // A cancelled sweep is "cancelled", not "finished".
+  json queued = d->PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}},
+                                               {"targets", json::array({json{{"arch", "sm_100"}}})}}, 201);
+  EXPECT_EQ(ids("?state=running"), std::vector<int64_t>{queued["id"].get<int64_t>()});
+  d->PostJson("/api/v1/sweeps/" + queued["id"].dump() + "/cancel", json::object());
+  EXPECT_EQ(ids("?state=cancelled"), std::vector<int64_t>{queued["id"].get<int64_t>()});
+  // Trials of one signature.
+  json failed = d->GetJson("/api/v1/trials?sweep=" + std::to_string(id1) + "&verdict=crashed")["items"];
+  ASSERT_EQ(failed.size(), 1u);
+  const std::string sig = failed[0]["signature"];
+  json bysig = d->GetJson("/api/v1/trials?signature=" + http::UrlEncode(sig))["items"];
+  ASSERT_EQ(bysig.size(), 2u);  // the original and its rerun
+  for (auto& t : bysig) EXPECT_EQ(t["signature"], sig);
+}
+
+TEST(SweepOrigin, ASweepSaysWhichTokenSubmittedIt) {
+  TempDir dir;
+  Out tok = RunProgram(dir, {GauntletBin(), "token", "--role", "submit", "--name", "ci"});
+  ASSERT_EQ(tok.code, 0) << tok.err;
+  auto tl = Lines(tok.out);
+  ASSERT_GE(tl.size(), 2u) << tok.out;
+  const std::string token = tl[0].substr(tl[0].find(": ") + 2);
+  const std::string line = tl[1].substr(tl[1].find(": ") + 2);  // "submit sha256:HEX ci"
+  const std::string hash = line.substr(line.find("sha256:") + 7, 12);
+  std::ofstream(dir.path() + "/tokens") << line << "\n";
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--tokens", dir.path() + "/tokens"});
+  http::Client c(d.url(), token);
+  auto r = c.Send("POST", "/api/v1/sweeps", json{{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}.dump());
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 201) << r->body;
+  auto sw = c.Send("GET", "/api/v1/sweeps/" + json::parse(r->body)["id"].dump());
+  ASSERT_TRUE(sw.ok());
+  json s = json::parse(sw->body);
+  EXPECT_EQ(s["submitted_by"], "sha256:" + hash);
+  EXPECT_EQ(s["source"], "api");
+  // A rerun needs the submit role too: without a token it is refused and nothing is made.
+  EXPECT_EQ(d.Post("/api/v1/sweeps/" + s["id"].dump() + "/rerun", "{}").status, 401);
+}
+
 }  // namespace
 }  // namespace gauntlet::test

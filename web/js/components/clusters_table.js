@@ -2,6 +2,7 @@
 // server found one ("backend = triton on NVIDIA H200"), its hardware, and example trials.
 
 import {h, plural} from '../dom.js';
+import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
 function explained(e) {
@@ -9,14 +10,19 @@ function explained(e) {
   return h('span', {}, h('code', {}, `${e.param} = ${e.value}`), e.hardware ? h('span', {class: 'muted'}, ` on ${e.hardware}`) : null);
 }
 
-export function clustersTable(items, {limit = Infinity, more} = {}) {
+/**
+ * `scope` ({suite, sweep}) makes each signature a link to the trials of that one signature there.
+ */
+export function clustersTable(items, {limit = Infinity, more, scope} = {}) {
   const failures = (items || []).filter((c) => c.verdict !== 'passed');
   if (!failures.length) return h('p', {class: 'muted', 'data-testid': 'no-clusters'}, 'No failures: nothing to cluster.');
   const max = Math.max(...failures.map((c) => c.count));
   const shown = failures.slice(0, limit);
   const rows = shown.map((c) => h('tr', {'data-signature': c.signature},
     h('td', {}, h('span', {class: `badge ${verdictClass(c.verdict)}`}, verdictLabel(c.verdict))),
-    h('td', {class: 'mono signature'}, c.signature || '(none)'),
+    h('td', {class: 'mono signature'}, scope && c.signature
+      ? h('a', {href: href(['trials'], {...scope, signature: c.signature}), 'data-testid': 'signature-trials'}, c.signature)
+      : c.signature || '(none)'),
     h('td', {class: 'num'}, String(c.count),
       // The bar's length is this cluster's share of the largest: data, so a custom property.
       h('div', {class: 'progress thin', 'aria-hidden': 'true'},

@@ -74,7 +74,8 @@ function cellTitle(c) {
 // (see matrixView).
 /** Whether a cell has failed trials a rerun could take: it failed, or some of its configs did. */
 export const rerunnable = (c) => c && (c.state === 'failed' || c.state === 'mixed' || c.state === 'flaky');
-const RERUN = '<button type="button" class="mx-rerun" aria-label="Rerun the failed trials of this cell" title="Rerun the failed trials of this cell">↻</button>';
+// The glyph comes from app.css (::before), so a cell's text is the same with or without the button.
+const RERUN = '<button type="button" class="mx-rerun" aria-label="Rerun the failed trials of this cell" title="Rerun the failed trials of this cell"></button>';
 
 function cellHtml(c, rerun) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';

@@ -25,20 +25,50 @@ function row(t) {
   );
 }
 
+// The columns, and what each sorts by (a page at a time: the API pages trials by id).
+const COLUMNS = [
+  ['Trial', 'id', (t) => t.id],
+  ['Config', 'config', (t) => fmtConfig(t.config)],
+  ['Hardware', 'hardware', (t) => t.hardware || ''],
+  ['State', 'state', (t) => t.state],
+  ['Verdict', 'verdict', (t) => t.verdict || ''],
+  ['Reason', 'signature', (t) => t.signature || ''],
+  ['Node', 'node', (t) => t.node || ''],
+  ['Took', 'took', (t) => (t.started_at && t.finished_at ? t.finished_at - t.started_at : -1)],
+];
+
 /**
  * Shows one page of GET /api/v1/trials?{filter}. `cursor` is the `after` value of this page (from
- * the URL, so a shared link opens the same page); onPage(after) moves to another page.
+ * the URL, so a shared link opens the same page); onPage(after) moves to another page. With
+ * `onSort(key, desc)` the column headers sort the page by `sort` (a COLUMNS key; `desc` reversed).
  */
-export async function trialsTable(filter, {cursor, onPage, signal} = {}) {
+export async function trialsTable(filter, {cursor, onPage, signal, sort = '', desc = false, onSort} = {}) {
   const data = await api('/api/v1/trials' + qs({...filter, limit: PAGE, after: cursor}), {signal});
   const box = h('div', {class: 'trials'});
   if (!data.items.length) {
     box.append(h('p', {class: 'muted'}, cursor ? 'No more trials.' : 'No trials match.'));
   } else {
-    const tbody = h('tbody', {}, data.items.map(row));
+    const col = COLUMNS.find((c) => c[1] === sort);
+    const items = [...data.items];
+    if (col) {
+      const key = col[2];
+      items.sort((a, b) => {
+        const x = key(a), y = key(b);
+        const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+        return (desc ? -c : c) || a.id - b.id;
+      });
+    }
+    const tbody = h('tbody', {}, items.map(row));
+    const head = (name, key, i) => {
+      const cls = i === 0 || i === 7 ? 'num' : null;
+      if (!onSort) return h('th', {scope: 'col', class: cls}, name);
+      const on = key === sort;
+      return h('th', {scope: 'col', class: cls, 'aria-sort': on ? (desc ? 'descending' : 'ascending') : null},
+        h('button', {type: 'button', class: 'sort', 'data-sort': key, onclick: () => onSort(key, on && !desc)},
+          name, on ? (desc ? ' ▼' : ' ▲') : ''));
+    };
     box.append(h('table', {class: 'list', 'aria-label': 'Trials'},
-      h('thead', {}, h('tr', {}, ['Trial', 'Config', 'Hardware', 'State', 'Verdict', 'Reason', 'Node', 'Took']
-        .map((t, i) => h('th', {scope: 'col', class: i === 0 || i === 7 ? 'num' : null}, t)))),
+      h('thead', {}, h('tr', {}, COLUMNS.map(([name, key], i) => head(name, key, i)))),
       tbody));
   }
   const pager = h('div', {class: 'pager'});

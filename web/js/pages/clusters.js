@@ -60,7 +60,7 @@ export default async function render(ctx) {
     }
   };
   await Promise.all([
-    load(clustersBox, '/api/v1/signatures' + qs({suite, sweep}), (items) => clustersTable(items)),
+    load(clustersBox, '/api/v1/signatures' + qs({suite, sweep}), (items) => clustersTable(items, {scope: {suite, sweep}})),
     load(regressionsBox, '/api/v1/regressions' + qs({suite}), regressionsTable),
   ]);
 }

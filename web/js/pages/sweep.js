@@ -145,7 +145,7 @@ export default async function render(ctx) {
   async function loadClusters() {
     try {
       const c = await api('/api/v1/signatures' + qs({suite: sweep.suite, sweep: id}), {signal: ctx.signal});
-      if (ctx.alive) fill(clustersBox, clustersTable(c.items, {limit: 10, more: href(['clusters'], {suite: sweep.suite, sweep: id})}));
+      if (ctx.alive) fill(clustersBox, clustersTable(c.items, {limit: 10, more: href(['clusters'], {suite: sweep.suite, sweep: id}), scope: {suite: sweep.suite, sweep: id}}));
     } catch (e) {
       if (ctx.alive) fill(clustersBox, h('p', {class: 'error'}, `Failure clusters could not be loaded: ${e.message}`));
     }

@@ -21,13 +21,39 @@ function sweepRow(s) {
   );
 }
 
+// What GET /api/v1/sweeps filters on, all kept in the URL.
+const FILTERS = ['suite', 'state', 'submitted_by', 'source'];
+
+function filterForm(filter, suites) {
+  const select = (name, label, values) => h('label', {}, label, ' ',
+    h('select', {name, 'data-testid': `filter-${name}`}, h('option', {value: ''}, 'any'),
+      values.map((v) => h('option', {value: v, selected: filter[name] === v}, v))));
+  const form = h('form', {class: 'row filters', 'aria-label': 'Filter sweeps', onsubmit: (e) => {
+    e.preventDefault();
+    const next = {};
+    for (const el of form.elements) if (el.name) next[el.name] = el.value.trim();
+    location.hash = href(['sweeps'], next);
+  }},
+  select('suite', 'Suite', suites),
+  select('state', 'State', ['running', 'finished', 'cancelled']),
+  h('label', {}, 'Submitter ', h('input', {name: 'submitted_by', value: filter.submitted_by || '', size: 18, 'data-testid': 'filter-submitted_by',
+    placeholder: 'sha256:…'})),
+  select('source', 'From', ['cli', 'api', 'rerun', 'dashboard']),
+  h('button', {type: 'submit'}, 'Filter'),
+  FILTERS.some((k) => filter[k]) ? h('a', {href: '#/sweeps', 'data-testid': 'clear-filters'}, 'clear') : null);
+  return form;
+}
+
 export default async function render(ctx) {
   const after = ctx.route.query.get('after') || '';
+  const filter = Object.fromEntries(FILTERS.map((k) => [k, ctx.route.query.get(k) || '']));
   const table = h('tbody');
   const pager = h('div', {class: 'pager'});
+  const suites = await api('/api/v1/suites', {signal: ctx.signal}).then((r) => r.items.map((s) => s.name)).catch(() => []);
   fill(ctx.main,
     h('h1', {}, 'Sweeps'),
     h('p', {class: 'muted'}, 'Each sweep is a grid of configurations over hardware targets. Bars fill as trials finish.'),
+    filterForm(filter, suites),
     h('table', {class: 'list', 'aria-label': 'Sweeps'},
       h('thead', {}, h('tr', {}, ['Sweep', 'Name', 'Suite', 'State', 'Progress', 'Verdicts', 'Submitted']
         .map((t, i) => h('th', {scope: 'col', class: i === 0 ? 'num' : null}, t)))),
@@ -35,13 +61,14 @@ export default async function render(ctx) {
     pager);
 
   async function load() {
-    const data = await api('/api/v1/sweeps' + qs({limit: 50, after}), {signal: ctx.signal});
+    const data = await api('/api/v1/sweeps' + qs({...filter, limit: 50, after}), {signal: ctx.signal});
     if (!ctx.alive) return;
     fill(table, data.items.length ? data.items.map(sweepRow)
-      : h('tr', {}, h('td', {colspan: 7, class: 'muted'}, 'No sweeps yet. Submit one with `gauntlet submit FILE` or POST /api/v1/sweeps.')));
+      : h('tr', {}, h('td', {colspan: 7, class: 'muted'}, FILTERS.some((k) => filter[k]) ? 'No sweep matches these filters.'
+        : 'No sweeps yet. Submit one with `gauntlet submit FILE` or POST /api/v1/sweeps.')));
     fill(pager,
-      after ? h('a', {href: '#/sweeps'}, '⇤ Newest') : null,
-      data.next != null ? h('a', {href: href(['sweeps'], {after: data.next}), 'data-testid': 'next-page'}, 'Older →') : null);
+      after ? h('a', {href: href(['sweeps'], filter)}, '⇤ Newest') : null,
+      data.next != null ? h('a', {href: href(['sweeps'], {...filter, after: data.next}), 'data-testid': 'next-page'}, 'Older →') : null);
   }
 
   const refresh = throttle(() => load().catch((e) => console.warn(e)), 800);
