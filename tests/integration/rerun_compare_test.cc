@@ -89,6 +89,12 @@ TEST_F(Workflow, RerunMakesALinkedSweepOfExactlyTheFailedTrials) {
 TEST_F(Workflow, ARerunQueuedAcrossADaemonRestartStillRunsFresh) {
   json s1 = Sweep({"flaky"});  // run 1: crashed
   w.reset();                   // no worker: the rerun's trial stays queued
+  // The killed worker's lease long-poll is still held until its own timer ends; a trial queued
+  // before then would be granted to it (and wait out a lease expiry).
+  ASSERT_TRUE(WaitFor([&] {
+    json nodes = d->GetJson("/api/v1/nodes");
+    return !nodes["items"].empty() && !nodes["items"][0].value("waiting", true);
+  }));
   json r = Rerun(s1["id"], json::object());
   EXPECT_EQ(d->Stop(), 0);
   d->Start();
