@@ -121,7 +121,12 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const json& selection, Sw
   json request = sw->request;
   request["reuse"] = false;
   request["prune"] = false;
-  request["name"] = "rerun of " + std::to_string(sweep) + (sw->name.empty() ? "" : " (" + sw->name + ")");
+  std::string name = "rerun of " + std::to_string(sweep);
+  // The original's name is kept where it fits the request's limit (a restart parses the request again).
+  if (!sw->name.empty() && name.size() + sw->name.size() + 3 <= 200) name += " (" + sw->name + ")";
+  request["name"] = name;
+  if (auto check = ParseSweepRequest(request); !check.ok())
+    return Status::Internal("the rerun's request does not parse: " + check.status().message());
   std::vector<NewTrial> trials;
   for (auto& t : picked) trials.push_back({t.config.dump(), t.config_key, t.target_index, t.repeat_index});
   origin.rerun_of = sweep;

@@ -11,6 +11,8 @@ import {newPage, shot} from './lib/page.mjs';
 import {Stack} from './lib/stack.mjs';
 
 const TOKEN = 'read-token-for-the-browser-test';
+const SUBMIT = 'submit-token-for-the-browser-test';
+const hash = (t) => crypto.createHash('sha256').update(t).digest('hex');
 let stack;
 let browser;
 let dir;
@@ -18,7 +20,7 @@ let dir;
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gauntlet-tokens-'));
   const file = path.join(dir, 'tokens');
-  fs.writeFileSync(file, `read sha256:${crypto.createHash('sha256').update(TOKEN).digest('hex')} browser\n`);
+  fs.writeFileSync(file, `read sha256:${hash(TOKEN)} browser\nsubmit sha256:${hash(SUBMIT)} ci\n`);
   stack = await new Stack({args: ['--tokens', file]}).start();
   browser = await launch();
 });
@@ -45,5 +47,34 @@ it('asks for a token on 401 and then shows the page with live updates', async ()
   assert.equal(await page.evaluate(() => localStorage.getItem('gauntlet.token')), TOKEN);
   // The failed first requests may log 401s to the console; nothing else may fail.
   assert.deepEqual(page.errors.filter((e) => !/401/.test(e)), []);
+  await page.close();
+});
+
+it('asks for a token that may submit when a read token tries to rerun, then reruns', async () => {
+  // A sweep no node runs, cancelled: its cancelled trials are what a rerun picks.
+  const auth = {Authorization: `Bearer ${SUBMIT}`, 'Content-Type': 'application/json'};
+  const made = await (await fetch(`${stack.url}/api/v1/sweeps`, {method: 'POST', headers: auth,
+    body: JSON.stringify({suite: 'ui-fixture', parameters: {backend: ['cutlass'], dtype: ['bf16']}})})).json();
+  assert.equal((await fetch(`${stack.url}/api/v1/sweeps/${made.id}/cancel`, {method: 'POST', headers: auth})).status, 200);
+  const page = await newPage(browser.context);
+  await page.goto(`${stack.url}/#/sweeps/${made.id}`);
+  await page.evaluate((t) => localStorage.setItem('gauntlet.token', t), TOKEN);
+  await page.reload();
+  await page.waitForSelector('html[data-ready="sweep"]');
+  await page.locator('[data-testid=rerun-sweep]').click();
+  const dialog = page.locator('#token-dialog');
+  await dialog.waitFor({state: 'visible'});
+  assert.match(await dialog.locator('.token-why').textContent(), /needs the submit role/);
+  await dialog.locator('input').fill(SUBMIT);
+  await dialog.locator('button[value=save]').click();
+  await page.waitForFunction((id) => /#\/sweeps\/(\d+)/.exec(location.hash)?.[1] !== String(id) &&
+    document.documentElement.dataset.ready === 'sweep', made.id);
+  const id = Number(/#\/sweeps\/(\d+)/.exec(page.url())[1]);
+  const s = await (await fetch(`${stack.url}/api/v1/sweeps/${id}`, {headers: auth})).json();
+  assert.equal(s.rerun_of, made.id);
+  assert.equal(s.submitted_by, `sha256:${hash(SUBMIT).slice(0, 12)}`);
+  await page.locator('[data-testid=rerun-of]').waitFor();  // the new sweep's page, not the old one's
+  assert.match(await page.locator('[data-testid=origin]').textContent(), new RegExp(`via rerun by sha256:${hash(SUBMIT).slice(0, 12)}`));
+  assert.deepEqual(page.errors.filter((e) => !/40[13]/.test(e)), []);
   await page.close();
 });

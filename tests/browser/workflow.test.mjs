@@ -133,6 +133,7 @@ describe('the first week', () => {
     const want = (await stack.get('/api/v1/sweeps?source=rerun&state=finished')).items.map((s) => String(s.id));
     assert.ok(want.length > 0);
     assert.deepEqual(await page.locator('tr[data-sweep]').evaluateAll((trs) => trs.map((tr) => tr.dataset.sweep)), want);
+    assert.match(await page.locator(`tr[data-sweep="${want[0]}"] [data-testid=sweep-origin]`).textContent(), new RegExp(`^rerun of #${first.id}`));
     // The filters survive a reload from the URL alone, and a filter matching nothing says so.
     await open(page, stack.url, '#/sweeps?suite=ui-fixture&submitted_by=sha256:nobody', 'sweeps');
     assert.equal(await page.locator('tr[data-sweep]').count(), 0);

@@ -75,8 +75,36 @@ TEST_F(Workflow, RerunMakesALinkedSweepOfExactlyTheFailedTrials) {
   EXPECT_EQ(d->Post("/api/v1/sweeps/" + std::to_string(id1) + "/rerun", R"({"verdicts": )").status, 400);
   EXPECT_EQ(d->Post("/api/v1/sweeps/999999/rerun", "{}").status, 404);
   EXPECT_EQ(d->GetJson("/api/v1/sweeps")["items"].size(), before);
-  // The retry of infra errors in place is still there, and answers as before.
+  // A long original name still leaves a request that parses (a restart rebuilds the sweep from it).
+  json longer = d->PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"name", std::string(200, 'n')},
+                                               {"parameters", {{"mode", {"fail"}}}}}, 201);
+  d->WaitSweep(longer["id"]);
+  json lr = Rerun(longer["id"], json::object());
+  EXPECT_EQ(d->GetJson("/api/v1/sweeps/" + lr["id"].dump())["name"], "rerun of " + longer["id"].dump());
+  d->WaitSweep(lr["id"]);
+    // The retry of infra errors in place is still there, and answers as before.
   EXPECT_EQ(d->PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/retry", json::object())["requeued"], 0);
+}
+
+TEST_F(Workflow, ARerunQueuedAcrossADaemonRestartStillRunsFresh) {
+  json s1 = Sweep({"flaky"});  // run 1: crashed
+  w.reset();                   // no worker: the rerun's trial stays queued
+  // The killed worker's lease long-poll is still held until its own timer ends; a trial queued
+  // before then would be granted to it (and wait out a lease expiry).
+  ASSERT_TRUE(WaitFor([&] {
+    json nodes = d->GetJson("/api/v1/nodes");
+    return !nodes["items"].empty() && !nodes["items"][0].value("waiting", true);
+  }));
+  json r = Rerun(s1["id"], json::object());
+  EXPECT_EQ(d->Stop(), 0);
+  d->Start();
+  json queued = d->GetJson("/api/v1/sweeps/" + r["id"].dump());
+  EXPECT_EQ(queued["by_state"]["queued"], 1) << queued.dump();
+  EXPECT_EQ(queued["rerun_of"], s1["id"]);
+  w = StartWorker(dir.path(), d->url(), "cpu-node", json::object());
+  json done = d->WaitSweep(r["id"]);
+  EXPECT_EQ(done["by_verdict"].value("passed", 0), 1) << done.dump();  // run 2, really run
+  EXPECT_EQ(done["reused"], 0);
 }
 
 TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {

@@ -60,6 +60,10 @@ webhooks:
     secret: s3cret
     format: slack
     events: [sweep.finished, node.quarantined]
+  - url: )" + rx.url("/slack-regressions") + R"(
+    secret: s3cret
+    format: slack
+    events: [regression.found]
 )");
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
   auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
@@ -107,8 +111,14 @@ webhooks:
   EXPECT_EQ(reg["why"], "verdict");
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 2; }));
   EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[1]["body"]["regressions"], 1);
-  // The Slack hook did not subscribe to regressions.
+  // The first Slack hook did not subscribe to regressions; the second gets them, and only them.
   EXPECT_TRUE(rx.Delivered("/slack", "regression.found").empty());
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack-regressions", "regression.found").size() == 1; }));
+  const std::string text = rx.Delivered("/slack-regressions", "regression.found")[0]["body"]["text"];
+  EXPECT_NE(text.find("Regression in fixture-flaky on cpu"), std::string::npos) << text;
+  EXPECT_NE(text.find("its verdict got worse: passed in trial"), std::string::npos) << text;
+  EXPECT_NE(text.find("crashed"), std::string::npos) << text;
+  EXPECT_TRUE(rx.Delivered("/slack-regressions", "sweep.finished").empty());
 
   // A node quarantined by an admin is announced to both.
   const int64_t node = d.GetJson("/api/v1/nodes")["items"][0]["id"];

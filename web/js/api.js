@@ -38,12 +38,17 @@ export function askToken(message) {
   return prompting;
 }
 
-/** fetch with the token; on 401 asks for one and tries again (once per new token). */
+/**
+ * fetch with the token; on 401 asks for one and tries again (once per new token). A write refused
+ * with 403 (a read token asked to rerun, say) asks for a token with more rights the same way.
+ */
 export async function request(path, init = {}) {
   for (let tries = 0; ; tries++) {
     const res = await fetch(path, {...init, headers: authHeaders(init.headers || {})});
-    if (res.status !== 401 || tries > 2) return res;
-    const why = token() ? 'The saved token was refused. Enter another.' : undefined;
+    const write = (init.method || 'GET') !== 'GET';
+    if (!(res.status === 401 || (res.status === 403 && write)) || tries > 2) return res;
+    const why = res.status === 403 ? 'The saved token may not do this (it needs the submit role). Enter another.'
+      : token() ? 'The saved token was refused. Enter another.' : undefined;
     if (!(await askToken(why))) return res;
   }
 }

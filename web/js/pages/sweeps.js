@@ -12,7 +12,11 @@ const RELEVANT = new Set(['sweep.created', 'sweep.cancelled', 'sweep.retried', '
 function sweepRow(s) {
   return h('tr', {'data-sweep': s.id},
     h('td', {class: 'num'}, h('a', {href: `#/sweeps/${s.id}`}, `#${s.id}`)),
-    h('td', {}, h('a', {href: `#/sweeps/${s.id}`}, s.name || `sweep ${s.id}`)),
+    h('td', {}, h('a', {href: `#/sweeps/${s.id}`}, s.name || `sweep ${s.id}`),
+      // Where it came from, as the filters name it: a rerun links its original.
+      h('div', {class: 'muted', 'data-testid': 'sweep-origin'}, s.rerun_of != null
+        ? ['rerun of ', h('a', {href: `#/sweeps/${s.rerun_of}`}, `#${s.rerun_of}`)] : `via ${s.source || 'api'}`,
+      s.submitted_by ? ` by ${s.submitted_by}` : '')),
     h('td', {}, h('a', {href: href(['matrix'], {suite: s.suite})}, s.suite), h('span', {class: 'muted'}, ` v${s.suite_version}`)),
     h('td', {}, h('span', {'data-testid': 'sweep-state'}, sweepState(s)), s.running ? h('span', {class: 'muted'}, ` (${s.running} running)`) : null),
     h('td', {class: 'progress-cell'}, progressBar(s), progressLabel(s)),
