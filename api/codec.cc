@@ -42,13 +42,16 @@ json SweepJson(const SweepRow& s) {
           {"priority", s.priority},
           {"trials", s.trial_count},
           {"done", done},
-          {"finished", done == s.trial_count},
+          // A search is finished when it has ended, not whenever its one probe is done.
+          {"finished", done == s.trial_count && (!s.search.is_object() || s.search.value("state", "") != "running")},
+          {"kind", s.kind},
           {"created_at", s.created_at},
           {"cancelled_at", Opt(s.cancelled_at)},
           {"by_state", s.by_state},
           {"by_verdict", s.by_verdict},
           {"reused", s.reused},
-          {"request", s.request}};
+          {"request", s.request},
+          {"search", s.search}};
 }
 
 json TrialJson(const TrialRow& t) {

@@ -14,6 +14,8 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddLogsCommand(app, code);
   cli::AddNodesCommand(app, code);
   cli::AddMatrixCommand(app, code);
+  cli::AddFlakyCommand(app, code);
+  cli::AddBisectCommand(app, code);
   cli::AddCompletionCommand(app);
 }
 

@@ -185,6 +185,21 @@ ALTER TABLE cells5 RENAME TO cells;
 ALTER TABLE suites ADD COLUMN param_order TEXT;
 ALTER TABLE suites ADD COLUMN shadowed TEXT;
 )sql",
+      // 6: issue 20's migration. A placeholder on this branch only, so that 7 is the 7th entry; the
+      // merge replaces it with issue 20's real one (the two touch different tables).
+      R"sql(SELECT 1;)sql",
+      // 7: confirmation and bisection (issue 21). `attempt_counts` holds the verdicts of a trial's
+      // confirming attempts before its last (the last is the trial's own verdict), `confirmed` how
+      // many of them agreed with a failure that then stood, and `flaky` whether one of them
+      // disagreed with the final verdict: a sweep's matrix reads them without a join on results.
+      // A sweep has a `kind` (grid, bisect) and, for a bisection, its search state.
+      R"sql(
+ALTER TABLE trials ADD COLUMN attempt_counts TEXT;
+ALTER TABLE trials ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN flaky INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sweeps ADD COLUMN kind TEXT NOT NULL DEFAULT 'grid';
+ALTER TABLE sweeps ADD COLUMN search TEXT;
+)sql",
   };
   return k;
 }

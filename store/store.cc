@@ -195,7 +195,7 @@ void FillCounts(sql::Db& db, SweepRow& r) {
 }
 constexpr const char* kSweepCols =
     "s.id, s.suite_id, su.name, su.version, s.name, s.request, s.priority, s.trial_count, s.created_at, "
-    "s.cancelled_at FROM sweeps s JOIN suites su ON su.id = s.suite_id";
+    "s.cancelled_at, s.kind, s.search FROM sweeps s JOIN suites su ON su.id = s.suite_id";
 SweepRow ReadSweep(sql::Stmt& s) {
   SweepRow r;
   r.id = s.Int(0);
@@ -208,6 +208,9 @@ SweepRow ReadSweep(sql::Stmt& s) {
   r.trial_count = s.Int(7);
   r.created_at = s.Int(8);
   r.cancelled_at = s.OptInt(9);
+  r.kind = s.Text(10);
+  if (!s.IsNull(11)) r.search = json::parse(s.TextView(11), nullptr, false);
+  if (r.search.is_discarded()) r.search = nullptr;
   return r;
 }
 }  // namespace
