@@ -19,7 +19,10 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   QueuedTrial t = l.spec;
   t.tried.emplace_back(r.verdict, r.signature);
   // On another node when one could run it; with none, here, now: a confirmation that waited for
-  // the rest of the grid would hold back the pruning that waits for it.
+  // the rest of the grid would hold back the pruning that waits for it. Only the node of this
+  // attempt is avoided: a trial that avoided every node it failed on would, after as many attempts
+  // as there are nodes, fit none.
+  t.avoid_nodes.clear();
   for (auto& [id, n] : nodes_)
     if (id != l.node && n.state == "online" && CouldEverFit(n.inv, t.need)) {
       t.avoid_nodes.insert(l.node);

@@ -118,7 +118,8 @@ TEST_F(BisectTest, ARegressionBetweenTwoTestedVersionsStartsABisectionByItself) 
   d_->WaitSweep(s["id"]);
   int64_t search = 0;
   ASSERT_TRUE(WaitFor([&] {
-    for (auto& sw : d_->GetJson("/api/v1/sweeps")["items"])
+    const json list = d_->GetJson("/api/v1/sweeps");
+    for (auto& sw : list["items"])
       if (sw["kind"] == "bisect") search = sw["id"];
     return search != 0;
   })) << "no bisection was started";

@@ -20,6 +20,10 @@ TEST(EliminationTest, SeedGridWithConfirmationIsExactAndCheaper) {
   EXPECT_GT(r.skipped, 0);
   // Without confirmation the flaky config's first run (a crash) is taken as its verdict.
   EXPECT_GT(Replay(g, {true, true, 0}).wrong_cells, 0);
+  // More confirmations than nodes of an architecture: each attempt still finds a node.
+  ReplayResult two = Replay(g, {true, true, 2});
+  EXPECT_EQ(two.wrong_cells, 0) << two.ToJson().dump();
+  EXPECT_EQ(two.flaky_cells, 1);
 }
 
 TEST(EliminationTest, MediumGridWithConfirmationIsExactWithinAThirdOfTheGrid) {
@@ -33,8 +37,9 @@ TEST(EliminationTest, MediumGridWithConfirmationIsExactWithinAThirdOfTheGrid) {
   ReplayResult grid = Replay(g, {true, false, 1});
   EXPECT_EQ(grid.wrong_cells, 0) << grid.ToJson().dump();
   EXPECT_LE(r.gpu_hours, grid.gpu_hours) << r.ToJson().dump() << grid.ToJson().dump();
-  // A flaky pair's crashes, unconfirmed, prune configs that pass.
+  // A flaky config's crash, unconfirmed, is taken as its verdict.
   EXPECT_GT(Replay(g, {true, true, 0}).wrong_cells, 0);
+  EXPECT_EQ(Replay(g, {true, true, 2}).wrong_cells, 0);
 }
 
 }  // namespace
