@@ -142,7 +142,8 @@ describe('answers you can trust', () => {
     assert.doesNotMatch(flaky.cls, /\bmx-mixed\b/);
     // Which run of batch 8 finished last (the pass or the crash) is up to the two GPUs, so how many
     // configs count as passed comes from the API; the crash is named either way.
-    assert.equal(flaky.text, `≈ flaky · ${api.passed}/3 ✓ · ✗ crashed`);
+    // The measured pass rate of the cell's runs leads (issue 21).
+    assert.equal(flaky.text, `≈ flaky ${Math.round(100 * api.pass_rate.rate)}% · ${api.passed}/3 ✓ · ✗ crashed`);
     assert.match(flaky.image, /^repeating-linear-gradient/, `stripes, not the mixed split: ${flaky.image}`);
     assert.equal(flaky.outline, 'dashed');
     assert.ok(flaky.button);
@@ -153,7 +154,7 @@ describe('answers you can trust', () => {
     assert.match(await dialog.locator('[data-testid=breakdown-summary]').textContent(), /^Flaky: [23] of 3 configs passed; .* Runs: 5 passed, 1 crashed\.$/);
     const named = await dialog.locator('[data-testid=flaky-config]').allTextContents();
     assert.equal(named.length, 1);
-    assert.match(named[0], /^batch=8: every run, latest trial #\d+$/);
+    assert.match(named[0], /^batch=8: 1\/2 passed = 50% \(95% Wilson interval \d+%–\d+%\); every run, latest trial #\d+$/);
     const rows = await breakdownRows(dialog);
     const eight = Object.keys(rows).find((v) => rows[v].batch.split(', ').includes('8'));
     assert.equal(eight, api.breakdown.find((b) => b.values.batch.includes('8')).verdict, 'batch 8 under its latest verdict');
