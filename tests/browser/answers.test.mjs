@@ -301,4 +301,28 @@ describe('answers you can trust', () => {
     assert.deepEqual(page.errors, []);
     await page.close();
   });
+
+  it('shows a bisection with its interval, its answer and each probe', async () => {
+    const versions = Array.from({length: 40}, (_, i) => String(i + 1));
+    const script = 'import sys\nv = int(sys.argv[1])\nif v >= 17:\n    print("RuntimeError: regressed in %d" % v, file=sys.stderr)\n    sys.exit(1)\nprint("ok")\n';
+    await stack.put('/api/v1/suites/ui-bisect', {name: 'ui-bisect', parameters: {version: {values: versions, ordered: true}},
+      stages: [{name: 'run', kind: 'command', argv: ['python3', '-c', script, '{version}']}]});
+    const b = await stack.post('/api/v1/bisect', {suite: 'ui-bisect', parameter: 'version', good: '1', bad: '40'});
+    assert.equal(b.kind, 'bisect');
+    const done = await stack.waitSweep(b.id);
+    assert.equal(done.search.first_bad, '17');
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${b.id}`, 'sweep');
+    const view = page.locator('[data-testid=search]');
+    assert.match(await view.textContent(), /^Bisecting version from 1 \(good\) to 40 \(bad\): found/);
+    assert.equal(await view.locator('[data-testid=first-bad]').textContent(), '17');
+    assert.match(await view.locator('[data-testid=search-interval]').textContent(), /last good 16/);
+    const steps = await view.locator('[data-testid=search-steps] li').allTextContents();
+    assert.equal(steps.length, done.search.steps.length);
+    assert.ok(steps.length <= 6, `${steps.length} probes`);
+    assert.match(steps[0], /^version=20 crashed trial #\d+$/);
+    await shot(page, '19-bisection');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
 });
