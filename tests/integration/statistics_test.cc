@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tests/integration/cli_fixture.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -63,6 +64,17 @@ TEST_F(StatisticsTest, RepeatsMeasureAPassRateWithItsInterval) {
   auto csv = d_->Get("/api/v1/flaky?suite=fixture-flaky&format=csv");
   EXPECT_EQ(csv.status, 200);
   EXPECT_NE(csv.body.find(",cpu,passed,4,6,0.667,0.3,0.903"), std::string::npos) << csv.body;
+  // The CLI: the same list as a table a person reads, and as JSON.
+  Out o = RunProgram(dir_, {GauntletBin(), "flaky", "--suite", "fixture-flaky", "--server", d_->url()});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("mode=flaky"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("4/6 = 67% (95%: 30-90%)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("mode=pass"), std::string::npos) << o.out;
+  Out j = RunProgram(dir_, {GauntletBin(), "flaky", "--suite", "fixture-flaky", "--server", d_->url(), "--format", "json"});
+  EXPECT_EQ(json::parse(j.out, nullptr, false)["items"].size(), 1u) << j.out;
+  // The matrix's flaky line carries the rate too.
+  Out mx = RunProgram(dir_, {GauntletBin(), "matrix", "--suite", "fixture-flaky", "--rows", "mode", "--server", d_->url()});
+  EXPECT_NE(mx.out.find("pass rate 67% of 6 runs (95%: 30-90%)"), std::string::npos) << mx.out;
   EXPECT_EQ(d_->Get("/api/v1/flaky").status, 422);
   EXPECT_EQ(d_->Get("/api/v1/flaky?suite=nope").status, 404);
 }
