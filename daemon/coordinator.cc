@@ -258,6 +258,11 @@ void Coordinator::RestoreLocked() {
     QueuedTrial q = QueuedFromRow(**su, req, t);
     q.attempt = t.attempt;
     q.max_attempts = t.max_attempts;
+    // A trial being confirmed goes on from the attempts it made (each kept with its result).
+    if (req.confirm_failures > 0 && t.attempt > 0) {
+      q.tried = store_.AttemptsBefore(t.id, t.state == "queued" ? t.attempt : t.attempt - 1);
+      q.max_attempts += static_cast<int>(q.tried.size());
+    }
     if (t.state == "queued") {
       queued[t.sweep_id].push_back(std::move(q));
     } else if (t.lease_id && t.node_id) {

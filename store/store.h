@@ -191,6 +191,10 @@ class Store {
   // index: counts and judged verdicts, so a later pass makes the cell flaky) and queues the trial
   // again with that many attempts made, in one write. NotFound for an unknown trial.
   Status RecordAttempt(const ResultRow& r);
+  // (verdict, signature) of trial's kept attempts before `attempt`, oldest first: what a restart
+  // needs to go on confirming it (only confirming attempts keep a result row while the trial is
+  // not done). Empty on a store error.
+  std::vector<std::pair<std::string, std::string>> AttemptsBefore(int64_t trial, int attempt);
   // Ends still-unfinished trials with one verdict (pruning's skipped); done ones are left alone.
   // `hardware` files them in the results index (empty: not filed).
   Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,

@@ -1,4 +1,5 @@
-// The Store's side of search sweeps (bisection): the search state and trials added one at a time.
+// The Store's side of search sweeps (bisection: the search state, trials added one at a time) and of
+// confirmation (the attempts a restart goes on from).
 #include "store/store_rows.h"
 
 namespace gauntlet {
@@ -34,6 +35,21 @@ Result<int64_t> Store::AddTrial(int64_t sweep, int max_attempts, const NewTrial&
       return id;
     });
   });
+}
+
+std::vector<std::pair<std::string, std::string>> Store::AttemptsBefore(int64_t trial, int attempt) {
+  std::vector<std::pair<std::string, std::string>> out;
+  try {
+    Read([&](sql::Db& db) {
+      auto& q = db.Cached("SELECT verdict, signature FROM results WHERE trial_id=? AND attempt>0 AND attempt<=? ORDER BY attempt");
+      q.Bind(1, trial).Bind(2, attempt);
+      while (q.Step()) out.emplace_back(q.Text(0), q.Text(1));
+      q.Reset();
+    });
+  } catch (const sql::Error&) {
+    out.clear();  // the confirmation starts over: more attempts, never a wrong verdict
+  }
+  return out;
 }
 
 }  // namespace gauntlet

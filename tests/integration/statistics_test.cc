@@ -118,5 +118,32 @@ TEST_F(StatisticsTest, AConfirmedFailureStandsAndPrunes) {
   EXPECT_EQ(d_->Post("/api/v1/sweeps", json({{"suite", "fixture-flaky"}, {"confirm_failures", 11}}).dump()).status, 422);
 }
 
+// A confirmation under way survives a restart: the attempts it made are read back, so the
+// confirming attempt after the restart is the last one and the failure stands (and prunes).
+TEST(StatisticsRestart, AConfirmationGoesOnAfterARestart) {
+  TempDir dir;
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
+  json reg = d.PostJson("/api/v1/nodes/register", {{"name", "manual"}, {"inventory", json::object()}});
+  const std::string node = reg["node"].dump();
+  json s = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"reuse", false}, {"confirm_failures", 1},
+                                         {"parameters", {{"mode", {"fail"}}, {"value", {"1", "2", "3"}}}}}, 201);
+  const json crash = {{"verdict", "crashed"}, {"signature", "crashed:RuntimeError:fixture exploded"}, {"failing_stage", "run"}};
+  json g = d.PostJson("/api/v1/nodes/" + node + "/lease", {{"wait_s", 0}, {"free_gpus", json::array()}});
+  ASSERT_TRUE(g.contains("lease")) << g.dump();
+  json rep = json::parse(d.Post("/api/v1/leases/" + g["lease"].get<std::string>() + "/result", crash.dump()).body);
+  EXPECT_TRUE(rep["confirming"].get<bool>()) << rep.dump();
+  ASSERT_EQ(d.Stop(), 0);
+  d.Start();
+  json again = d.PostJson("/api/v1/nodes/" + node + "/lease", {{"wait_s", 0}, {"free_gpus", json::array()}});
+  ASSERT_TRUE(again.contains("lease")) << again.dump();
+  EXPECT_EQ(again["trial"], g["trial"]);  // the confirmation first
+  EXPECT_EQ(again["attempt"], 2);
+  rep = json::parse(d.Post("/api/v1/leases/" + again["lease"].get<std::string>() + "/result", crash.dump()).body);
+  EXPECT_FALSE(rep["confirming"].get<bool>()) << rep.dump();
+  EXPECT_EQ(rep["skipped"], 2) << rep.dump();
+  json sw = d.WaitSweep(s["id"]);
+  EXPECT_EQ(sw["by_verdict"], json({{"crashed", 1}, {"skipped", 2}})) << sw.dump();
+}
+
 }  // namespace
 }  // namespace gauntlet
