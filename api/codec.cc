@@ -44,7 +44,9 @@ json SweepJson(const SweepRow& s) {
           {"priority", s.priority},
           {"trials", s.trial_count},
           {"done", done},
-          {"finished", done == s.trial_count},
+          // A search is finished when it has ended, not whenever its one probe is done.
+          {"finished", done == s.trial_count && (!s.search.is_object() || s.search.value("state", "") != "running")},
+          {"kind", s.kind},
           {"created_at", s.created_at},
           {"cancelled_at", Opt(s.cancelled_at)},
           {"by_state", s.by_state},
@@ -55,7 +57,8 @@ json SweepJson(const SweepRow& s) {
           {"source", s.source},
           {"url", SweepUrl(s.id)},
           {"dashboard_url", SweepDashboardUrl(s.id)},
-          {"request", s.request}};
+          {"request", s.request},
+          {"search", s.search}};
 }
 
 SweepOrigin OriginOf(const http::Request& r, const std::string& source) {

@@ -1,4 +1,4 @@
-// The answers: matrix, history, failure clusters, regressions.
+// The answers: matrix, history, failure clusters, flaky cells, regressions.
 #include "api/codec.h"
 #include "api/handlers.h"
 #include "core/suite.h"
@@ -154,6 +154,29 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            return http::Text(200, "text/csv; charset=utf-8", csv);
          }
          return http::Json(*s);
+       }},
+      {"GET", "/api/v1/flaky", Role::kRead,
+       [&c](Request& r) -> Response {
+         auto suite = r.Query("suite");
+         if (!suite || suite->empty()) return http::Problem(422, "Unprocessable Entity", "suite is required", "suite");
+         std::optional<int> version;
+         if (auto v = r.Query("suite_version"); v && *v != "latest") {
+           auto n = *v == "all" ? std::optional<int64_t>(0) : ParseId(*v);
+           if (!n || (*n == 0 && *v != "all"))
+             return http::Problem(422, "Unprocessable Entity", "suite_version is a version number, latest or all", "suite_version");
+           version = static_cast<int>(*n);
+         }
+         auto f = FlakyCells(c.store, *suite, version);
+         if (!f.ok()) return FromStatus(f.status());
+         if (!WantsCsv(r)) return http::Json(*f);
+         std::string csv = CsvLine({"config_key", "hardware", "verdict", "passed", "runs", "rate", "low", "high"});
+         for (auto& i : (*f)["items"]) {
+           const json& p = i["pass_rate"];
+           auto num = [&](const char* k) { return p.is_object() ? p[k].dump() : std::string(); };
+           csv += CsvLine({i["config_key"], i["hardware"], i["verdict"], num("passed"), num("runs"), num("rate"),
+                           num("low"), num("high")});
+         }
+         return http::Text(200, "text/csv; charset=utf-8", csv);
        }},
       {"GET", "/api/v1/regressions", Role::kRead,
        [&c](Request& r) -> Response {

@@ -1,4 +1,4 @@
-// Sweeps: submit, list, show, cancel, retry.
+// Sweeps: submit, bisect, list, show, cancel, retry.
 #include "api/codec.h"
 #include "api/handlers.h"
 
@@ -39,6 +39,16 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          auto res = c.coord.Submit(body, OriginOf(r, "api"));
          if (!res.ok()) return FromStatus(res.status());
          return Created(*res, std::nullopt);
+       }},
+      {"POST", "/api/v1/bisect", Role::kSubmit,
+       [&c](Request& r) -> Response {
+         json body = http::ParseJson(r.body);
+         auto res = c.coord.Bisect(body);
+         if (!res.ok()) return FromStatus(res.status());
+         Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials}, {"kind", "bisect"},
+                                         {"url", "/api/v1/sweeps/" + std::to_string(res->sweep)}});
+         out.headers.emplace_back("Location", "/api/v1/sweeps/" + std::to_string(res->sweep));
+         return out;
        }},
       {"GET", "/api/v1/sweeps", Role::kRead,
        [&c](Request& r) -> Response {

@@ -16,6 +16,8 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddNodesCommand(app, code);
   cli::AddMatrixCommand(app, code);
   cli::AddDiffCommand(app, code);
+  cli::AddFlakyCommand(app, code);
+  cli::AddBisectCommand(app, code);
   cli::AddCompletionCommand(app);
 }
 

@@ -32,6 +32,11 @@ void AddRerunCommand(CLI::App& app, int* code);
 void AddDiffCommand(CLI::App& app, int* code);
 // `matrix --suite S ...`: the results pivot as a table, CSV, JSON or Markdown (matrix.cc).
 void AddMatrixCommand(CLI::App& app, int* code);
+// `bisect --suite S --param P --good G --bad B [--set K=V]... [--target JSON] [--wait]`: starts a
+// bisection over an ordered parameter and optionally follows it to its answer (bisect.cc).
+void AddBisectCommand(CLI::App& app, int* code);
+// `flaky --suite S`: the suite's flaky cells with pass rates and Wilson intervals (flaky.cc).
+void AddFlakyCommand(CLI::App& app, int* code);
 // `completion [bash|zsh|fish]`: prints a completion script generated from `app`'s command tree as it is when
 // the command runs, so it covers subcommands added after it too; `app` must outlive the parse
 // (completion.cc). It never fails, so it takes no `code`.

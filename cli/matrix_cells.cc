@@ -193,8 +193,16 @@ std::string FlakyLine(const json& c, const json& hidden) {
   std::map<std::string, int64_t> n;
   for (auto& [k, v] : Field(c, "counts").items())
     if (v.is_number_integer()) n[k] = v.get<int64_t>();
+  std::string rate;
+  const json& p = Field(c, "pass_rate");
+  if (p.is_object() && p.contains("rate")) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "; pass rate %.0f%% of %lld runs (95%%: %.0f-%.0f%%)", 100 * p["rate"].get<double>(),
+             static_cast<long long>(p["runs"].get<int64_t>()), 100 * p["low"].get<double>(), 100 * p["high"].get<double>());
+    rate = buf;
+  }
   return "flaky: " + which + " judged more than one way (latest " + (configs.size() == 1 ? "trial " : "trials ") + trials +
-         "); trials: " + PerVerdict(n, ", ", [](const std::string& v) { return VerdictSeverity(v) >= 0; });
+         "); trials: " + PerVerdict(n, ", ", [](const std::string& v) { return VerdictSeverity(v) >= 0; }) + rate;
 }
 
 }  // namespace

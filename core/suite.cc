@@ -52,6 +52,13 @@ Status ParseParam(const std::string& name, const json& v, ParamSpec* p) {
     if (!s) return Status::Invalid("default must be a string or number", f + ".default");
     p->def = *s;
   }
+  if (v.contains("ordered")) {
+    if (!v["ordered"].is_boolean()) return Status::Invalid("ordered is true or false", f + ".ordered");
+    // A bisection searches the declared list: its order is the parameter's meaning. (Read from the
+    // definition by IsOrdered, core/bisect.h.)
+    if (v["ordered"].get<bool>() && p->values.size() < 2)
+      return Status::Invalid("an ordered parameter declares at least two values, oldest first", f + ".values");
+  }
   if (p->values.empty() && !p->pattern) return Status::Invalid("needs values or a pattern", f);
   if (p->values.empty() && !p->def) return Status::Invalid("a pattern-only parameter needs a default", f);
   if (p->def && !p->Accepts(*p->def)) return Status::Invalid("default is not an accepted value", f + ".default");

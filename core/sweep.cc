@@ -37,7 +37,8 @@ Result<SweepRequest> ParseSweepRequest(const json& j) {
   SweepRequest r;
   if (!j.is_object()) return Status::Invalid("a sweep is a JSON object", "");
   static const std::set<std::string> kFields = {"suite", "name", "parameters", "include", "exclude", "targets",
-                                                "repeats", "priority", "prune", "reuse", "max_trials", "max_attempts"};
+                                                "repeats", "priority", "prune", "reuse", "max_trials", "max_attempts",
+                                                "confirm_failures", "order", "auto_bisect"};
   for (auto& [k, v] : j.items())
     if (!kFields.count(k)) return Status::Invalid("unknown field", k);
   if (!j.contains("suite") || !j["suite"].is_string() || j["suite"].get<std::string>().empty())
@@ -96,10 +97,17 @@ Result<SweepRequest> ParseSweepRequest(const json& j) {
   if (Status s = int_field("priority", -1000, 1000, &r.priority); !s.ok()) return s;
   if (Status s = int_field("max_trials", 1, kTrialLimit, &r.max_trials); !s.ok()) return s;
   if (Status s = int_field("max_attempts", 1, 20, &r.max_attempts); !s.ok()) return s;
-  for (const char* k : {"prune", "reuse"}) {
+  if (Status s = int_field("confirm_failures", 0, 10, &r.confirm_failures); !s.ok()) return s;
+  for (const char* k : {"prune", "reuse", "auto_bisect"}) {
     if (!j.contains(k)) continue;
     if (!j[k].is_boolean()) return Status::Invalid(std::string(k) + " is true or false", k);
-    (std::string(k) == "prune" ? r.prune : r.reuse) = j[k].get<bool>();
+    const std::string name = k;
+    (name == "prune" ? r.prune : name == "reuse" ? r.reuse : r.auto_bisect) = j[k].get<bool>();
+  }
+  if (j.contains("order")) {
+    if (!j["order"].is_string() || (j["order"] != "settle" && j["order"] != "grid"))
+      return Status::Invalid("order is 'settle' (the trials that settle the most first) or 'grid'", "order");
+    r.settle_first = j["order"] == "settle";
   }
   return r;
 }

@@ -35,6 +35,9 @@ struct SweepRequest {
   bool reuse = true;
   int64_t max_trials = 10000;
   int max_attempts = 3;
+  int confirm_failures = 0;  // 0-10: re-runs of a crashed, wrong_output or timeout trial before it stands
+  bool settle_first = true;  // "order": "settle" (default) or "grid"
+  bool auto_bisect = false;  // a regression between two values of an ordered parameter starts a bisection
 };
 
 // Upper bound on max_trials a request may ask for.

@@ -44,6 +44,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     return c_.store_.LeaseTrial(trial, node, lease, epoch, deadline, gpus, hardware);
   }
   Status Requeue(int64_t trial, int attempt) override { return c_.store_.RequeueTrial(trial, attempt); }
+  Status RecordAttempt(const ResultRow& r) override { return c_.store_.RecordAttempt(r); }
   Status Finish(const ResultRow& r, std::optional<int64_t> evidence) override {
     return c_.store_.FinishTrial(r, evidence);
   }
@@ -90,6 +91,14 @@ class Coordinator::StoreAdapter : public SchedulerStore {
  private:
   Coordinator& c_;
 };
+
+SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& suite) {
+  SweepInfo info{sweep, req.priority, req.prune, req.reuse, {}};
+  for (auto& st : suite.stages) info.gate_on[st.name] = st.gate_on;
+  info.confirm_failures = req.confirm_failures;
+  info.settle_first = req.settle_first;
+  return info;
+}
 
 Coordinator::Coordinator(Store& store, EventBus& events, CoordinatorOptions opts)
     : store_(store), events_(events), opts_(opts), clock_(new WallClock), adapter_(new StoreAdapter(*this)) {
@@ -184,6 +193,8 @@ void Coordinator::ReloadIfNeededLocked() {
   }
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
   requests_.clear();
+  searches_.clear();
+  probes_.clear();
   RestoreLocked();
   ServeWaitersLocked();
 }
@@ -240,9 +251,15 @@ void Coordinator::RestoreLocked() {
         continue;
       }
       requests_[t.sweep_id] = std::make_shared<SweepRequest>(*req);
-      SweepInfo info{t.sweep_id, req->priority, req->prune, req->reuse, {}};
-      if (auto su = SuiteById(t.suite_id); su.ok())
-        for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;
+      if (sw.ok() && sw->kind == "bisect" && sw->search.is_object() && sw->search.value("state", "") == "running")
+        if (auto b = BisectionFromJson(sw->search); b.ok() && b->pending_trial) {
+          probes_[b->pending_trial] = t.sweep_id;
+          sched_->Watch(b->pending_trial);
+          searches_[t.sweep_id] = std::move(*b);
+        }
+      SweepInfo info;
+      if (auto su = SuiteById(t.suite_id); su.ok()) info = MakeSweepInfo(t.sweep_id, *req, **su);
+      else info = MakeSweepInfo(t.sweep_id, *req, Suite{});
       infos[t.sweep_id] = info;
     }
     auto su = SuiteById(t.suite_id);
@@ -251,6 +268,11 @@ void Coordinator::RestoreLocked() {
     QueuedTrial q = QueuedFromRow(**su, req, t);
     q.attempt = t.attempt;
     q.max_attempts = t.max_attempts;
+    // A trial being confirmed goes on from the attempts it made (each kept with its result).
+    if (req.confirm_failures > 0 && t.attempt > 0) {
+      q.tried = store_.AttemptsBefore(t.id, t.state == "queued" ? t.attempt : t.attempt - 1);
+      q.max_attempts += static_cast<int>(q.tried.size());
+    }
     if (t.state == "queued") {
       queued[t.sweep_id].push_back(std::move(q));
     } else if (t.lease_id && t.node_id) {
@@ -315,9 +337,7 @@ Result<SubmitResult> Coordinator::Submit(const json& body, const SweepOrigin& or
   {
     std::lock_guard lock(mu_);
     requests_[*sweep] = std::make_shared<SweepRequest>(*req);
-    SweepInfo info{*sweep, req->priority, req->prune, req->reuse, {}};
-    for (auto& st : suite->stages) info.gate_on[st.name] = st.gate_on;
-    sched_->AddSweep(info, std::move(queued));
+    sched_->AddSweep(MakeSweepInfo(*sweep, *req, *suite), std::move(queued));
     ServeWaitersLocked();
   }
   return SubmitResult{*sweep, static_cast<int64_t>(trials.size())};
@@ -328,7 +348,16 @@ Status Coordinator::CancelSweep(int64_t sweep) {
   if (Status s = store_.CancelSweep(sweep, &cancelled, &stopping); !s.ok()) return s;
   {
     std::lock_guard lock(mu_);
+    if (auto it = searches_.find(sweep); it != searches_.end()) {
+      it->second.state = "cancelled";
+      it->second.detail = "cancelled by a user";
+    }
     sched_->Cancel(cancelled, stopping);
+    AdvanceSearchesLocked();  // stores the cancelled search (its probe, if queued, is settled now)
+    if (auto it = searches_.find(sweep); it != searches_.end() && stopping.empty()) {
+      store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second));
+      searches_.erase(it);
+    }
   }
   events_.Publish("sweep.cancelled", {{"sweep", sweep}, {"cancelled", cancelled.size()}, {"stopping", stopping.size()}});
   return Status::Ok();
@@ -368,8 +397,7 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
     q.reuse = false;  // a retry is a fresh run; the sweep's other queued trials keep their reuse
     queued.push_back(std::move(q));
   }
-  SweepInfo info{sweep, rit->second->priority, rit->second->prune, rit->second->reuse, {}};
-  for (auto& st : (*su)->stages) info.gate_on[st.name] = st.gate_on;
+  SweepInfo info = MakeSweepInfo(sweep, *rit->second, **su);
   const int64_t n = static_cast<int64_t>(queued.size());
   sched_->AddSweep(info, std::move(queued));
   ServeWaitersLocked();
@@ -401,6 +429,7 @@ void Coordinator::Ticker() {
       std::lock_guard lock(mu_);
       auto changed = sched_->Tick();
       PublishSettled(changed, "expired");
+      AdvanceSearchesLocked();
       if (!changed.empty()) ServeWaitersLocked();
       if (NowMs() - last_touch > 5000) {
         std::vector<std::pair<int64_t, int64_t>> seen;
@@ -409,6 +438,7 @@ void Coordinator::Ticker() {
         last_touch = NowMs();
       }
     }
+    RunAutoBisections();
     if (NowMs() - last_keepalive > 15000) {
       events_.KeepAlive();
       last_keepalive = NowMs();

@@ -14,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/bisect.h"
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
 #include "core/sweep.h"
@@ -50,6 +51,15 @@ struct LeaseWaiter {
   std::function<void(LeaseAnswer)> answer;
 };
 
+// The bisections (POST /api/v1/bisect bodies) that a finished sweep's trials call for: per ordered
+// parameter, target and config of the other parameters, the first pass followed by a failure at the
+// next tested value with untested values between (daemon/auto_bisect.cc). Pure.
+std::vector<nlohmann::json> RegressionBisections(const Suite& suite, const SweepRequest& req,
+                                                 const std::vector<TrialRow>& trials);
+
+// What the scheduler needs of sweep `sweep` (its request, its suite's gate keys). Pure.
+SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& suite);
+
 class Coordinator {
  public:
   // Rebuilds the scheduler from the store (queued trials, live leases, nodes) and starts the clock
@@ -69,6 +79,10 @@ class Coordinator {
   // rerun_of (origin.rerun_of is set here). Errors: NotFound (sweep), Invalid (the field at fault, or
   // "verdicts" when nothing matches). rerun.cc.
   Result<SubmitResult> Rerun(int64_t sweep, const nlohmann::json& selection, SweepOrigin origin);
+  // Validates and stores a bisection (POST /api/v1/bisect: suite, config, target, parameter, good,
+  // bad; docs/API.md), a sweep of kind "bisect" that runs one probe at a time, and queues its first
+  // probe. Errors: NotFound (suite), Invalid (field at fault).
+  Result<SubmitResult> Bisect(const nlohmann::json& request);
   // Ends the queued trials cancelled now and flags the running ones for their workers; NotFound.
   Status CancelSweep(int64_t sweep);
   Status CancelTrial(int64_t trial);  // the same for one trial
@@ -162,6 +176,16 @@ class Coordinator {
   // Keeps what a reported reference trial answered, for the grants that follow its report (the
   // store may not have committed it yet).
   void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r);
+  // Takes the verdicts of the search probes the scheduler settled and queues each search's next
+  // probe (or ends it). True if a probe was queued (waiters may now be served).
+  bool AdvanceSearchesLocked();
+  // Stores and queues probe `index` of the search of `sweep`; false on a store error (logged; the
+  // search then ends undecided).
+  bool QueueProbeLocked(int64_t sweep, Bisection& b, int index);
+  // A finished sweep with auto_bisect: starts a bisection for each config that got worse between
+  // two values of an ordered parameter on one target (daemon/auto_bisect.cc).
+  void AutoBisectLocked(int64_t sweep);
+  void RunAutoBisections();  // the clock thread's part: without mu_ held
   void Ticker();
 
   Store& store_;
@@ -174,6 +198,10 @@ class Coordinator {
   std::map<int64_t, std::unique_ptr<Suite>> suites_;            // by store id
   std::map<int64_t, std::shared_ptr<SweepRequest>> requests_;   // by sweep id
   std::map<int64_t, Waiter> waiters_;                            // by node
+  std::map<int64_t, Bisection> searches_;                        // running searches by sweep
+  std::map<int64_t, int64_t> probes_;                            // a search's pending trial -> its sweep
+  std::set<int64_t> auto_bisected_;                              // sweeps whose regressions were looked at
+  std::vector<int64_t> auto_bisect_due_;                         // ... and are to be, by the clock thread
   int64_t next_wait_ = 1;
   std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
   std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)

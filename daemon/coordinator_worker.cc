@@ -192,6 +192,8 @@ void Coordinator::ServeWaitersLocked() {
       ++it;
     }
   }
+  // A probe settled on the way (reused) queues the next one, which a waiter may take now.
+  if (AdvanceSearchesLocked()) ServeWaitersLocked();
 }
 
 void Coordinator::AnswerAfterCommit(LeaseWaiter w, json grant) {
@@ -208,6 +210,9 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
   Store::Group group;
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
+  // A search probe settled by reuse queues the next probe: this node may take that one.
+  while (g.ok() && !*g && AdvanceSearchesLocked()) g = sched_->TryLease(node, free, &reused);
+  AdvanceSearchesLocked();
   if (!reused.empty())
     store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
   if (!g.ok()) {
@@ -320,17 +325,21 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   }
   auto out = sched_->Report(lease, r);
   if (!out.ok()) return out.status();
+  AdvanceSearchesLocked();
+  if (!out->duplicate && !out->requeued) AutoBisectLocked(sweep);
   if (!out->duplicate) {
     if (spec && !out->requeued) RememberReferenceLocked(*spec, trial, hardware, r);
-    PublishAfterCommit("trial.changed", {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
-                                         {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}});
+    json ev = {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
+               {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}};
+    if (out->confirming) ev["reason"] = "confirming " + r.verdict;
+    PublishAfterCommit("trial.changed", std::move(ev));
     if (!out->skipped.empty())
       PublishAfterCommit("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
                                             {"key", out->prune_key.value_or("")}});
     ServeWaitersLocked();
   }
   return json{{"accepted", true}, {"duplicate", out->duplicate}, {"requeued", out->requeued},
-              {"skipped", out->skipped.size()}};
+              {"confirming", out->confirming}, {"skipped", out->skipped.size()}};
 }
 
 }  // namespace gauntlet

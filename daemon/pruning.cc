@@ -30,6 +30,32 @@ std::string TrialsText(const std::vector<int64_t>& ids) {
 }
 }  // namespace
 
+void Scheduler::SecondLook(Sweep& sw, int target, const Config& gate) {
+  // The crash settles its gate values once a second trial of them crashes alike: run that one next,
+  // so the rest are pruned now rather than after the grid got to them.
+  auto dit = sw.by_target.find(target);
+  if (dit == sw.by_target.end()) return;
+  auto& dq = dit->second;
+  for (size_t i = 0; i < dq.size(); ++i) {
+    if (tombstones_.count(dq[i].id)) continue;
+    bool same = true;
+    for (auto& [k, v] : gate) {
+      auto c = dq[i].config.find(k);
+      if (c == dq[i].config.end() || c->second != v) {
+        same = false;
+        break;
+      }
+    }
+    if (!same) continue;
+    if (i > 0) {
+      QueuedTrial t = std::move(dq[i]);
+      dq.erase(dq.begin() + static_cast<long>(i));
+      dq.push_front(std::move(t));
+    }
+    return;
+  }
+}
+
 void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware,
                       const ResultRow& r, ReportOutcome* out) {
   auto g = sw.info.gate_on.find(r.failing_stage);
@@ -43,14 +69,22 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
   std::vector<int64_t> settled_by = {evidence};
-  if (r.verdict == "crashed") {
+  if (sw.info.confirm_failures > 0 && (r.verdict == "crashed" || r.verdict == "wrong_output")) {
+    // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with
+    // one signature each time: the confirming attempts are the second look that the rule below
+    // takes from another trial. A crash that says nothing still never prunes.
+    if (r.confirmed < sw.info.confirm_failures || BareSignature(r.signature, r.verdict, r.failing_stage)) return;
+  } else if (r.verdict == "crashed") {
     // A crash is the config's once two trials with these same gate values crashed with the same
     // signature in this stage on this hardware class: one crash may be a flake, and a crash of
     // other gate values says nothing about these.
     if (BareSignature(r.signature, r.verdict, r.failing_stage)) return;
     auto& seen = sw.crash_signatures[{spec.target, r.failing_stage, key, r.signature}];
     if (std::find(seen.begin(), seen.end(), evidence) == seen.end()) seen.push_back(evidence);
-    if (seen.size() < 2) return;
+    if (seen.size() < 2) {
+      if (sw.info.settle_first) SecondLook(sw, spec.target, gate);
+      return;
+    }
     settled_by = seen;
   } else if (!Deterministic(r.verdict)) {
     return;
@@ -85,6 +119,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   std::unordered_set<int64_t> gone(ids.begin(), ids.end());
   dq.erase(std::remove_if(dq.begin(), dq.end(), [&](const QueuedTrial& t) { return gone.count(t.id) > 0; }), dq.end());
   queued_count_ -= ids.size();
+  for (int64_t id : ids) Settled(id, "skipped");
   sw.skipped += static_cast<int64_t>(ids.size());
   sw.saved_gpu_s += saved;
   out->skipped = std::move(ids);

@@ -44,6 +44,7 @@ void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials)
   auto cheaper = [](const QueuedTrial& a, const QueuedTrial& b) { return a.cost_s < b.cost_s; };
   // Usually every trial of a sweep has the suite's one estimate: skip moving 100k trials for nothing.
   if (!std::is_sorted(trials.begin(), trials.end(), cheaper)) std::stable_sort(trials.begin(), trials.end(), cheaper);
+  if (info.settle_first) OrderToSettle(info, trials);
   const int64_t now = clock_.NowMs();
   for (auto& t : trials) {
     if (t.queued_at == 0) t.queued_at = now;
@@ -150,6 +151,16 @@ int64_t Scheduler::RunningIn(int64_t sweep) const {
   return it == sweeps_.end() ? 0 : it->second.running;
 }
 
+bool Scheduler::Pending(int64_t sweep) const {
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return false;
+  if (it->second.running > 0) return true;
+  for (auto& [target, dq] : it->second.by_target)
+    for (auto& t : dq)
+      if (!tombstones_.count(t.id)) return true;
+  return false;
+}
+
 std::pair<int64_t, double> Scheduler::Saved(int64_t sweep) const {
   auto it = sweeps_.find(sweep);
   if (it == sweeps_.end()) return {0, 0};
@@ -191,7 +202,10 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
 std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free,
                                          std::vector<int64_t>* reused, Status* err) {
   // A loop, not recursion: a sweep whose every trial is reusable settles them all here, and
-  // tens of thousands of nested calls would overflow the stack.
+  // tens of thousands of nested calls would overflow the stack. Two passes when the sweep settles
+  // first: a node that several targets fit takes a probe (a trial that settles the most) of any
+  // of them before the rest of one.
+  for (int pass = sw.info.settle_first && sw.by_target.size() > 1 ? 0 : 1; pass < 2; ++pass)
   for (auto it = sw.by_target.begin(); it != sw.by_target.end();) {
     auto& dq = it->second;
     while (!dq.empty() && tombstones_.count(dq.front().id)) {
@@ -201,6 +215,10 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     }
     if (dq.empty()) {
       it = sw.by_target.erase(it);
+      continue;
+    }
+    if (pass == 0 && !dq.front().probe) {
+      ++it;
       continue;
     }
     // All trials of one target share a Need, so the front decides for the whole deque, except
@@ -270,6 +288,10 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
                               std::vector<int64_t>* reused, Status* err) {
   auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node);
   if (!prior) return false;
+  // A sweep that confirms failures reuses one only once it was confirmed as often as it asks.
+  if (sw.info.confirm_failures > 0 && (prior->verdict == "crashed" || prior->verdict == "wrong_output") &&
+      prior->confirmed < sw.info.confirm_failures)
+    return false;
   ResultRow r = *prior;
   r.trial_id = t.id;
   r.attempt = t.attempt + 1;
@@ -282,6 +304,7 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
     return false;
   }
   if (reused) reused->push_back(t.id);
+  Settled(t.id, r.verdict);
   // A reused verdict settles as much as the same verdict reported now would: without this, a
   // second identical sweep would run the configs the first one's pruning skipped.
   if (sw.info.prune) {
@@ -381,9 +404,31 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   r.hardware = l.hardware;
   if (r.finished_at == 0) r.finished_at = clock_.NowMs();
   auto nit = nodes_.find(l.node);
+  auto sit0 = sweeps_.find(l.sweep);
+  const int confirm = sit0 == sweeps_.end() ? 0 : sit0->second.info.confirm_failures;
+  {
+    Status err;
+    if (ConfirmAgain(l, r, &err)) {
+      EndLease(lease_id, true);
+      out.requeued = out.confirming = true;
+      return out;
+    }
+    if (!err.ok()) return err;
+  }
+  if (!l.spec.tried.empty()) {
+    // The last of a confirmation: it stands as confirmed only if every attempt said the same.
+    bool same = true;
+    for (auto& [v, sig] : l.spec.tried) {
+      r.attempt_counts[v] = r.attempt_counts.value(v, 0) + 1;
+      same = same && v == r.verdict && sig == r.signature;
+      r.flaky = r.flaky || v != r.verdict;
+    }
+    if (same) r.confirmed = static_cast<int>(l.spec.tried.size());
+  }
   const bool infra = r.verdict == "infra_error" && !l.cancel;
-  // A timeout may be a slow node or a busy moment rather than the config: it gets one more try.
-  const bool first_timeout = r.verdict == "timeout" && !l.cancel && l.spec.timeouts == 0;
+  // A timeout may be a slow node or a busy moment rather than the config: it gets one more try
+  // (under confirmation, the confirming attempts are those tries).
+  const bool first_timeout = r.verdict == "timeout" && !l.cancel && l.spec.timeouts == 0 && confirm == 0;
   if (infra || first_timeout) {
     if (infra && nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
         nit->second.state == "online") {
@@ -407,14 +452,17 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   }
   if (Status s = store_.Finish(r, std::nullopt); !s.ok()) return s;
   EndLease(lease_id, true);
+  Settled(l.trial, r.verdict);
   auto sit = sweeps_.find(l.sweep);
   if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l.spec, l.trial, l.hardware, r, &out);
   return out;
 }
 
 void Scheduler::Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running) {
-  for (int64_t id : queued)
+  for (int64_t id : queued) {
     if (tombstones_.insert(id).second && queued_count_ > 0) --queued_count_;
+    Settled(id, "cancelled");
+  }
   for (int64_t id : running) {
     auto it = lease_of_trial_.find(id);
     if (it != lease_of_trial_.end()) leases_[it->second].cancel = true;
@@ -448,6 +496,7 @@ std::vector<int64_t> Scheduler::Tick() {
       r.finished_at = now;
       if (!store_.Finish(r, std::nullopt).ok()) continue;
       EndLease(id, false);
+      Settled(l.trial, r.verdict);
     }
     changed.push_back(l.trial);
   }

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +39,8 @@ class SchedulerStore {
   virtual Status Lease(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
                        const std::string& gpus, const std::string& hardware) = 0;
   virtual Status Requeue(int64_t trial, int attempt) = 0;
+  // Keeps a confirming attempt's result (r.trial_id, r.attempt) and queues its trial again.
+  virtual Status RecordAttempt(const ResultRow& r) = 0;
   virtual Status Finish(const ResultRow& r, std::optional<int64_t> evidence) = 0;
   virtual Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict,
                             const std::string& signature, std::optional<int64_t> evidence,
@@ -84,6 +87,9 @@ struct QueuedTrial {
   // the other trials of its target, which wait while it is queued or running, so that they are
   // judged against its answers.
   bool reference = false;
+  bool probe = false;             // runs before the rest of its target: the first of a gate value (settle first)
+  // Confirmation: (verdict, signature) of each confirming attempt made so far, oldest first.
+  std::vector<std::pair<std::string, std::string>> tried;
 };
 
 // What the scheduler needs of a sweep: its order and pruning rules.
@@ -93,6 +99,12 @@ struct SweepInfo {
   bool prune = true;
   bool reuse = true;
   std::map<std::string, std::vector<std::string>> gate_on;  // stage -> gate keys
+  // A crashed, wrong_output or timeout result is run up to this many more times (elsewhere when
+  // another node fits) before it stands; pruning and reuse take a failure only once confirmed.
+  int confirm_failures = 0;
+  // Order within the sweep: the trials that settle the most first (one per gate key value per
+  // target, see AddSweep), so refusals prune early. False: the grid's own order.
+  bool settle_first = true;
 };
 
 // A node as the scheduler tracks it.
@@ -133,6 +145,7 @@ struct ReportOutcome {
   std::vector<int64_t> skipped;       // trials pruning settled
   std::optional<std::string> prune_key;
   bool requeued = false;              // infra_error or a first timeout, with attempts left
+  bool confirming = false;            // requeued to confirm a failure (confirm_failures)
 };
 
 // Not thread-safe (see above). Pointers and references it returns point into its own state: valid
@@ -143,7 +156,10 @@ class Scheduler {
   Scheduler(Clock& clock, SchedulerStore& store, SchedulerOptions opts);
 
   // Queues `trials` (cheapest first) under `sweep`, which may be known already (a retry, a restart):
-  // its info is replaced and the trials are added.
+  // its info is replaced and the trials are added. With settle_first, each target's trials are
+  // reordered so that one trial per value of every gate key (the stages' gate_on) comes first,
+  // chosen greedily so that one trial covers as many uncovered values as it can; then the rest, each
+  // group keeping its order.
   void AddSweep(const SweepInfo& sweep, std::vector<QueuedTrial> trials);
   // Re-creates a lease found in the store at start; its deadline starts afresh.
   void RestoreLease(const ActiveLease& lease);
@@ -187,9 +203,16 @@ class Scheduler {
   std::pair<int64_t, int64_t> LeaseWait() const { return {lease_wait_sum_ms_, lease_wait_count_}; }
   size_t leased() const { return leases_.size(); }
   int64_t RunningIn(int64_t sweep) const;  // the sweep's trials under lease now
+  // True while `sweep` has a trial queued or under lease (cancelled ones not counted).
+  bool Pending(int64_t sweep) const;
   const std::unordered_map<std::string, ActiveLease>& leases() const { return leases_; }
   // Prune savings per sweep: trials skipped and estimated GPU-seconds not spent.
   std::pair<int64_t, double> Saved(int64_t sweep) const;
+  // Trials whose end the owner wants to hear of (a search's probes): after Watch(t), the call that
+  // ends t (a report, a reuse, pruning, an expiry, a cancel) adds (t, verdict) to what TakeSettled
+  // returns next, once.
+  void Watch(int64_t trial) { watched_.insert(trial); }
+  std::vector<std::pair<int64_t, std::string>> TakeSettled() { return std::exchange(settled_, {}); }
 
  private:
   struct Sweep {
@@ -212,11 +235,18 @@ class Scheduler {
   // sets *err and leaves `t` as it was.
   std::optional<Grant> GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
                                   const std::string& hardware, Status* err);
+  // Marks the probes of `trials` (see AddSweep) and moves them first, stably.
+  static void OrderToSettle(const SweepInfo& info, std::vector<QueuedTrial>& trials);
+  // True if `r` (a finished attempt of `l`) is to be run again to confirm it; then it has been
+  // recorded and requeued (*err set instead on a store error).
+  bool ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* err);
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.
   void Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware, const ResultRow& r,
              ReportOutcome* out);
+  // Moves the first queued trial of `target` with these gate values to the front (settle first).
+  void SecondLook(Sweep& sw, int target, const Config& gate);
   // Frees the lease's GPUs; `reported`: its result was taken (a retried report is then idempotent).
   void EndLease(const std::string& lease_id, bool reported);
   // Queues `t` at the front of its target's deque (a retry, a store failure), keeping the
@@ -226,6 +256,9 @@ class Scheduler {
   // first one still queued (npos when none is). Forgets those that have ended.
   std::pair<bool, size_t> OpenReference(Sweep& sw, int target, const std::deque<QueuedTrial>& dq);
   std::string NewLeaseId();
+  void Settled(int64_t trial, const std::string& verdict) {
+    if (!watched_.empty() && watched_.erase(trial)) settled_.emplace_back(trial, verdict);
+  }
 
   Clock& clock_;
   SchedulerStore& store_;
@@ -243,6 +276,8 @@ class Scheduler {
   int64_t next_epoch_ = 1;
   uint64_t serve_seq_ = 0;
   uint64_t rng_state_;
+  std::set<int64_t> watched_;
+  std::vector<std::pair<int64_t, std::string>> settled_;
 };
 
 }  // namespace gauntlet

@@ -38,5 +38,11 @@ Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>
 // Configs whose latest verdict is worse than the one before on the same hardware, or whose key
 // metric fell by more than `threshold` (0.1 = 10%).
 Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold);
+// The flaky cells of `suite` (one config on one hardware class that both passed and failed under
+// one fingerprint, or failed and then passed its confirmation) at `version` (unset: the latest; 0:
+// all): {"suite", "suite_version", "items": [{"config_key", "config", "hardware", "suite_version",
+// "verdict", "signature", "trial", "last_seen", "counts", "verdicts_by_fingerprint", "pass_rate"}]},
+// the lowest pass rate first. NotFound for an unknown suite.
+Result<nlohmann::json> FlakyCells(Store& store, const std::string& suite, std::optional<int> version);
 
 }  // namespace gauntlet

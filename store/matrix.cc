@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/json_text.h"
+#include "core/pass_rate.h"
 #include "core/verdict.h"
 #include "store/analytics.h"
 #include "store/results_index.h"
@@ -73,7 +74,8 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
       " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
-      " t.config_key, COALESCE(t.fingerprint, '') FROM trials t JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
+      " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts FROM trials t"
+      " JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
   if (q.sweep) sql += " AND t.sweep_id = ?";
   if (q.fingerprint) sql += " AND t.fingerprint = ?";
   if (!q.sweep && suite_id) sql += " AND t.suite_id = ?";
@@ -97,6 +99,12 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
     json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
     n = n.is_number() ? n.get<int64_t>() + 1 : 1;
     FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), s, 6);
+    // A trial's confirming attempts are runs of the config too (kept, never folded away).
+    if (!s.IsNull(13))
+      if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
+        for (auto& [k, m] : extra.items())
+          if (m.is_number_integer()) c.counts[k] = c.counts.value(k, int64_t{0}) + m.get<int64_t>();
+    c.flaky = c.flaky || s.Int(12) != 0;
     const VerdictInfo* v = FindVerdict(verdict);
     if (v && v->judged) {
       auto [it, fresh] = c.judged.try_emplace(s.Text(11), verdict);
@@ -157,7 +165,7 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
     }
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
-    if (c->flaky) flaky.push_back({{"config", *c->config}, {"trial", c->trial}});
+    if (c->flaky) flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts)}});
     if (e != "passed") continue;
     ++passed;
     if (c->metric.is_object()) {
@@ -181,6 +189,9 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
   else if (by.empty() || pending) state = "pending";
   else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
   json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}};
+  // Over every run of the cell's configs (repeats, confirmations, earlier sweeps): a measured rate
+  // with its 95% Wilson interval, not a single verdict.
+  c["pass_rate"] = PassRateJson(counts);
   c["verdict"] = verdict.empty() ? json() : json(verdict);
   // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
   // for a mixed cell, the breakdown does.

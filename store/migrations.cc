@@ -215,8 +215,18 @@ CREATE TABLE webhook_deliveries(
 CREATE INDEX webhook_pending ON webhook_deliveries(next_at) WHERE state = 'pending';
 CREATE INDEX sweeps_unannounced ON sweeps(id) WHERE notified_at IS NULL;
 )sql",
-      // 7: a placeholder until issue 21's migration takes its place at merge.
-      "SELECT 1;",
+      // 7: confirmation and bisection (issue 21). `attempt_counts` holds the verdicts of a trial's
+      // confirming attempts before its last (the last is the trial's own verdict), `confirmed` how
+      // many of them agreed with a failure that then stood, and `flaky` whether one of them
+      // disagreed with the final verdict: a sweep's matrix reads them without a join on results.
+      // A sweep has a `kind` (grid, bisect) and, for a bisection, its search state.
+      R"sql(
+ALTER TABLE trials ADD COLUMN attempt_counts TEXT;
+ALTER TABLE trials ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN flaky INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sweeps ADD COLUMN kind TEXT NOT NULL DEFAULT 'grid';
+ALTER TABLE sweeps ADD COLUMN search TEXT;
+)sql",
       // 8: each node's credential (SHA-256 hex of the token its registration returned), so a
       // worker token acts only for the node it registered. '' for nodes registered before.
       R"sql(

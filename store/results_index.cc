@@ -71,12 +71,13 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;
   const bool real = Severity(u.verdict) >= 0;
   auto& q = db.Cached(
-      "SELECT verdict, judged FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
+      "SELECT verdict, judged, flaky FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   q.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware);
   const std::string path = "$.\"" + u.verdict + "\"";
   bool flaky = false;
   if (!q.Step()) {
     const std::string judged = AddJudged("", u, &flaky);
+    flaky = flaky || u.flaky;
     q.Reset();
     auto& ins = db.Cached(
         "INSERT INTO cells(suite, suite_version, config_key, hardware, config, verdict, signature, trial_id, fingerprint,"
@@ -91,6 +92,9 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   }
   const std::string old_verdict = q.Text(0);
   const std::string judged = AddJudged(q.Text(1), u, &flaky);
+  // Once flaky, always: a trial whose confirmation passed after a timeout (not a judged verdict, so
+  // not in `judged`) marked it so, and later runs do not unmeasure that.
+  flaky = flaky || u.flaky || q.Int(2) != 0;
   q.Reset();
   const bool replace = real || Severity(old_verdict) < 0;
   if (!replace) {

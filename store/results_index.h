@@ -32,6 +32,7 @@ struct CellUpdate {
   int64_t trial = 0, at = 0;
   std::optional<Metric> metric;
   int64_t suite_version = 1;
+  bool flaky = false;  // the trial itself failed and then passed a confirming attempt: the cell is flaky
 };
 
 // Records a finished trial in its cell (suite version, config, hardware class), inside the write that
@@ -39,7 +40,8 @@ struct CellUpdate {
 // or one without hardware is ignored. A skipped one opens a cell where none exists, else only
 // counts: it never hides a real verdict. A real verdict replaces the cell's; the replaced one
 // becomes "previous" (for regressions) if real. A judged verdict is also filed under its
-// fingerprint: the cell turns flaky once one fingerprint has two different judged verdicts.
+// fingerprint: the cell turns flaky once one fingerprint has two different judged verdicts, or when
+// `u.flaky` says so; a flaky cell stays flaky.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
 }  // namespace gauntlet

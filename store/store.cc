@@ -200,7 +200,7 @@ void FillCounts(sql::Db& db, SweepRow& r) {
 }
 constexpr const char* kSweepCols =
     "s.id, s.suite_id, su.name, su.version, s.name, s.request, s.priority, s.trial_count, s.created_at, "
-    "s.cancelled_at, s.rerun_of, s.submitted_by, s.source FROM sweeps s JOIN suites su ON su.id = s.suite_id";
+    "s.cancelled_at, s.rerun_of, s.submitted_by, s.source, s.kind, s.search FROM sweeps s JOIN suites su ON su.id = s.suite_id";
 SweepRow ReadSweep(sql::Stmt& s) {
   SweepRow r;
   r.id = s.Int(0);
@@ -216,6 +216,9 @@ SweepRow ReadSweep(sql::Stmt& s) {
   r.rerun_of = s.OptInt(10);
   r.submitted_by = s.Text(11);
   r.source = s.Text(12);
+  r.kind = s.Text(13);
+  if (!s.IsNull(14)) r.search = json::parse(s.TextView(14), nullptr, false);
+  if (r.search.is_discarded()) r.search = nullptr;
   return r;
 }
 }  // namespace

@@ -59,6 +59,8 @@ struct SweepRow {
   std::optional<int64_t> rerun_of;  // the sweep this one reruns trials of
   std::string submitted_by;         // the token's name (or its role); "" where no token is needed
   std::string source = "api";       // cli | api | rerun | dashboard
+  std::string kind = "grid";  // grid, or bisect: a search that adds its trials one at a time
+  nlohmann::json search;      // a bisection's state (core/bisect.h BisectionJson); null for a grid
 };
 
 // Which sweeps a listing keeps; unset fields keep all.
@@ -125,6 +127,12 @@ struct ResultRow {
   std::optional<int64_t> node_id;
   std::string hardware;
   int64_t finished_at = 0;
+  // Confirmation (sweep field confirm_failures): verdict -> count of this trial's confirming attempts
+  // before this result; how many of them agreed with a failure that stands; whether one disagreed
+  // with this result (a config that failed and then passed: flaky).
+  nlohmann::json attempt_counts = nlohmann::json::object();
+  int confirmed = 0;
+  bool flaky = false;
 };
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
@@ -169,6 +177,11 @@ class Store {
   Result<SweepRow> GetSweep(int64_t id);  // with its counts by state and verdict
   // Newest first, ids below `after` (0: from the newest), at most `limit`, those `f` keeps; with counts.
   Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit, const SweepFilter& f = {});
+  // A search sweep (bisection): sets its kind and stores its state. NotFound for an unknown sweep.
+  Status SetSweepSearch(int64_t sweep, const std::string& kind, const nlohmann::json& search);
+  // Adds one queued trial to an existing sweep (a search's next probe) and counts it in the sweep's
+  // trials; returns its id. NotFound for an unknown sweep.
+  Result<int64_t> AddTrial(int64_t sweep, int max_attempts, const NewTrial& trial);
   // Cancels what is not done: queued trials end cancelled now (their ids in `cancelled`); leased and
   // running ones get cancel_requested, their workers stop them (ids in `stopping`). Both lists are
   // required and appended to.
@@ -205,6 +218,14 @@ class Store {
   Status FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial = std::nullopt);
   // Back to queued with `attempt` attempts made, its lease dropped; whatever its state was.
   Status RequeueTrial(int64_t trial, int attempt);
+  // Keeps attempt r.attempt of a trial that is being confirmed (its result row, filed in the results
+  // index: counts and judged verdicts, so a later pass makes the cell flaky) and queues the trial
+  // again with that many attempts made, in one write. NotFound for an unknown trial.
+  Status RecordAttempt(const ResultRow& r);
+  // (verdict, signature) of trial's kept attempts before `attempt`, oldest first: what a restart
+  // needs to go on confirming it (only confirming attempts keep a result row while the trial is
+  // not done). Empty on a store error.
+  std::vector<std::pair<std::string, std::string>> AttemptsBefore(int64_t trial, int attempt);
   // Ends still-unfinished trials with one verdict (pruning's skipped); done ones are left alone.
   // `hardware` files them in the results index (empty: not filed).
   Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,

@@ -140,12 +140,14 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
-          " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=? WHERE id=?");
+          " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
+          " confirmed=?, flaky=? WHERE id=?");
       u.Bind(1, r.verdict).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
       u.Bind(6, r.attempt).Bind(7, fingerprint);
       if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
       else u.BindNull(8).BindNull(9).BindNull(10);
-      u.Bind(11, r.trial_id).Run();
+      u.Bind(11, r.confirmed).Bind(12, r.flaky ? 1 : 0).Bind(13, r.trial_id).Run();
+      cell.flaky = r.flaky;
       UpsertCell(db, cell);
       return Status::Ok();
     });
@@ -159,6 +161,38 @@ Status Store::RequeueTrial(int64_t trial, int attempt) {
           "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=? "
           "WHERE id=?");
       u.Bind(1, attempt).Bind(2, trial).Run();
+      return Status::Ok();
+    });
+  });
+}
+
+Status Store::RecordAttempt(const ResultRow& r) {
+  return Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& ins = db.Cached(
+          "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
+          "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      const std::string fingerprint = r.fingerprint.dump();
+      ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
+      ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
+      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
+      ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
+      ins.Run();
+      auto& q = db.Cached(
+          "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
+          " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+      q.Bind(1, r.hardware).Bind(2, r.trial_id);
+      if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
+      CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
+                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
+      q.Reset();
+      const std::string path = "$.\"" + r.verdict + "\"";
+      auto& u = db.Cached(
+          "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=?,"
+          " attempt_counts=json_set(COALESCE(attempt_counts, '{}'), ?, COALESCE(json_extract(attempt_counts, ?), 0) + 1)"
+          " WHERE id=?");
+      u.Bind(1, r.attempt).Bind(2, path).Bind(3, path).Bind(4, r.trial_id).Run();
+      UpsertCell(db, cell);
       return Status::Ok();
     });
   });
@@ -256,7 +290,8 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
         for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
           judged += (judged.empty() ? "'" : ",'") + v + "'";
         return "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
-               " r.metrics, r.stages, r.fingerprint, r.hardware FROM trials t JOIN results r ON r.trial_id = t.id"
+               " r.metrics, r.stages, r.fingerprint, r.hardware, t.confirmed, t.flaky FROM trials t"
+               " JOIN results r ON r.trial_id = t.id AND r.attempt = t.attempt"
                " WHERE t.suite_id=? AND t.config_key=? AND t.state='done' AND r.hardware=? AND (?5 OR r.fingerprint=?4)"
                " AND r.verdict IN (" + judged + ") ORDER BY r.finished_at DESC LIMIT 1";
       }();
@@ -277,6 +312,8 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
       r.stages = ParseOr(q.TextView(9), json::array());
       r.fingerprint = ParseOr(q.TextView(10), json::object());
       r.hardware = q.Text(11);
+      r.confirmed = static_cast<int>(q.Int(12));
+      r.flaky = q.Int(13) != 0;
       return r;
     });
   } catch (const sql::Error&) {

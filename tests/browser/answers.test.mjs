@@ -142,7 +142,8 @@ describe('answers you can trust', () => {
     assert.doesNotMatch(flaky.cls, /\bmx-mixed\b/);
     // Which run of batch 8 finished last (the pass or the crash) is up to the two GPUs, so how many
     // configs count as passed comes from the API; the crash is named either way.
-    assert.equal(flaky.text, `≈ flaky · ${api.passed}/3 ✓ · ✗ crashed`);
+    // The measured pass rate of the cell's runs leads (issue 21).
+    assert.equal(flaky.text, `≈ flaky ${Math.round(100 * api.pass_rate.rate)}% · ${api.passed}/3 ✓ · ✗ crashed`);
     assert.match(flaky.image, /^repeating-linear-gradient/, `stripes, not the mixed split: ${flaky.image}`);
     assert.equal(flaky.outline, 'dashed');
     assert.ok(flaky.button);
@@ -153,7 +154,7 @@ describe('answers you can trust', () => {
     assert.match(await dialog.locator('[data-testid=breakdown-summary]').textContent(), /^Flaky: [23] of 3 configs passed; .* Runs: 5 passed, 1 crashed\.$/);
     const named = await dialog.locator('[data-testid=flaky-config]').allTextContents();
     assert.equal(named.length, 1);
-    assert.match(named[0], /^batch=8: every run, latest trial #\d+$/);
+    assert.match(named[0], /^batch=8: 1\/2 passed = 50% \(95% Wilson interval \d+%–\d+%\); every run, latest trial #\d+$/);
     const rows = await breakdownRows(dialog);
     const eight = Object.keys(rows).find((v) => rows[v].batch.split(', ').includes('8'));
     assert.equal(eight, api.breakdown.find((b) => b.values.batch.includes('8')).verdict, 'batch 8 under its latest verdict');
@@ -297,6 +298,30 @@ describe('answers you can trust', () => {
     assert.equal(await picker.isDisabled(), true);
     assert.match(await page.locator('[data-testid=matrix-note]').textContent(), /of version 1, in sweep/);
     await shot(page, '18-explorer-version');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('shows a bisection with its interval, its answer and each probe', async () => {
+    const versions = Array.from({length: 40}, (_, i) => String(i + 1));
+    const script = 'import sys\nv = int(sys.argv[1])\nif v >= 17:\n    print("RuntimeError: regressed in %d" % v, file=sys.stderr)\n    sys.exit(1)\nprint("ok")\n';
+    await stack.put('/api/v1/suites/ui-bisect', {name: 'ui-bisect', parameters: {version: {values: versions, ordered: true}},
+      stages: [{name: 'run', kind: 'command', argv: ['python3', '-c', script, '{version}']}]});
+    const b = await stack.post('/api/v1/bisect', {suite: 'ui-bisect', parameter: 'version', good: '1', bad: '40'});
+    assert.equal(b.kind, 'bisect');
+    const done = await stack.waitSweep(b.id);
+    assert.equal(done.search.first_bad, '17');
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${b.id}`, 'sweep');
+    const view = page.locator('[data-testid=search]');
+    assert.match(await view.textContent(), /^Bisecting version from 1 \(good\) to 40 \(bad\): found/);
+    assert.equal(await view.locator('[data-testid=first-bad]').textContent(), '17');
+    assert.match(await view.locator('[data-testid=search-interval]').textContent(), /last good 16/);
+    const steps = await view.locator('[data-testid=search-steps] li').allTextContents();
+    assert.equal(steps.length, done.search.steps.length);
+    assert.ok(steps.length <= 6, `${steps.length} probes`);
+    assert.match(steps[0], /^version=20 crashed trial #\d+$/);
+    await shot(page, '19-bisection');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

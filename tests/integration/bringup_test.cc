@@ -84,13 +84,13 @@ class Bringup : public ::testing::Test {
 const std::map<std::string, std::string> kSm120 = {
     {"flashinfer_cutlass|flashinfer_cutlass", "passed"},
     {"flashinfer_cutlass|flashinfer_cudnn", "wrong_output"},     // "!!!!" from the cuDNN FP4 GEMM
-    {"flashinfer_cutlass|flashinfer_trtllm", "unsupported"},     // gemm stage: sm_100a only
-    {"flashinfer_trtllm|flashinfer_cutlass", "unsupported"},     // moe stage: SM100-only
-    {"flashinfer_trtllm|flashinfer_cudnn", "skipped"},           // by the moe refusal
+    {"flashinfer_cutlass|flashinfer_trtllm", "skipped"},         // by the gemm refusal
+    {"flashinfer_trtllm|flashinfer_cutlass", "skipped"},         // by the moe refusal
+    {"flashinfer_trtllm|flashinfer_cudnn", "unsupported"},       // moe stage: SM100-only
     {"flashinfer_trtllm|flashinfer_trtllm", "skipped"},          // by the moe refusal (it ran first)
     {"flashinfer_cutedsl|flashinfer_cutlass", "crashed"},        // Error Internal at the first forward
     {"flashinfer_cutedsl|flashinfer_cudnn", "crashed"},
-    {"flashinfer_cutedsl|flashinfer_trtllm", "skipped"},
+    {"flashinfer_cutedsl|flashinfer_trtllm", "unsupported"},     // gemm stage: sm_100a only
     {"triton|flashinfer_cutlass", "passed"},
     {"triton|flashinfer_cudnn", "wrong_output"},
     {"triton|flashinfer_trtllm", "skipped"},
@@ -130,20 +130,22 @@ TEST_F(Bringup, TheMatrixPruningAndWhatNeverStarted) {
     if (t["hardware"] == kRtx) on120[Key(t)] = t;
   ASSERT_EQ(on120.size(), 12u);
   auto sig = [&](const std::string& k) { return on120[k]["signature"].get<std::string>(); };
-  EXPECT_EQ(sig("flashinfer_cutlass|flashinfer_trtllm"), "unsupported:fp4_gemm_sm100a_only");
-  EXPECT_EQ(sig("flashinfer_trtllm|flashinfer_cutlass"), "unsupported:trtllm_moe_sm100_only");
+  EXPECT_EQ(sig("flashinfer_cutedsl|flashinfer_trtllm"), "unsupported:fp4_gemm_sm100a_only");
+  EXPECT_EQ(sig("flashinfer_trtllm|flashinfer_cudnn"), "unsupported:trtllm_moe_sm100_only");
   EXPECT_EQ(sig("flashinfer_cutedsl|flashinfer_cutlass").rfind("crashed:RuntimeError:Error Internal", 0), 0u)
       << sig("flashinfer_cutedsl|flashinfer_cutlass");
   EXPECT_EQ(sig("flashinfer_cutlass|flashinfer_cudnn").rfind("wrong_output:", 0), 0u) << sig("flashinfer_cutlass|flashinfer_cudnn");
 
   // Skipped trials name their evidence trial and the gate key, and never started.
-  const int64_t gemm_evidence = on120["flashinfer_cutlass|flashinfer_trtllm"]["id"];
-  const int64_t moe_evidence = on120["flashinfer_trtllm|flashinfer_cutlass"]["id"];
+  const int64_t gemm_evidence = on120["flashinfer_cutedsl|flashinfer_trtllm"]["id"];
+  const int64_t moe_evidence = on120["flashinfer_trtllm|flashinfer_cudnn"]["id"];
   for (auto& [key, t] : on120) {
     if (t["verdict"] != "skipped") continue;
-    // The grid runs parameters in name order, the last fastest: fp4_gemm_backend outer, MoE inner.
-    // So on the one sm_120 GPU the trtllm MoE refusal (gemm=cutlass) comes first and skips both
-    // remaining trtllm-MoE configs; the trtllm GEMM refusal later skips the rest of its column.
+    // The sweep settles first (docs/SCHEDULING.md "Order within a sweep"): on the one sm_120 GPU
+    // the first four trials open every value of both backends (gemm/moe cutlass/cutlass,
+    // cutlass/triton, cudnn/trtllm, trtllm/cutedsl, in grid order). The third is the trtllm MoE
+    // refusal, which skips both other trtllm-MoE configs; the fourth the trtllm GEMM refusal, which
+    // skips the rest of its column.
     const bool by_moe = t["config"]["moe_runner_backend"] == "flashinfer_trtllm";
     EXPECT_EQ(t["evidence_trial"], by_moe ? moe_evidence : gemm_evidence) << t.dump();
     EXPECT_EQ(t["signature"], by_moe ? "skipped:unsupported:trtllm_moe_sm100_only" : "skipped:unsupported:fp4_gemm_sm100a_only");

@@ -28,6 +28,8 @@ class FakeSchedulerStore : public SchedulerStore {
   std::optional<ResultRow> reusable;
   int64_t skipped = 0;
   std::vector<int64_t> leased, requeued, finished;
+  std::vector<ResultRow> attempts;  // confirming attempts kept (RecordAttempt)
+  std::map<int64_t, ResultRow> results;  // final results by trial (Finish)
   std::map<int64_t, std::string> verdicts;
   std::map<int64_t, std::optional<int64_t>> evidence;
   std::map<int64_t, std::string> node_states;
@@ -40,12 +42,17 @@ class FakeSchedulerStore : public SchedulerStore {
     if (record) leased.push_back(trial);
     return Status::Ok();
   }
+  Status RecordAttempt(const ResultRow& r) override {
+    if (record) attempts.push_back(r);
+    return Status::Ok();
+  }
   Status Requeue(int64_t trial, int) override {
     if (record) requeued.push_back(trial);
     return Status::Ok();
   }
   Status Finish(const ResultRow& r, std::optional<int64_t> e) override {
     if (record) Note(r.trial_id, r.verdict, e);
+    if (record) results[r.trial_id] = r;
     return Status::Ok();
   }
   Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string&,

@@ -48,13 +48,19 @@ export function cellFace(c) {
     const hi = verdictFamily(others[0] || v);
     const lo = present.includes('passed') ? 'ok' : verdictFamily(others[others.length - 1] || v);
     const parts = [`${fmtNum(c.passed || 0)}/${fmtNum(c.configs || 0)} ✓`, ...others.map((x) => `${verdictIcon(x)} ${verdictLabel(x)}`)];
-    if (c.state === 'flaky') parts.unshift('≈ flaky');
+    if (c.state === 'flaky') parts.unshift(c.pass_rate ? `≈ flaky ${pct(c.pass_rate.rate)}` : '≈ flaky');
     return {cls: `mx-${c.state} ${verdictClass(v)} lo-${lo} hi-${hi}`, text: parts.join(' · '), runs: 0};
   }
   // No verdict yet: the trials' states (queued, running).
   const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
     : v === 'passed' ? metricRange(c) || verdictLabel(v) : shortReason(v, c.signature);
   return {cls: verdictClass(v), text: `${verdictIcon(v)} ${text}`, runs};
+}
+
+const pct = (x) => `${Math.round(100 * x)}%`;
+/** "4/6 passed = 67% (95% Wilson interval 30–90%)": a cell's or config's measured pass rate. */
+export function fmtRate(p) {
+  return p ? `${fmtNum(p.passed)}/${fmtNum(p.runs)} passed = ${pct(p.rate)} (95% Wilson interval ${pct(p.low)}–${pct(p.high)})` : '';
 }
 
 function cellTitle(c) {
@@ -64,7 +70,8 @@ function cellTitle(c) {
     : c.state === 'flaky' ? `flaky: ${plural(c.flaky?.length || 0, 'config')} got different verdicts under one fingerprint`
     : c.configs > 1 ? `${plural(c.configs, 'config')}, ${fmtNum(c.passed || 0)} passed` : '';
   return [state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
-    `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
+    `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.pass_rate && c.pass_rate.runs > 1 ? fmtRate(c.pass_rate) : '',
+    c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
     opens(c) ? 'click for the breakdown by hidden parameter' : '']
     .filter(Boolean).join('\n');
 }
@@ -145,6 +152,7 @@ function breakdownBody(m, c) {
       const all = {};
       for (const [k, v] of Object.entries(f.config || {})) all[`param.${k}`] = v;
       return h('li', {'data-testid': 'flaky-config'}, h('code', {}, hiddenPart(f.config) || fmtConfig(f.config)), ': ',
+        f.pass_rate ? h('span', {'data-testid': 'flaky-rate'}, `${fmtRate(f.pass_rate)}; `) : '',
         h('a', {href: cellTrials(m, c, all)}, 'every run'), ', latest ', h('a', {href: `#/trials/${f.trial}`}, `trial #${f.trial}`));
     }))) : null;
   return [

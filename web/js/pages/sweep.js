@@ -80,8 +80,24 @@ export default async function render(ctx) {
       s.reused ? h('p', {'data-testid': 'reused'},
         `Reused: ${plural(s.reused, 'trial')} took the verdict of an earlier trial instead of running`,
         s.reuse?.keyed_on ? ` (reuse matches ${s.reuse.keyed_on})` : '', '; they count under their verdicts above.') : null,
+      s.search ? searchView(s.search) : null,
       unmatched(s.unmatched_targets || []),
       actions(s));
+  }
+
+  // A bisection: the interval still in question, the value being tried, and each probe so far.
+  function searchView(b) {
+    const iv = b.interval || {};
+    return h('section', {class: 'note', 'aria-label': 'Bisection', 'data-testid': 'search'},
+      h('p', {}, h('strong', {}, `Bisecting ${b.parameter}`), ` from ${b.good} (good) to ${b.bad} (bad): `,
+        h('span', {'data-testid': 'search-state'}, b.state)),
+      h('p', {'data-testid': 'search-interval'}, b.first_bad
+        ? ['First bad: ', h('code', {'data-testid': 'first-bad'}, b.first_bad), ` (last good ${iv.good})`]
+        : [`Between ${iv.good}${iv.good_known ? ' (passed)' : ' (as given)'} and ${iv.bad}${iv.bad_known ? ' (failed)' : ' (as given)'}: `,
+          plural(iv.values_left || 0, 'value'), ' left', b.trying ? [', trying ', h('code', {}, b.trying)] : '']),
+      b.detail ? h('p', {class: 'muted'}, b.detail) : null,
+      (b.steps || []).length ? h('ol', {'data-testid': 'search-steps'}, b.steps.map((st) =>
+        h('li', {}, h('code', {}, `${b.parameter}=${st.value}`), ` ${st.verdict} `, h('a', {href: `#/trials/${st.trial}`}, `trial #${st.trial}`)))) : null);
   }
 
   // Each target no node can run: the requirement none meets and the nodes there are, so a person

@@ -1,0 +1,67 @@
+// Replays a synthetic bring-up grid with known ground truth through the real Scheduler (fake clock,
+// fake store, simulated nodes running each trial for its estimated time), to measure what an order
+// and a pruning policy cost and whether they get any cell wrong. Shared by bench/elimination (which
+// prints the numbers) and tests/unit/elimination_test.cc (which checks correctness on the small
+// grids). Not thread-safe; deterministic: the same grid and options give the same result.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/sweep.h"
+
+namespace gauntlet::test {
+
+// What one config really does on one architecture.
+struct Truth {
+  std::string verdict = "passed";  // the deterministic outcome
+  std::string stage, signature;    // where and how it fails (empty for a pass)
+  bool flaky = false;              // a passing config that fails one run in three (1st, 4th, ...)
+};
+
+struct Grid {
+  std::string name;
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;  // in declared order
+  std::vector<std::string> archs;                                         // "sm_90": one target each
+  std::vector<std::pair<std::string, std::vector<std::string>>> stages;   // stage -> gate_on, in run order
+  int nodes_per_arch = 2;
+  double cost_s = 900;  // every trial runs this long (the suite's cost_s): GPU-hours compare like for like
+  std::function<Truth(const Config&, const std::string& arch)> truth;
+};
+
+struct ReplayOptions {
+  bool prune = true;
+  bool settle_first = true;
+  int confirm_failures = 0;
+};
+
+struct ReplayResult {
+  int64_t trials = 0;        // configs x archs
+  int64_t runs = 0;          // attempts that ran (confirmations included)
+  double gpu_hours = 0;      // runs x cost
+  double exhaustive_gpu_hours = 0;  // every trial once, no pruning
+  int64_t wrong_cells = 0;   // configs x archs whose outcome disagrees with the truth
+  int64_t flaky_cells = 0;   // truly flaky configs recorded as flaky (a failure kept, then a pass)
+  int64_t skipped = 0;
+  double hours_to_complete = 0;  // simulated wall-clock until every trial is settled
+  // Trials whose truth is a pass: every correct answer runs each of them at least once, so
+  // passing_trials / trials is the floor of any policy's GPU-hour fraction.
+  int64_t passing_trials = 0;
+  nlohmann::json ToJson() const;
+};
+
+// Runs `g` through a Scheduler with `o`. A cell is wrong when the truth passes and the recorded
+// verdict is not passed, or the truth fails and the recorded verdict is passed (skipped counts as
+// the failure that pruned it, which the truth must then be).
+ReplayResult Replay(const Grid& g, const ReplayOptions& o);
+
+// The grids of docs/BENCHMARKS.md "Elimination": the seed's 4 x 3 NVFP4 bring-up on sm_90, sm_100
+// and sm_120; a 5 x 5 x 4 grid with per-value and per-pair failures on the same three; a 10,000-trial
+// grid (10 x 10 x 10 x 10 on one architecture). Each has flaky configs mixed in.
+Grid SeedGrid();
+Grid MediumGrid();
+Grid LargeGrid();
+
+}  // namespace gauntlet::test
