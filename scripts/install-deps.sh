@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(cmake g++ make libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev
       libgtest-dev libcli11-dev libyaml-cpp-dev libssl-dev ninja-build ccache python3 wrk
       zsh fish  # zsh, fish: the completion scripts are tested in the shells they are for
+      libre2-dev pkgconf  # RE2 for user patterns (core/user_regex.h), found through pkg-config
       clang libclang-rt-dev)
 # clang and libFuzzer for the fuzz tests (tests/fuzz/): Debian's clang only recommends the runtime
 # libraries that hold libFuzzer (libclang-rt-dev), and --no-install-recommends below skips those.

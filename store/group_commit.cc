@@ -51,6 +51,7 @@ void Store::NoteWriteErrorLocked(const sql::Error* e) {
   } else if (e->NoSpace()) {
     if (!no_space_) spdlog::error("store: the disk is full; writes answer 503 until space is freed: {}", e->what());
     no_space_ = StoreErrorStatus(*e).message();
+    last_probe_ms_ = NowMs();  // a write just failed: the probe would say nothing new for a second
   }
 }
 

@@ -315,8 +315,9 @@ class Store {
 
   // Why writes fail now, if the last one failed for lack of disk space and none has committed
   // since: "disk full: ..."; nullopt when writes work. While it is set, each call (at most once a
-  // second) tries a write that changes nothing, so it clears once space is back even if no client
-  // writes. For /api/v1/health.
+  // second, and not within a second of the failure) tries a write that changes nothing, so it
+  // clears once space is back even if no client writes; a disk with room for that one page but not
+  // for a large write also clears it (until the large write fails again). For /api/v1/health.
   std::optional<std::string> WriteTrouble();
 
  private:

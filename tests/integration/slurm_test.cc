@@ -228,7 +228,9 @@ void PendingJobIsCancelledWhenTheQueueDrains(Scenario& sc) {
   })) << d.GetJson("/api/v1/nodes").dump();
   d.PostJson("/api/v1/sweeps/" + a["id"].dump() + "/cancel", json::object());
   ASSERT_TRUE(WaitFor([&] { return slurm.Jobs().empty(); })) << launcher.Log();
-  EXPECT_NE(launcher.Log().find("cancelled pending job"), std::string::npos) << launcher.Log();
+  // The launcher logs the cancel once scancel has returned, which can be after Slurm shows no job.
+  EXPECT_TRUE(WaitFor([&] { return launcher.Log().find("cancelled pending job") != std::string::npos; }))
+      << launcher.Log();
 
 }
 

@@ -156,5 +156,36 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   EXPECT_EQ(next, 211);
 }
 
+// The store's half of the disk-full row (docs/RELIABILITY.md) without a file system to fill:
+// SQLite's max_page_count on the writer makes a write fail with SQLITE_FULL, as a full disk does.
+// The integration test DiskFull.* fills a real tmpfs where it can mount one.
+TEST(StoreDiskFull, AWriteThatFindsNoSpaceIsUnavailableAndHealthRecovers) {
+  test::TempDir dir;
+  auto s = std::move(*Store::Open(dir.path() + "/g.db"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  ASSERT_TRUE(suite.ok());
+  const int64_t pages = s->Read([](sql::Db& db) {
+    auto st = db.Prepare("PRAGMA page_count");
+    st.Step();
+    return st.Int(0);
+  });
+  s->Write([&](sql::Db& db) { db.Exec("PRAGMA max_page_count = " + std::to_string(pages)); });
+  std::vector<NewTrial> trials;
+  for (int i = 0; i < 2000; ++i) trials.push_back({json{{"a", std::string(200, 'x')}}.dump(), "k" + std::to_string(i), 0, 0});
+  int64_t first = 0;
+  auto r = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  EXPECT_EQ(r.status().message().rfind("disk full", 0), 0u) << r.status().message();
+  auto trouble = s->WriteTrouble();
+  ASSERT_TRUE(trouble.has_value());
+  EXPECT_EQ(trouble->rfind("disk full", 0), 0u);
+  EXPECT_EQ(s->ListSweeps(0, 10)->size(), 0u);  // nothing of it was stored
+  s->Write([](sql::Db& db) { db.Exec("PRAGMA max_page_count = 1073741823"); });  // space is back
+  ASSERT_TRUE(s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first).ok());
+  EXPECT_FALSE(s->WriteTrouble().has_value());
+}
+
 }  // namespace
 }  // namespace gauntlet
+
