@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include "http/log_limiter.h"
+
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -31,33 +33,6 @@ class SessionBase {
  public:
   virtual ~SessionBase() = default;
   virtual void StopSoft() = 0;
-};
-
-// At most one line per period; the lines it held back are counted into the next one. A flood of the
-// same failure (a full descriptor table fails every accept) then costs a line a period, not
-// hundreds of megabytes. Thread-safe.
-class LogLimiter {
- public:
-  explicit LogLimiter(std::chrono::milliseconds period) : period_(period) {}
-  // True if a line may be written now; *held is how many were held back since the last one.
-  bool Allow(int64_t* held) {
-    std::lock_guard lock(mu_);
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_ < period_) {
-      ++held_;
-      return false;
-    }
-    last_ = now;
-    *held = held_;
-    held_ = 0;
-    return true;
-  }
-
- private:
-  std::mutex mu_;
-  std::chrono::milliseconds period_;
-  std::chrono::steady_clock::time_point last_{};
-  int64_t held_ = 0;
 };
 
 struct Shared {

@@ -140,7 +140,9 @@ LeaseAnswer HttpDaemonLink::Lease(int64_t node, const LeaseRequest& req) {
     a.detail = Detail(r);
     return a;
   }
-  if (r->status == 404) {
+  // 403: this worker's credential no longer acts for the node (its name went offline and another
+  // worker claimed it). Registering again is the way back, as for a node the daemon forgot.
+  if (r->status == 404 || r->status == 403) {
     a.status = LinkStatus::kUnknownNode;
     a.detail = r->body;
     return a;

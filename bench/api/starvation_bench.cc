@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
   test::TempDir dir;
   // A long lease: the bench measures latency; whether a lease would have been lost under a 30 s
   // TTL is read from the heartbeat latencies (and leases_lost counts any that were).
-  test::Daemon d(dir.path(), std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", {"--threads", "2"});
+  // The node must not go offline while the reads ramp up (a slow binary answers few of them).
+  test::Daemon d(dir.path(), std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites",
+                 {"--threads", "2", "--offline-after-ms", "3600000"});
   // The heavy sweep no node can run (its trials stay queued), 2 repeats of a x b configs.
   const int b = std::max(1, trials / 200);
   json big = d.PostJson("/api/v1/sweeps",
@@ -86,19 +88,21 @@ int main(int argc, char** argv) {
   json quiet = WorkerLoop(d.url(), node, seconds);
 
   std::atomic<bool> stop{false};
-  std::atomic<int64_t> reads{0}, read_errors{0};
+  std::atomic<int64_t> reads{0}, read_errors{0}, sent{0};
   std::vector<std::thread> ts;
   for (int i = 0; i < readers; ++i)
     ts.emplace_back([&] {
       http::Client c(d.url(), "");
       while (!stop) {
+        ++sent;
         auto r = c.Send("GET", "/api/v1/sweeps", "", "application/json", std::chrono::seconds(300));
         if (r.ok() && r->status == 200) ++reads;
         else ++read_errors;
       }
     });
-  // Load first: every reader has a read in flight before the measurement starts.
-  while (reads < readers / 2 && read_errors < readers) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Load first: every reader has sent its first read before the measurement starts.
+  while (sent < readers) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // their requests reach the daemon
   const int64_t reads0 = reads;
   auto t0 = Clock::now();
   json loaded = WorkerLoop(d.url(), node, seconds);

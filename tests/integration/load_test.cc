@@ -156,6 +156,8 @@ void FloodWithIdleConnections(const std::vector<std::string>& extra) {
   const double cpu0 = CpuSeconds(serve.pid());
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the measurement window, not a synchronisation
   const double cpu = CpuSeconds(serve.pid()) - cpu0;
+  std::cerr << "daemon CPU in the 2 s window: " << cpu << " s; log: " << fs::file_size(dir.path() + "/daemon.log")
+            << " bytes; descriptors open: " << OpenFds(serve.pid()) << "\n";
   // Spinning on EMFILE burns a core: ~2 s in this window. Backing off costs almost nothing.
   EXPECT_LT(cpu, 0.5) << "the daemon used " << cpu << " s of CPU in 2 s with idle connections only";
   EXPECT_LT(fs::file_size(dir.path() + "/daemon.log"), 64u * 1024) << serve.Log().substr(0, 2000);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "api/handlers.h"
+#include "http/log_limiter.h"
 #include "http/router.h"
 #include "tests/support/harness.h"
 
@@ -99,6 +100,18 @@ TEST(Router, ANodeCredentialIsAWorkerBoundToItsNode) {
   list.path = "/api/v1/sweeps";
   EXPECT_EQ(router.LaneOf(lease), Lane::kIo);
   EXPECT_EQ(router.LaneOf(list), Lane::kPool);
+}
+
+TEST(LogLimiter, OneLineAPeriodAndTheHeldBackOnesCounted) {
+  LogLimiter limit(std::chrono::seconds(10));
+  const auto t0 = LogLimiter::Clock::now();
+  int64_t held = -1;
+  EXPECT_TRUE(limit.Allow(&held, t0));
+  EXPECT_EQ(held, 0);
+  for (int i = 1; i <= 1000; ++i) EXPECT_FALSE(limit.Allow(&held, t0 + std::chrono::milliseconds(i)));
+  EXPECT_TRUE(limit.Allow(&held, t0 + std::chrono::seconds(10)));
+  EXPECT_EQ(held, 1000);
+  EXPECT_FALSE(limit.Allow(&held, t0 + std::chrono::seconds(11)));
 }
 
 TEST(Router, TokensFileErrorsNameTheLine) {
