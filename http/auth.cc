@@ -73,18 +73,26 @@ Result<Auth> Auth::Load(const std::string& path) {
     if (!r || !(ss >> hash) || hash.rfind("sha256:", 0) != 0 || hash.size() != 7 + 64)
       return Status::Invalid(path + ":" + std::to_string(n) + ": expected 'ROLE sha256:HEX [NAME]' with ROLE one of "
                              "read, submit, worker, admin", "--tokens");
-    a.by_hash_[hash.substr(7)] = *r;
+    std::string name;
+    ss >> name;  // optional; the rest of the line is free text
+    a.by_hash_[hash.substr(7)] = Token{*r, name};
   }
   if (a.by_hash_.empty()) return Status::Invalid(path + " holds no tokens", "--tokens");
   return a;
 }
 
-std::optional<Role> Auth::Check(const std::string& authorization) const {
+std::optional<Auth::Token> Auth::Find(const std::string& authorization) const {
   static const std::string kBearer = "Bearer ";
   if (authorization.rfind(kBearer, 0) != 0) return std::nullopt;
   auto it = by_hash_.find(Sha256Hex(authorization.substr(kBearer.size())));
   if (it == by_hash_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<Role> Auth::Check(const std::string& authorization) const {
+  auto t = Find(authorization);
+  if (!t) return std::nullopt;
+  return t->role;
 }
 
 }  // namespace gauntlet::http

@@ -31,12 +31,19 @@ class Auth {
   // Loads the tokens file (hashes are matched as written: lower-case hex); Invalid if it cannot be
   // read, a line is malformed (named path:line) or it holds no token.
   static Result<Auth> Load(const std::string& path);
+  // A tokens-file entry: its role and its NAME ("" when the line gives none).
+  struct Token {
+    Role role;
+    std::string name;
+  };
+  // The entry of the token in an "Authorization: Bearer T" header value, or nullopt.
+  std::optional<Token> Find(const std::string& authorization) const;
   // The role of the token in an "Authorization: Bearer T" header value, or nullopt.
   std::optional<Role> Check(const std::string& authorization) const;
   size_t size() const { return by_hash_.size(); }  // tokens loaded
 
  private:
-  std::unordered_map<std::string, Role> by_hash_;
+  std::unordered_map<std::string, Token> by_hash_;
 };
 
 }  // namespace gauntlet::http

@@ -27,6 +27,9 @@ struct Request {
   // The node a worker's node credential speaks for (role "worker"); 0 for any other caller. A
   // worker-role caller with node 0 holds only the tokens file's worker token.
   int64_t node = 0;
+  // The NAME its tokens-file line gives the caller's token; "" when it gives none, for a node
+  // credential, and where no token is needed.
+  std::string caller;
 
   // First query value for `key`, if any.
   std::optional<std::string> Query(const std::string& key) const;

@@ -113,7 +113,12 @@ Response Router::Dispatch(Request& req) const {
   }
   req.params = std::move(params);
   if (auth_ && hit->role != Role::kPublic) {
-    auto who = auth_->Check(req.Header("authorization"));
+    auto token = auth_->Find(req.Header("authorization"));
+    std::optional<Role> who;
+    if (token) {
+      who = token->role;
+      req.caller = token->name;
+    }
     if (!who && nodes_ && req.Header("authorization").rfind("Bearer ", 0) == 0) {
       if (auto node = nodes_(req.Header("authorization").substr(7))) {
         who = Role::kWorker;

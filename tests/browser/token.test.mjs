@@ -72,9 +72,9 @@ it('asks for a token that may submit when a read token tries to rerun, then reru
   const id = Number(/#\/sweeps\/(\d+)/.exec(page.url())[1]);
   const s = await (await fetch(`${stack.url}/api/v1/sweeps/${id}`, {headers: auth})).json();
   assert.equal(s.rerun_of, made.id);
-  assert.equal(s.submitted_by, `sha256:${hash(SUBMIT).slice(0, 12)}`);
+  assert.equal(s.submitted_by, 'ci');  // the token's name in the tokens file
   await page.locator('[data-testid=rerun-of]').waitFor();  // the new sweep's page, not the old one's
-  assert.match(await page.locator('[data-testid=origin]').textContent(), new RegExp(`via rerun by sha256:${hash(SUBMIT).slice(0, 12)}`));
+  assert.match(await page.locator('[data-testid=origin]').textContent(), /via rerun by ci/);
   assert.deepEqual(page.errors.filter((e) => !/40[13]/.test(e)), []);
   await page.close();
 });

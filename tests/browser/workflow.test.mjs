@@ -152,16 +152,22 @@ describe('the first week', () => {
       page.url().includes(`sweep=${first.id}`) && (await page.locator('html[data-ready=trials]').count()));
     const want = (await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=passed&param.dtype=fp8`)).items;
     assert.ok(want.length > 1);
+    // The page keeps data-ready from its last render while the next one loads: wait for what it
+    // must show, not for the flag alone.
     const rows = page.locator('table[aria-label=Trials] tbody tr');
-    assert.equal(await rows.count(), want.length);
+    await until('the filtered rows', async () => (await rows.count()) === want.length);
+    const configs = () => page.locator('[data-testid=config]').allTextContents();
+    const ascending = (t) => t.every((x, i) => i === 0 || t[i - 1].localeCompare(x) <= 0);
     // Sort by config, then the other way; the order is in the URL.
     await page.locator('button.sort[data-sort=config]').click();
-    await until('sorted by config', async () => page.url().includes('sort=config') && (await page.locator('html[data-ready=trials]').count()));
-    const asc = await page.locator('[data-testid=config]').allTextContents();
+    const asc = await until('sorted by config', async () => {
+      const t = await configs();
+      return page.url().includes('sort=config') && t.length === want.length && ascending(t) && t;
+    });
     assert.deepEqual(asc, [...asc].sort((a, b) => a.localeCompare(b)));
     await page.locator('button.sort[data-sort=config]').click();
-    await until('sorted the other way', async () => page.url().includes('desc=1') && (await page.locator('html[data-ready=trials]').count()));
-    assert.deepEqual(await page.locator('[data-testid=config]').allTextContents(), [...asc].reverse());
+    await until('sorted the other way', async () => page.url().includes('desc=1') &&
+      JSON.stringify(await configs()) === JSON.stringify([...asc].reverse()));
     assert.equal(await page.locator('th[aria-sort=descending]').count(), 1);
     assert.deepEqual(page.errors, []);
   });
