@@ -57,37 +57,6 @@ void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials)
   }
 }
 
-void Scheduler::PushFront(Sweep& sw, QueuedTrial t) {
-  if (t.reference) {
-    queued_references_.insert(t.id);
-    auto& refs = sw.reference_trials[t.target];
-    if (std::find(refs.begin(), refs.end(), t.id) == refs.end()) refs.push_back(t.id);
-  }
-  sw.by_target[t.target].push_front(std::move(t));
-  ++queued_count_;
-}
-
-std::pair<bool, size_t> Scheduler::OpenReference(Sweep& sw, int target, const std::deque<QueuedTrial>& dq) {
-  auto it = sw.reference_trials.find(target);
-  if (it == sw.reference_trials.end()) return {false, std::string::npos};
-  auto& refs = it->second;
-  bool queued = false;
-  std::erase_if(refs, [&](int64_t id) {
-    const bool q = queued_references_.count(id) && !tombstones_.count(id);
-    queued = queued || q;
-    return !q && !lease_of_trial_.count(id);
-  });
-  if (refs.empty()) {
-    sw.reference_trials.erase(it);
-    return {false, std::string::npos};
-  }
-  if (!queued) return {true, std::string::npos};
-  // Usually at the front (references are queued there); a retried trial may stand before it.
-  for (size_t i = 0; i < dq.size(); ++i)
-    if (dq[i].reference && !tombstones_.count(dq[i].id)) return {true, i};
-  return {true, std::string::npos};
-}
-
 void Scheduler::RestoreLease(const ActiveLease& l) {
   ActiveLease copy = l;
   copy.deadline = clock_.NowMs() + opts_.lease_ttl_ms;
@@ -282,37 +251,6 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     return g;
   }
   return std::nullopt;
-}
-
-bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string& hardware, int64_t node,
-                              std::vector<int64_t>* reused, Status* err) {
-  auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node);
-  if (!prior) return false;
-  // A sweep that confirms failures reuses one only once it was confirmed as often as it asks.
-  if (sw.info.confirm_failures > 0 && (prior->verdict == "crashed" || prior->verdict == "wrong_output") &&
-      prior->confirmed < sw.info.confirm_failures)
-    return false;
-  ResultRow r = *prior;
-  r.trial_id = t.id;
-  r.attempt = t.attempt + 1;
-  r.finished_at = clock_.NowMs();
-  r.node_id.reset();
-  const int64_t evidence = prior->trial_id;
-  r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
-  if (Status s = store_.Finish(r, evidence); !s.ok()) {
-    *err = s;
-    return false;
-  }
-  if (reused) reused->push_back(t.id);
-  Settled(t.id, r.verdict);
-  // A reused verdict settles as much as the same verdict reported now would: without this, a
-  // second identical sweep would run the configs the first one's pruning skipped.
-  if (sw.info.prune) {
-    ReportOutcome pruned;
-    Prune(sw, t, t.id, hardware, r, &pruned);
-    if (reused) reused->insert(reused->end(), pruned.skipped.begin(), pruned.skipped.end());
-  }
-  return true;
 }
 
 std::optional<Grant> Scheduler::GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
