@@ -145,6 +145,8 @@ Status StoreErrorStatus(const sql::Error& e);
 // Every method is thread-safe. None may be called from inside a Read or Write callback (a Write
 // holds the write lock; an in-memory store's Read does too). Failures of SQLite come back as
 // Internal; a missing row as NotFound.
+struct CellUpdate;  // store/results_index.h
+
 class Store {
  public:
   // Opens (and migrates) the database at `path` (":memory:" or "" for a private in-memory one) and
@@ -340,6 +342,9 @@ class Store {
   void CommitLoop();
   // The suite's "key_metric" (cached: a stored suite version never changes). Under write_mu_.
   const std::string& KeyMetricName(sql::Db& db, int64_t suite_id);
+  // Writes `r` as one row of results and returns the cell it updates (its trial's suite, config and
+  // hardware, its key metric); NotFound for an unknown trial. Under write_mu_, inside Write.
+  Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r);
 
   std::string path_;
   bool memory_;

@@ -117,33 +117,40 @@ const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
   return key_metrics_.emplace(suite_id, std::move(name)).first->second;
 }
 
+Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
+  auto& ins = db.Cached(
+      "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
+      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const std::string fingerprint = r.fingerprint.dump();
+  ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
+  ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
+  ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
+  ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
+  ins.Run();
+  auto& q = db.Cached(
+      "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
+      " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
+  q.Bind(1, r.hardware).Bind(2, r.trial_id);
+  if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
+  CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
+                  r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
+  q.Reset();
+  return cell;
+}
+
 Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto& ins = db.Cached(
-          "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
-          "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-      const std::string fingerprint = r.fingerprint.dump();
-      ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
-      ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
-      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
-      ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
-      ins.Run();
-      auto& q = db.Cached(
-          "SELECT su.name, t.config_key, t.config, t.suite_id,"
-          " COALESCE(NULLIF(?, ''), t.hardware, ''), su.version FROM trials t JOIN suites su ON su.id = t.suite_id"
-          " WHERE t.id=?");
-      q.Bind(1, r.hardware).Bind(2, r.trial_id);
-      if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
-      CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
-                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
+      auto cell_or = InsertResultLocked(db, r);
+      if (!cell_or.ok()) return cell_or.status();
+      CellUpdate& cell = *cell_or;
       auto& u = db.Cached(
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
           " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
           " confirmed=?, flaky=? WHERE id=?");
       u.Bind(1, r.verdict).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
-      u.Bind(6, r.attempt).Bind(7, fingerprint);
+      u.Bind(6, r.attempt).Bind(7, cell.fingerprint);
       if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
       else u.BindNull(8).BindNull(9).BindNull(10);
       u.Bind(11, r.confirmed).Bind(12, r.flaky ? 1 : 0).Bind(13, r.trial_id).Run();
@@ -169,23 +176,9 @@ Status Store::RequeueTrial(int64_t trial, int attempt) {
 Status Store::RecordAttempt(const ResultRow& r) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto& ins = db.Cached(
-          "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
-          "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-      const std::string fingerprint = r.fingerprint.dump();
-      ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
-      ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
-      ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
-      ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
-      ins.Run();
-      auto& q = db.Cached(
-          "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
-          " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
-      q.Bind(1, r.hardware).Bind(2, r.trial_id);
-      if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
-      CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
-                      r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
-      q.Reset();
+      auto cell_or = InsertResultLocked(db, r);
+      if (!cell_or.ok()) return cell_or.status();
+      const CellUpdate& cell = *cell_or;
       const std::string path = "$.\"" + r.verdict + "\"";
       auto& u = db.Cached(
           "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=?,"
