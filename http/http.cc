@@ -117,6 +117,23 @@ nlohmann::json ParseJson(const std::string& body, int max_depth) {
   }
 }
 
+void ParseTarget(Request& r) {
+  auto q = r.target.find('?');
+  r.path = UrlDecode(r.target.substr(0, q));
+  if (q == std::string::npos) return;
+  std::string_view qs(r.target);
+  qs.remove_prefix(q + 1);
+  while (!qs.empty()) {
+    auto amp = qs.find('&');
+    std::string_view kv = qs.substr(0, amp);
+    auto eq = kv.find('=');
+    if (!kv.empty())
+      r.query.emplace(UrlDecode(kv.substr(0, eq)), eq == std::string_view::npos ? "" : UrlDecode(kv.substr(eq + 1)));
+    if (amp == std::string_view::npos) break;
+    qs.remove_prefix(amp + 1);
+  }
+}
+
 std::string UrlDecode(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -117,6 +117,8 @@ nlohmann::json ParseJson(const std::string& body, int max_depth = 64);
 
 // %XX decoded and '+' read as a space (form encoding), in paths as in queries.
 std::string UrlDecode(std::string_view s);
+// Sets `r.path` (decoded) and `r.query` (each key=value decoded, in order) from `r.target`. Pure.
+void ParseTarget(Request& r);
 std::string ReasonPhrase(int status);  // "Not Found"; "Status N" for codes it doesn't name
 
 }  // namespace gauntlet::http

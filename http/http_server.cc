@@ -52,21 +52,7 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in) {
   Request r;
   r.method = std::string(in.method_string());
   r.target = std::string(in.target());
-  auto q = r.target.find('?');
-  r.path = UrlDecode(r.target.substr(0, q));
-  if (q != std::string::npos) {
-    std::string_view qs(r.target);
-    qs.remove_prefix(q + 1);
-    while (!qs.empty()) {
-      auto amp = qs.find('&');
-      std::string_view kv = qs.substr(0, amp);
-      auto eq = kv.find('=');
-      if (!kv.empty())
-        r.query.emplace(UrlDecode(kv.substr(0, eq)), eq == std::string_view::npos ? "" : UrlDecode(kv.substr(eq + 1)));
-      if (amp == std::string_view::npos) break;
-      qs.remove_prefix(amp + 1);
-    }
-  }
+  ParseTarget(r);
   for (auto& f : in) {
     std::string name(f.name_string());
     for (auto& c : name) c = static_cast<char>(tolower(c));

@@ -119,22 +119,7 @@ http::Request ToRequest(std::string_view in, const std::string& lease) {
   r.method = std::string(first.substr(0, sp));
   r.target = sp == std::string_view::npos ? "/" : std::string(first.substr(sp + 1));
   for (size_t at; (at = r.target.find("$LEASE")) != std::string::npos;) r.target.replace(at, 6, lease);
-  auto q = r.target.find('?');
-  r.path = http::UrlDecode(r.target.substr(0, q));
-  if (q != std::string::npos) {
-    std::string_view qs(r.target);
-    qs.remove_prefix(q + 1);
-    while (!qs.empty()) {
-      auto amp = qs.find('&');
-      std::string_view kv = qs.substr(0, amp);
-      auto eq = kv.find('=');
-      if (!kv.empty())
-        r.query.emplace(http::UrlDecode(kv.substr(0, eq)),
-                        eq == std::string_view::npos ? "" : http::UrlDecode(kv.substr(eq + 1)));
-      if (amp == std::string_view::npos) break;
-      qs.remove_prefix(amp + 1);
-    }
-  }
+  http::ParseTarget(r);  // the server's own parser
   while (!in.empty()) {
     std::string_view h = take_line(in);
     if (h.empty()) break;
