@@ -32,6 +32,14 @@ int VerdictSeverity(std::string_view name) {
   return v ? v->severity : -1;
 }
 
+bool Supersedes(const Observation& next, const Observation& shown) {
+  if (next.verdict.empty()) return false;
+  if (shown.verdict.empty()) return true;
+  const bool real = VerdictSeverity(next.verdict) >= 0, had_real = VerdictSeverity(shown.verdict) >= 0;
+  if (real != had_real) return real;
+  return next.at != shown.at ? next.at > shown.at : next.trial > shown.trial;
+}
+
 std::vector<std::string> VerdictNames(bool (*pick)(const VerdictInfo&)) {
   std::vector<std::string> out;
   for (const auto& v : Verdicts())

@@ -4,6 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,17 @@ const VerdictInfo* FindVerdict(std::string_view name);
 bool IsVerdict(std::string_view name);
 // Severity of `name` as in VerdictInfo; -1 for an unknown or empty name.
 int VerdictSeverity(std::string_view name);
+// One observation of a config on one hardware class: its verdict ("" for none yet), when it
+// finished (ms) and its trial.
+struct Observation {
+  std::string_view verdict;
+  int64_t at = 0, trial = 0;
+};
+// True if `next` is the verdict to show for the config instead of `shown`: a real verdict over a
+// skip or cancel, else the later one by finish time, then by trial id. Every view of "a config's
+// latest verdict" (the cells index, the matrix over trials) decides by this one rule, so they agree
+// whatever order the results were reported in.
+bool Supersedes(const Observation& next, const Observation& shown);
 // Names of the verdicts for which `pick` is true (all when null), in display order.
 std::vector<std::string> VerdictNames(bool (*pick)(const VerdictInfo&) = nullptr);
 // "a, b, c": for error messages that list the allowed values.

@@ -29,42 +29,29 @@ struct ConfigCell {
   std::unordered_map<std::string, std::string> judged;  // fingerprint -> its first judged verdict (trial rows)
 };
 
-// Takes `verdict` as the config's own if it is the one to show: a real verdict over a skip, else the
-// later one. Only reads `s` (the metric) when it takes it.
-void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-                 sql::Stmt& s, int metric_col);
-
-// Folds one more observation of the same config into `c`.
-void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-          const json& metric, const json& counts) {
-  for (auto& [k, v] : counts.items()) c.counts[k] = c.counts.value(k, int64_t{0}) + v.get<int64_t>();
-  if (verdict.empty()) return;
-  const bool real = VerdictSeverity(verdict) >= 0, had_real = VerdictSeverity(c.verdict) >= 0;
-  if (c.verdict.empty() || (real && !had_real) || (real == had_real && at > c.at)) {
-    c.verdict = verdict;
-    c.signature = signature;
-    c.trial = trial;
-    c.at = at;
-    c.metric = metric;
-  }
-}
-
 json MetricOf(sql::Stmt& s, int name_col) {
   if (s.IsNull(name_col)) return nullptr;
   return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
 }
 
+// Takes `verdict` as the config's own if Supersedes (core/verdict.h) says it is the one to show;
+// calls `metric()` only when it takes it, so a row's metric is read once at most.
+template <typename MetricFn>
 void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-                 sql::Stmt& s, int metric_col) {
-  if (verdict.empty()) return;
-  const bool real = VerdictSeverity(verdict) >= 0, had_real = VerdictSeverity(c.verdict) >= 0;
-  if (c.verdict.empty() || (real && !had_real) || (real == had_real && at > c.at)) {
-    c.verdict = verdict;
-    c.signature = signature;
-    c.trial = trial;
-    c.at = at;
-    c.metric = MetricOf(s, metric_col);
-  }
+                 MetricFn&& metric) {
+  if (!Supersedes({verdict, at, trial}, {c.verdict, c.at, c.trial})) return;
+  c.verdict = verdict;
+  c.signature = signature;
+  c.trial = trial;
+  c.at = at;
+  c.metric = metric();
+}
+
+// Folds one more observation of the same config (a cells row) into `c`.
+void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+          json metric, const json& counts) {
+  for (auto& [k, v] : counts.items()) c.counts[k] = c.counts.value(k, int64_t{0}) + v.get<int64_t>();
+  FoldVerdict(c, verdict, signature, trial, at, [&] { return std::move(metric); });
 }
 
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
@@ -98,7 +85,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
     const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
     json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
     n = n.is_number() ? n.get<int64_t>() + 1 : 1;
-    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), s, 6);
+    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13))
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())

@@ -69,9 +69,8 @@ std::string AddJudged(const std::string& judged, const CellUpdate& u, bool* flak
 
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;
-  const bool real = Severity(u.verdict) >= 0;
   auto& q = db.Cached(
-      "SELECT verdict, judged, flaky FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
+      "SELECT verdict, judged, flaky, last_seen, trial_id FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   q.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware);
   const std::string path = "$.\"" + u.verdict + "\"";
   bool flaky = false;
@@ -95,14 +94,16 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   // Once flaky, always: a trial whose confirmation passed after a timeout (not a judged verdict, so
   // not in `judged`) marked it so, and later runs do not unmeasure that.
   flaky = flaky || u.flaky || q.Int(2) != 0;
+  // Reports arrive in any order (two GPUs, a slow network): the one shown is the one the matrix over
+  // trials shows too, by finish time, never the one written last.
+  const bool replace = Supersedes({u.verdict, u.at, u.trial}, {old_verdict, q.Int(3), q.Int(4)});
   q.Reset();
-  const bool replace = real || Severity(old_verdict) < 0;
   if (!replace) {
     auto& c = db.Cached(
-        "UPDATE cells SET counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1) WHERE suite=? AND "
-        "suite_version=? AND config_key=? AND hardware=?");
-    c.Bind(1, path).Bind(2, path).Bind(3, u.suite).Bind(4, u.suite_version).Bind(5, u.config_key).Bind(6, u.hardware);
-    c.Run();
+        "UPDATE cells SET counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1), judged=?, flaky=?"
+        " WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
+    c.Bind(1, path).Bind(2, path).Bind(3, judged).Bind(4, flaky ? 1 : 0).Bind(5, u.suite).Bind(6, u.suite_version);
+    c.Bind(7, u.config_key).Bind(8, u.hardware).Run();
     return;
   }
   // The verdict being replaced becomes "previous" only if it was a real one: a skip between two runs

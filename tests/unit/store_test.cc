@@ -2,6 +2,7 @@
 // persisted in one transaction, trial filters and paging, logs with their cap, transactions.
 #include <gtest/gtest.h>
 
+#include "store/analytics.h"
 #include "store/migrations.h"
 #include "store/store.h"
 #include "tests/support/harness.h"
@@ -129,6 +130,44 @@ TEST(Store, TrialsFilterAndPage) {
   EXPECT_EQ(seen.size(), 12u);
   auto sw = s->GetSweep(*sweep);
   EXPECT_EQ(sw->by_state["queued"], 25);
+}
+
+// Two repeats of one config finish on two GPUs, and the one that finished last is reported first.
+// The cell the explorer reads from the index and the one a sweep's page reads from its trials must
+// both show the later finish (the crash), whatever order the reports came in.
+TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  const std::string config = json{{"a", "x"}}.dump();
+  std::vector<NewTrial> trials = {{config, "a=x", 0, 0}, {config, "a=x", 0, 1}};
+  int64_t first = 0;
+  auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
+  ASSERT_TRUE(sweep.ok());
+  auto finish = [&](int64_t trial, const std::string& verdict, int64_t at) {
+    ResultRow r;
+    r.trial_id = trial;
+    r.attempt = 1;
+    r.verdict = verdict;
+    r.signature = verdict == "passed" ? "" : "crashed:illegal_memory_access";
+    r.hardware = "NVIDIA H200 · sm_90 · x1";
+    r.finished_at = at;
+    ASSERT_TRUE(s->FinishTrial(r).ok());
+  };
+  finish(first, "crashed", 2000);   // finished second, reported first
+  finish(first + 1, "passed", 1000);
+  for (bool by_sweep : {true, false}) {
+    MatrixQuery q;
+    q.suite = "s";
+    q.rows = {"a"};
+    if (by_sweep) q.sweep = *sweep;
+    auto m = Matrix(*s, q);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    ASSERT_EQ((*m)["cells"].size(), 1u) << m->dump();
+    const json& cell = (*m)["cells"][0];
+    EXPECT_EQ(cell["verdict"], "crashed") << (by_sweep ? "trials: " : "index: ") << cell.dump();
+    EXPECT_EQ(cell["trial"], first) << cell.dump();
+    EXPECT_EQ(cell["passed"], 0) << cell.dump();
+  }
 }
 
 TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
