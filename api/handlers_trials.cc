@@ -1,4 +1,5 @@
 // Trials: filter and page, show one, read its log, cancel it.
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -38,7 +39,16 @@ Response ListTrials(Context& c, Request& r) {
     } else if (k == "order") {
       if (v != "newest" && v != "oldest")
         return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
-      f.newest_first = v == "newest";
+      f.descending = v == "newest";  // of any sort key, as desc=1
+    } else if (k == "sort") {
+      const auto& keys = TrialSortKeys();
+      if (std::find(keys.begin(), keys.end(), v) == keys.end())
+        return http::Problem(422, "Unprocessable Entity", "sort '" + v + "' is not one of " + JoinNames(keys), "sort");
+      f.sort = v;
+    } else if (k == "desc") {
+      if (v != "1" && v != "0" && v != "true" && v != "false" && !v.empty())
+        return http::Problem(400, "Bad Request", "desc is 1 or 0", "desc");
+      f.descending = v == "1" || v == "true";
     } else if (k == "hardware") f.hardware = v;
     else if (k == "signature") f.signature = v;
     else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);

@@ -132,6 +132,9 @@ void AddTrialsCommand(CLI::App& app, int* code) {
   c->add_option("--order", (*f)["order"], "newest or oldest first")
       ->check(CLI::IsMember({"newest", "oldest"}))
       ->capture_default_str();
+  c->add_option("--sort", (*f)["sort"],
+                "sort by a column: id, config, hardware, state, verdict, signature, node or took (the daemon "
+                "checks it); --order newest lists it descending, oldest ascending");
   c->add_option("--limit", *limit, "at most this many trials")->capture_default_str();
   c->add_option("--after", *after, "start after this trial (the cursor a cut listing names)");
   AddClientOptions(c, o.get(), {"table", "json", "csv", "markdown"});

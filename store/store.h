@@ -99,10 +99,15 @@ struct TrialFilter {
   std::optional<std::string> suite, state, verdict, hardware;
   std::optional<std::string> signature;  // exactly this failure signature
   std::vector<std::pair<std::string, std::string>> params;  // param.NAME=VALUE
-  int64_t after = 0;         // a page's cursor: ids past it in the listing's order (0: from the start)
+  int64_t after = 0;         // a page's cursor: the last trial of the previous page (0: from the start)
   int limit = 100;
-  bool newest_first = false;  // by id, descending (else ascending)
+  std::string sort = "id";   // one of TrialSortKeys(); ties are broken by id
+  bool descending = false;   // the sort key (then id) descending
 };
+
+// The keys GET /api/v1/trials can sort by (id, config, hardware, state, verdict, signature, node,
+// took), in the dashboard's column order. Static storage; thread-safe.
+const std::vector<std::string>& TrialSortKeys();
 
 struct NodeRow {
   int64_t id = 0;

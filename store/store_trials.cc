@@ -1,5 +1,7 @@
 // The Store's trial lifecycle (see store.h): reading trials, leases, results, logs, requeues and the
 // counts the coordinator rebuilds its state from. Suites, sweeps and nodes are in store.cc.
+#include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include "core/verdict.h"
@@ -41,11 +43,53 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
   });
 }
 
+namespace {
+// Each sort key's SQL over kTrialCols' aliases. A trial that has not finished sorts as took -1,
+// before every finished one; a missing text as '' (first ascending).
+const std::vector<std::pair<std::string, std::string>>& SortExprs() {
+  static const std::vector<std::pair<std::string, std::string>> kExprs = {
+      {"id", "t.id"},
+      {"config", "t.config_key"},
+      {"hardware", "COALESCE(t.hardware, '')"},
+      {"state", "t.state"},
+      {"verdict", "COALESCE(t.verdict, '')"},
+      {"signature", "COALESCE(t.signature, '')"},
+      {"node", "COALESCE(n.name, '')"},
+      {"took", "COALESCE(t.finished_at - t.started_at, -1)"}};
+  return kExprs;
+}
+}  // namespace
+
+const std::vector<std::string>& TrialSortKeys() {
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> out;
+    for (auto& [k, e] : SortExprs()) out.push_back(k);
+    return out;
+  }();
+  return kKeys;
+}
+
 Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
+  auto e = std::find_if(SortExprs().begin(), SortExprs().end(), [&](auto& p) { return p.first == f.sort; });
+  if (e == SortExprs().end())
+    return Status::Invalid("sort '" + f.sort + "' is not one of " + JoinNames(TrialSortKeys()), "sort");
+  const std::string& expr = e->second;
   return Guard([&]() -> Result<std::vector<TrialRow>> {
     return Read([&](sql::Db& db) {
-      std::string q = std::string("SELECT ") + kTrialCols + (f.newest_first ? " WHERE t.id < ?" : " WHERE t.id > ?");
+      // Keyset paging on (sort value, id): the cursor is the previous page's last trial, whose sort
+      // value is read back here, so `after` stays a trial id whatever the sort. A trial whose value
+      // changed since (a queued one that finished) moves the boundary; nothing is served twice within
+      // one value.
+      const char* cmp = f.descending ? " < " : " > ";
+      std::string q = std::string("SELECT ") + kTrialCols + " WHERE 1";
       std::vector<std::function<void(sql::Stmt&, int)>> binds;
+      if (f.after) {
+        if (f.sort == "id") q += std::string(" AND t.id") + cmp + "?";
+        else
+          q += " AND (" + expr + ", t.id)" + cmp + "((SELECT " + expr +
+               " FROM trials t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = ?1), ?1)";
+        binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, f.after); });
+      }
       if (f.sweep) { q += " AND t.sweep_id=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.sweep); }); }
       if (f.suite) { q += " AND su.name=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.suite); }); }
       if (f.state) { q += " AND t.state=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.state); }); }
@@ -57,10 +101,11 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
         binds.push_back([&, n = name](sql::Stmt& s, int i) { s.Bind(i, "$.\"" + n + "\""); });
         binds.push_back([&, v = value](sql::Stmt& s, int i) { s.Bind(i, v); });
       }
-      q += f.newest_first ? " ORDER BY t.id DESC LIMIT ?" : " ORDER BY t.id LIMIT ?";
+      const char* dir = f.descending ? " DESC" : "";
+      q += f.sort == "id" ? std::string(" ORDER BY t.id") + dir : " ORDER BY " + expr + dir + ", t.id" + dir;
+      q += " LIMIT ?";
       auto& s = db.Cached(q);
       int i = 1;
-      s.Bind(i++, f.newest_first && f.after == 0 ? INT64_MAX : f.after);
       for (auto& b : binds) b(s, i++);
       s.Bind(i, f.limit);
       std::vector<TrialRow> out;

@@ -165,6 +165,9 @@ describe('the first week', () => {
       return page.url().includes('sort=config') && t.length === want.length && ascending(t) && t;
     });
     assert.deepEqual(asc, [...asc].sort((a, b) => a.localeCompare(b)));
+    // The daemon sorted them (the whole listing, so page 2 would continue this order), not the page.
+    const bySort = (await stack.get(`/api/v1/trials?sweep=${first.id}&verdict=passed&param.dtype=fp8&sort=config`)).items;
+    assert.deepEqual(asc, bySort.map((t) => Object.entries(t.config).map(([k, v]) => `${k}=${v}`).join(', ')));
     await page.locator('button.sort[data-sort=config]').click();
     await until('sorted the other way', async () => page.url().includes('desc=1') &&
       JSON.stringify(await configs()) === JSON.stringify([...asc].reverse()));

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "http/auth.h"
 #include "tests/support/harness.h"
@@ -130,6 +132,26 @@ TEST_F(ApiTest, SuitesListShowAndVersionedPut) {
   auto bad = c.Send("PUT", "/api/v1/suites/fixture-cmd", def.dump());
   json p = Problem(*bad, 422);
   EXPECT_EQ(p["field"], "stages[0].kind");
+}
+
+TEST_F(ApiTest, TrialsSortByAKnownColumnAndNameTheFieldOtherwise) {
+  d->PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail"}}}}}, 201);
+  json asc = d->GetJson("/api/v1/trials?sort=config&limit=10000");
+  json desc = d->GetJson("/api/v1/trials?sort=config&desc=1&limit=10000");
+  ASSERT_GE(asc["items"].size(), 2u);
+  std::vector<std::string> a, b;
+  for (auto& t : asc["items"]) a.push_back(t["config"].value("mode", ""));
+  for (auto& t : desc["items"]) b.push_back(t["config"].value("mode", ""));
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end())) << asc.dump();
+  std::reverse(b.begin(), b.end());
+  EXPECT_EQ(a, b) << desc.dump();
+  http::Client c(d->url(), "");
+  auto bad = c.Send("GET", "/api/v1/trials?sort=colour");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(Problem(*bad, 422)["field"], "sort");
+  auto flag = c.Send("GET", "/api/v1/trials?sort=verdict&desc=maybe");
+  ASSERT_TRUE(flag.ok());
+  EXPECT_EQ(Problem(*flag, 400)["field"], "desc");
 }
 
 TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {

@@ -2,6 +2,8 @@
 // persisted in one transaction, trial filters and paging, logs with their cap, transactions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "store/analytics.h"
 #include "store/migrations.h"
 #include "store/store.h"
@@ -130,6 +132,57 @@ TEST(Store, TrialsFilterAndPage) {
   EXPECT_EQ(seen.size(), 12u);
   auto sw = s->GetSweep(*sweep);
   EXPECT_EQ(sw->by_state["queued"], 25);
+}
+
+// Sorting by a column pages through the whole listing, not one page at a time: every trial exactly
+// once, in (value, id) order, ascending and descending, with the cursor still a trial id.
+TEST(Store, TrialsSortByAColumnAcrossPages) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  std::vector<NewTrial> trials;
+  for (int i = 0; i < 23; ++i) trials.push_back({json{{"a", i % 2 ? "x" : "y"}}.dump(), i % 2 ? "a=x" : "a=y", 0, i});
+  int64_t first = 0;
+  auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
+  ASSERT_TRUE(sweep.ok());
+  const std::vector<std::string> verdicts = {"passed", "crashed", "oom", "", "unsupported"};  // "": still queued
+  std::vector<std::pair<std::string, int64_t>> expect;
+  for (int i = 0; i < 23; ++i) {
+    const std::string& v = verdicts[i * 7 % verdicts.size()];
+    if (!v.empty()) {
+      ResultRow r;
+      r.trial_id = first + i;
+      r.attempt = 1;
+      r.verdict = v;
+      r.hardware = "H200";
+      r.finished_at = 1000 + i;
+      ASSERT_TRUE(s->FinishTrial(r).ok());
+    }
+    expect.emplace_back(v, first + i);
+  }
+  for (bool desc : {false, true}) {
+    auto want = expect;
+    std::sort(want.begin(), want.end());
+    if (desc) std::reverse(want.begin(), want.end());
+    TrialFilter f;
+    f.sweep = *sweep;
+    f.sort = "verdict";
+    f.descending = desc;
+    f.limit = 4;
+    std::vector<std::pair<std::string, int64_t>> got;
+    while (true) {
+      auto page = s->ListTrials(f);
+      ASSERT_TRUE(page.ok()) << page.status().message();
+      for (auto& t : *page) got.emplace_back(t.verdict.value_or(""), t.id);
+      if (page->size() < 4) break;
+      f.after = page->back().id;
+    }
+    EXPECT_EQ(got, want) << (desc ? "descending" : "ascending");
+  }
+  TrialFilter bad;
+  bad.sort = "colour";
+  auto r = s->ListTrials(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().field(), "sort");
 }
 
 // Two repeats of one config finish on two GPUs, and the one that finished last is reported first.

@@ -25,40 +25,27 @@ function row(t) {
   );
 }
 
-// The columns, and what each sorts by (a page at a time: the API pages trials by id).
+// The columns and the API's sort key for each (GET /api/v1/trials?sort=): the daemon sorts the whole
+// listing and pages through it, so page 2 continues page 1's order.
 const COLUMNS = [
-  ['Trial', 'id', (t) => t.id],
-  ['Config', 'config', (t) => fmtConfig(t.config)],
-  ['Hardware', 'hardware', (t) => t.hardware || ''],
-  ['State', 'state', (t) => t.state],
-  ['Verdict', 'verdict', (t) => t.verdict || ''],
-  ['Reason', 'signature', (t) => t.signature || ''],
-  ['Node', 'node', (t) => t.node || ''],
-  ['Took', 'took', (t) => (t.started_at && t.finished_at ? t.finished_at - t.started_at : -1)],
+  ['Trial', 'id'], ['Config', 'config'], ['Hardware', 'hardware'], ['State', 'state'],
+  ['Verdict', 'verdict'], ['Reason', 'signature'], ['Node', 'node'], ['Took', 'took'],
 ];
 
 /**
  * Shows one page of GET /api/v1/trials?{filter}. `cursor` is the `after` value of this page (from
- * the URL, so a shared link opens the same page); onPage(after) moves to another page. With
- * `onSort(key, desc)` the column headers sort the page by `sort` (a COLUMNS key; `desc` reversed).
+ * the URL, so a shared link opens the same page); onPage(after) moves to another page. The listing
+ * is sorted by `sort` (a COLUMNS key; `desc` reversed); with `onSort(key, desc)` the column headers
+ * change it.
  */
 export async function trialsTable(filter, {cursor, onPage, signal, sort = '', desc = false, onSort} = {}) {
-  const data = await api('/api/v1/trials' + qs({...filter, limit: PAGE, after: cursor}), {signal});
+  const known = COLUMNS.some((c) => c[1] === sort);
+  const data = await api('/api/v1/trials' + qs({...filter, limit: PAGE, after: cursor, sort: known ? sort : '', desc: known && desc ? 1 : ''}), {signal});
   const box = h('div', {class: 'trials'});
   if (!data.items.length) {
     box.append(h('p', {class: 'muted'}, cursor ? 'No more trials.' : 'No trials match.'));
   } else {
-    const col = COLUMNS.find((c) => c[1] === sort);
-    const items = [...data.items];
-    if (col) {
-      const key = col[2];
-      items.sort((a, b) => {
-        const x = key(a), y = key(b);
-        const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-        return (desc ? -c : c) || a.id - b.id;
-      });
-    }
-    const tbody = h('tbody', {}, items.map(row));
+    const tbody = h('tbody', {}, data.items.map(row));
     const head = (name, key, i) => {
       const cls = i === 0 || i === 7 ? 'num' : null;
       if (!onSort) return h('th', {scope: 'col', class: cls}, name);

@@ -44,7 +44,7 @@ export default async function render(ctx) {
       : [k.startsWith('param.') ? k.slice(6) : k, ' = ', h('code', {}, v)]));
   const table = await trialsTable(filter, {cursor, signal: ctx.signal, sort, desc,
     onPage: (after) => (location.hash = href(['trials'], {...filter, after, sort, desc: desc ? 1 : ''})),
-    onSort: (key, d) => (location.hash = href(['trials'], {...filter, after: cursor, sort: key, desc: d ? 1 : ''}))});
+    onSort: (key, d) => (location.hash = href(['trials'], {...filter, sort: key, desc: d ? 1 : ''}))});
   if (!ctx.alive) return;
   fill(ctx.main,
     h('h1', {}, 'Trials'),
