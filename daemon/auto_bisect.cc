@@ -21,10 +21,12 @@ std::vector<json> AutoBisections(const json& regressions, const std::set<std::pa
                                  const SweepRequest& req) {
   std::vector<json> out;
   for (const json& r : regressions.value("items", json::array())) {
-    if (r.value("kind", "") != "ordered" || !r["bisection"].is_null() || !r["start"].is_object()) continue;
-    const std::string& hw = r["hardware"].get_ref<const std::string&>();
-    const bool ours = touched.count({r["before"]["config_key"].get<std::string>(), hw}) ||
-                      touched.count({r["after"]["config_key"].get<std::string>(), hw});
+    if (r.value("kind", "") != "ordered" || !r.value("bisection", json()).is_null() ||
+        !r.value("start", json()).is_object())
+      continue;
+    const std::string hw = r.value("hardware", "");
+    auto key = [&](const char* side) { return r.value(side, json::object()).value("config_key", ""); };
+    const bool ours = touched.count({key("before"), hw}) || touched.count({key("after"), hw});
     if (!ours) continue;
     json body = r["start"]["request"];
     body["priority"] = req.priority;
