@@ -188,8 +188,17 @@ std::vector<http::Route> ResultRoutes(Context& c) {
              return http::Problem(422, "Unprocessable Entity", "threshold is a fraction like 0.1", "threshold");
            }
          }
+         const std::string kind = r.Query("kind").value_or("");
+         if (!kind.empty() && kind != "verdict" && kind != "metric" && kind != "ordered")
+           return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
          auto g = Regressions(c.store, r.Query("suite"), threshold);
          if (!g.ok()) return FromStatus(g.status());
+         if (!kind.empty()) {
+           json keep = json::array();
+           for (auto& i : (*g)["items"])
+             if (i["kind"] == kind) keep.push_back(std::move(i));
+           (*g)["items"] = std::move(keep);
+         }
          return http::Json(*g);
        }},
   };

@@ -16,6 +16,7 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddNodesCommand(app, code);
   cli::AddMatrixCommand(app, code);
   cli::AddDiffCommand(app, code);
+  cli::AddRegressionsCommand(app, code);
   cli::AddFlakyCommand(app, code);
   cli::AddBisectCommand(app, code);
   cli::AddCompletionCommand(app);

@@ -35,6 +35,9 @@ void AddMatrixCommand(CLI::App& app, int* code);
 // `bisect --suite S --param P --good G --bad B [--set K=V]... [--target JSON] [--wait]`: starts a
 // bisection over an ordered parameter and optionally follows it to its answer (bisect.cc).
 void AddBisectCommand(CLI::App& app, int* code);
+// `regressions [--suite S] [--kind K] [--threshold F]`: configs that got worse, ordered-parameter
+// regressions with their bisection or the command that starts one (regressions.cc).
+void AddRegressionsCommand(CLI::App& app, int* code);
 // `flaky --suite S`: the suite's flaky cells with pass rates and Wilson intervals (flaky.cc).
 void AddFlakyCommand(CLI::App& app, int* code);
 // `completion [bash|zsh|fish]`: prints a completion script generated from `app`'s command tree as it is when

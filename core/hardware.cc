@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace gauntlet {
 using nlohmann::json;
@@ -144,6 +145,23 @@ std::string NodeHardware(const Inventory& inv) {
   std::vector<int> all;
   for (auto& g : inv.gpus) all.push_back(g.index);
   return HardwareClass(inv, all);
+}
+
+std::optional<nlohmann::json> TargetForHardware(const std::string& hw) {
+  if (hw == "cpu") return nlohmann::json::object();
+  static const std::string kSep = " · ";
+  const size_t b = hw.rfind(kSep);
+  if (b == std::string::npos || b == 0) return std::nullopt;
+  const size_t a = hw.rfind(kSep, b - 1);
+  if (a == std::string::npos || a == 0) return std::nullopt;
+  const std::string name = hw.substr(0, a), arch = hw.substr(a + kSep.size(), b - a - kSep.size());
+  const std::string count = hw.substr(b + kSep.size());
+  if (arch.rfind("sm_", 0) != 0 || arch.size() < 4 || count.size() < 2 || count.size() > 3 || count[0] != 'x') return std::nullopt;
+  for (size_t i = 1; i < count.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(count[i]))) return std::nullopt;
+  // A GPU name glob: the name's own glob characters would match other models too.
+  if (name.find_first_of("*?[\\") != std::string::npos) return std::nullopt;
+  return nlohmann::json{{"gpu_name", name}, {"arch", arch}, {"gpus", std::stoi(count.substr(1))}};
 }
 
 std::string DescribeNeed(const Need& n) {

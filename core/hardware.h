@@ -72,5 +72,9 @@ bool CouldEverFit(const Inventory& inv, const Need& need);
 std::string HardwareClass(const Inventory& inv, const std::vector<int>& gpus);
 // A node's own class: all of its GPUs ("cpu" if none).
 std::string NodeHardware(const Inventory& inv);
+// The sweep target that asks for exactly hardware class `hardware` (HardwareClass's form): "NAME ·
+// sm_XY · xN" is {"gpu_name": NAME, "arch": "sm_XY", "gpus": N}; "cpu" is {} (any node: a suite that
+// needs no GPU); nullopt for anything else ("unknown"). Pure.
+std::optional<nlohmann::json> TargetForHardware(const std::string& hardware);
 
 }  // namespace gauntlet

@@ -1,13 +1,14 @@
-// Automatic bisection (sweep field auto_bisect): when a finished sweep shows a config getting worse
-// between two tested values of an ordered parameter on one target (passed at one, failed at the next
-// one tested) with untested values between them, a bisection of that gap starts by itself. The
-// search runs from the clock thread, outside the Coordinator's lock (Bisect takes it).
+// Automatic bisection (sweep field auto_bisect): when a sweep's finish makes a regression along an
+// ordered parameter appear in the stored results (store/ordered_regressions.h: a config that passed
+// at one value and failed at the next value tested on one hardware class, whether the passing value
+// was tested by this sweep or an earlier one), a bisection of that gap starts by itself, unless one
+// already covers it (running or finished). The search runs from the clock thread, outside the
+// Coordinator's lock (Bisect takes it); one thread starts them all, so two finishing sweeps never
+// start the same bisection twice.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-
-#include "core/pass_rate.h"
 #include "daemon/coordinator.h"
+#include "store/ordered_regressions.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -16,43 +17,24 @@ namespace {
 constexpr size_t kMaxAutoBisections = 16;  // per sweep: a broken grid must not start hundreds
 }  // namespace
 
-std::vector<json> RegressionBisections(const Suite& suite, const SweepRequest& req, const std::vector<TrialRow>& trials) {
+std::vector<json> AutoBisections(const json& regressions, const std::set<std::pair<std::string, std::string>>& touched,
+                                 const SweepRequest& req) {
   std::vector<json> out;
-  for (const ParamSpec& p : suite.params) {
-    if (!IsOrdered(suite, p.name)) continue;
-    // (target, the config without p) -> index of p's value -> passed?
-    std::map<std::pair<int, std::string>, std::map<int, bool>> groups;
-    std::map<std::pair<int, std::string>, json> others;
-    for (const TrialRow& t : trials) {
-      if (t.state != "done" || !t.verdict || !t.config.contains(p.name)) continue;
-      const std::string& v = *t.verdict;
-      if (v != "passed" && !CountsAsRun(v)) continue;
-      auto it = std::find(p.values.begin(), p.values.end(), t.config[p.name].get<std::string>());
-      if (it == p.values.end()) continue;
-      json rest = t.config;
-      rest.erase(p.name);
-      const auto key = std::make_pair(t.target_index, rest.dump());
-      auto& seen = groups[key];
-      const int i = static_cast<int>(it - p.values.begin());
-      // A value seen both ways (repeats) is not a clean edge: keep it failed only if it never passed.
-      seen[i] = seen.count(i) ? (seen[i] || v == "passed") : v == "passed";
-      others[key] = rest;
-    }
-    for (auto& [key, seen] : groups) {
-      for (auto it = seen.begin(); it != seen.end() && std::next(it) != seen.end(); ++it) {
-        auto next = std::next(it);
-        if (!it->second || next->second || next->first - it->first < 2) continue;
-        json body = {{"suite", suite.name}, {"parameter", p.name}, {"good", p.values[it->first]},
-                     {"bad", p.values[next->first]}, {"config", others[key]}, {"priority", req.priority},
-                     {"name", "auto bisect " + p.name + " " + p.values[it->first] + ".." + p.values[next->first]}};
-        if (key.first < static_cast<int>(req.targets.size()) && !req.targets[key.first].raw.empty())
-          body["target"] = req.targets[key.first].raw;
-        if (req.confirm_failures) body["confirm_failures"] = req.confirm_failures;
-        out.push_back(std::move(body));
-        if (out.size() >= kMaxAutoBisections) return out;
-        break;  // the first regression of a group: a later one is inside a bad stretch anyway
-      }
-    }
+  for (const json& r : regressions.value("items", json::array())) {
+    if (r.value("kind", "") != "ordered" || !r.value("bisection", json()).is_null() ||
+        !r.value("start", json()).is_object())
+      continue;
+    const std::string hw = r.value("hardware", "");
+    auto key = [&](const char* side) { return r.value(side, json::object()).value("config_key", ""); };
+    const bool ours = touched.count({key("before"), hw}) || touched.count({key("after"), hw});
+    if (!ours) continue;
+    json body = r["start"]["request"];
+    body["priority"] = req.priority;
+    if (req.confirm_failures) body["confirm_failures"] = req.confirm_failures;
+    body["name"] = "auto bisect " + body["parameter"].get<std::string>() + " " + body["good"].get<std::string>() + ".." +
+                   body["bad"].get<std::string>();
+    out.push_back(std::move(body));
+    if (out.size() >= kMaxAutoBisections) break;
   }
   return out;
 }
@@ -78,21 +60,25 @@ void Coordinator::RunAutoBisections() {
     auto sw = store_.GetSweep(sweep);
     if (!sw.ok()) continue;
     auto req = ParseSweepRequest(sw->request);
-    const Suite* suite = nullptr;
-    {
-      std::lock_guard lock(mu_);
-      auto s = SuiteById(sw->suite_id);
-      if (s.ok()) suite = *s;  // cached for the Coordinator's life: the pointer stays valid
-    }
-    if (!req.ok() || !suite) continue;
+    if (!req.ok()) continue;
     TrialFilter f;
     f.sweep = sweep;
     f.limit = 100000;
     auto trials = store_.ListTrials(f);
     if (!trials.ok()) continue;
-    for (const json& body : RegressionBisections(*suite, *req, *trials)) {
+    std::set<std::pair<std::string, std::string>> touched;  // (config key, hardware) this sweep judged
+    for (const TrialRow& t : *trials)
+      if (t.state == "done" && t.hardware) touched.insert({t.config_key, *t.hardware});
+    auto regressions = OrderedRegressions(store_, sw->suite);
+    if (!regressions.ok()) {
+      spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());
+      continue;
+    }
+    for (const json& body : AutoBisections(*regressions, touched, *req)) {
       auto b = Bisect(body);
-      if (b.ok()) spdlog::info("sweep {}: a regression in {} started bisection {}", sweep, body["parameter"].get<std::string>(), b->sweep);
+      if (b.ok())
+        spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body["parameter"].get<std::string>(),
+                     body["good"].get<std::string>(), body["bad"].get<std::string>(), b->sweep);
       else spdlog::warn("sweep {}: could not start an automatic bisection: {}", sweep, b.status().message());
     }
   }

@@ -51,11 +51,13 @@ struct LeaseWaiter {
   std::function<void(LeaseAnswer)> answer;
 };
 
-// The bisections (POST /api/v1/bisect bodies) that a finished sweep's trials call for: per ordered
-// parameter, target and config of the other parameters, the first pass followed by a failure at the
-// next tested value with untested values between (daemon/auto_bisect.cc). Pure.
-std::vector<nlohmann::json> RegressionBisections(const Suite& suite, const SweepRequest& req,
-                                                 const std::vector<TrialRow>& trials);
+// The bisections (POST /api/v1/bisect bodies) an auto_bisect sweep's finish calls for: the ordered
+// regressions in `regressions` (OrderedRegressions' answer) that no bisection covers, that offer a
+// start, and whose good or bad side is a (config key, hardware class) in `touched` (what the sweep
+// judged), with the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
+std::vector<nlohmann::json> AutoBisections(const nlohmann::json& regressions,
+                                           const std::set<std::pair<std::string, std::string>>& touched,
+                                           const SweepRequest& req);
 
 // What the scheduler needs of sweep `sweep` (its request, its suite's gate keys). Pure.
 SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& suite);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "store/ordered_regressions.h"
 #include "store/results_index.h"
 
 namespace gauntlet {
@@ -149,6 +150,9 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
   } catch (const sql::Error& e) {
     return Status::Internal(e.what());
   }
+  auto ordered = OrderedRegressions(store, suite);
+  if (!ordered.ok()) return ordered.status();
+  for (auto& i : (*ordered)["items"]) items.push_back(std::move(i));
   return json{{"items", items}, {"threshold", threshold}};
 }
 

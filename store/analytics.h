@@ -35,8 +35,9 @@ Result<nlohmann::json> History(Store& store, const std::string& suite, const std
 // Failure clusters with the parameter value that explains each (per hardware), over the latest
 // 200,000 done trials.
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
-// Configs whose latest verdict is worse than the one before on the same hardware, or whose key
-// metric fell by more than `threshold` (0.1 = 10%).
+// Configs whose latest verdict is worse than the one before on the same hardware ("kind": "verdict"),
+// or whose key metric fell by more than `threshold` (0.1 = 10%; "metric"), then the regressions
+// along ordered parameters (store/ordered_regressions.h; "ordered").
 Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold);
 // The flaky cells of `suite` (one config on one hardware class that both passed and failed under
 // one fingerprint, or failed and then passed its confirmation) at `version` (unset: the latest; 0:

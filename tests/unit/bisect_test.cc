@@ -7,6 +7,7 @@
 
 #include "core/bisect.h"
 #include "core/suite.h"
+#include "daemon/coordinator.h"
 
 namespace gauntlet {
 namespace {
@@ -100,6 +101,38 @@ TEST(BisectTest, RequestsNameTheFieldAtFaultAndTheStateRoundTrips) {
                                         "stages": [{"name": "a", "kind": "command", "argv": ["true"]}]})"));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "parameters.wheel.values");
+}
+
+// An auto_bisect sweep starts what the regressions offer, for the gaps it judged a side of, and
+// nothing a bisection already covers or that offers no start.
+TEST(BisectTest, AutoBisectStartsOfferedGapsItsSweepTouchedOnly) {
+  const std::string hw = "NVIDIA H200 · sm_90 · x1";
+  auto item = [&](const std::string& good_key, const std::string& bad_key, json bisection, bool start) {
+    json r = {{"kind", "ordered"}, {"hardware", hw}, {"bisection", bisection},
+              {"before", {{"config_key", good_key}}}, {"after", {{"config_key", bad_key}}}, {"start", nullptr}};
+    if (start)
+      r["start"] = {{"request", {{"suite", "s"}, {"parameter", "v"}, {"good", "3"}, {"bad", "9"}, {"config", json::object()}}},
+                    {"command", "gauntlet bisect ..."}};
+    return r;
+  };
+  json regs = {{"items", json::array({item("v=3", "v=9", nullptr, true),           // the good side is earlier: ours by the bad
+                                      item("v=3", "v=9", {{"id", 7}}, true),       // covered
+                                      item("w=1", "w=5", nullptr, true),           // not touched by this sweep
+                                      item("v=3", "v=4", nullptr, false)})}};     // adjacent: nothing to search
+  regs["items"].push_back({{"kind", "verdict"}, {"hardware", hw}});
+  SweepRequest req;
+  req.priority = 5;
+  req.confirm_failures = 2;
+  auto out = AutoBisections(regs, {{"v=9", hw}, {"v=4", hw}}, req);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]["good"], "3");
+  EXPECT_EQ(out[0]["priority"], 5);
+  EXPECT_EQ(out[0]["confirm_failures"], 2);
+  EXPECT_EQ(out[0]["name"], "auto bisect v 3..9");
+  EXPECT_TRUE(AutoBisections(regs, {{"v=9", "cpu"}}, req).empty());  // same config, other hardware
+  json many = {{"items", json::array()}};
+  for (int i = 0; i < 40; ++i) many["items"].push_back(item("v=3", "v=9", nullptr, true));
+  EXPECT_EQ(AutoBisections(many, {{"v=3", hw}}, req).size(), 16u);
 }
 
 }  // namespace

@@ -55,6 +55,19 @@ TEST(Hardware, ClassNamesModelArchAndCount) {
   EXPECT_EQ(PickGpus(Inventory{}, {}, cpu)->size(), 0u);
 }
 
+// What an automatic bisection asks for so that it runs where the regression was seen: a target
+// naming exactly the class, which then fits that GPU and no other model.
+TEST(Hardware, TargetForAClassAsksForThatClass) {
+  auto t = TargetForHardware("NVIDIA H200 · sm_90 · x8");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(*t, json({{"gpu_name", "NVIDIA H200"}, {"arch", "sm_90"}, {"gpus", 8}}));
+  EXPECT_EQ(*TargetForHardware("cpu"), json::object());
+  EXPECT_EQ((*TargetForHardware("NVIDIA RTX PRO 6000 Blackwell · sm_120 · x1"))["gpu_name"], "NVIDIA RTX PRO 6000 Blackwell");
+  for (const char* bad : {"unknown", "", "NVIDIA H200", "NVIDIA H200 · sm_90", "NVIDIA H* · sm_90 · x1", " · sm_90 · x1",
+                          "NVIDIA H200 · 9.0 · x1", "NVIDIA H200 · sm_90 · 8", "NVIDIA H200 · sm_90 · x1000"})
+    EXPECT_FALSE(TargetForHardware(bad)) << bad;
+}
+
 TEST(Hardware, TargetNarrowsTheSuite) {
   Requirements suite;
   suite.gpus = 1;

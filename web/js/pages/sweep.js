@@ -85,19 +85,40 @@ export default async function render(ctx) {
       actions(s));
   }
 
-  // A bisection: the interval still in question, the value being tried, and each probe so far.
+  // A bisection: the interval still in question, the value being tried, and each probe so far. The
+  // summary is re-rendered on each of the sweep's events (sweep.search when a probe settles), so the
+  // interval narrows on screen as the probes finish.
   function searchView(b) {
     const iv = b.interval || {};
-    return h('section', {class: 'note', 'aria-label': 'Bisection', 'data-testid': 'search'},
+    const interval = h('p', {'data-testid': 'search-interval', 'data-good': iv.good ?? '', 'data-bad': iv.bad ?? '',
+      'data-trying': b.trying ?? '', 'data-left': iv.values_left ?? 0}, b.first_bad
+      ? ['First bad: ', h('code', {'data-testid': 'first-bad'}, b.first_bad), ` (last good ${iv.good})`]
+      : [`Between ${iv.good}${iv.good_known ? ' (passed)' : ' (as given)'} and ${iv.bad}${iv.bad_known ? ' (failed)' : ' (as given)'}: `,
+        plural(iv.values_left || 0, 'value'), ' left', b.trying ? [', trying ', h('code', {'data-testid': 'search-trying'}, b.trying)] : '']);
+    return h('section', {class: 'note', 'aria-label': 'Bisection', 'data-testid': 'search', 'data-state': b.state},
       h('p', {}, h('strong', {}, `Bisecting ${b.parameter}`), ` from ${b.good} (good) to ${b.bad} (bad): `,
         h('span', {'data-testid': 'search-state'}, b.state)),
-      h('p', {'data-testid': 'search-interval'}, b.first_bad
-        ? ['First bad: ', h('code', {'data-testid': 'first-bad'}, b.first_bad), ` (last good ${iv.good})`]
-        : [`Between ${iv.good}${iv.good_known ? ' (passed)' : ' (as given)'} and ${iv.bad}${iv.bad_known ? ' (failed)' : ' (as given)'}: `,
-          plural(iv.values_left || 0, 'value'), ' left', b.trying ? [', trying ', h('code', {}, b.trying)] : '']),
+      interval,
+      searchStrip(b),
       b.detail ? h('p', {class: 'muted'}, b.detail) : null,
       (b.steps || []).length ? h('ol', {'data-testid': 'search-steps'}, b.steps.map((st) =>
         h('li', {}, h('code', {}, `${b.parameter}=${st.value}`), ` ${st.verdict} `, h('a', {href: `#/trials/${st.trial}`}, `trial #${st.trial}`)))) : null);
+  }
+
+  // The searched range as one strip: values at or below the last good, values still in question
+  // (the one being tried marked), values at or above the first bad. Long ranges are not drawn.
+  function searchStrip(b) {
+    const vals = b.values || [];
+    const from = vals.indexOf(b.good), to = vals.indexOf(b.bad);
+    if (from < 0 || to <= from || to - from > 200) return null;
+    const probed = new Map((b.steps || []).map((st) => [st.value, st.bad ? 'bad' : 'good']));
+    return h('ol', {class: 'search-strip', 'aria-label': `${b.parameter} from ${b.good} to ${b.bad}`, 'data-testid': 'search-strip'},
+      vals.slice(from, to + 1).map((v, k) => {
+        const i = from + k;
+        const side = i <= b.lo ? 'good' : i >= b.hi ? 'bad' : 'open';
+        const cls = [`ss-${side}`, v === b.trying ? 'ss-trying' : '', probed.has(v) ? 'ss-probed' : ''].filter(Boolean).join(' ');
+        return h('li', {class: cls, title: `${b.parameter}=${v}: ${v === b.trying ? 'running now' : side === 'open' ? 'not known yet' : side}`}, v);
+      }));
   }
 
   // Each target no node can run: the requirement none meets and the nodes there are, so a person

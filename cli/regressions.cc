@@ -1,0 +1,106 @@
+// `gauntlet regressions [--suite S] [--kind K] [--threshold F]`: configs that got worse on their
+// hardware (GET /api/v1/regressions): a worse latest verdict, a key metric that fell, or a failure
+// at a later value of an ordered parameter than one that passed, with the bisection that searches
+// that gap or the command that starts one.
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+
+namespace gauntlet::cli {
+using nlohmann::json;
+
+namespace {
+std::string Str(const json& j, const char* k) {
+  return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+}
+std::string Id(const json& j, const char* k) {
+  return j.is_object() && j.contains(k) && j[k].is_number_integer() ? std::to_string(j[k].get<int64_t>()) : "";
+}
+
+// "3 passed (#12)" for an ordered side, "passed (#12)" for a verdict or metric one.
+std::string Side(const json& s) {
+  std::string out = Str(s, "value");
+  if (!out.empty()) out += " ";
+  out += Str(s, "verdict");
+  if (s.contains("metric") && s["metric"].is_number()) out += " " + s["metric"].dump();
+  else if (s.contains("metric") && s["metric"].is_object()) out += " " + s["metric"]["value"].dump();
+  if (!Id(s, "trial").empty()) out += " (#" + Id(s, "trial") + ")";
+  return out;
+}
+
+// What was done about it: the bisection and its answer, the first bad value, or "none".
+std::string Answer(const json& r) {
+  if (r.value("kind", "") != "ordered") return "";
+  const json& b = r["bisection"];
+  if (b.is_object()) {
+    std::string out = "bisection #" + Id(b, "id") + " " + Str(b, "state");
+    if (b["first_bad"].is_string()) out += ": first bad " + b["first_bad"].get<std::string>();
+    return out;
+  }
+  if (r["first_bad"].is_string()) return "first bad " + r["first_bad"].get<std::string>();
+  return "no bisection";
+}
+
+std::string Config(const json& r) {
+  if (!r.contains("config") || !r["config"].is_object()) return Str(r, "config_key");
+  std::string out;
+  for (auto& [k, v] : r["config"].items()) out += (out.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  return out.empty() ? "-" : out;
+}
+}  // namespace
+
+void AddRegressionsCommand(CLI::App& app, int* code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto suite = std::make_shared<std::string>();
+  auto kind = std::make_shared<std::string>();
+  auto threshold = std::make_shared<std::string>();
+  auto c = app.add_subcommand("regressions", "Configs that got worse: a worse verdict, a slower key metric, a later ordered value");
+  c->add_option("--suite", *suite, "only this suite");
+  c->add_option("--kind", *kind, "only verdict, metric or ordered regressions")->check(CLI::IsMember({"verdict", "metric", "ordered"}));
+  c->add_option("--threshold", *threshold, "the key-metric fall that counts (a fraction; default 0.1)");
+  AddClientOptions(c, o.get(), {"table", "csv", "json"});
+  c->callback([=] {
+    std::string q;
+    auto add = [&](const char* k, const std::string& v) {
+      if (!v.empty()) q += (q.empty() ? "?" : "&") + std::string(k) + "=" + http::UrlEncode(v);
+    };
+    add("suite", *suite);
+    add("kind", *kind);
+    add("threshold", *threshold);
+    auto client = Connect(*o);
+    auto r = Call(*client, "GET", "/api/v1/regressions" + q);
+    if (!r) return void(*code = 2);
+    if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
+    Rows rows;
+    std::vector<std::string> starts;
+    for (auto& i : (*r)["items"]) {
+      const bool ordered = i.value("kind", "") == "ordered";
+      if (o->format == "csv") {
+        rows.push_back({Str(i, "suite"), Str(i, "kind"), Config(i), Str(i, "hardware"), Str(i, "parameter"),
+                        Str(i["before"], "value"), Str(i["before"], "verdict"), Id(i["before"], "trial"),
+                        Str(i["after"], "value"), Str(i["after"], "verdict"), Id(i["after"], "trial"),
+                        ordered ? i["untested"].dump() : "", Id(i["bisection"], "id"), Str(i["bisection"], "state"),
+                        ordered && i["first_bad"].is_string() ? i["first_bad"].get<std::string>()
+                                                             : Str(i["bisection"], "first_bad"),
+                        Str(i["start"], "command")});
+        continue;
+      }
+      rows.push_back({Str(i, "suite"), Config(i), Str(i, "hardware"), ordered ? Str(i, "parameter") : Str(i, "kind"),
+                      Side(i["before"]), Side(i["after"]), Answer(i)});
+      if (ordered && i["start"].is_object()) starts.push_back(Str(i["start"], "command"));
+    }
+    if (o->format == "csv")
+      return PrintCsv({"suite", "kind", "config", "hardware", "parameter", "before_value", "before_verdict", "before_trial",
+                       "after_value", "after_verdict", "after_trial", "untested", "bisection", "bisection_state", "first_bad",
+                       "start_command"},
+                      rows);
+    if (rows.empty()) return void(std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n");
+    PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows);
+    if (!starts.empty()) std::cout << "\nno bisection was started for these; to start one:\n";
+    for (auto& s : starts) std::cout << "  " << s << "\n";
+  });
+}
+
+}  // namespace gauntlet::cli
