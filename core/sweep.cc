@@ -1,6 +1,7 @@
 #include "core/sweep.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace gauntlet {
@@ -81,11 +82,24 @@ Result<SweepRequest> ParseSweepRequest(const json& j) {
         target.gpu_name = t["gpu_name"];
         t.erase("gpu_name");
       }
+      if (t.contains("cost_per_gpu_hour")) {
+        const json& c = t["cost_per_gpu_hour"];
+        // Finite: parsed text cannot say infinity or NaN, but a request built in code can.
+        if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0)
+          return Status::Invalid("cost_per_gpu_hour is a finite number greater than 0 (a relative price)",
+                                 f + ".cost_per_gpu_hour");
+        target.cost_per_gpu_hour = c.get<double>();
+        t.erase("cost_per_gpu_hour");
+      }
       if (Status s = ParseRequirements(t, f, &target.req); !s.ok()) return s;
       r.targets.push_back(std::move(target));
     }
   }
-  if (r.targets.empty()) r.targets.push_back(Target{{}, "", json::object()});
+  if (r.targets.empty()) {
+    Target any;
+    any.raw = json::object();
+    r.targets.push_back(std::move(any));
+  }
   auto int_field = [&](const char* k, int64_t lo, int64_t hi, auto* out) -> Status {
     if (!j.contains(k)) return Status::Ok();
     if (!j[k].is_number_integer() || j[k].get<int64_t>() < lo || j[k].get<int64_t>() > hi)

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,11 @@ using Config = std::map<std::string, std::string>;  // parameter -> value (order
 struct Target {
   Requirements req;      // gpus (0 = the suite's), arch, min_memory_gb, labels
   std::string gpu_name;  // glob on the GPU model name, e.g. "NVIDIA H200*"
+  // What one GPU-hour of this target's hardware costs, relative to the sweep's other targets (any
+  // unit, finite and > 0); unset counts as 1. Orders probes cheapest first (docs/SCHEDULING.md).
+  std::optional<double> cost_per_gpu_hour;
   nlohmann::json raw;    // as submitted, for display
+  double Price() const { return cost_per_gpu_hour.value_or(1.0); }  // the price, 1 when unset
 };
 
 // A parsed request (DESIGN.md "Sweep request" gives each field's meaning).

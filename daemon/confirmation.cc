@@ -31,7 +31,7 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   ++t.max_attempts;              // a confirming attempt spends none of the infra-error budget
   t.queued_at = clock_.NowMs();
   // First in its target: a verdict that pruning and reuse wait for should not wait behind the grid.
-  sit->second.by_target[t.target].push_front(std::move(t));
+  QueueOf(sit->second, t).push_front(std::move(t));
   ++queued_count_;
   return true;
 }

@@ -163,6 +163,7 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
         q.config_key = ConfigKey(c);
         q.max_attempts = req.max_attempts;
         q.cost_s = cost;
+        q.price = req.targets[t].Price();
         q.reference = ref && IsReferenceConfig(*ref, c);
         out.push_back(std::move(q));
       }

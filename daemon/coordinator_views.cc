@@ -1,6 +1,8 @@
 // The Coordinator's read side (see coordinator.h): the fleet, batch launchers' reports, a sweep's
 // live extras (running, unmatched targets, pruning and reuse) and the /metrics numbers. Every call
 // takes the coordinator's mutex: the scheduler's state is read consistently.
+#include <algorithm>
+
 #include "core/hardware.h"
 #include "daemon/coordinator.h"
 
@@ -85,6 +87,10 @@ json Coordinator::SweepExtras(int64_t sweep) {
   j["unmatched_targets"] = unmatched;
   auto [skipped, saved] = sched_->Saved(sweep);
   j["pruned"] = {{"trials", skipped}, {"gpu_hours_saved", saved / 3600.0}};
+  // Priced only where the request priced a target: otherwise it would only repeat gpu_hours_saved.
+  if (rit != requests_.end() && std::any_of(rit->second->targets.begin(), rit->second->targets.end(),
+                                            [](const Target& t) { return t.cost_per_gpu_hour.has_value(); }))
+    j["pruned"]["cost_saved"] = sched_->SavedCost(sweep);
   // What reuse matched on, so a reader knows how much "the same" means for this suite.
   if (rit != requests_.end() && rit->second->reuse) {
     const Suite* su = nullptr;

@@ -33,7 +33,7 @@ std::string TrialsText(const std::vector<int64_t>& ids) {
 void Scheduler::SecondLook(Sweep& sw, int target, const Config& gate) {
   // The crash settles its gate values once a second trial of them crashes alike: run that one next,
   // so the rest are pruned now rather than after the grid got to them.
-  auto dit = sw.by_target.find(target);
+  auto dit = FindQueue(sw, target);
   if (dit == sw.by_target.end()) return;
   auto& dq = dit->second;
   for (size_t i = 0; i < dq.size(); ++i) {
@@ -91,11 +91,11 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   }
   // Same hardware class: queued trials of the evidence's target (all of a target's trials share
   // one hardware need, and a sweep's targets are its hardware classes).
-  auto dit = sw.by_target.find(spec.target);
+  auto dit = FindQueue(sw, spec.target);
   if (dit == sw.by_target.end()) return;
   auto& dq = dit->second;
   std::vector<int64_t> ids;
-  double saved = 0;
+  double saved = 0, saved_cost = 0;
   for (auto& t : dq) {
     bool same = true;
     for (auto& [k, v] : gate) {
@@ -108,6 +108,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     if (!same || tombstones_.count(t.id)) continue;
     ids.push_back(t.id);
     saved += t.cost_s * t.need.gpus;  // GPU-hours: a CPU-only trial saves none
+    saved_cost += TrialCost(t);
   }
   if (ids.empty()) return;
   const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + r.verdict +
@@ -122,6 +123,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   for (int64_t id : ids) Settled(id, "skipped");
   sw.skipped += static_cast<int64_t>(ids.size());
   sw.saved_gpu_s += saved;
+  sw.saved_cost += saved_cost;
   out->skipped = std::move(ids);
   out->prune_key = key;
 }

@@ -52,7 +52,7 @@ void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials)
       PushFront(sw, std::move(t));
       continue;
     }
-    sw.by_target[t.target].push_back(std::move(t));
+    QueueOf(sw, t).push_back(std::move(t));
     ++queued_count_;
   }
 }
@@ -66,6 +66,7 @@ void Scheduler::RestoreLease(const ActiveLease& l) {
   if (nit != nodes_.end())
     for (int g : l.gpus) nit->second.busy_gpus.insert(g);
   Sweep& sw = sweeps_[l.sweep];
+  sw.target_cost.try_emplace(l.spec.target, TrialCost(l.spec));  // it may be queued again
   sw.running++;
   if (l.spec.reference) sw.reference_trials[l.spec.target].push_back(l.trial);
   leases_[l.lease] = std::move(copy);
@@ -136,6 +137,11 @@ std::pair<int64_t, double> Scheduler::Saved(int64_t sweep) const {
   return {it->second.skipped, it->second.saved_gpu_s};
 }
 
+double Scheduler::SavedCost(int64_t sweep) const {
+  auto it = sweeps_.find(sweep);
+  return it == sweeps_.end() ? 0 : it->second.saved_cost;
+}
+
 Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vector<int>& free_gpus,
                                                  std::vector<int64_t>* reused) {
   auto nit = nodes_.find(node_id);
@@ -173,7 +179,8 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
   // A loop, not recursion: a sweep whose every trial is reusable settles them all here, and
   // tens of thousands of nested calls would overflow the stack. Two passes when the sweep settles
   // first: a node that several targets fit takes a probe (a trial that settles the most) of any
-  // of them before the rest of one.
+  // of them before the rest of one. The queues are keyed cheapest first (TargetKey), so each pass
+  // tries the cheaper hardware's queue first.
   for (int pass = sw.info.settle_first && sw.by_target.size() > 1 ? 0 : 1; pass < 2; ++pass)
   for (auto it = sw.by_target.begin(); it != sw.by_target.end();) {
     auto& dq = it->second;
@@ -217,7 +224,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     }
     if (!dq[k].reference && !sw.reference_trials.empty()) {
       // A reference trial of this target still to run or running: it goes first, or nothing does.
-      auto [open, at] = OpenReference(sw, it->first, dq);
+      auto [open, at] = OpenReference(sw, it->first.target, dq);
       if (open && at == std::string::npos) {
         ++it;
         continue;
@@ -456,12 +463,12 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
   std::vector<int> out;
   auto it = sweeps_.find(sweep);
   if (it == sweeps_.end()) return out;
-  for (auto& [target, dq] : it->second.by_target) {
+  for (auto& [key, dq] : it->second.by_target) {
     if (dq.empty()) continue;
     bool any = false;
     for (auto& [id, n] : nodes_)
       if (n.state != "offline" && CouldEverFit(n.inv, dq.front().need)) any = true;
-    if (!any) out.push_back(target);
+    if (!any) out.push_back(key.target);
   }
   return out;
 }
@@ -469,7 +476,7 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
 std::optional<Need> Scheduler::TargetNeed(int64_t sweep, int target) const {
   auto it = sweeps_.find(sweep);
   if (it == sweeps_.end()) return std::nullopt;
-  auto dq = it->second.by_target.find(target);
+  auto dq = FindQueue(it->second, target);
   if (dq == it->second.by_target.end() || dq->second.empty()) return std::nullopt;
   return dq->second.front().need;
 }

@@ -79,6 +79,7 @@ struct QueuedTrial {
   int attempt = 0;  // attempts made so far
   int max_attempts = 3;
   double cost_s = 60;  // estimated seconds; cheaper first within a sweep
+  double price = 1;    // its target's cost_per_gpu_hour (1 when the sweep names none)
   std::set<int64_t> avoid_nodes;  // nodes where it met infra errors
   int timeouts = 0;               // a first timeout is retried once (DESIGN.md); a second one stands
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
@@ -90,6 +91,19 @@ struct QueuedTrial {
   bool probe = false;             // runs before the rest of its target: the first of a gate value (settle first)
   // Confirmation: (verdict, signature) of each confirming attempt made so far, oldest first.
   std::vector<std::pair<std::string, std::string>> tried;
+};
+
+// What `t` is expected to cost: GPUs x its target's price per GPU-hour x estimated hours (0 for a
+// CPU-only trial). Pure. Between the targets of a sweep that one node could serve, the cheaper goes first.
+inline double TrialCost(const QueuedTrial& t) { return t.need.gpus * t.price * t.cost_s / 3600.0; }
+
+// A sweep's queue of one target, keyed so that walking the queues in key order tries the cheaper
+// hardware first: its trials' TrialCost (one need, one price, one estimate per target), then the
+// target's index (the order the sweep lists them). Without prices, equal GPU counts keep the list order.
+struct TargetKey {
+  double cost = 0;
+  int target = 0;
+  bool operator<(const TargetKey& o) const { return cost != o.cost ? cost < o.cost : target < o.target; }
 };
 
 // What the scheduler needs of a sweep: its order and pruning rules.
@@ -208,6 +222,8 @@ class Scheduler {
   const std::unordered_map<std::string, ActiveLease>& leases() const { return leases_; }
   // Prune savings per sweep: trials skipped and estimated GPU-seconds not spent.
   std::pair<int64_t, double> Saved(int64_t sweep) const;
+  // The same savings priced: the skipped trials' TrialCost summed (GPU-hours x their targets' price).
+  double SavedCost(int64_t sweep) const;
   // Trials whose end the owner wants to hear of (a search's probes): after Watch(t), the call that
   // ends t (a report, a reuse, pruning, an expiry, a cancel) adds (t, verdict) to what TakeSettled
   // returns next, once.
@@ -217,11 +233,14 @@ class Scheduler {
  private:
   struct Sweep {
     SweepInfo info;
-    std::map<int, std::deque<QueuedTrial>> by_target;  // per target: cheapest first
+    std::map<TargetKey, std::deque<QueuedTrial>> by_target;  // a queue per target, cheapest target first
+    // Each target's TrialCost, fixed when the target is first queued (QueueOf): one key per target.
+    std::map<int, double> target_cost;
     int64_t running = 0;
     uint64_t last_served = 0;  // lease sequence number of its latest grant (round robin on ties)
     int64_t skipped = 0;
     double saved_gpu_s = 0;
+    double saved_cost = 0;  // TrialCost of the skipped trials
     // Per target: reference trials that may still be queued or running (pruned lazily).
     std::map<int, std::vector<int64_t>> reference_trials;
     // (target, stage, gate key values, signature) -> the distinct trials that crashed so.
@@ -240,6 +259,11 @@ class Scheduler {
   // True if `r` (a finished attempt of `l`) is to be run again to confirm it; then it has been
   // recorded and requeued (*err set instead on a store error).
   bool ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* err);
+  // The queue of `t`'s target, made (and the target's cost fixed) if it has none.
+  static std::deque<QueuedTrial>& QueueOf(Sweep& sw, const QueuedTrial& t);
+  // The queue of `target`, or by_target.end().
+  static std::map<TargetKey, std::deque<QueuedTrial>>::iterator FindQueue(Sweep& sw, int target);
+  static std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator FindQueue(const Sweep& sw, int target);
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.

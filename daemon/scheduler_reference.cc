@@ -15,7 +15,7 @@ void Scheduler::PushFront(Sweep& sw, QueuedTrial t) {
     auto& refs = sw.reference_trials[t.target];
     if (std::find(refs.begin(), refs.end(), t.id) == refs.end()) refs.push_back(t.id);
   }
-  sw.by_target[t.target].push_front(std::move(t));
+  QueueOf(sw, t).push_front(std::move(t));
   ++queued_count_;
 }
 

@@ -3,7 +3,8 @@
 // trial that shares its values on that hardware, so the first trial of each value of each gate key
 // is worth more than any later one: it either passes (the value is not a refusal) or settles all of
 // them at once. Running one per value first, then the rest, spends the fewest GPU-hours before the
-// matrix is known.
+// matrix is known. Between targets (a node that could serve several), the cheaper trial goes first:
+// the queues are keyed by cost (TargetKey, QueueOf).
 #include <algorithm>
 #include <set>
 #include <unordered_set>
@@ -80,6 +81,21 @@ void Scheduler::OrderToSettle(const SweepInfo& info, std::vector<QueuedTrial>& t
     out.push_back(std::move(trials[i]));
   }
   trials = std::move(out);
+}
+
+std::deque<QueuedTrial>& Scheduler::QueueOf(Sweep& sw, const QueuedTrial& t) {
+  const double cost = sw.target_cost.try_emplace(t.target, TrialCost(t)).first->second;
+  return sw.by_target[TargetKey{cost, t.target}];
+}
+
+std::map<TargetKey, std::deque<QueuedTrial>>::iterator Scheduler::FindQueue(Sweep& sw, int target) {
+  auto c = sw.target_cost.find(target);
+  return c == sw.target_cost.end() ? sw.by_target.end() : sw.by_target.find(TargetKey{c->second, target});
+}
+
+std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator Scheduler::FindQueue(const Sweep& sw, int target) {
+  auto c = sw.target_cost.find(target);
+  return c == sw.target_cost.end() ? sw.by_target.end() : sw.by_target.find(TargetKey{c->second, target});
 }
 
 }  // namespace gauntlet

@@ -78,6 +78,9 @@ TEST_F(ApiTest, SweepValidationNamesTheField) {
             "exclude");
   EXPECT_EQ(field({{"suite", "fixture-cmd"}, {"max_trials", 3}}, 422), "max_trials");
   EXPECT_EQ(field({{"suite", "fixture-cmd"}, {"targets", {{{"arch", "hopper"}}}}}, 422), "targets[0].arch");
+  for (const json& price : {json(0), json(-2), json("cheap")})
+    EXPECT_EQ(field({{"suite", "fixture-cmd"}, {"targets", {{{"arch", "sm_90"}}, {{"cost_per_gpu_hour", price}}}}}, 422),
+              "targets[1].cost_per_gpu_hour");
   // Nothing of those was stored.
   EXPECT_EQ(d->GetJson("/api/v1/sweeps")["items"].size(), 0u);
 }

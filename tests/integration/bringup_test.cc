@@ -285,5 +285,41 @@ TEST_F(Bringup, ATenTrialSweepFinishesLongBeforeABigOneSubmittedEarlier) {
   EXPECT_LT(big_starts.size(), 60u) << "the small sweep finished only after half of the big one";
 }
 
+TEST_F(Bringup, ANodeThatTwoPricedTargetsFitRunsTheCheaperTargetFirstAndThePriceWeighsTheSavings) {
+  // One B200 driven by hand; both targets fit it. The cheaper one is listed second: the order
+  // comes from the price (1 GPU x price x the suite's 900 s), not from the list.
+  json reg = d->PostJson("/api/v1/nodes/register", {{"name", "manual"}, {"inventory", OneGpu("NVIDIA B200", "10.0")}});
+  const std::string node = reg["node"].dump();
+  json sweep = d->PostJson(
+      "/api/v1/sweeps",
+      {{"suite", "fixture-bringup"}, {"reuse", false},
+       {"targets", {{{"arch", "sm_100"}, {"cost_per_gpu_hour", 6.0}}, {{"gpu_name", "NVIDIA B200*"}, {"cost_per_gpu_hour", 1.5}}}},
+       {"parameters", {{"moe_runner_backend", {"flashinfer_cutlass", "triton"}},
+                       {"fp4_gemm_backend", {"flashinfer_cutlass", "flashinfer_trtllm"}}}}},
+      201);
+  ASSERT_EQ(sweep["trials"], 8);
+  std::vector<int> targets;
+  for (;;) {
+    auto r = d->Post("/api/v1/nodes/" + node + "/lease", json{{"wait_s", 0}, {"free_gpus", {0}}}.dump());
+    if (r.status == 204) break;
+    ASSERT_EQ(r.status, 200) << r.body;
+    json g = json::parse(r.body);
+    json t = d->GetJson("/api/v1/trials/" + g["trial"].dump());
+    targets.push_back(t["target"]);
+    // The cheap target refuses the TRT-LLM GEMM: its other trial of that backend is pruned.
+    const bool refuse = t["target"] == 1 && t["config"]["fp4_gemm_backend"] == "flashinfer_trtllm";
+    json rep = refuse ? json{{"verdict", "unsupported"}, {"signature", "unsupported:fp4_gemm_sm100a_only"},
+                             {"failing_stage", "gemm"}}
+                      : json{{"verdict", "passed"}};
+    ASSERT_EQ(d->Post("/api/v1/leases/" + g["lease"].get<std::string>() + "/result", rep.dump()).status, 200);
+  }
+  EXPECT_EQ(targets, (std::vector<int>{1, 1, 1, 0, 0, 0, 0})) << "the cheaper target's trials first";
+  json done = d->WaitSweep(sweep["id"]);
+  EXPECT_EQ(done["pruned"]["trials"], 1) << done.dump();
+  EXPECT_DOUBLE_EQ(done["pruned"]["gpu_hours_saved"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(done["pruned"]["cost_saved"].get<double>(), 0.375);  // 0.25 GPU-hours x 1.5
+  EXPECT_EQ(done["request"]["targets"][1]["cost_per_gpu_hour"], 1.5);
+}
+
 }  // namespace
 }  // namespace gauntlet::test

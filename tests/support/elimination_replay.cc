@@ -11,11 +11,17 @@ namespace gauntlet::test {
 using nlohmann::json;
 
 json ReplayResult::ToJson() const {
-  return {{"trials", trials}, {"runs", runs}, {"gpu_hours", gpu_hours}, {"exhaustive_gpu_hours", exhaustive_gpu_hours},
+  json j = {{"trials", trials}, {"runs", runs}, {"gpu_hours", gpu_hours}, {"exhaustive_gpu_hours", exhaustive_gpu_hours},
           {"gpu_hours_fraction", exhaustive_gpu_hours > 0 ? gpu_hours / exhaustive_gpu_hours : 0},
           {"wrong_cells", wrong_cells}, {"flaky_cells_recorded", flaky_cells}, {"skipped", skipped},
           {"hours_to_complete", hours_to_complete}, {"passing_trials", passing_trials},
           {"passing_gpu_hours_fraction", trials > 0 ? static_cast<double>(passing_trials) / static_cast<double>(trials) : 0}};
+  if (priced) {
+    j["cost"] = cost;
+    j["exhaustive_cost"] = exhaustive_cost;
+    j["cost_fraction"] = exhaustive_cost > 0 ? cost / exhaustive_cost : 0;
+  }
+  return j;
 }
 
 namespace {
@@ -81,6 +87,7 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
       t.config = c;
       t.config_key = ConfigKey(c);
       t.cost_s = g.cost_s;
+      t.price = g.prices.empty() ? 1.0 : g.prices.at(a);
       trials.push_back(std::move(t));
       of.emplace_back(&c, static_cast<int>(a));
     }
@@ -94,6 +101,10 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
   ReplayResult res;
   res.trials = static_cast<int64_t>(trials.size());
   res.exhaustive_gpu_hours = static_cast<double>(res.trials) * g.cost_s / 3600;
+  res.priced = !g.prices.empty();
+  std::vector<double> trial_cost;  // by trial id - 1
+  for (auto& t : trials) trial_cost.push_back(TrialCost(t));
+  for (double c : trial_cost) res.exhaustive_cost += c;
   s.AddSweep(info, std::move(trials));
 
   std::vector<Truth> truth(of.size());
@@ -118,6 +129,7 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
     running.pop();
     clock.now = r.end;
     const size_t i = static_cast<size_t>(r.trial - 1);
+    res.cost += trial_cost[i];
     const Truth& t = truth[i];
     const int n = ++runs_of[i];
     ResultRow row;
@@ -217,6 +229,14 @@ Grid MediumGrid() {
     }
     return t;
   };
+  return g;
+}
+
+Grid PricedGrid() {
+  Grid g = MediumGrid();
+  g.name = "priced-5x5x4-dear-cheap";
+  g.archs = {"sm_100", "sm_120"};
+  g.prices = {6.0, 1.5};
   return g;
 }
 

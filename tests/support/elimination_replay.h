@@ -25,6 +25,8 @@ struct Grid {
   std::string name;
   std::vector<std::pair<std::string, std::vector<std::string>>> params;  // in declared order
   std::vector<std::string> archs;                                         // "sm_90": one target each
+  // Each target's cost_per_gpu_hour, in archs' order; empty: unpriced (every target 1).
+  std::vector<double> prices;
   std::vector<std::pair<std::string, std::vector<std::string>>> stages;   // stage -> gate_on, in run order
   int nodes_per_arch = 2;
   double cost_s = 900;  // every trial runs this long (the suite's cost_s): GPU-hours compare like for like
@@ -42,6 +44,9 @@ struct ReplayResult {
   int64_t runs = 0;          // attempts that ran (confirmations included)
   double gpu_hours = 0;      // runs x cost
   double exhaustive_gpu_hours = 0;  // every trial once, no pruning
+  bool priced = false;              // the grid has prices: the two below are in its JSON
+  double cost = 0;                  // GPU-hours of the runs weighted by their target's price
+  double exhaustive_cost = 0;       // the same for every trial once
   int64_t wrong_cells = 0;   // configs x archs whose outcome disagrees with the truth
   int64_t flaky_cells = 0;   // truly flaky configs recorded as flaky (a failure kept, then a pass)
   int64_t skipped = 0;
@@ -63,5 +68,8 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o);
 Grid SeedGrid();
 Grid MediumGrid();
 Grid LargeGrid();
+// The medium grid's truth on a dear target listed first (sm_100 at 6.0 per GPU-hour) and a cheap
+// one (sm_120 at 1.5), 2 nodes each: GPU-hours weighted by price.
+Grid PricedGrid();
 
 }  // namespace gauntlet::test

@@ -42,5 +42,18 @@ TEST(EliminationTest, MediumGridWithConfirmationIsExactWithinAThirdOfTheGrid) {
   EXPECT_EQ(Replay(g, {true, true, 2}).wrong_cells, 0);
 }
 
+TEST(EliminationTest, PricedTargetsWeighTheGpuHoursAndStayExactWithinAThird) {
+  const Grid g = PricedGrid();
+  ReplayResult r = Replay(g, {true, true, 1});
+  EXPECT_EQ(r.trials, 200);
+  // 100 trials of 0.25 GPU-hours on each target, at 6.0 and 1.5.
+  EXPECT_DOUBLE_EQ(r.exhaustive_cost, 100 * 0.25 * 6.0 + 100 * 0.25 * 1.5);
+  EXPECT_EQ(r.wrong_cells, 0) << r.ToJson().dump();
+  EXPECT_LE(r.cost * 3, r.exhaustive_cost) << r.ToJson().dump();
+  EXPECT_GT(r.cost, r.gpu_hours) << "at 6.0 and 1.5, every GPU-hour weighs more than 1";
+  EXPECT_TRUE(r.ToJson().contains("cost_fraction"));
+  EXPECT_FALSE(Replay(MediumGrid(), {true, true, 1}).ToJson().contains("cost"));
+}
+
 }  // namespace
 }  // namespace gauntlet::test

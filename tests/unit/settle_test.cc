@@ -1,5 +1,5 @@
 // Issue 21 in the scheduler alone: failures confirmed before they stand (confirm_failures), and the
-// order that settles the most first (one trial per gate key value, then the rest).
+// order that settles the most first (one trial per gate key value, cheaper targets first, then the rest).
 #include <gtest/gtest.h>
 
 #include "core/pass_rate.h"
@@ -235,6 +235,91 @@ TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
   }
   EXPECT_EQ(ran, 16);
   EXPECT_EQ(store.skipped, 4);
+}
+
+// Cheapest hardware first: a node that two priced targets fit takes the cheaper target's probes
+// first, then the dearer's, then the rest of each, cheaper first. Without prices, or where a node
+// fits one target only, the targets keep their order.
+NodeState H100(int64_t id) {
+  NodeState n;
+  n.id = id;
+  n.name = "h100-" + std::to_string(id);
+  n.inv.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-" + std::to_string(id), 9, 0, 81559});
+  return n;
+}
+
+// The next grant for `node`'s one GPU (nullopt when none, or on an error, which the test then sees).
+std::optional<Grant> LeaseGpu(Scheduler& s, int64_t node) {
+  auto g = s.TryLease(node, {0});
+  EXPECT_TRUE(g.ok());
+  return g.ok() ? *g : std::nullopt;
+}
+
+// 3 values of the gated `a` x 2 of the ungated `c` per target: 3 probes and 3 others each.
+std::vector<QueuedTrial> PricedTrials(double dear, double cheap) {
+  std::vector<QueuedTrial> ts;
+  int64_t id = 1;
+  for (int target : {0, 1})
+    for (std::string a : {"a1", "a2", "a3"})
+      for (std::string c : {"c1", "c2"}) {
+        QueuedTrial t = Trial(id++, {{"a", a}, {"c", c}});
+        t.target = target;
+        t.need.gpus = 1;
+        if (target == 1) t.need.arch = {"sm_90"};  // target 0 fits any GPU, target 1 Hopper only
+        t.cost_s = 900;
+        t.price = target == 0 ? dear : cheap;
+        ts.push_back(std::move(t));
+      }
+  return ts;
+}
+
+TEST_F(SettleTest, TheCheaperTargetsProbesGoFirstThenTheDearerOnesThenTheRest) {
+  s.UpsertNode(H100(1));  // fits both targets
+  std::vector<QueuedTrial> ts = PricedTrials(6.0, 1.5);
+  EXPECT_DOUBLE_EQ(TrialCost(ts[0]), 1.5);   // 1 GPU x 6.0 x 0.25 h
+  EXPECT_DOUBLE_EQ(TrialCost(ts[6]), 0.375);  // 1 GPU x 1.5 x 0.25 h
+  s.AddSweep(Info({{"load", {"a"}}}, 0), ts);
+  std::vector<std::pair<int, bool>> order;  // (target, opened a value of a)
+  std::set<std::pair<int, std::string>> seen;
+  while (auto g = LeaseGpu(s, 1)) {
+    const QueuedTrial& t = ts[g->trial - 1];
+    order.emplace_back(t.target, seen.insert({t.target, t.config.at("a")}).second);
+    ResultRow r;
+    r.verdict = "passed";
+    ASSERT_TRUE(s.Report(g->lease, r).ok());
+  }
+  const std::vector<std::pair<int, bool>> want = {{1, true},  {1, true},  {1, true},  {0, true},
+                                                  {0, true},  {0, true},  {1, false}, {1, false},
+                                                  {1, false}, {0, false}, {0, false}, {0, false}};
+  EXPECT_EQ(order, want);
+}
+
+TEST_F(SettleTest, UnpricedTargetsOrANodeOfOneTargetKeepTheTargetsOrder) {
+  s.UpsertNode(H100(1));
+  s.AddSweep(Info({{"load", {"a"}}}, 0), PricedTrials(1.0, 1.0));  // equal prices: target order
+  std::vector<int> targets;
+  while (auto g = LeaseGpu(s, 1)) {
+    targets.push_back(g->trial <= 6 ? 0 : 1);
+    ResultRow r;
+    r.verdict = "passed";
+    ASSERT_TRUE(s.Report(g->lease, r).ok());
+  }
+  EXPECT_EQ(targets, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1}));
+  // A node only the dear target fits: its trials, probes first, whatever the other target costs.
+  Scheduler one{clock, store, SchedulerOptions{}};
+  NodeState b200 = H100(2);
+  b200.inv.gpus[0] = {0, "NVIDIA B200", "GPU-B", 10, 0, 183359};
+  one.UpsertNode(b200);
+  std::vector<QueuedTrial> ts = PricedTrials(6.0, 1.5);
+  one.AddSweep(Info({{"load", {"a"}}}, 0), ts);
+  std::vector<int64_t> got;
+  while (auto g = LeaseGpu(one, 2)) {
+    got.push_back(g->trial);
+    ResultRow r;
+    r.verdict = "passed";
+    ASSERT_TRUE(one.Report(g->lease, r).ok());
+  }
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 3, 5, 2, 4, 6}));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include "core/sweep.h"
 
+#include <cmath>
+#include <limits>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +77,28 @@ TEST(Sweep, ErrorsNameTheField) {
   EXPECT_EQ(field({{"suite", "s"}, {"prune", "yes"}}), "prune");
   EXPECT_EQ(field({{"suite", "s"}, {"colour", "red"}}), "colour");
   EXPECT_EQ(field({{"name", "no suite"}}), "suite");
+}
+
+TEST(Sweep, ATargetMayCarryAPricePerGpuHourAndABadOneIsRefusedByName) {
+  auto r = ParseSweepRequest({{"suite", "s"},
+                              {"targets", {{{"arch", "sm_90"}, {"cost_per_gpu_hour", 2.5}}, {{"arch", "sm_100"}}}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->targets[0].cost_per_gpu_hour, 2.5);
+  EXPECT_EQ(r->targets[0].req.arch, std::vector<std::string>{"sm_90"});
+  EXPECT_EQ(r->targets[0].raw["cost_per_gpu_hour"], 2.5);  // shown as submitted
+  EXPECT_FALSE(r->targets[1].cost_per_gpu_hour);
+  EXPECT_EQ(r->targets[1].Price(), 1.0);
+  EXPECT_EQ(ParseSweepRequest({{"suite", "s"}, {"targets", {{{"cost_per_gpu_hour", 3}}}}})->targets[0].Price(), 3.0);
+  for (const json& bad : {json(0), json(-1.5), json("2.5"), json(nullptr), json(true), json(std::nan("")),
+                          json(std::numeric_limits<double>::infinity()), json::array({2.5})}) {
+    auto e = ParseSweepRequest({{"suite", "s"}, {"targets", {{{"arch", "sm_90"}}, {{"cost_per_gpu_hour", bad}}}}});
+    ASSERT_FALSE(e.ok()) << bad.dump();
+    EXPECT_EQ(e.status().field(), "targets[1].cost_per_gpu_hour") << bad.dump();
+  }
+  // A typo is an unknown field, not a price silently ignored.
+  auto typo = ParseSweepRequest({{"suite", "s"}, {"targets", {{{"cost_per_gpu_hr", 2}}}}});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().field(), "targets[0].cost_per_gpu_hr");
 }
 
 TEST(Sweep, AHugeGridFailsBeforeItIsBuilt) {
