@@ -25,6 +25,11 @@ std::string SweepNote(const json& s) {
     snprintf(buf, sizeof buf, "pruned %lld (%.1f GPU-h saved)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()),
              s["pruned"].value("gpu_hours_saved", 0.0));
     n += (n.empty() ? "" : "; ") + std::string(buf);
+    // Only a request whose targets have prices carries it; the unit is theirs.
+    if (auto c = s["pruned"].find("cost_saved"); c != s["pruned"].end() && c->is_number()) {
+      snprintf(buf, sizeof buf, ", %.2f in the targets' price saved", c->get<double>());
+      n.insert(n.size() - 1, buf);
+    }
   }
   return n;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "tests/integration/cli_fixture.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -319,6 +320,10 @@ TEST_F(Bringup, ANodeThatTwoPricedTargetsFitRunsTheCheaperTargetFirstAndThePrice
   EXPECT_DOUBLE_EQ(done["pruned"]["gpu_hours_saved"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(done["pruned"]["cost_saved"].get<double>(), 0.375);  // 0.25 GPU-hours x 1.5
   EXPECT_EQ(done["request"]["targets"][1]["cost_per_gpu_hour"], 1.5);
+  // A person reads the priced saving too, in the price's own unit.
+  Out st = RunProgram(dir, {GauntletBin(), "status", sweep["id"].dump()}, {"GAUNTLET_SERVER=" + d->url()});
+  EXPECT_EQ(st.code, 0) << st.err;
+  EXPECT_NE(st.out.find("pruned 1 (0.2 GPU-h saved, 0.38 in the targets' price saved)"), std::string::npos) << st.out;
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // trial list. Live: events of this sweep trigger a throttled refetch of the summary and matrix.
 
 import {api, qs} from '../api.js';
-import {fill, fmtAgo, h, plural} from '../dom.js';
+import {fill, fmtAgo, fmtNum, h, plural} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
 import {matrixView, scrollOf} from '../components/matrix.js';
@@ -76,7 +76,8 @@ export default async function render(ctx) {
       countChips(s.by_verdict, {linkFor: (v) => link({verdict: v, after: ''}) + '', current: verdict}),
       pruned.trials ? h('p', {'data-testid': 'pruned'},
         `Pruning skipped ${plural(pruned.trials, 'trial')} that an earlier failure already settled, `,
-        `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}.`) : null,
+        `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}`,
+        pruned.cost_saved != null ? h('span', {'data-testid': 'cost-saved'}, ` (${fmtNum(pruned.cost_saved)} at the targets' cost_per_gpu_hour)`) : '', '.') : null,
       s.reused ? h('p', {'data-testid': 'reused'},
         `Reused: ${plural(s.reused, 'trial')} took the verdict of an earlier trial instead of running`,
         s.reuse?.keyed_on ? ` (reuse matches ${s.reuse.keyed_on})` : '', '; they count under their verdicts above.') : null,
