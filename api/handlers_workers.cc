@@ -37,13 +37,24 @@ Response LeaseResponse(const LeaseAnswer& a) {
 }
 
 // The long-poll: the coordinator answers through a Deferred whose timer (run by the server) ends an
-// unanswered wait with 204 and tells the coordinator to forget it.
+// unanswered wait with 204 and tells the coordinator to forget it, as the server does at once when
+// the worker closes its connection meanwhile. A grant that finds the wait over (the worker gone
+// while its lease committed), or that the server could not hand over, is given back.
 Response Lease(Coordinator& coord, int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
                const std::set<std::string>& have) {
   auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
-  LeaseWaiter w{[d] { return !d->done(); }, [d](LeaseAnswer a) { d->Complete(LeaseResponse(a)); }};
+  // The grant's lease, written before Complete and read by on_undelivered after it.
+  auto granted = std::make_shared<std::string>();
+  LeaseWaiter w{[d] { return !d->done(); }, [d, granted, &coord](LeaseAnswer a) {
+                  std::string lease = a.ok() && *a ? (**a).value("lease", "") : "";
+                  *granted = lease;
+                  if (!d->Complete(LeaseResponse(a)) && !lease.empty()) coord.ReturnGrant(lease);
+                }};
   if (int64_t id = coord.Lease(node, free, wait, have, std::move(w)))
     d->on_abandon = [&coord, node, id] { coord.AbandonLease(node, id); };
+  d->on_undelivered = [&coord, granted] {
+    if (!granted->empty()) coord.ReturnGrant(*granted);
+  };
   return http::Later(std::move(d));
 }
 
@@ -68,6 +79,37 @@ std::optional<Response> NotYourNode(const Request& r, std::optional<int64_t> nod
 std::optional<Response> NotYourLease(Context& c, const Request& r) {
   if (r.role != "worker") return std::nullopt;
   return NotYourNode(r, c.coord.LeaseNode(r.params.at("lease")));
+}
+
+// The lease request's "held_back" ([{gpu, reason, pids}], optional: a worker that sends none holds
+// none back). A 422 naming the field, or nullopt with *out filled.
+std::optional<Response> ParseHeldBack(const json& body, std::map<int, HeldGpu>* out) {
+  if (!body.contains("held_back")) return std::nullopt;
+  auto bad = [](const std::string& why) {
+    return http::Problem(422, "Unprocessable Entity", why, "held_back");
+  };
+  const json& list = body["held_back"];
+  if (!list.is_array() || list.size() > 1024) return bad("held_back is a list of at most 1024 GPUs");
+  for (auto& g : list) {
+    if (!g.is_object() || !g.contains("gpu") || !g["gpu"].is_number_integer())
+      return bad("each held_back entry is an object with an integer gpu");
+    const int64_t index = g["gpu"].get<int64_t>();
+    if (index < 0 || index > 1023) return bad("held_back gpu is 0 to 1023");
+    HeldGpu h;
+    if (g.contains("reason")) {
+      if (!g["reason"].is_string()) return bad("held_back reason is a string");
+      h.reason = g["reason"].get<std::string>().substr(0, 2000);
+    }
+    if (g.contains("pids")) {
+      if (!g["pids"].is_array() || g["pids"].size() > 256) return bad("held_back pids is a list of at most 256 pids");
+      for (auto& p : g["pids"]) {
+        if (!p.is_number_integer() || p.get<int64_t>() < 0) return bad("held_back pids are non-negative integers");
+        h.pids.push_back(p.get<int64_t>());
+      }
+    }
+    (*out)[static_cast<int>(index)] = std::move(h);
+  }
+  return std::nullopt;
 }
 
 Response RegisterNode(Context& c, Request& r) {
@@ -107,6 +149,14 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        [&c](Request&) -> Response {
          return http::Json({{"items", c.coord.NodesJson()}, {"launchers", c.coord.LaunchersJson()}});
        }},
+      {"GET", "/api/v1/nodes/{id}", Role::kRead,
+       [&c, node_id](Request& r) -> Response {
+         auto id = node_id(r);
+         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+         auto n = c.coord.NodeJson(*id);
+         if (!n.ok()) return FromStatus(n.status());
+         return http::Json(*n);
+       }},
       {"PUT", "/api/v1/launchers/{name}", Role::kWorker,
        [&c](Request& r) -> Response {
          json body = http::ParseJson(r.body);
@@ -136,6 +186,9 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
              if (k.is_string()) have.insert(k.get<std::string>());
          double wait_s = body.value("wait_s", 0.0);
          if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
+         std::map<int, HeldGpu> held;
+         if (auto bad = ParseHeldBack(body, &held)) return *bad;
+         c.coord.SetHeldBack(*id, std::move(held));
          return Lease(c.coord, *id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
        }},
       {"POST", "/api/v1/nodes/{id}/drain", Role::kAdmin,

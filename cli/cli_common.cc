@@ -29,6 +29,9 @@ void Resolve(Conn* c) {
     if (const char* t = getenv("GAUNTLET_TOKEN")) c->token = t;
   if (c->ca_file.empty())
     if (const char* f = getenv("GAUNTLET_CA_FILE")) c->ca_file = f;
+  if (c->timeout_s <= 0)
+    if (const char* t = getenv("GAUNTLET_TIMEOUT")) c->timeout_s = atof(t);
+  if (c->timeout_s <= 0) c->timeout_s = 30;
   if (c->server.empty() || c->token.empty() || c->ca_file.empty()) {
     std::ifstream in(ConfigPath());
     std::string line;
@@ -62,6 +65,9 @@ void AddConnOptions(CLI::App* c, Conn* conn) {
   c->add_option("--ca-file", conn->ca_file,
                 "PEM CA certificates to trust for an https:// server (else GAUNTLET_CA_FILE, the config file, the "
                 "system's store)");
+  c->add_option("--timeout", conn->timeout_s,
+                "seconds one call to the daemon may take, connecting included (else GAUNTLET_TIMEOUT, 30)")
+      ->check(CLI::Range(0.001, 86400.0));
 }
 
 void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::string>& formats) {
@@ -75,6 +81,7 @@ void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::stri
 std::unique_ptr<http::Client> Connect(ClientOptions& o) {
   Resolve(&o.conn);
   auto c = std::make_unique<http::Client>(o.conn.server, o.conn.token);
+  c->SetTimeout(std::chrono::milliseconds(static_cast<int64_t>(o.conn.timeout_s * 1000)));
   c->SetExtraHeaders({{"X-Gauntlet-Client", "cli"}});  // a sweep submitted here says so (its `source`)
   return c;
 }

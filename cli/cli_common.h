@@ -24,6 +24,7 @@ struct Conn {
   std::string server;  // --server, GAUNTLET_SERVER, the config file, or http://127.0.0.1:8080
   std::string token;   // --token, GAUNTLET_TOKEN, the config file
   std::string ca_file; // --ca-file, GAUNTLET_CA_FILE, the config file: CAs trusted for https:// ("" : the system's)
+  double timeout_s = 0;  // --timeout, GAUNTLET_TIMEOUT: how long one call may take (0 until resolved: 30)
 };
 
 // The config file: $GAUNTLET_CONFIG, else $XDG_CONFIG_HOME/gauntlet/config, else

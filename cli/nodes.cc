@@ -1,5 +1,5 @@
-// `gauntlet nodes`: the fleet as the daemon sees it (state, hardware, running trials, heartbeat age),
-// or one node drained (admin).
+// `gauntlet nodes`: the fleet as the daemon sees it (state, hardware, running trials, GPUs held back,
+// heartbeat age), or one node drained (admin).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -9,6 +9,21 @@
 
 namespace gauntlet::cli {
 using nlohmann::json;
+
+namespace {
+
+// "1 (pids 4242, 4243); 3 (pids 77)": the node's held-back GPUs, short enough for a column.
+std::string HeldCell(const json& node) {
+  std::string out;
+  for (auto& g : node.value("held_back", json::array())) {
+    std::string pids;
+    for (auto& p : g.value("pids", json::array())) pids += (pids.empty() ? "" : ", ") + Str(p);
+    out += (out.empty() ? "" : "; ") + Str(g["gpu"]) + (pids.empty() ? "" : " (pids " + pids + ")");
+  }
+  return out;
+}
+
+}  // namespace
 
 void AddNodesCommand(CLI::App& app, int* code) {
   auto o = std::make_shared<ClientOptions>();
@@ -31,13 +46,19 @@ void AddNodesCommand(CLI::App& app, int* code) {
       return;
     }
     Rows rows;
+    std::vector<std::string> why;  // each held-back GPU's reason, printed under a table
     for (auto& n : (*r)["items"]) {
+      for (auto& g : n.value("held_back", json::array()))
+        why.push_back(Str(n["name"]) + " GPU " + Str(g["gpu"]) + " held back: " + Str(g.value("reason", json())));
       char age[32];
       snprintf(age, sizeof age, "%.1fs", n.value("heartbeat_age_s", 0.0));
       rows.push_back({Str(n["id"]), Str(n["name"]), Str(n["state"]), Str(n["hardware"]),
-                      std::to_string(n.value("running", json::array()).size()), age, Str(n.value("reason", json()))});
+                      std::to_string(n.value("running", json::array()).size()), HeldCell(n), age,
+                      Str(n.value("reason", json()))});
     }
-    Print(o->format, {"NODE", "NAME", "STATE", "HARDWARE", "RUNNING", "HEARTBEAT", "REASON"}, rows);
+    Print(o->format, {"NODE", "NAME", "STATE", "HARDWARE", "RUNNING", "HELD BACK", "HEARTBEAT", "REASON"}, rows);
+    if (o->format == "table")
+      for (auto& line : why) std::cout << line << "\n";
   });
 }
 

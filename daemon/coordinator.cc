@@ -423,11 +423,13 @@ void Coordinator::Ticker() {
   int64_t last_touch = NowMs();
   std::unique_lock lk(tick_mu_);
   while (!stopping_) {
-    tick_cv_.wait_for(lk, std::chrono::milliseconds(opts_.tick_ms));
+    tick_cv_.wait_for(lk, std::chrono::milliseconds(opts_.tick_ms), [&] { return stopping_ || !returns_.empty(); });
     if (stopping_) break;
+    std::vector<std::string> returns = std::exchange(returns_, {});
     lk.unlock();
     {
       std::lock_guard lock(mu_);
+      if (!returns.empty()) ReturnGrantsLocked(std::move(returns));
       auto changed = sched_->Tick();
       PublishSettled(changed, "expired");
       AdvanceSearchesLocked();

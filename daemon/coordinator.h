@@ -115,6 +115,14 @@ class Coordinator {
   // worker holds (not sent again).
   int64_t Lease(int64_t node, const std::vector<int>& free_gpus, std::chrono::milliseconds wait,
                 const std::set<std::string>& have_suites, LeaseWaiter w);
+  // What a lease request says of the GPUs its worker holds back (by index): the scheduler leases
+  // none of them, GET /api/v1/nodes shows them; a change publishes node.gpus_held. A no-op for an
+  // unknown node (its Lease is the 404).
+  void SetHeldBack(int64_t node, std::map<int, HeldGpu> held);
+  // The grant of `lease` never reached its worker (the long-poll's connection had closed): the
+  // clock thread gives it back at once (Scheduler::ReturnLease: queued again, no attempt spent)
+  // and serves the waiting workers. Any thread, any lock held: it only queues the lease.
+  void ReturnGrant(const std::string& lease);
   // Forgets node's wait `wait_id` (timed out or gone); a no-op if it was answered already.
   void AbandonLease(int64_t node, int64_t wait_id);
   // These three stage their writes (group commit): acknowledge them through WhenCommitted, never
@@ -139,6 +147,7 @@ class Coordinator {
 
   // Read side helpers that need scheduler state; each returns a fresh value.
   nlohmann::json NodesJson();  // stored nodes with their live state; [] on a store error
+  Result<nlohmann::json> NodeJson(int64_t node);  // one of NodesJson; NotFound (field "id")
   nlohmann::json SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
   nlohmann::json Stats();                     // for /metrics
   const CoordinatorOptions& options() const { return opts_; }
@@ -188,6 +197,7 @@ class Coordinator {
   // two values of an ordered parameter on one target (daemon/auto_bisect.cc).
   void AutoBisectLocked(int64_t sweep);
   void RunAutoBisections();  // the clock thread's part: without mu_ held
+  void ReturnGrantsLocked(std::vector<std::string> leases);  // the clock thread's part of ReturnGrant
   void Ticker();
 
   Store& store_;
@@ -215,6 +225,7 @@ class Coordinator {
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
   bool stopping_ = false;
+  std::vector<std::string> returns_;  // grants to give back (ReturnGrant); guarded by tick_mu_
   std::atomic<bool> reload_{false};
   std::thread ticker_;
 };

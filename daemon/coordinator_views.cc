@@ -24,8 +24,13 @@ json Coordinator::NodesJson() {
       j["reason"] = st->reason;
       j["last_heartbeat"] = st->last_seen;
       j["busy_gpus"] = st->busy_gpus;
+      json held = json::array();
+      for (auto& [g, h] : st->held_gpus)
+        held.push_back({{"gpu", g}, {"reason", h.reason}, {"pids", h.pids}, {"since", h.since}});
+      j["held_back"] = std::move(held);
       j["waiting"] = waiters_.count(n.id) > 0;
     }
+    if (!j.contains("held_back")) j["held_back"] = json::array();
     j["heartbeat_age_s"] = (now - j["last_heartbeat"].get<int64_t>()) / 1000.0;
     json running = json::array();
     for (auto& [lid, l] : sched_->leases())
@@ -34,6 +39,12 @@ json Coordinator::NodesJson() {
     out.push_back(j);
   }
   return out;
+}
+
+Result<json> Coordinator::NodeJson(int64_t node) {
+  for (auto& n : NodesJson())
+    if (n.value("id", int64_t{0}) == node) return n;
+  return Status(Code::kNotFound, "no node " + std::to_string(node), "id");
 }
 
 void Coordinator::SetLauncher(const std::string& name, const json& report) {

@@ -248,6 +248,41 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
   return id;
 }
 
+void Coordinator::SetHeldBack(int64_t node, std::map<int, HeldGpu> held) {
+  json gpus = json::array();
+  for (auto& [g, h] : held) gpus.push_back(g);
+  {
+    std::lock_guard lock(mu_);
+    if (!sched_->SetHeldBack(node, std::move(held))) return;
+  }
+  events_.Publish("node.gpus_held", {{"node", node}, {"gpus", gpus}});
+}
+
+void Coordinator::ReturnGrant(const std::string& lease) {
+  {
+    std::lock_guard lock(tick_mu_);
+    returns_.push_back(lease);
+  }
+  tick_cv_.notify_all();
+}
+
+void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
+  ReloadIfNeededLocked();
+  Store::Group group;
+  bool any = false;
+  for (auto& lease : leases) {
+    auto trial = sched_->ReturnLease(lease);
+    if (!trial.ok()) {
+      spdlog::info("a grant whose worker had gone stays leased ({}): its lease expires", trial.status().message());
+      continue;
+    }
+    any = true;
+    spdlog::info("trial {}: its grant never reached the worker (the connection had closed); queued again", *trial);
+    PublishAfterCommit("trial.changed", {{"trial", *trial}, {"state", "queued"}, {"reason", "grant undelivered"}});
+  }
+  if (any) ServeWaitersLocked();
+}
+
 void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
   std::lock_guard lock(mu_);
   auto it = waiters_.find(node);

@@ -60,6 +60,7 @@ void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials)
 void Scheduler::RestoreLease(const ActiveLease& l) {
   ActiveLease copy = l;
   copy.deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+  copy.heard = true;  // its worker had it before the restart
   next_epoch_ = std::max(next_epoch_, l.epoch + 1);
   lease_of_trial_[l.trial] = l.lease;
   auto nit = nodes_.find(l.node);
@@ -77,6 +78,7 @@ void Scheduler::UpsertNode(NodeState node) {
   auto it = nodes_.find(node.id);
   if (it != nodes_.end()) {
     node.busy_gpus = it->second.busy_gpus;
+    node.held_gpus = it->second.held_gpus;
     node.infra_streak = it->second.infra_streak;
     if (it->second.state == "quarantined" && node.state != "quarantined") {
       node.state = "quarantined";
@@ -150,10 +152,10 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
   node.last_seen = clock_.NowMs();
   if (node.state != "online") return std::optional<Grant>();
   // The daemon's view wins where it knows better: GPUs under a live lease are not free, whatever
-  // the worker says (its report may predate the grant).
+  // the worker says (its report may predate the grant), nor are those its worker holds back.
   std::vector<int> free;
   for (int g : free_gpus)
-    if (!node.busy_gpus.count(g)) free.push_back(g);
+    if (!node.busy_gpus.count(g) && !node.held_gpus.count(g)) free.push_back(g);
   // Priority first, then fair share (fewest running), then the older sweep.
   std::vector<Sweep*> order;
   order.reserve(sweeps_.size());
@@ -302,13 +304,15 @@ Result<const ActiveLease*> Scheduler::Heartbeat(const std::string& lease) {
     return Status::Conflict("lease " + lease + " is not current (expired or unknown)");
   }
   it->second.deadline = clock_.NowMs() + opts_.lease_ttl_ms;
+  it->second.heard = true;
   Touch(it->second.node);
   return &it->second;
 }
 
-Result<int64_t> Scheduler::CheckLease(const std::string& lease) const {
+Result<int64_t> Scheduler::CheckLease(const std::string& lease) {
   auto it = leases_.find(lease);
   if (it == leases_.end()) return Status::Conflict("lease " + lease + " is not current");
+  it->second.heard = true;
   return it->second.trial;
 }
 

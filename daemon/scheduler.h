@@ -121,6 +121,13 @@ struct SweepInfo {
   bool settle_first = true;
 };
 
+// A GPU its worker holds back from trials: NVML lists processes on it that outlived their trial.
+struct HeldGpu {
+  std::string reason;
+  std::vector<int64_t> pids;
+  int64_t since = 0;  // ms since the epoch: when the daemon first heard of it
+};
+
 // A node as the scheduler tracks it.
 struct NodeState {
   int64_t id = 0;
@@ -131,6 +138,7 @@ struct NodeState {
   int64_t last_seen = 0;
   int infra_streak = 0;
   std::set<int> busy_gpus;
+  std::map<int, HeldGpu> held_gpus;  // as its worker's latest lease request said; never free
 };
 
 // A lease just granted: what the worker is told.
@@ -150,6 +158,7 @@ struct ActiveLease {
   std::vector<int> gpus;
   std::string hardware;
   bool cancel = false;
+  bool heard = false;  // its worker has heartbeated or sent log (or it was restored): it has the grant
   QueuedTrial spec;  // to requeue it
 };
 
@@ -185,6 +194,10 @@ class Scheduler {
   Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
   // Marks `node` seen now; an offline one comes back online.
   void Touch(int64_t node);
+  // Replaces the GPUs `node`'s worker holds back (by index; `since` of one already held is kept):
+  // they are not leased whatever a lease request calls free. True if the set of indices changed;
+  // false too for an unknown node.
+  bool SetHeldBack(int64_t node, std::map<int, HeldGpu> held);
 
   // Picks the next trial for `node` given the GPUs the worker says are free, leases it and returns
   // it; nullopt if nothing fits now. Trials settled on the way without running are listed in
@@ -200,7 +213,12 @@ class Scheduler {
   // lease sets `result`'s trial, attempt, node and hardware. A store error leaves the lease live.
   Result<ReportOutcome> Report(const std::string& lease, ResultRow result);
   // Validates a lease for a log append (Conflict when stale); returns its trial.
-  Result<int64_t> CheckLease(const std::string& lease) const;
+  Result<int64_t> CheckLease(const std::string& lease);
+  // Undoes the grant of a lease its worker never received (its connection had closed): the trial is
+  // queued again at the front with the attempt count it had, the GPUs freed. Returns the trial;
+  // Conflict for a lease that is not live, that its worker has heartbeated or logged on (it has it),
+  // or whose trial is cancelled; a store error as its Status, the lease left live.
+  Result<int64_t> ReturnLease(const std::string& lease);
   // Cancels: queued trials are dropped (the caller has stored them as cancelled), running ones flagged.
   void Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running);
   // Expires leases past their deadline and marks silent online nodes without a lease offline.

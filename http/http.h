@@ -68,9 +68,13 @@ class Deferred {
   // True once answered or expired: a waiter that sees it may drop its reference.
   bool done() const;
   std::chrono::milliseconds timeout() const { return timeout_; }
-  // Optional hook run by Expire (the timeout, or the server stopping), before the timeout answer.
-  // A client that goes away unseen is noticed only then.
+  // Optional hook run by Expire (the timeout, the server stopping, or the client closing its end
+  // while it waits), before the timeout answer.
   std::function<void()> on_abandon;
+  // Optional hook the server runs (on its I/O thread, no lock held) when the answer Complete gave
+  // never reached the client: it had closed its end before the answer was written, or the write
+  // failed. An answer that was written may still be lost in transit; this is what the server knows.
+  std::function<void()> on_undelivered;
   // The answer, if Complete came before anyone waited (it is then taken: Wait sees nothing).
   std::optional<Response> TakeReady();
 

@@ -3,12 +3,14 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cstdio>
 #include <functional>
 #include <mutex>
 
@@ -22,6 +24,16 @@ using tcp = asio::ip::tcp;
 namespace {
 std::mutex ca_mu;
 std::string ca_file;  // guarded by ca_mu
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// "timed out after 1.5 s" for an error that is the stream's expiry, else the error's own words.
+std::string Why(const beast::error_code& ec, std::chrono::milliseconds limit) {
+  if (ec != beast::error::timeout) return ec.message();
+  char buf[64];
+  snprintf(buf, sizeof buf, "timed out after %.3g s", static_cast<double>(limit.count()) / 1000.0);
+  return buf;
+}
 }  // namespace
 
 void SetDefaultCaFile(std::string path) {
@@ -70,6 +82,40 @@ struct Client::Impl {
     return f(*stream);
   }
 
+  // Runs the asynchronous operation that `start` begins (given a completion handler) until it
+  // ends, and returns its error. Every I/O goes this way because beast::tcp_stream applies its
+  // expiry (expires_at) to asynchronous operations only: a synchronous read from a server that
+  // never answers blocks forever, whatever the expiry says. The expiry ends it as error::timeout.
+  template <class Start>
+  beast::error_code Run(Start&& start) {
+    beast::error_code result = asio::error::would_block;
+    start([&result](beast::error_code ec, auto&&...) { result = ec; });
+    ioc.restart();
+    ioc.run();
+    return result;
+  }
+
+  // Resolves host:port, giving up at `deadline` (a resolver has no expiry of its own).
+  beast::error_code Resolve(Deadline deadline, tcp::resolver::results_type* out) {
+    tcp::resolver resolver(ioc);
+    asio::steady_timer timer(ioc, deadline);
+    beast::error_code result = asio::error::would_block;
+    bool timed_out = false;
+    resolver.async_resolve(host, port, [&](beast::error_code ec, tcp::resolver::results_type r) {
+      result = ec;
+      *out = std::move(r);
+      timer.cancel();
+    });
+    timer.async_wait([&](beast::error_code ec) {
+      if (ec) return;
+      timed_out = true;
+      resolver.cancel();
+    });
+    ioc.restart();
+    ioc.run();
+    return timed_out ? beast::error_code(beast::error::timeout) : result;
+  }
+
   // Drops the connection; fd goes with it, so Interrupt never shuts down a descriptor number that
   // the process may since have reused for another socket.
   void Drop() {
@@ -98,23 +144,24 @@ struct Client::Impl {
     return Status::Ok();
   }
 
-  Status Connect(std::chrono::milliseconds timeout) {
+  // Connects (resolve, TCP, TLS handshake) unless connected, all by `deadline`; `limit` is the
+  // call's whole timeout, for the message.
+  Status Connect(Deadline deadline, std::chrono::milliseconds limit) {
     if (connected() && raw().socket().is_open()) return Status::Ok();
-    beast::error_code ec;
-    tcp::resolver resolver(ioc);
-    auto results = resolver.resolve(host, port, ec);
-    if (ec) return Status(Code::kUnavailable, "cannot resolve " + host + ": " + ec.message());
+    tcp::resolver::results_type results;
+    beast::error_code ec = Resolve(deadline, &results);
+    if (ec) return Status(Code::kUnavailable, "cannot resolve " + host + ": " + Why(ec, limit));
     if (https) {
       if (Status s = MakeTlsContext(); !s.ok()) return s;
       tls.emplace(ioc, *tls_ctx);
     } else {
       stream.emplace(ioc);
     }
-    raw().expires_after(timeout);
-    raw().connect(results, ec);
+    raw().expires_at(deadline);
+    ec = Run([&](auto handler) { raw().async_connect(results, std::move(handler)); });
     if (ec) {
       Drop();
-      return Status(Code::kUnavailable, "cannot connect to " + host + ":" + port + ": " + ec.message());
+      return Status(Code::kUnavailable, "cannot connect to " + host + ":" + port + ": " + Why(ec, limit));
     }
     raw().socket().set_option(tcp::no_delay(true));
     fd = raw().socket().native_handle();
@@ -122,10 +169,11 @@ struct Client::Impl {
       // SNI, and the certificate must name the host the URL names.
       SSL_set_tlsext_host_name(tls->native_handle(), host.c_str());
       tls->set_verify_callback(ssl::host_name_verification(host));
-      tls->handshake(ssl::stream_base::client, ec);
+      raw().expires_at(deadline);
+      ec = Run([&](auto handler) { tls->async_handshake(ssl::stream_base::client, std::move(handler)); });
       if (ec) {
         Drop();
-        std::string why = ec.message();
+        std::string why = Why(ec, limit);
         if (ec.category() == asio::error::get_ssl_category())
           why += " (the server's certificate is not trusted for " + host +
                  "? give its CA with --ca-file, or check the URL's host name)";
@@ -161,19 +209,25 @@ Client::Client(std::string base, std::string token) : base_(std::move(base)), to
 Client::~Client() = default;
 
 void Client::Interrupt() {
-  int fd = impl_->fd.load();
-  if (fd < 0) return;
+  // Set first: a call still connecting (no descriptor yet) sees it once connected.
   impl_->interrupted = true;
-  ::shutdown(fd, SHUT_RDWR);
+  int fd = impl_->fd.load();
+  if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
 }
 
 Result<ClientResponse> Client::Send(const std::string& method, const std::string& target, const std::string& body,
                                     const std::string& content_type, std::chrono::milliseconds timeout) {
   // One retry on a fresh connection: a keep-alive connection the server closed while idle fails
-  // on first use, which says nothing about the server.
+  // on first use, which says nothing about the server. Both share the call's one deadline.
+  if (timeout.count() <= 0) timeout = timeout_;
+  const Deadline deadline = std::chrono::steady_clock::now() + timeout;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool reused = impl_->connected();
-    if (Status s = impl_->Connect(timeout); !s.ok()) return s;
+    if (Status s = impl_->Connect(deadline, timeout); !s.ok()) return s;
+    if (impl_->interrupted.exchange(false)) {  // Interrupt came before the descriptor was there to shut
+      impl_->Drop();
+      return Status(Code::kUnavailable, method + " " + target + ": interrupted");
+    }
     bhttp::request<bhttp::string_body> req(bhttp::string_to_verb(method), impl_->prefix + target, 11);
     req.set(bhttp::field::host, impl_->host);
     req.set(bhttp::field::user_agent, "gauntlet/" GAUNTLET_VERSION);
@@ -185,13 +239,13 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
       req.prepare_payload();
     }
     req.keep_alive(true);
-    beast::error_code ec;
-    impl_->raw().expires_after(timeout);
+    impl_->raw().expires_at(deadline);
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(256u << 20);
-    impl_->With([&](auto& s) {
-      bhttp::write(s, req, ec);
-      if (!ec) bhttp::read(s, impl_->buffer, parser, ec);
+    beast::error_code ec = impl_->With([&](auto& s) {
+      beast::error_code e = impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); });
+      if (e) return e;
+      return impl_->Run([&](auto handler) { bhttp::async_read(s, impl_->buffer, parser, std::move(handler)); });
     });
     if (ec) {
       impl_->Drop();
@@ -200,7 +254,7 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
       if (impl_->interrupted.exchange(false))
         return Status(Code::kUnavailable, method + " " + target + ": interrupted");
       if (reused && attempt == 0 && ec != beast::error::timeout) continue;
-      return Status(Code::kUnavailable, method + " " + target + ": " + ec.message());
+      return Status(Code::kUnavailable, method + " " + target + ": " + Why(ec, timeout));
     }
     impl_->interrupted = false;
     auto res = parser.release();
@@ -230,7 +284,7 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
     Impl* impl;
     ~DropAtEnd() { impl->Drop(); }
   } drop{impl_.get()};
-  if (Status s = impl_->Connect(idle_timeout); !s.ok()) return s;
+  if (Status s = impl_->Connect(std::chrono::steady_clock::now() + idle_timeout, idle_timeout); !s.ok()) return s;
   bhttp::request<bhttp::string_body> req(bhttp::string_to_verb(method), impl_->prefix + target, 11);
   req.set(bhttp::field::host, impl_->host);
   req.set(bhttp::field::accept, "text/event-stream");
@@ -240,14 +294,17 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
     req.body() = body;
   }
   req.prepare_payload();
-  beast::error_code ec;
   impl_->raw().expires_after(idle_timeout);
-  impl_->With([&](auto& s) { bhttp::write(s, req, ec); });
-  if (ec) return Status(Code::kUnavailable, ec.message());
+  beast::error_code ec = impl_->With(
+      [&](auto& s) { return impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); }); });
+  if (ec) return Status(Code::kUnavailable, Why(ec, idle_timeout));
   bhttp::response_parser<bhttp::buffer_body> p;
   p.body_limit(boost::none);
-  impl_->With([&](auto& s) { bhttp::read_header(s, impl_->buffer, p, ec); });
-  if (ec) return Status(Code::kUnavailable, ec.message());
+  impl_->raw().expires_after(idle_timeout);
+  ec = impl_->With([&](auto& s) {
+    return impl_->Run([&](auto handler) { bhttp::async_read_header(s, impl_->buffer, p, std::move(handler)); });
+  });
+  if (ec) return Status(Code::kUnavailable, Why(ec, idle_timeout));
   const int status = p.get().result_int();
   char buf[16384];
   while (!p.is_done()) {
@@ -256,10 +313,12 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
     impl_->raw().expires_after(idle_timeout);
     // read_some: hand each chunk over as it arrives (SSE, streamed tokens); read() would wait
     // until the 16 KiB buffer filled or the stream ended.
-    impl_->With([&](auto& s) { bhttp::read_some(s, impl_->buffer, p, ec); });
+    ec = impl_->With([&](auto& s) {
+      return impl_->Run([&](auto handler) { bhttp::async_read_some(s, impl_->buffer, p, std::move(handler)); });
+    });
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
-      if (ec == beast::error::timeout) return Status(Code::kUnavailable, "stream idle timeout");
+      if (ec == beast::error::timeout) return Status(Code::kUnavailable, "stream idle: " + Why(ec, idle_timeout));
       break;
     }
     size_t n = sizeof buf - p.get().body().size;

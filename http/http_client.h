@@ -30,12 +30,16 @@ class Client {
   ~Client();
   // Sends a request and returns the answer; Unavailable when the server can't be reached or the
   // connection broke (callers decide whether to retry). A reused keep-alive connection that fails is
-  // retried once on a fresh one. `timeout` bounds each step (connect; write and read).
+  // retried once on a fresh one. `timeout` bounds the whole call (resolve, connect, TLS handshake,
+  // write, read, the retry included): past it the call is Unavailable, "... timed out after N s".
   Result<ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body = {},
                               const std::string& content_type = "application/json",
-                              std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                              std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+  // The timeout of a Send given none (zero): 30 s unless set here. Not thread-safe, as the rest.
+  void SetTimeout(std::chrono::milliseconds t) { timeout_ = t; }
   // Streams a GET (for SSE): calls `on_data` with each chunk of body as it arrives, until it returns
   // false, the server ends the stream, or an error. Returns the status line's code or an error.
+  // `idle_timeout` bounds connecting, sending, the status line and each wait for more body.
   Result<int> Stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
                      std::chrono::milliseconds idle_timeout = std::chrono::seconds(60));
   // The same with any method and a JSON body (streamed completions). Any answer's body (a non-200
@@ -49,12 +53,14 @@ class Client {
   void SetExtraHeaders(std::vector<std::pair<std::string, std::string>> headers) { extra_ = std::move(headers); }
   // The bearer token later calls send (empty: none). Not thread-safe, as the rest.
   void SetToken(std::string token) { token_ = std::move(token); }
-  // Breaks a call in progress on another thread (it returns Unavailable). The one thread-safe method.
+  // Breaks a call in progress on another thread (it returns Unavailable, "interrupted"), or, when
+  // none has its connection yet, the next Send. The one thread-safe method.
   void Interrupt();
 
  private:
   struct Impl;
   std::string base_, token_;
+  std::chrono::milliseconds timeout_ = std::chrono::seconds(30);
   std::vector<std::pair<std::string, std::string>> extra_;
   std::unique_ptr<Impl> impl_;
 };

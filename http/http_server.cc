@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <array>
+#include <cerrno>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -198,14 +200,39 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       });
     }
     if (closing_) d->Expire();
+    WatchPeer(d);
     auto self = shared_from_this();
-    d->Wait([self](Response r) {
-      asio::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
+    d->Wait([self, d](Response r) {
+      asio::post(self->stream_.get_executor(), [self, d, r = std::move(r)]() mutable {
         self->timer_.cancel();
         self->deferred_.reset();
-        self->Send(std::move(r), self->version_, self->keep_alive_);
+        self->raw().socket().cancel(self->ignored_);  // ends WatchPeer's wait
+        // A client that closed its end cannot read the answer (though a write would succeed).
+        if (self->PeerClosed()) {
+          if (d->on_undelivered) d->on_undelivered();
+          return self->raw().close();
+        }
+        self->Send(std::move(r), self->version_, self->keep_alive_, d->on_undelivered);
       });
     });
+  }
+
+  // While a deferred answer is pending nothing reads the connection: a client that went away (a
+  // worker killed mid long-poll) would be seen only at the wait's timer, and work handed to it
+  // meanwhile. Watch for its FIN or reset and end the wait at once (on_abandon).
+  void WatchPeer(std::weak_ptr<Deferred> wd) {
+    raw().socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), wd](beast::error_code ec) {
+      auto d = wd.lock();  // an error: cancelled, the answer came first
+      // Bytes rather than an end (a pipelined request, a TLS record): the client is there; stop.
+      if (!ec && d && d == self->deferred_ && self->PeerClosed()) d->Expire();
+    });
+  }
+
+  // True if the client has closed its end (or reset it): a peek finds the end of the stream.
+  bool PeerClosed() {
+    char b;
+    ssize_t n = ::recv(raw().socket().native_handle(), &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
   }
 
   void StartStream(Response res) {
@@ -248,7 +275,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     Close();
   }
 
-  void Send(Response r, unsigned version, bool keep_alive) {
+  void Send(Response r, unsigned version, bool keep_alive, std::function<void()> undelivered = {}) {  // run if it fails
     if (closing_ || shared_->stopping) keep_alive = false;
     auto msg = std::make_shared<bhttp::response<bhttp::string_body>>(static_cast<bhttp::status>(r.status), version);
     msg->set(bhttp::field::server, "gauntlet/" GAUNTLET_VERSION);
@@ -259,8 +286,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     else msg->content_length(r.body.size());
     if (!head_) msg->prepare_payload();
     raw().expires_after(shared_->opts.read_timeout);
-    bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg, keep_alive](beast::error_code ec, size_t) {
-      if (ec) return self->Close();
+    bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg, keep_alive,
+                                       undelivered = std::move(undelivered)](beast::error_code ec, size_t) {
+      if (ec) {
+        if (undelivered) undelivered();
+        return self->Close();
+      }
       if (!keep_alive) return self->Linger();
       self->Read();
     });

@@ -34,8 +34,17 @@ struct RegisterAnswer : LinkAnswer {
   int64_t node = 0;  // the node id, when ok
 };
 
+// A GPU the worker keeps from trials because NVML still lists processes on it after a trial
+// (workers/gpu_handback.h): told to the daemon with every lease request, so operators see it.
+struct HeldBackGpu {
+  int index = 0;
+  std::string reason;          // for people: which processes, and that they outlived their trial
+  std::vector<unsigned> pids;  // what NVML listed on it
+};
+
 struct LeaseRequest {
   std::vector<int> free_gpus;            // GPU indices no trial of this worker holds
+  std::vector<HeldBackGpu> held_back;    // GPUs neither free nor busy: held back, with the reason
   double wait_s = 20;                    // how long the daemon may hold the call for a trial
   std::vector<std::string> have_suites;  // "name@version" keys whose definitions need not travel
 };

@@ -57,10 +57,10 @@ bool IsTrialProcess(pid_t pid, const std::string& workdir) {
   return at != std::string::npos && (at == 0 || env[at - 1] == '\0');
 }
 
-std::vector<std::pair<int, std::string>> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus,
-                                                      const std::string& workdir, std::chrono::milliseconds wait) {
+std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus, const std::string& workdir,
+                                      std::chrono::milliseconds wait) {
   const auto until = std::chrono::steady_clock::now() + wait;
-  std::vector<std::pair<int, std::string>> busy;
+  std::vector<HeldBackGpu> busy;
   while (true) {
     busy.clear();
     for (int g : gpus) {
@@ -71,7 +71,7 @@ std::vector<std::pair<int, std::string>> HandBackGpus(const GpuProbe& probe, con
         if (IsTrialProcess(static_cast<pid_t>(p), workdir)) kill(static_cast<pid_t>(p), SIGKILL);
         who += (who.empty() ? "" : ", ") + Describe(p);
       }
-      busy.emplace_back(g, "GPU " + std::to_string(g) + " still has processes after its trial: " + who);
+      busy.push_back({g, "GPU " + std::to_string(g) + " still has processes after its trial: " + who, *pids});
     }
     if (busy.empty() || std::chrono::steady_clock::now() >= until) return busy;
     // The driver releases a killed process's memory some time after it dies: polled, bounded.

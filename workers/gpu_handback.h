@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "workers/daemon_link.h"
+
 namespace gauntlet {
 
 class Nvml;
@@ -28,9 +30,10 @@ std::unique_ptr<GpuProbe> OpenNvmlProbe();
 
 // Hands the GPUs of a finished trial back: polls until none of `gpus` lists a process, killing
 // (SIGKILL) those of this worker's trials (in a gauntlet-stage-* cgroup, or GAUNTLET_WORKDIR under
-// `workdir`; never anyone else's), for up to `wait`. Returns, per GPU still busy then, the reason
-// to keep it from further trials (pids, their commands); empty when all are free. Thread-safe.
-std::vector<std::pair<int, std::string>> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus,
+// `workdir`; never anyone else's), for up to `wait`. Returns each GPU still busy then, with the
+// reason to keep it from further trials (pids, their commands) and the pids; empty when all are
+// free. Thread-safe.
+std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus,
                                                       const std::string& workdir, std::chrono::milliseconds wait);
 
 // Whether `pid` is a process of one of this worker's trials (see HandBackGpus).

@@ -16,8 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto kCallLimit = std::chrono::seconds(10);  // heartbeat, log chunk, report
-
 LinkAnswer Answer(LinkStatus s, std::string detail = {}) {
   LinkAnswer a;
   a.status = s;
@@ -58,9 +56,10 @@ void SaveCredential(const std::string& path, const std::string& server, const st
 
 }  // namespace
 
-HttpDaemonLink::HttpDaemonLink(std::string server, std::string token, std::string credential_file)
+HttpDaemonLink::HttpDaemonLink(std::string server, std::string token, std::string credential_file,
+                               std::chrono::milliseconds call_limit)
     : server_(std::move(server)), token_(std::move(token)), credential_file_(std::move(credential_file)),
-      lease_client_(server_, token_) {}
+      call_limit_(call_limit), lease_client_(server_, token_) {}
 
 std::string HttpDaemonLink::Bearer() {
   std::lock_guard lock(cred_mu_);
@@ -98,7 +97,7 @@ RegisterAnswer HttpDaemonLink::Register(const json& node) {
     std::lock_guard lock(cred_mu_);
     node_token_.clear();
   }
-  auto r = Send("POST", "/api/v1/nodes/register", SafeDump(body), "application/json", std::chrono::seconds(30));
+  auto r = Send("POST", "/api/v1/nodes/register", SafeDump(body), "application/json", call_limit_ * 3);
   RegisterAnswer a;
   if (r.ok() && r->status == 200) {
     json j = json::parse(r->body, nullptr, false);
@@ -127,13 +126,17 @@ RegisterAnswer HttpDaemonLink::Register(const json& node) {
 }
 
 LeaseAnswer HttpDaemonLink::Lease(int64_t node, const LeaseRequest& req) {
-  const json body = {{"free_gpus", req.free_gpus}, {"wait_s", req.wait_s}, {"have_suites", req.have_suites}};
+  json held = json::array();
+  for (auto& g : req.held_back) held.push_back({{"gpu", g.index}, {"reason", g.reason}, {"pids", g.pids}});
+  const json body = {{"free_gpus", req.free_gpus}, {"held_back", held}, {"wait_s", req.wait_s},
+                     {"have_suites", req.have_suites}};
   auto r = [&] {
     std::lock_guard lock(lease_mu_);
     lease_client_.SetToken(Bearer());
     // The daemon holds the call up to wait_s; the margin covers its answer and a slow group commit.
     return lease_client_.Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/lease", SafeDump(body),
-                              "application/json", std::chrono::milliseconds(static_cast<int64_t>(req.wait_s * 1000) + 15000));
+                              "application/json",
+                              std::chrono::milliseconds(static_cast<int64_t>(req.wait_s * 1000)) + call_limit_ * 3 / 2);
   }();
   LeaseAnswer a;
   if (!r.ok() || r->status >= 500) {
@@ -167,14 +170,14 @@ void HttpDaemonLink::InterruptLease() { lease_client_.Interrupt(); }
 
 LinkAnswer HttpDaemonLink::Quarantine(int64_t node, const std::string& reason) {
   auto r = Send("POST", "/api/v1/nodes/" + std::to_string(node) + "/quarantine", SafeDump(json{{"reason", reason}}),
-                "application/json", std::chrono::seconds(30));
+                "application/json", call_limit_ * 3);
   if (r.ok() && r->status == 200) return Answer(LinkStatus::kOk);
   return Answer(r.ok() && r->status < 500 ? LinkStatus::kRefused : LinkStatus::kUnavailable, Detail(r));
 }
 
 HeartbeatAnswer HttpDaemonLink::Heartbeat(const std::string& lease, int64_t log_size) {
   auto r = Send("POST", "/api/v1/leases/" + lease + "/heartbeat", json{{"running", true}, {"log_size", log_size}}.dump(),
-                "application/json", kCallLimit);
+                "application/json", call_limit_);
   HeartbeatAnswer a;
   a.detail = Detail(r);
   if (r.ok() && r->status == 200) {
@@ -189,7 +192,7 @@ HeartbeatAnswer HttpDaemonLink::Heartbeat(const std::string& lease, int64_t log_
 
 LinkAnswer HttpDaemonLink::AppendLog(const std::string& lease, int64_t offset, std::string_view data) {
   auto r = Send("POST", "/api/v1/leases/" + lease + "/log?offset=" + std::to_string(offset), std::string(data),
-                "text/plain", kCallLimit);
+                "text/plain", call_limit_);
   if (r.ok() && r->status == 200) return Answer(LinkStatus::kOk);
   // 409 is a lost lease, or an offset past the daemon's end, which only a lost lease explains.
   if (r.ok() && r->status == 409) return Answer(LinkStatus::kLost, r->body);
@@ -197,7 +200,7 @@ LinkAnswer HttpDaemonLink::AppendLog(const std::string& lease, int64_t offset, s
 }
 
 LinkAnswer HttpDaemonLink::Report(const std::string& lease, const json& report) {
-  auto r = Send("POST", "/api/v1/leases/" + lease + "/result", SafeDump(report), "application/json", kCallLimit);
+  auto r = Send("POST", "/api/v1/leases/" + lease + "/result", SafeDump(report), "application/json", call_limit_);
   if (r.ok() && r->status == 200) return Answer(LinkStatus::kOk);
   if (r.ok() && r->status == 409) return Answer(LinkStatus::kLost, r->body);
   // 503 is a daemon that cannot commit now (shutting down, store busy); every other error status

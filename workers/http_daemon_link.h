@@ -19,8 +19,11 @@ class HttpDaemonLink final : public DaemonLink {
   // `server` is the daemon's base URL; `token` (may be empty) is sent as a bearer token until a
   // registration returns this node's own credential, which every later call sends instead.
   // `credential_file` (may be empty: kept in memory only) is where that credential is kept across
-  // restarts (0600), so a restarted worker re-registers as the node it was.
-  HttpDaemonLink(std::string server, std::string token, std::string credential_file = {});
+  // restarts (0600), so a restarted worker re-registers as the node it was. `call_limit` bounds a
+  // heartbeat, log chunk or report; registration and quarantine get three times it, a long-poll
+  // its wait plus 1.5 times it. Past its bound a call is kUnavailable, detail "... timed out ...".
+  HttpDaemonLink(std::string server, std::string token, std::string credential_file = {},
+                 std::chrono::milliseconds call_limit = std::chrono::seconds(10));
   ~HttpDaemonLink() override;
 
   RegisterAnswer Register(const nlohmann::json& node) override;
@@ -39,6 +42,7 @@ class HttpDaemonLink final : public DaemonLink {
   std::string Bearer();  // the node credential once registered, else the configured token
 
   const std::string server_, token_, credential_file_;
+  const std::chrono::milliseconds call_limit_;
   std::mutex cred_mu_;
   std::string node_token_;  // guarded by cred_mu_
   std::mutex lease_mu_;  // one long-poll at a time on lease_client_

@@ -121,7 +121,10 @@ class Worker {
  public:
   // Prepares the work folder (killing what an earlier run left there); `note` says where the
   // inventory came from, for the start-up line.
-  Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes);
+  // `gpus`: what says which processes use a GPU (borrowed); null: NVML on a node whose GPUs were
+  // discovered, none on one declared by --inventory.
+  Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes,
+         GpuProbe* gpus);
   ~Worker() { JoinAll(); }
 
   std::atomic<bool> draining{false}, abort_all{false};
@@ -142,18 +145,20 @@ class Worker {
  private:
   struct Room {
     std::vector<int> free_gpus;
+    std::vector<HeldBackGpu> held_back;
     bool idle = false;          // no trial runs
     Clock::duration idle_for{};  // since the last trial ended, or the lease loop began
   };
   std::optional<Room> WaitForRoom();
+  void FillGpusLocked(Room& room) const;  // free and held-back GPUs as of now; mu_ held
   bool IdleTooLong(const Room& room) const;
   void PreflightWhenDue(const Room& room);
   LeaseRequest Request(const Room& room) const;
   void StartTrial(json grant);
   // After a trial: its GPUs go back to the pool only once NVML shows no process on them.
   void HandBack(int64_t trial, const std::vector<int>& gpus);
-  // Quarantined GPUs that NVML now shows free go back to the pool.
-  void RecheckHeldBack();
+  // Quarantined GPUs that NVML now shows free go back to the pool; `room` is brought up to date.
+  void RecheckHeldBack(Room& room);
   void JoinFinished();
   void JoinAll();
 
@@ -176,8 +181,9 @@ class Worker {
   std::mutex mu_;
   std::condition_variable cv_;  // a trial ended
   std::set<int> busy_;          // GPUs held by running trials; guarded by mu_
-  std::map<int, std::string> held_back_;  // GPUs kept from trials (a process left on them) -> why; mu_
-  std::unique_ptr<GpuProbe> gpu_probe_;   // NVML, on a node whose GPUs were discovered; else null
+  std::map<int, HeldBackGpu> held_back_;  // GPUs kept from trials (a process left on them); mu_
+  std::unique_ptr<GpuProbe> nvml_;        // NVML, on a node whose GPUs were discovered; else null
+  GpuProbe* gpu_probe_ = nullptr;         // the probe in use (given, or nvml_); null: none
   int running_ = 0;             // guarded by mu_
   Clock::time_point idle_since_;  // guarded by mu_
   struct Slot {
@@ -188,14 +194,15 @@ class Worker {
 };
 
 Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon,
-               ProcessRunner& processes)
+               ProcessRunner& processes, GpuProbe* gpus)
     : o_(o), daemon_(daemon), processes_(processes), inv_(std::move(inv)), name_(o.name.empty() ? HostName() : o.name),
       exe_dir_(SelfExeDir()) {
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
   workdir_ = fs::absolute(o.workdir).string();
   SweepLeftovers(workdir_);
-  if (o.inventory_file.empty() && !inv_.gpus.empty()) gpu_probe_ = OpenNvmlProbe();
+  if (gpus) gpu_probe_ = gpus;
+  else if (o.inventory_file.empty() && !inv_.gpus.empty()) gpu_probe_ = (nvml_ = OpenNvmlProbe()).get();
   max_trials_ = o.max_trials > 0 ? o.max_trials
                                  : (inv_.gpus.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                                       : static_cast<int>(inv_.gpus.size()));
@@ -272,11 +279,18 @@ std::optional<Worker::Room> Worker::WaitForRoom() {
   cv_.wait(lock, [&] { return running_ < max_trials_ || draining; });
   if (draining) return std::nullopt;
   Room room;
-  for (auto& g : inv_.gpus)
-    if (!busy_.count(g.index) && !held_back_.count(g.index)) room.free_gpus.push_back(g.index);
+  FillGpusLocked(room);
   room.idle = running_ == 0;
   if (room.idle) room.idle_for = Clock::now() - idle_since_;
   return room;
+}
+
+void Worker::FillGpusLocked(Room& room) const {
+  room.free_gpus.clear();
+  room.held_back.clear();
+  for (auto& g : inv_.gpus)
+    if (!busy_.count(g.index) && !held_back_.count(g.index)) room.free_gpus.push_back(g.index);
+  for (auto& [g, held] : held_back_) room.held_back.push_back(held);
 }
 
 bool Worker::IdleTooLong(const Room& room) const {
@@ -295,6 +309,7 @@ void Worker::PreflightWhenDue(const Room& room) {
 LeaseRequest Worker::Request(const Room& room) const {
   LeaseRequest r;
   r.free_gpus = room.free_gpus;
+  r.held_back = room.held_back;
   // An idle-exiting worker polls in shorter calls, so its idle clock is checked in time.
   r.wait_s = o_.exit_when_idle ? std::min(o_.wait_s, std::max(1.0, o_.idle_exit_s / 2)) : o_.wait_s;
   for (auto& [key, def] : suites_) r.have_suites.push_back(key);
@@ -315,7 +330,7 @@ void Worker::LeaseLoop() {
       break;
     }
     PreflightWhenDue(*room);
-    RecheckHeldBack();
+    RecheckHeldBack(*room);
     LeaseAnswer a = daemon_.Lease(node_, Request(*room));
     // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
     if (draining && !a.grant) break;
@@ -375,20 +390,21 @@ void Worker::HandBack(int64_t trial, const std::vector<int>& gpus) {
   auto stuck = HandBackGpus(*gpu_probe_, gpus, workdir_,
                             std::chrono::milliseconds(static_cast<int64_t>(o_.gpu_free_wait_s * 1000)));
   std::lock_guard lock(mu_);
-  for (auto& [g, why] : stuck) {
-    spdlog::error("{}{}: holding GPU {} back from further trials until NVML shows it free", why,
-                  trial ? " (trial " + std::to_string(trial) + ")" : std::string(" (at start)"), g);
-    held_back_[g] = why;
+  for (auto& held : stuck) {
+    spdlog::error("{}{}: holding GPU {} back from further trials until NVML shows it free", held.reason,
+                  trial ? " (trial " + std::to_string(trial) + ")" : std::string(" (at start)"), held.index);
+    held_back_[held.index] = held;
   }
 }
 
-void Worker::RecheckHeldBack() {
+void Worker::RecheckHeldBack(Room& room) {
   if (!gpu_probe_) return;
   std::vector<int> held;
   {
     std::lock_guard lock(mu_);
     for (auto& [g, why] : held_back_) held.push_back(g);
   }
+  if (held.empty()) return;
   for (int g : held) {
     auto pids = gpu_probe_->Pids(g);
     if (!pids || !pids->empty()) continue;
@@ -396,6 +412,8 @@ void Worker::RecheckHeldBack() {
     held_back_.erase(g);
     spdlog::info("GPU {} is free again: offered to trials", g);
   }
+  std::lock_guard lock(mu_);
+  FillGpusLocked(room);
 }
 
 // Joins finished trial threads so a long-lived worker does not accumulate them.
@@ -433,6 +451,10 @@ void Worker::Drain() {
 }  // namespace
 
 int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes) {
+  return RunWorker(o, daemon, processes, nullptr);
+}
+
+int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus) {
   sigset_t stop_set = BlockStopSignals();
   // Orphans of a stage keeper that was itself killed come here, not to init: the worker reaps and
   // kills them (KillStrayChildren), so nothing escapes through a dead keeper.
@@ -446,7 +468,7 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
     spdlog::error("{}", lock.status().message());
     return 2;
   }
-  Worker worker(o, std::move(inv), note, daemon, processes);
+  Worker worker(o, std::move(inv), note, daemon, processes, gpus);
   StopSignalThread signals(
       stop_set,
       [&](int sig) {

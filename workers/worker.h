@@ -11,6 +11,8 @@
 
 namespace gauntlet {
 
+class GpuProbe;  // workers/gpu_handback.h
+
 // `gauntlet worker`'s flags (workers/worker_cli.cc), with their defaults. A plain value.
 struct WorkerOptions {
   std::string server = "http://127.0.0.1:8080";
@@ -40,5 +42,8 @@ int RunWorker(const WorkerOptions& opts);
 // The same over the given seams (borrowed; they must outlive the call). opts.server and opts.token
 // are then only named in logs.
 int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes);
+// The same with `gpus` (borrowed; null: as above) saying which processes each GPU holds, in place of
+// NVML, for the GPUs of the inventory whichever way it was found.
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus);
 
 }  // namespace gauntlet

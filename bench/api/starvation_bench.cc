@@ -1,8 +1,11 @@
 // Worker-protocol latency under heavy reads (issue 19): lease grant and heartbeat latency p50/p99
 // with no reads, then while N clients (700 by default) each keep one `GET /api/v1/sweeps` in flight
 // with a 160,000-trial sweep stored, against a real `gauntlet serve` (GAUNTLET_BIN picks the
-// binary, so an older one can be measured in the same window). Prints one JSON object.
-//   starvation_bench [readers=700] [seconds=10] [trials=160000]
+// binary, so an older one can be measured in the same window). With submit_trials > 0, a third
+// phase: one client submits sweeps of that many trials back to back (none of them runnable, so
+// they stay queued) while the worker loop runs, and each submit's time is reported too: whether a
+// huge submit delays the worker protocol. Prints one JSON object.
+//   starvation_bench [readers=700] [seconds=10] [trials=160000] [submit_trials=0]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -63,6 +66,55 @@ json WorkerLoop(const std::string& url, int64_t node, double seconds) {
           {"leases_lost", lost}, {"errors", errors}};
 }
 
+// Lease grants on a fixed schedule, one every 20 ms whatever the answers take, each timed from
+// its scheduled start (so a stall counts against every grant it delayed, not only the one caught
+// in it: the closed loop above under-reports stalls, "coordinated omission"). Each grant is
+// reported passed at once, untimed.
+json ScheduledGrants(const std::string& url, int64_t node, const std::atomic<bool>& stop) {
+  gauntlet::http::Client c(url, "");
+  std::vector<double> late;
+  const std::string lease_path = "/api/v1/nodes/" + std::to_string(node) + "/lease";
+  auto next = Clock::now();
+  while (!stop) {
+    auto g = c.Send("POST", lease_path, R"({"wait_s": 0})");
+    late.push_back(Ms(Clock::now() - next));
+    if (g.ok() && g->status == 200)
+      c.Send("POST", "/api/v1/leases/" + json::parse(g->body)["lease"].get<std::string>() + "/result",
+             R"({"verdict": "passed"})");
+    next += std::chrono::milliseconds(20);
+    if (next > Clock::now()) std::this_thread::sleep_until(next);  // pacing, not synchronisation
+  }
+  return Percentiles(late);
+}
+
+// The worker loop while one client submits sweeps of `n` trials (100,000-config grids times
+// repeats, on a target no node has) back to back; null when n is 0.
+json SubmitPhase(gauntlet::test::Daemon& d, int64_t node, double seconds, int n) {
+  if (n <= 0) return nullptr;
+  std::atomic<bool> stop{false};
+  json scheduled;
+  std::thread prober([&] { scheduled = ScheduledGrants(d.url(), node, stop); });
+  std::vector<double> took;
+  int64_t failed = 0;
+  std::thread submitter([&] {
+    gauntlet::http::Client c(d.url(), "");
+    const json body = {{"suite", "bench-trivial"}, {"repeats", std::max(1, n / 100000)},
+                       {"targets", {{{"arch", "sm_100"}}}}, {"max_trials", 1000000}, {"prune", false}};
+    while (!stop) {
+      auto t0 = Clock::now();
+      auto r = c.Send("POST", "/api/v1/sweeps", body.dump(), "application/json", std::chrono::seconds(600));
+      if (r.ok() && r->status == 201) took.push_back(Ms(Clock::now() - t0));
+      else ++failed;
+    }
+  });
+  json loop = WorkerLoop(d.url(), node, seconds);
+  stop = true;
+  submitter.join();  // the submit under way finishes first
+  prober.join();
+  return {{"trials_per_submit", std::max(1, n / 100000) * 100000}, {"submit", Percentiles(took)},
+          {"submit_errors", failed}, {"worker", loop}, {"scheduled_grants", scheduled}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +122,7 @@ int main(int argc, char** argv) {
   const int readers = argc > 1 ? std::atoi(argv[1]) : 700;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 10;
   const int trials = argc > 3 ? std::atoi(argv[3]) : 160000;
+  const int submit_trials = argc > 4 ? std::atoi(argv[4]) : 0;
   test::TempDir dir;
   // A long lease: the bench measures latency; whether a lease would have been lost under a 30 s
   // TTL is read from the heartbeat latencies (and leases_lost counts any that were).
@@ -110,6 +163,7 @@ int main(int argc, char** argv) {
   const int64_t reads_in_window = reads - reads0;
   stop = true;
   for (auto& t : ts) t.join();
+  json submits = SubmitPhase(d, node, seconds, submit_trials);
   std::cout << json{{"bench", "worker_protocol_under_heavy_reads"},
                     {"binary", test::GauntletBin()},
                     {"stored_trials", big["trials"]},
@@ -118,7 +172,8 @@ int main(int argc, char** argv) {
                     {"without_reads", quiet},
                     {"with_reads", loaded},
                     {"reads_per_s", reads_in_window / window},
-                    {"read_errors", read_errors.load()}}
+                    {"read_errors", read_errors.load()},
+                    {"with_submits", submits}}
                    .dump()
             << "\n";
 }

@@ -287,6 +287,28 @@ describe('dashboard', () => {
     await page.close();
   });
 
+  it('shows a GPU its worker holds back, with the reason and the pids', async () => {
+    // A node that speaks the worker protocol itself: it says GPU 1 is held back and asks for nothing.
+    const gpu = {name: 'NVIDIA H200', compute_capability: '9.0', memory_mb: 143771};
+    const reg = await stack.post('/api/v1/nodes/register', {name: 'held',
+      inventory: {gpus: [{...gpu, index: 0, uuid: 'GPU-held-0'}, {...gpu, index: 1, uuid: 'GPU-held-1'}]}});
+    const reason = 'GPU 1 still has processes after its trial: 4242 (python3)';
+    const r = await fetch(`${stack.url}/api/v1/nodes/${reg.node}/lease`, {method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({free_gpus: [], held_back: [{gpu: 1, reason, pids: [4242]}], wait_s: 0})});
+    assert.equal(r.status, 204);
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/nodes', 'nodes');
+    const held = page.locator('tr[data-node=held] li[data-gpu="1"] [data-testid=held-back]');
+    await held.waitFor();
+    assert.match(await held.textContent(), /held back/);
+    assert.equal(await held.locator('.held-reason').textContent(), reason);
+    assert.equal(await page.locator('tr[data-node=held] li[data-gpu="0"] [data-testid=held-back]').count(), 0);
+    assert.match(await page.locator('[data-testid=nodes-summary]').textContent(), /; 1 GPU held back$/);
+    await shot(page, '05b-nodes-held-back');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   it('shows failure clusters and regressions', async () => {
     const page = await newPage(browser.context);
     await open(page, stack.url, '#/clusters?suite=ui-fixture', 'clusters');

@@ -222,8 +222,9 @@ TEST(GpuHandback, OwnLeftoversAreKilledOthersHoldTheGpuBack) {
   gpus.on = {{0, ours}, {1, foreign}};
   auto held = HandBackGpus(gpus, {0, 1}, workdir, milliseconds(3000));
   ASSERT_EQ(held.size(), 1u);
-  EXPECT_EQ(held[0].first, 1);
-  EXPECT_NE(held[0].second.find(std::to_string(foreign) + " (sleep)"), std::string::npos) << held[0].second;
+  EXPECT_EQ(held[0].index, 1);
+  EXPECT_NE(held[0].reason.find(std::to_string(foreign) + " (sleep)"), std::string::npos) << held[0].reason;
+  EXPECT_EQ(held[0].pids, std::vector<unsigned>{static_cast<unsigned>(foreign)});
   EXPECT_TRUE(Gone(ours));
   EXPECT_EQ(kill(foreign, 0), 0) << "a process that is not the worker's was killed";
   kill(foreign, SIGKILL);

@@ -59,6 +59,57 @@ class SchedulerTest : public ::testing::Test {
   }
 };
 
+// A GPU the worker holds back (processes outlived a trial on it) is never leased, even when a
+// lease request lists it as free; once the worker stops holding it back it is leased again.
+TEST_F(SchedulerTest, AHeldBackGpuIsNotLeasedWhateverTheRequestSays) {
+  s.UpsertNode(MakeNode(1, "h200", 2, 9));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(10, 1, {{"b", "x"}}, Gpu("sm_90")), Trial(11, 1, {{"b", "y"}}, Gpu("sm_90"))});
+  HeldGpu h;
+  h.reason = "GPU 1 still has processes after its trial: 4242 (python3)";
+  h.pids = {4242};
+  EXPECT_TRUE(s.SetHeldBack(1, {{1, h}}));
+  EXPECT_FALSE(s.SetHeldBack(1, {{1, h}})) << "the same GPUs again is no change";
+  EXPECT_FALSE(s.SetHeldBack(7, {{1, h}})) << "an unknown node";
+  const int64_t since = s.Node(1)->held_gpus.at(1).since;
+  EXPECT_EQ(since, clock.now);
+  EXPECT_FALSE(Lease(1, {1})) << "the held-back GPU is not free";
+  auto a = Lease(1, {0, 1});
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->gpus, std::vector<int>{0});
+  EXPECT_FALSE(Lease(1, {0, 1})) << "GPU 0 is leased, GPU 1 held back";
+  clock.now += 5;
+  s.UpsertNode(MakeNode(1, "h200", 2, 9));  // a re-registration keeps what the worker holds back
+  ASSERT_EQ(s.Node(1)->held_gpus.count(1), 1u);
+  EXPECT_EQ(s.Node(1)->held_gpus.at(1).since, since);
+  EXPECT_TRUE(s.SetHeldBack(1, {}));
+  auto b = Lease(1, {1});
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->gpus, std::vector<int>{1});
+}
+
+// A grant that never reached its worker comes back: queued at the front with the attempts it had,
+// its GPU free, and leased again as attempt 1. A lease its worker has heartbeated is not undone.
+TEST_F(SchedulerTest, AReturnedGrantIsQueuedAgainWithoutSpendingAnAttempt) {
+  s.UpsertNode(MakeNode(1, "h200", 1, 9));
+  s.AddSweep({1, 0, true, true, {}}, {Trial(10, 1, {{"b", "x"}}, Gpu("sm_90")), Trial(11, 1, {{"b", "y"}}, Gpu("sm_90"))});
+  auto g = Lease(1, {0});
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->attempt, 1);
+  auto back = s.ReturnLease(g->lease);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, g->trial);
+  EXPECT_EQ(store.requeued, std::vector<int64_t>{g->trial});
+  EXPECT_EQ(s.leased(), 0u);
+  EXPECT_FALSE(s.ReturnLease(g->lease).ok()) << "once";
+  auto again = Lease(1, {0});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->trial, g->trial) << "first in line again";
+  EXPECT_EQ(again->attempt, 1) << "no attempt spent on a grant nobody received";
+  ASSERT_TRUE(s.Heartbeat(again->lease).ok());
+  EXPECT_EQ(s.ReturnLease(again->lease).status().code(), Code::kConflict) << "its worker has it";
+  EXPECT_EQ(s.leased(), 1u);
+}
+
 TEST_F(SchedulerTest, LeasesOnlyToMatchingHardwareAndOneTrialPerGpu) {
   s.UpsertNode(MakeNode(1, "h200", 2, 9));
   s.UpsertNode(MakeNode(2, "rtx", 1, 12));

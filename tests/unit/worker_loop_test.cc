@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/stop_signals.h"
+#include "workers/gpu_handback.h"
 
 #include "tests/support/fake_daemon_link.h"
 #include "tests/support/fake_process_runner.h"
@@ -83,6 +84,53 @@ TEST_F(WorkerLoopTest, AGrantIsRunAndReportedAndAForgottenNodeRegistersAgain) {
   EXPECT_TRUE(leases[0].second.have_suites.empty());
   EXPECT_EQ(leases.back().second.have_suites, std::vector<std::string>{"s@1"})
       << "a suite definition travels once; later leases say the worker has it";
+}
+
+// NVML as a test sets it: GPU 1 lists `pid` for the first `busy_calls` questions about it, then
+// nothing (the leftover went away). Thread-safe.
+class FakeGpuProbe final : public GpuProbe {
+ public:
+  unsigned pid = 0;
+  int busy_calls = 0;
+  std::optional<std::vector<unsigned>> Pids(int index) const override {
+    std::lock_guard lock(mu_);
+    if (index != 1 || asked_++ >= busy_calls) return std::vector<unsigned>{};
+    return std::vector<unsigned>{pid};
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable int asked_ = 0;
+};
+
+// A GPU that still lists a process the worker did not start is held back, and every lease request
+// says so (index, reason, pids) while it lasts, without offering it as free; once NVML shows it
+// free, it is offered again and no longer named as held back.
+TEST_F(WorkerLoopTest, AHeldBackGpuIsToldToTheDaemonUntilItIsFree) {
+  opts.inventory_file = dir.Write("inventory2.json", R"({"gpus": [
+      {"index": 0, "name": "NVIDIA H200", "uuid": "GPU-0", "compute_capability": "9.0", "memory_mb": 143771},
+      {"index": 1, "name": "NVIDIA H200", "uuid": "GPU-1", "compute_capability": "9.0", "memory_mb": 143771}]})");
+  opts.gpu_free_wait_s = 0;
+  FakeGpuProbe gpus;
+  gpus.pid = static_cast<unsigned>(getpid());  // not a trial's: it is never killed
+  gpus.busy_calls = 3;  // the check at start, then the rechecks before the first two lease calls
+
+  EXPECT_EQ(RunWorker(opts, daemon, runner, &gpus), 0);
+
+  const auto leases = daemon.lease_requests();
+  ASSERT_GE(leases.size(), 3u);
+  for (size_t i = 0; i < 2; ++i) {
+    const LeaseRequest& r = leases[i].second;
+    EXPECT_EQ(r.free_gpus, std::vector<int>{0}) << "lease " << i;
+    ASSERT_EQ(r.held_back.size(), 1u) << "lease " << i;
+    EXPECT_EQ(r.held_back[0].index, 1);
+    EXPECT_EQ(r.held_back[0].pids, std::vector<unsigned>{gpus.pid});
+    EXPECT_NE(r.held_back[0].reason.find(std::to_string(gpus.pid)), std::string::npos) << r.held_back[0].reason;
+  }
+  for (size_t i = 2; i < leases.size(); ++i) {
+    EXPECT_EQ(leases[i].second.free_gpus, (std::vector<int>{0, 1})) << "lease " << i;
+    EXPECT_TRUE(leases[i].second.held_back.empty()) << "lease " << i;
+  }
 }
 
 TEST_F(WorkerLoopTest, ATrialLongerThanTheIdleLimitDoesNotMakeTheWorkerIdle) {

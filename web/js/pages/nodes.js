@@ -1,4 +1,5 @@
-// The fleet: each node's GPUs, state and reason, what it runs now, and how long since it was heard from.
+// The fleet: each node's GPUs (busy, or held back by its worker with the reason), state and reason,
+// what it runs now, and how long since it was heard from.
 
 import {api} from '../api.js';
 import {fill, fmtFingerprint, fmtSeconds, h, noun, plural} from '../dom.js';
@@ -8,13 +9,23 @@ const STATE_CLASS = {online: 'v-passed', draining: 'v-unsupported', offline: 'v-
 
 function gpus(n) {
   const busy = new Set(n.busy_gpus || []);
+  const held = new Map((n.held_back || []).map((g) => [g.gpu, g]));
   const list = n.inventory?.gpus || [];
   if (!list.length) return h('span', {class: 'muted'}, 'CPU only');
   return h('ul', {class: 'gpus'}, list.map((g) => {
     const cc = g.compute_capability ? `sm_${String(g.compute_capability).replace('.', '')}` : '';
     return h('li', {'data-gpu': g.index}, `${g.index}: ${g.name} `, h('span', {class: 'muted'}, `${cc} · ${Math.round((g.memory_mb || 0) / 1024)} GiB`),
-      busy.has(g.index) ? h('span', {class: 'badge v-pending busy'}, 'busy') : null);
+      busy.has(g.index) ? h('span', {class: 'badge v-pending busy'}, 'busy') : null,
+      held.has(g.index) ? heldBack(held.get(g.index)) : null);
   }));
+}
+
+// A GPU its worker keeps from trials: processes outlived their trial on it (NVML still lists them).
+function heldBack(g) {
+  const pids = (g.pids || []).join(', ');
+  return h('span', {'data-testid': 'held-back'}, ' ',
+    h('span', {class: 'badge v-crashed held', title: g.reason || ''}, 'held back'),
+    h('div', {class: 'muted held-reason'}, g.reason || `processes left on it${pids ? ` (pids ${pids})` : ''}`));
 }
 
 // A node that reports no versions (a worker that found no driver or CUDA sends them empty) says so,
@@ -53,8 +64,10 @@ export default async function render(ctx) {
     const by = {};
     for (const n of nodes) by[n.state] = (by[n.state] || 0) + 1;
     const gpuCount = nodes.reduce((a, n) => a + (n.inventory?.gpus?.length || 0), 0);
+    const held = nodes.reduce((a, n) => a + (n.held_back?.length || 0), 0);
     summary.textContent = `${plural(nodes.length, 'node')}, ${plural(gpuCount, 'GPU')}: ` +
-      (Object.entries(by).map(([k, v]) => `${v} ${k}`).join(', ') || 'none');
+      (Object.entries(by).map(([k, v]) => `${v} ${k}`).join(', ') || 'none') +
+      (held ? `; ${plural(held, 'GPU')} held back` : '');
   }
 
   async function load() {
