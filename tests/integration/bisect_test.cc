@@ -6,34 +6,19 @@
 
 #include "http/http_client.h"
 #include "tests/integration/cli_fixture.h"
+#include "tests/integration/ordered_suite.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-json Suite40() {
-  json versions = json::array();
-  for (int i = 1; i <= 40; ++i) versions.push_back(std::to_string(i));
-  const std::string script =
-      "import sys\n"
-      "v = int(sys.argv[1])\n"
-      "if v >= 17:\n"
-      "    print('RuntimeError: fused kernel regressed in version %d' % v, file=sys.stderr)\n"
-      "    sys.exit(1)\n"
-      "print('ok')\n";
-  return {{"name", "bisect40"},
-          {"parameters", {{"version", {{"values", versions}, {"ordered", true}}}, {"backend", {"a", "b"}}}},
-          {"stages", json::array({{{"name", "run"}, {"kind", "command"},
-                                   {"argv", {"python3", "-c", script, "{version}", "{backend}"}}}})}};
-}
-
 class BisectTest : public ::testing::Test {
  protected:
   void SetUp() override {
     d_ = std::make_unique<Daemon>(dir_.path(), SourceDir() + "/tests/fixtures/suites");
     http::Client c(d_->url(), "");
-    auto put = c.Send("PUT", "/api/v1/suites/bisect40", Suite40().dump());
+    auto put = c.Send("PUT", "/api/v1/suites/bisect40", OrderedSuite40("bisect40").dump());
     ASSERT_TRUE(put.ok());
     ASSERT_EQ(put->status, 201) << put->body;
     worker_ = StartWorker(dir_.path(), d_->url(), "w", json::object(), {"--max-trials", "1"});
