@@ -4,7 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
+#include <thread>
 
 #include "store/sqlite.h"
 
@@ -335,12 +338,23 @@ Result<SubmitResult> Coordinator::Submit(const json& body, const SweepOrigin& or
   // Published before the scheduler holds any of its trials, so no follower ever hears of a trial of
   // this sweep (a lease granted below, committed on another thread) before it hears of the sweep.
   events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
-  {
+  // Ordered here, outside the lock, and queued in chunks: a 500,000-trial sweep held the lock for
+  // 0.2 s in one piece, and every lease and heartbeat waited for it (docs/BENCHMARKS.md).
+  const SweepInfo info = MakeSweepInfo(*sweep, *req, *suite);
+  Scheduler::OrderForQueue(info, queued);
+  constexpr size_t kChunk = 8192;
+  size_t at = 0;
+  do {
+    const size_t end = std::min(queued.size(), at + kChunk);
+    std::vector<QueuedTrial> chunk(std::make_move_iterator(queued.begin() + at),
+                                   std::make_move_iterator(queued.begin() + end));
     std::lock_guard lock(mu_);
-    requests_[*sweep] = std::make_shared<SweepRequest>(*req);
-    sched_->AddSweep(MakeSweepInfo(*sweep, *req, *suite), std::move(queued));
+    if (at == 0) requests_[*sweep] = std::make_shared<SweepRequest>(*req);
+    sched_->AddOrdered(info, std::move(chunk));
     ServeWaitersLocked();
-  }
+    at = end;
+    if (at < queued.size()) std::this_thread::yield();  // a worker call waiting on mu_ goes first
+  } while (at < queued.size());
   return SubmitResult{*sweep, static_cast<int64_t>(trials.size())};
 }
 

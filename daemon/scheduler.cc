@@ -38,13 +38,21 @@ std::string Scheduler::NewLeaseId() {
   return buf;
 }
 
-void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials) {
-  Sweep& sw = sweeps_[info.id];
-  sw.info = info;
+void Scheduler::OrderForQueue(const SweepInfo& info, std::vector<QueuedTrial>& trials) {
   auto cheaper = [](const QueuedTrial& a, const QueuedTrial& b) { return a.cost_s < b.cost_s; };
   // Usually every trial of a sweep has the suite's one estimate: skip moving 100k trials for nothing.
   if (!std::is_sorted(trials.begin(), trials.end(), cheaper)) std::stable_sort(trials.begin(), trials.end(), cheaper);
   if (info.settle_first) OrderToSettle(info, trials);
+}
+
+void Scheduler::AddSweep(const SweepInfo& info, std::vector<QueuedTrial> trials) {
+  OrderForQueue(info, trials);
+  AddOrdered(info, std::move(trials));
+}
+
+void Scheduler::AddOrdered(const SweepInfo& info, std::vector<QueuedTrial> trials) {
+  Sweep& sw = sweeps_[info.id];
+  sw.info = info;
   const int64_t now = clock_.NowMs();
   for (auto& t : trials) {
     if (t.queued_at == 0) t.queued_at = now;

@@ -184,6 +184,12 @@ class Scheduler {
   // chosen greedily so that one trial covers as many uncovered values as it can; then the rest, each
   // group keeping its order.
   void AddSweep(const SweepInfo& sweep, std::vector<QueuedTrial> trials);
+  // The order AddSweep gives `trials` (cheapest first, then settle-first), computed in place. Pure
+  // and static, so a caller can order a huge sweep outside its lock and hand it to AddOrdered.
+  static void OrderForQueue(const SweepInfo& sweep, std::vector<QueuedTrial>& trials);
+  // AddSweep for trials already in OrderForQueue's order, appended after what the sweep holds: a
+  // huge sweep can be added in chunks, in order, with other calls served between them.
+  void AddOrdered(const SweepInfo& sweep, std::vector<QueuedTrial> trials);
   // Re-creates a lease found in the store at start; its deadline starts afresh.
   void RestoreLease(const ActiveLease& lease);
   // Adds or replaces a node, seen now; it keeps its busy GPUs, infra streak and a quarantine.

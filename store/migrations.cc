@@ -232,6 +232,12 @@ ALTER TABLE sweeps ADD COLUMN search TEXT;
       R"sql(
 ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
 )sql",
+      // 9: a sweep stored in chunks (a big one, so that leases and heartbeats commit between its
+      // chunks) is `creating` until its last chunk commits; one found so at start was never
+      // acknowledged and is removed with its trials (Store::Open).
+      R"sql(
+ALTER TABLE sweeps ADD COLUMN creating INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return k;
 }

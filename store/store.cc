@@ -1,8 +1,9 @@
 #include "store/store.h"
 
 #include <chrono>
-#include <tuple>
 #include <functional>
+#include <thread>
+#include <tuple>
 
 #include "store/migrations.h"
 #include "store/store_rows.h"
@@ -24,6 +25,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   try {
     s->writer_ = std::make_unique<sql::Db>(s->memory_ ? ":memory:" : path);
     Migrate(*s->writer_);
+    // A sweep whose chunks did not all commit (the daemon died while storing it) was never
+    // acknowledged: it goes, whole, before anything reads the store.
+    sql::Txn txn(*s->writer_);
+    s->writer_->Exec("DELETE FROM trials WHERE sweep_id IN (SELECT id FROM sweeps WHERE creating != 0)");
+    s->writer_->Exec("DELETE FROM sweeps WHERE creating != 0");
+    txn.Commit();
   } catch (const sql::Error& e) {
     return Status(Code::kUnavailable, e.what());
   }
@@ -151,35 +158,90 @@ Result<std::vector<SuiteRow>> Store::ListSuites() {
   });
 }
 
+namespace {
+// Trials per write of a sweep stored in chunks: a few milliseconds each, so a lease or heartbeat
+// waits at most that long for the store, not the seconds a 500,000-trial sweep takes whole.
+constexpr size_t kSweepChunk = 4096;
+
+void InsertTrials(sql::Db& db, int64_t sweep, int64_t suite_id, int64_t now, int max_attempts,
+                  const std::vector<NewTrial>& trials, size_t from, size_t to, int64_t* first_trial) {
+  auto& t = db.Cached(
+      "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
+      " max_attempts) VALUES(?,?,?,?,?,?,'queued',?,?)");
+  for (size_t i = from; i < to; ++i) {
+    const NewTrial& nt = trials[i];
+    t.Bind(1, sweep).Bind(2, suite_id).Bind(3, nt.config_json).Bind(4, nt.config_key).Bind(5, nt.target_index);
+    t.Bind(6, nt.repeat_index).Bind(7, now).Bind(8, max_attempts);
+    t.Run();
+    if (*first_trial == 0) *first_trial = db.LastInsertId();
+  }
+}
+}  // namespace
+
+void Store::LetWaitingWritersGo() {
+  // Bounded: a steady stream of writers must not hold a sweep's storing back for ever.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  while (waiting_writers_.load() > 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+}
+
 Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, const json& request, int priority,
                                    int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
                                    const SweepOrigin& origin) {
-  return Guard([&]() -> Result<int64_t> {
+  // One sweep's trials get consecutive ids (the caller counts from *first_trial): no other insert
+  // of trials may come between its chunks.
+  std::lock_guard create(create_mu_);
+  const bool chunked = trials.size() > kSweepChunk;
+  const int64_t now = NowMs();
+  *first_trial = 0;
+  auto sweep = Guard([&]() -> Result<int64_t> {
     return Write([&](sql::Db& db) -> Result<int64_t> {
-      const int64_t now = NowMs();
       const int64_t count = static_cast<int64_t>(trials.size());
       auto& s = db.Cached(
-          "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at, rerun_of, submitted_by, source)"
-          " VALUES(?,?,?,?,?,?,?,?,?)");
+          "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at, rerun_of, submitted_by, source,"
+          " creating) VALUES(?,?,?,?,?,?,?,?,?,?)");
       s.Bind(1, suite_id).Bind(2, name).Bind(3, request.dump()).Bind(4, priority).Bind(5, count).Bind(6, now);
       if (origin.rerun_of) s.Bind(7, *origin.rerun_of);
       else s.BindNull(7);
-      s.Bind(8, origin.submitted_by).Bind(9, origin.source);
+      s.Bind(8, origin.submitted_by).Bind(9, origin.source).Bind(10, chunked ? 1 : 0);
       s.Run();
-      const int64_t sweep = db.LastInsertId();
-      auto& t = db.Cached(
-          "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
-          " max_attempts) VALUES(?,?,?,?,?,?,'queued',?,?)");
-      *first_trial = 0;
-      for (const auto& nt : trials) {
-        t.Bind(1, sweep).Bind(2, suite_id).Bind(3, nt.config_json).Bind(4, nt.config_key).Bind(5, nt.target_index);
-        t.Bind(6, nt.repeat_index).Bind(7, now).Bind(8, max_attempts);
-        t.Run();
-        if (*first_trial == 0) *first_trial = db.LastInsertId();
-      }
-      return sweep;
+      const int64_t id = db.LastInsertId();
+      InsertTrials(db, id, suite_id, now, max_attempts, trials, 0, std::min(trials.size(), kSweepChunk), first_trial);
+      return id;
     });
   });
+  if (!sweep.ok() || !chunked) return sweep;
+  Status st = Status::Ok();
+  for (size_t at = kSweepChunk; st.ok() && at < trials.size(); at += kSweepChunk) {
+    LetWaitingWritersGo();
+    st = Guard([&]() -> Status {
+      return Write([&](sql::Db& db) -> Status {
+        InsertTrials(db, *sweep, suite_id, now, max_attempts, trials, at, std::min(trials.size(), at + kSweepChunk),
+                     first_trial);
+        return Status::Ok();
+      });
+    });
+  }
+  LetWaitingWritersGo();
+  if (st.ok())
+    st = Guard([&]() -> Status {
+      return Write([&](sql::Db& db) -> Status {
+        auto& u = db.Cached("UPDATE sweeps SET creating=0 WHERE id=?");
+        u.Bind(1, *sweep).Run();
+        return Status::Ok();
+      });
+    });
+  if (st.ok()) return sweep;
+  // Not acknowledged, so not kept: what did commit goes now (or, if this fails too, at the next start).
+  (void)Guard([&]() -> Status {
+    return Write([&](sql::Db& db) -> Status {
+      auto& d = db.Cached("DELETE FROM trials WHERE sweep_id=?");
+      d.Bind(1, *sweep).Run();
+      auto& e = db.Cached("DELETE FROM sweeps WHERE id=?");
+      e.Bind(1, *sweep).Run();
+      return Status::Ok();
+    });
+  });
+  return st;
 }
 
 namespace {
@@ -241,7 +303,7 @@ Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit, const 
     return Read([&](sql::Db& db) {
       // Each filter is always bound (NULL: off), so the statement text is one and stays cached.
       auto& s = db.Cached(std::string("SELECT ") + kSweepCols +
-                          " WHERE s.id < ? AND (?3 IS NULL OR su.name = ?3) AND (?4 IS NULL OR s.submitted_by = ?4)"
+                          " WHERE s.id < ? AND s.creating = 0 AND (?3 IS NULL OR su.name = ?3) AND (?4 IS NULL OR s.submitted_by = ?4)"
                           " AND (?5 IS NULL OR s.source = ?5) AND (?6 IS NULL OR CASE"
                           " WHEN s.cancelled_at IS NOT NULL THEN 'cancelled'"
                           " WHEN EXISTS(SELECT 1 FROM trials t WHERE t.sweep_id = s.id AND t.state != 'done') THEN 'running'"

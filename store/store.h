@@ -173,7 +173,10 @@ class Store {
   Status NoteShadowed(int64_t id, const std::string& note);
   Result<std::vector<SuiteRow>> ListSuites();  // latest version of each
 
-  // Sweeps. CreateSweep inserts the sweep and all its trials in one transaction and returns its id.
+  // Sweeps. CreateSweep stores the sweep and all its trials and returns its id: in one transaction,
+  // or for a big sweep in chunks that commit one by one (the sweep `creating` until the last, hidden
+  // from ListSweeps, removed at the next Open if the daemon dies first; on an error what committed
+  // is removed), so other writes go ahead between them. Either way it is whole once this returns Ok.
   // The new trials get consecutive ids from *first_trial (required), in the order given.
   Result<int64_t> CreateSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
                               int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
@@ -269,7 +272,9 @@ class Store {
   // before returning (with everything staged before it); inside, it is staged.
   template <typename F>
   auto Write(F&& fn) {
+    waiting_writers_.fetch_add(1);
     std::unique_lock lock(write_mu_);
+    waiting_writers_.fetch_sub(1);
     BeginWriteLocked();
     using R = decltype(fn(*writer_));
     if constexpr (std::is_void_v<R>) {
@@ -354,6 +359,11 @@ class Store {
   std::string path_;
   bool memory_;
   std::mutex write_mu_;
+  std::mutex create_mu_;  // CreateSweep and AddTrial: a sweep's trial ids stay consecutive
+  // Writers blocked on write_mu_: a sweep stored in chunks lets them go first between its chunks
+  // (std::mutex is not fair: the thread that just unlocked it would take it again at once).
+  std::atomic<int> waiting_writers_{0};
+  void LetWaitingWritersGo();
   std::unique_ptr<sql::Db> writer_;
   // Group commit state. Under write_mu_: the connection's transaction. Under tickets_mu_: what is
   // settled and who waits for it, so that answering threads never wait for a COMMIT's I/O (which

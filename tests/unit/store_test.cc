@@ -46,6 +46,42 @@ TEST(Store, MigratesAnOldSchemaFileKeepingItsRows) {
   EXPECT_EQ(t->attempt, 0);  // a column added by migration 2, with its default
 }
 
+// A big sweep is stored in chunks so that other writes go ahead between them; once CreateSweep
+// returns it is whole, its ids consecutive. One whose chunks did not all commit (the daemon died
+// while storing it) was never acknowledged and is gone at the next start, its trials with it.
+TEST(Store, ABigSweepIsStoredInChunksWholeOrNotAtAll) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/big.db";
+  int64_t sweep = 0, first = 0;
+  const size_t n = 3 * 4096 + 7;  // more than two chunks, the last one partial
+  {
+    auto s = std::move(*Store::Open(path));
+    auto suite = s->PutSuite("s", SuiteDef(), "");
+    std::vector<NewTrial> trials;
+    for (size_t i = 0; i < n; ++i) trials.push_back({json{{"a", "x"}}.dump(), "a=x", 0, static_cast<int>(i)});
+    auto id = s->CreateSweep(suite->id, "big", json::object(), 0, 3, trials, &first);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    sweep = *id;
+    auto listed = s->ListSweeps(0, 10);
+    ASSERT_EQ(listed->size(), 1u);
+    EXPECT_EQ(listed->front().trial_count, static_cast<int64_t>(n));
+    auto last = s->GetTrial(first + static_cast<int64_t>(n) - 1);
+    ASSERT_TRUE(last.ok());
+    EXPECT_EQ(last->sweep_id, sweep);
+    EXPECT_EQ(last->repeat_index, static_cast<int>(n) - 1) << "consecutive ids, in the order given";
+    EXPECT_EQ(s->GetSweep(sweep)->by_state["queued"], static_cast<int64_t>(n));
+  }
+  {
+    // What a death between chunks leaves: the sweep still `creating`, some of its trials stored.
+    sql::Db db(path);
+    db.Exec("UPDATE sweeps SET creating=1 WHERE id=" + std::to_string(sweep));
+  }
+  auto s = std::move(*Store::Open(path));
+  EXPECT_EQ(s->ListSweeps(0, 10)->size(), 0u);
+  EXPECT_FALSE(s->GetSweep(sweep).ok());
+  EXPECT_FALSE(s->GetTrial(first).ok()) << "its trials went with it";
+}
+
 TEST(Store, RefusesADatabaseNewerThanItKnows) {
   test::TempDir dir;
   {
