@@ -4,7 +4,9 @@
 
 #include <cstdio>
 
+#include "core/json_text.h"
 #include "store/compare.h"
+#include "store/ordered_regressions.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -78,6 +80,33 @@ std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::st
                  "/#/nodes|fleet>)");
   return json{{"event", "node.quarantined"}, {"node", {{"id", node}, {"name", name}}}, {"reason", reason},
               {"dashboard_url", base + "/#/nodes"}, {"at", NowMs()}}
+      .dump();
+}
+
+// An ordered-parameter regression (store/ordered_regressions.h) that `s` found: passed at one value,
+// failed at a later one, with the bisection that searches the gap or the command that starts one.
+std::string OrderedRegressionBody(const WebhookHook& hook, const SweepRow& s, const json& item, const std::string& base) {
+  const std::string param = item.value("parameter", "");
+  const json& before = item["before"];
+  const json& after = item["after"];
+  const json& bisection = item["bisection"];
+  if (hook.format == "slack") {
+    std::string next;
+    if (!item["first_bad"].is_null()) next = "first bad: " + JsonText(item["first_bad"]);
+    else if (bisection.is_object()) next = "bisection <" + SweepLink(base, bisection.value("id", int64_t{0})) + "|#" +
+                                           std::to_string(bisection.value("id", int64_t{0})) + ">";
+    else if (item["start"].is_object()) next = "start a bisection: `" + item["start"].value("command", "") + "`";
+    return Slack("Regression in " + s.suite + " on " + item.value("hardware", "") + " along " + param + ": `" +
+                 item.value("config_key", "") + "` passed at " + param + "=" + JsonText(before["value"]) +
+                 ", failed at " + JsonText(after["value"]) + " (" + JsonText(after["verdict"]) + "); " +
+                 JsonText(item["untested"]) + " value(s) between untested" + (next.empty() ? "" : "; " + next) +
+                 " (sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + ">)");
+  }
+  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item["config_key"]},
+              {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", "ordered"},
+              {"parameter", param}, {"before", before}, {"after", after}, {"untested", item["untested"]},
+              {"first_bad", item["first_bad"]}, {"bisection", bisection}, {"start", item["start"]},
+              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", NowMs()}}
       .dump();
 }
 
@@ -177,6 +206,13 @@ void Notifier::Announce(int64_t id) {
     if (cmp.ok())
       for (auto& it : (*cmp)["items"])
         if (it["change"] == "broke" && !it["a"].is_null()) regressions.push_back(it);
+    // Along ordered parameters, across sweeps: the ones this sweep judged an end of.
+    if (auto ord = OrderedRegressions(store_, s->suite); ord.ok())
+      for (auto& it : (*ord)["items"])
+        if (it["before"].value("sweep", int64_t{0}) == id || it["after"].value("sweep", int64_t{0}) == id) {
+          it["why"] = "ordered";
+          regressions.push_back(it);
+        }
   }
   std::vector<NewDelivery> out;
   for (auto& h : opts_.hooks) {
@@ -185,7 +221,9 @@ void Notifier::Announce(int64_t id) {
                      SweepFinishedBody(h, *s, static_cast<int64_t>(regressions.size()), opts_.public_url)});
     if (Wants(h, "regression.found"))
       for (size_t i = 0; i < regressions.size() && static_cast<int>(i) < opts_.max_regressions; ++i)
-        out.push_back({h.url, "regression.found", RegressionBody(h, *s, regressions[i], opts_.public_url)});
+        out.push_back({h.url, "regression.found",
+                       regressions[i]["why"] == "ordered" ? OrderedRegressionBody(h, *s, regressions[i], opts_.public_url)
+                                                          : RegressionBody(h, *s, regressions[i], opts_.public_url)});
   }
   auto done = AnnounceSweep(store_, id, out);
   if (!done.ok()) spdlog::error("webhooks: sweep {}: {}", id, done.status().message());

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "http/http_client.h"
 #include "tests/integration/cli_fixture.h"
+#include "tests/integration/ordered_suite.h"
 
 namespace gauntlet::test {
 namespace {
@@ -130,6 +132,52 @@ webhooks:
   // The records: admin only when tokens are on; here (loopback, no tokens) readable, with filters checked.
   EXPECT_EQ(d.Get("/api/v1/webhooks/deliveries?state=lost").status, 422);
   EXPECT_EQ(d.Get("/api/v1/webhooks/deliveries?colour=1").status, 400);
+}
+
+// A config that passed at version 3 in one sweep and failed at version 30 in a later one is a
+// regression along the ordered parameter: told as such, with the untested gap and how to bisect it.
+TEST(Webhooks, ARegressionAlongAnOrderedParameterIsToldWithItsGap) {
+  TempDir dir;
+  Receiver rx(dir, "s3cret", 0);
+  const std::string config = dir.Write("gauntlet.yaml", R"(
+public_url: http://gauntlet.example:8080/
+webhooks:
+  - url: )" + rx.url("/json") + R"(
+    secret: s3cret
+    events: [regression.found]
+  - url: )" + rx.url("/slack") + R"(
+    secret: s3cret
+    format: slack
+    events: [regression.found]
+)");
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
+  http::Client c(d.url(), "");
+  auto put = c.Send("PUT", "/api/v1/suites/versions40", OrderedSuite40("versions40").dump());
+  ASSERT_TRUE(put.ok());
+  ASSERT_EQ(put->status, 201) << put->body;
+  auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
+  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "versions40"}, {"parameters", {{"version", {"3"}}, {"backend", {"a"}}}}}, 201);
+  d.WaitSweep(s1["id"]);
+  json s2 = d.PostJson("/api/v1/sweeps", {{"suite", "versions40"}, {"parameters", {{"version", {"30"}}, {"backend", {"a"}}}}}, 201);
+  const int64_t id2 = s2["id"];
+  ASSERT_EQ(d.WaitSweep(id2)["by_verdict"].value("crashed", 0), 1);
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "regression.found").size() == 1; })) << d.Log();
+  json reg = rx.Delivered("/json", "regression.found")[0]["body"];
+  EXPECT_EQ(reg["why"], "ordered") << reg.dump();
+  EXPECT_EQ(reg["parameter"], "version");
+  EXPECT_EQ(reg["before"]["value"], "3");
+  EXPECT_EQ(reg["before"]["sweep"], s1["id"]);
+  EXPECT_EQ(reg["after"]["value"], "30");
+  EXPECT_EQ(reg["after"]["sweep"], id2);
+  EXPECT_EQ(reg["untested"], 26);
+  EXPECT_EQ(reg["sweep"], id2);
+  ASSERT_TRUE(reg["start"].is_object()) << reg.dump();
+  EXPECT_NE(reg["start"]["command"].get<std::string>().find("gauntlet bisect"), std::string::npos) << reg.dump();
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack", "regression.found").size() == 1; }));
+  const std::string text = rx.Delivered("/slack", "regression.found")[0]["body"]["text"];
+  EXPECT_NE(text.find("along version"), std::string::npos) << text;
+  EXPECT_NE(text.find("passed at version=3, failed at 30 (crashed); 26 value(s) between untested"), std::string::npos) << text;
+  EXPECT_NE(text.find("start a bisection: `gauntlet bisect"), std::string::npos) << text;
 }
 
 TEST(Webhooks, APendingDeliveryOutlivesADaemonKilledMidRetry) {
