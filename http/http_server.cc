@@ -217,15 +217,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     });
   }
 
-  // While a deferred answer is pending nothing reads the connection: a client that went away (a
-  // worker killed mid long-poll) would be seen only at the wait's timer, and work handed to it
-  // meanwhile. Watch for its FIN or reset and end the wait at once (on_abandon).
+  // While a deferred answer is pending nothing reads the connection: a client that went away (a worker
+  // killed mid long-poll) would be seen only at the timer, with work handed to it. Watch for its FIN.
   void WatchPeer(std::weak_ptr<Deferred> wd) {
     raw().socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), wd](beast::error_code ec) {
       auto d = wd.lock();  // an error: cancelled, the answer came first
       // Bytes rather than an end (a pipelined request, a TLS record): the client is there; stop.
       if (!ec && d && d == self->deferred_ && self->PeerClosed()) d->Expire();
     });
+    // A FIN that came before the wait was armed raised its edge already (epoll is edge-triggered
+    // in Asio) and would never wake it: look once now that it is armed.
+    if (auto d = wd.lock(); d && PeerClosed()) d->Expire();
   }
 
   // True if the client has closed its end (or reset it): a peek finds the end of the stream.
