@@ -1,6 +1,7 @@
 #include "http/http_server.h"
 
 #include "http/log_limiter.h"
+#include "http/peer_closed.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
@@ -14,7 +15,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <array>
-#include <cerrno>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -230,12 +230,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (auto d = wd.lock(); d && PeerClosed()) d->Expire();
   }
 
-  // True if the client has closed its end (or reset it): a peek finds the end of the stream.
-  bool PeerClosed() {
-    char b;
-    ssize_t n = ::recv(raw().socket().native_handle(), &b, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-  }
+  bool PeerClosed() { return http::PeerClosed(raw().socket().native_handle()); }
 
   void StartStream(Response res) {
     sse_ = res.stream;
