@@ -5,18 +5,41 @@ namespace gauntlet {
 const std::vector<VerdictInfo>& Verdicts() {
   // The order is DESIGN.md's. Severity and roles: see VerdictInfo.
   static const std::vector<VerdictInfo> k = {
-      //  name            label            family   sev  judged reported rule
-      {"passed",       "passed",        "ok",    0,  true,  true,  true},
-      {"unsupported",  "unsupported",   "warn",  2,  true,  true,  true},
-      {"crashed",      "crashed",       "bad",   3,  true,  true,  true},
-      {"wrong_output", "wrong output",  "bad",   3,  true,  true,  true},
-      {"timeout",      "timeout",       "infra", 1,  false, true,  true},
-      {"oom",          "out of memory", "bad",   3,  true,  true,  true},
-      {"infra_error",  "infra error",   "infra", 1,  false, true,  true},
-      {"cancelled",    "cancelled",     "none",  -1, false, true,  false},
-      {"skipped",      "skipped",       "none",  -1, false, false, false},
+      //  verdict                name            label            family   sev judged reported rule cause
+      {Verdict::kPassed,      "passed",       "passed",        "ok",    0,  true,  true,  true,  0},
+      {Verdict::kUnsupported, "unsupported",  "unsupported",   "warn",  2,  true,  true,  true,  5},
+      {Verdict::kCrashed,     "crashed",      "crashed",       "bad",   3,  true,  true,  true,  1},
+      {Verdict::kWrongOutput, "wrong_output", "wrong output",  "bad",   3,  true,  true,  true,  2},
+      {Verdict::kTimeout,     "timeout",      "timeout",       "infra", 1,  false, true,  true,  0},
+      {Verdict::kOom,         "oom",          "out of memory", "bad",   3,  true,  true,  true,  4},
+      {Verdict::kInfraError,  "infra_error",  "infra error",   "infra", 1,  false, true,  true,  3},
+      {Verdict::kCancelled,   "cancelled",    "cancelled",     "none",  -1, false, true,  false, 0},
+      {Verdict::kSkipped,     "skipped",      "skipped",       "none",  -1, false, false, false, 0},
   };
   return k;
+}
+
+// Verdicts() is indexed by the enum: the table above lists them in enumerator order.
+const VerdictInfo& Info(Verdict v) { return Verdicts()[static_cast<size_t>(v)]; }
+
+std::string_view Name(Verdict v) { return Info(v).name; }
+
+std::optional<Verdict> ParseVerdict(std::string_view name) {
+  const VerdictInfo* v = FindVerdict(name);
+  if (!v) return std::nullopt;
+  return v->verdict;
+}
+
+namespace {
+constexpr std::string_view kStateNames[] = {"queued", "leased", "running", "done"};
+}
+
+std::string_view Name(TrialState s) { return kStateNames[static_cast<size_t>(s)]; }
+
+std::optional<TrialState> ParseTrialState(std::string_view name) {
+  for (size_t i = 0; i < std::size(kStateNames); ++i)
+    if (kStateNames[i] == name) return static_cast<TrialState>(i);
+  return std::nullopt;
 }
 
 const VerdictInfo* FindVerdict(std::string_view name) {
@@ -62,7 +85,8 @@ nlohmann::json VocabularyJson() {
                     {"severity", v.severity},
                     {"judged", v.judged},
                     {"reported", v.reported},
-                    {"rule", v.rule}});
+                    {"rule", v.rule},
+                    {"cause_rank", v.cause_rank}});
   return {{"verdicts", list}};
 }
 

@@ -1,10 +1,11 @@
 // The verdict vocabulary (DESIGN.md "Trial lifecycle"): the one list of verdicts, in display order,
 // with each one's severity and role. Every C++ layer reads it from here and the daemon serves it to
-// the dashboard (GET /js/vocabulary.js), so no other file spells the list out.
+// the dashboard (GET /web/js/vocabulary.js), so no other file spells the list out.
 #pragma once
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +14,18 @@ namespace gauntlet {
 
 // Every function here is thread-safe: the list is immutable static data.
 
+// The verdicts as a type. Strings exist only at the SQL and JSON edges (Name/ParseVerdict); every
+// comparison inside the program is on this enum. The enumerators are in display order.
+enum class Verdict : uint8_t {
+  kPassed, kUnsupported, kCrashed, kWrongOutput, kTimeout, kOom, kInfraError, kCancelled, kSkipped,
+};
+inline constexpr int kVerdictCount = 9;
+
+// A trial's lifecycle: queued -> leased -> running -> done (a lost lease goes back to queued).
+enum class TrialState : uint8_t { kQueued, kLeased, kRunning, kDone };
+
 struct VerdictInfo {
+  Verdict verdict;
   std::string_view name;    // "wrong_output"
   std::string_view label;   // "wrong output": how a person reads it
   std::string_view family;  // ok | warn | bad | infra | none: the dashboard's colour family
@@ -24,7 +36,22 @@ struct VerdictInfo {
   bool judged;      // a deterministic finding about the config on its hardware: reusable, prunes
   bool reported;    // a worker may report it as a trial's result
   bool rule;        // a suite's signature rule may assign it (the scheduler's own never)
+  // Among specific findings from one process, which verdict is the cause: a GPU that lacks the
+  // code (unsupported) or the memory (oom) makes later launches fail, never the other way round.
+  // Higher wins; the classifier reads this instead of keeping a ranking of its own. 0: never a cause.
+  int cause_rank;
 };
+
+// The entry of `v` in Verdicts(). Thread-safe: static data.
+const VerdictInfo& Info(Verdict v);
+// "wrong_output": the SQL/JSON spelling of `v`; static storage.
+std::string_view Name(Verdict v);
+// The verdict spelled `name`, or nullopt for anything else (including "").
+std::optional<Verdict> ParseVerdict(std::string_view name);
+// "queued", "leased", "running", "done": the SQL/JSON spelling of `s`; static storage.
+std::string_view Name(TrialState s);
+// The state spelled `name`, or nullopt.
+std::optional<TrialState> ParseTrialState(std::string_view name);
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();
@@ -50,7 +77,7 @@ std::vector<std::string> VerdictNames(bool (*pick)(const VerdictInfo&) = nullptr
 // "a, b, c": for error messages that list the allowed values.
 std::string JoinNames(const std::vector<std::string>& names);
 // The whole vocabulary as JSON (what the dashboard loads): {"verdicts": [{name, label, family,
-// severity, judged, reported, rule}, ...]}.
+// severity, judged, reported, rule, cause_rank}, ...]}.
 nlohmann::json VocabularyJson();
 
 }  // namespace gauntlet

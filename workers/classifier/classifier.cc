@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/user_regex.h"
+#include "core/verdict.h"
 #include "workers/classifier/builtin_rules.h"
 #include "workers/classifier/engine.h"
 #include "workers/classifier/log_line.h"
@@ -56,15 +57,10 @@ std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e,
 
 bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
 
-// Among specific facts from one rank, causes outrank consequences: a GPU that lacks the code
-// (unsupported) or the memory (oom) makes later launches fail, never the other way round.
+// Among specific facts from one rank, causes outrank consequences (VerdictInfo::cause_rank).
 int CausePriority(std::string_view verdict) {
-  if (verdict == "unsupported") return 5;
-  if (verdict == "oom") return 4;
-  if (verdict == "infra_error") return 3;
-  if (verdict == "wrong_output") return 2;
-  if (verdict == "crashed") return 1;
-  return 0;
+  const VerdictInfo* v = FindVerdict(verdict);
+  return v ? v->cause_rank : 0;
 }
 
 }  // namespace

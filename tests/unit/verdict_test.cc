@@ -1,0 +1,38 @@
+// The one vocabulary (core/verdict.h): the enum, the table and the SQL/JSON spellings agree.
+#include "core/verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace gauntlet {
+
+TEST(Vocabulary, TheTableIsIndexedByTheEnumAndEveryNameRoundTrips) {
+  ASSERT_EQ(Verdicts().size(), static_cast<size_t>(kVerdictCount));
+  for (size_t i = 0; i < Verdicts().size(); ++i) {
+    const VerdictInfo& v = Verdicts()[i];
+    EXPECT_EQ(static_cast<size_t>(v.verdict), i) << v.name;
+    EXPECT_EQ(&Info(v.verdict), &v);
+    EXPECT_EQ(Name(v.verdict), v.name);
+    ASSERT_TRUE(ParseVerdict(v.name).has_value()) << v.name;
+    EXPECT_EQ(*ParseVerdict(v.name), v.verdict);
+  }
+  EXPECT_FALSE(ParseVerdict("").has_value());
+  EXPECT_FALSE(ParseVerdict("Passed").has_value());
+  EXPECT_EQ(Name(Verdict::kWrongOutput), "wrong_output");
+}
+
+TEST(Vocabulary, TrialStatesRoundTrip) {
+  for (TrialState s : {TrialState::kQueued, TrialState::kLeased, TrialState::kRunning, TrialState::kDone})
+    EXPECT_EQ(ParseTrialState(Name(s)), s);
+  EXPECT_EQ(Name(TrialState::kDone), "done");
+  EXPECT_FALSE(ParseTrialState("finished").has_value());
+}
+
+TEST(Vocabulary, CausesOutrankTheirConsequences) {
+  // A refusal or a lack of memory explains the crash that follows it, never the other way round.
+  EXPECT_GT(Info(Verdict::kUnsupported).cause_rank, Info(Verdict::kCrashed).cause_rank);
+  EXPECT_GT(Info(Verdict::kOom).cause_rank, Info(Verdict::kCrashed).cause_rank);
+  EXPECT_GT(Info(Verdict::kWrongOutput).cause_rank, Info(Verdict::kCrashed).cause_rank);
+  EXPECT_EQ(Info(Verdict::kPassed).cause_rank, 0);
+}
+
+}  // namespace gauntlet
