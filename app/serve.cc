@@ -20,6 +20,7 @@
 #include "http/http_server.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
+#include "core/self_exe.h"
 #include "core/stop_signals.h"
 #include "daemon/suite_loader.h"
 #include "store/store.h"
@@ -71,6 +72,18 @@ pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port, bool tls) {
   spdlog::info("local worker started (pid {})", pid);
   return pid;
 }
+
+// The built-in `name` folder (web, suites): `flag` when given, else PREFIX/share/gauntlet/NAME beside
+// the executable (core/self_exe.h), so an installed binary works from any folder. Symlinks are
+// resolved: in the build tree the path is the source folder's own, as the suites' source_dir was.
+std::string BuiltInDir(const std::string& flag, const std::string& name) {
+  if (!flag.empty()) return flag;
+  const std::string data = SelfDataDir();
+  const fs::path dir = data.empty() ? fs::path(name) : fs::path(data) / name;
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(dir, ec);
+  return (ec ? dir : resolved).string();
+}
 }  // namespace
 
 int RunServe(const ServeOptions& o) {
@@ -111,7 +124,7 @@ int RunServe(const ServeOptions& o) {
     std::cerr << "gauntlet serve: cannot open " << o.db << ": " << store.status().message() << "\n";
     return 2;
   }
-  const std::string suites_dir = o.suites.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/suites" : o.suites;
+  const std::string suites_dir = BuiltInDir(o.suites, "suites");
   if (auto loaded = LoadSuitesDir(suites_dir, **store); !loaded.ok()) {
     std::cerr << "gauntlet serve: suites: " << loaded.status().message() << "\n";
     return 2;
@@ -128,7 +141,10 @@ int RunServe(const ServeOptions& o) {
   co.log_cap = o.log_cap_mb << 20;
   co.tick_ms = std::clamp<int64_t>(o.lease_ttl_ms / 10, 20, 1000);
   Coordinator coord(**store, events, co);
-  api::Context ctx{**store, coord, events, o.web.empty() ? std::string(GAUNTLET_SOURCE_DIR) + "/web" : o.web, NowMs()};
+  const std::string web_dir = BuiltInDir(o.web, "web");
+  if (std::error_code ec; !fs::is_directory(web_dir, ec))
+    spdlog::warn("dashboard folder {} does not exist: / answers 404 (give --web DIR)", web_dir);
+  api::Context ctx{**store, coord, events, web_dir, NowMs()};
   // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
   // in the user's browser: the router refuses cross-site requests then.
   http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host), api::NodeCredentialsOf(ctx));

@@ -18,4 +18,11 @@ std::string SelfExeDir() {
   return exe.empty() ? "" : std::filesystem::path(exe).parent_path().string();
 }
 
+std::string SelfDataDir() {
+  std::string dir = SelfExeDir();
+  if (dir.empty()) return "";
+  // bin/ and share/gauntlet/ are siblings under the prefix: the layout the install() rules write.
+  return (std::filesystem::path(dir).parent_path() / "share" / "gauntlet").lexically_normal().string();
+}
+
 }  // namespace gauntlet
