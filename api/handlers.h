@@ -1,4 +1,4 @@
-// The REST API's handlers, grouped by resource; Routes() is the one route table (DESIGN.md "REST API").
+// The REST API's handlers, grouped by resource; Routes() is the one route table (docs/DESIGN.md "REST API").
 #pragma once
 #include <string>
 #include <vector>

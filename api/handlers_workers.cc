@@ -1,4 +1,4 @@
-// The worker protocol (DESIGN.md "Worker protocol") and the fleet view.
+// The worker protocol (docs/DESIGN.md "Worker protocol") and the fleet view.
 #include "api/codec.h"
 #include "api/handlers.h"
 

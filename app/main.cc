@@ -1,4 +1,4 @@
-// The `gauntlet` executable: one binary, subcommands as nomad/consul do (DESIGN.md "Command line").
+// The `gauntlet` executable: one binary, subcommands as nomad/consul do (docs/DESIGN.md "Command line").
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>

@@ -25,14 +25,14 @@ struct Gpu {
   std::string Arch() const;  // "sm_90"
 };
 
-// What a node has: its GPUs, labels and driver/CUDA versions (DESIGN.md's inventory format).
+// What a node has: its GPUs, labels and driver/CUDA versions (docs/DESIGN.md's inventory format).
 struct Inventory {
   std::vector<Gpu> gpus;
   std::map<std::string, std::string> labels;
   std::string driver, cuda;
 };
 
-// Parses DESIGN.md's inventory format; errors name the field.
+// Parses docs/DESIGN.md's inventory format; errors name the field.
 Result<Inventory> ParseInventory(const nlohmann::json& j);
 // The inverse of ParseInventory: what a node row stores and GET /nodes shows.
 nlohmann::json InventoryJson(const Inventory& inv);

@@ -1,4 +1,4 @@
-// A suite's signature rules (DESIGN.md "Suite format", "signatures"): the one parser and validator,
+// A suite's signature rules (docs/DESIGN.md "Suite format", "signatures"): the one parser and validator,
 // run by the daemon when a suite is registered and by the worker before it classifies, so the
 // daemon never accepts a rule that the worker would then refuse or drop.
 #pragma once

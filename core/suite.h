@@ -1,4 +1,4 @@
-// The suite model (DESIGN.md "Suite format"): parsing and validation of a suite definition.
+// The suite model (docs/DESIGN.md "Suite format"): parsing and validation of a suite definition.
 #pragma once
 #include <nlohmann/json.hpp>
 

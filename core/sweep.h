@@ -1,4 +1,4 @@
-// Sweep requests (DESIGN.md "Sweep request"): validation against a suite and expansion into trials.
+// Sweep requests (docs/DESIGN.md "Sweep request"): validation against a suite and expansion into trials.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -27,7 +27,7 @@ struct Target {
   double Price() const { return cost_per_gpu_hour.value_or(1.0); }  // the price, 1 when unset
 };
 
-// A parsed request (DESIGN.md "Sweep request" gives each field's meaning).
+// A parsed request (docs/DESIGN.md "Sweep request" gives each field's meaning).
 struct SweepRequest {
   std::string suite;
   std::string name;

@@ -3,7 +3,7 @@
 namespace gauntlet {
 
 const std::vector<VerdictInfo>& Verdicts() {
-  // The order is DESIGN.md's. Severity and roles: see VerdictInfo.
+  // The order is docs/DESIGN.md's. Severity and roles: see VerdictInfo.
   static const std::vector<VerdictInfo> k = {
       //  verdict                name            label            family   sev judged reported rule cause
       {Verdict::kPassed,      "passed",       "passed",        "ok",    0,  true,  true,  true,  0},

@@ -1,4 +1,4 @@
-// The verdict vocabulary (DESIGN.md "Trial lifecycle"): the one list of verdicts, in display order,
+// The verdict vocabulary (docs/DESIGN.md "Trial lifecycle"): the one list of verdicts, in display order,
 // with each one's severity and role. Every C++ layer reads it from here and the daemon serves it to
 // the dashboard (GET /web/js/vocabulary.js), so no other file spells the list out.
 #pragma once

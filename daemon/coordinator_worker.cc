@@ -1,4 +1,4 @@
-// The Coordinator's worker protocol (see coordinator.h and DESIGN.md): registration, long-poll
+// The Coordinator's worker protocol (see coordinator.h and docs/DESIGN.md): registration, long-poll
 // leases, heartbeats, log chunks and reports. Sweeps, restore, nodes and the ticker are in
 // coordinator.cc.
 #include <spdlog/spdlog.h>

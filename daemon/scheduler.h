@@ -1,4 +1,4 @@
-// The scheduler: a pure state machine over queued trials, nodes and leases (DESIGN.md "Scheduling").
+// The scheduler: a pure state machine over queued trials, nodes and leases (docs/DESIGN.md "Scheduling").
 // It owns no threads and does no I/O of its own: time comes from a Clock, and every change that must
 // survive a restart goes through SchedulerStore before memory changes. Not thread-safe: owned by the
 // Coordinator and called only under its mutex (daemon/coordinator.h).
@@ -81,7 +81,7 @@ struct QueuedTrial {
   double cost_s = 60;  // estimated seconds; cheaper first within a sweep
   double price = 1;    // its target's cost_per_gpu_hour (1 when the sweep names none)
   std::set<int64_t> avoid_nodes;  // nodes where it met infra errors
-  int timeouts = 0;               // a first timeout is retried once (DESIGN.md); a second one stands
+  int timeouts = 0;               // a first timeout is retried once (docs/DESIGN.md "Trial lifecycle"); then it stands
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
   bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
   // A smoke reference config's trial (SUITE_FORMAT.md "Differential validation"): leased before

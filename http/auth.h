@@ -1,4 +1,4 @@
-// Bearer tokens with roles (DESIGN.md "Security"), read from a tokens file that stores only hashes.
+// Bearer tokens with roles (docs/DESIGN.md "Security"), read from a tokens file that stores only hashes.
 //
 // Tokens file: one token per line, `ROLE sha256:HEX [NAME]`; '#' starts a comment. `gauntlet token`
 // makes a token and prints its line. Roles: read < submit < admin; worker is separate (+ read).

@@ -1,4 +1,4 @@
-// The typed store: every query the daemon makes, over one SQLite file (DESIGN.md "Storage").
+// The typed store: every query the daemon makes, over one SQLite file (docs/DESIGN.md "Storage").
 // Thread-safe: writes are serialized on one connection; reads use a pool of connections (file
 // databases) so they never wait for a writer. A write returns after its commit, except inside a
 // Group (group commit), where the caller waits for its ticket before it acknowledges anything.
@@ -301,7 +301,7 @@ class Store {
   // Group commit (docs/DECISIONS.md). While a Group lives on this thread, Write() stages: it runs at
   // once inside the shared open transaction, in its own savepoint, and returns without committing.
   // A committer thread commits what is staged, one transaction for many writes; an answer that
-  // acknowledges a staged write waits for its ticket (DESIGN.md: committed before the answer).
+  // acknowledges a staged write waits for its ticket (docs/DESIGN.md: committed before the answer).
   using Ticket = uint64_t;
   // RAII, per thread; nests. Not shared between threads.
   class Group {

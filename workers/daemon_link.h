@@ -1,5 +1,5 @@
 // The seam between the worker and its daemon, in the spirit of leveldb's Env: what the worker loop
-// and the trial runner say to the daemon (DESIGN.md "Worker protocol": register, lease, heartbeat,
+// and the trial runner say to the daemon (docs/DESIGN.md "Worker protocol": register, lease, heartbeat,
 // log chunk, result; plus the node's own quarantine), as calls whose answers say what the caller
 // must do next rather than which HTTP status came back. The real link is HttpDaemonLink
 // (workers/http_daemon_link.h); tests/support/fake_daemon_link.h scripts a daemon in memory.

@@ -1,4 +1,4 @@
-// The `server` stage (DESIGN.md): launch an OpenAI-compatible server, wait until it is ready, run
+// The `server` stage (docs/DESIGN.md): launch an OpenAI-compatible server, wait until it is ready, run
 // the smoke prompts with garbage detection, benchmark each concurrency level, then stop it and
 // confirm its GPUs are free again.
 #pragma once

@@ -1,4 +1,4 @@
-// What stage runners share: the trial's context, the stage environment (DESIGN.md "Stage
+// What stage runners share: the trial's context, the stage environment (docs/DESIGN.md "Stage
 // environment"), argv substitution, and the outcome of one stage.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -58,7 +58,7 @@ struct StageOutcome {
 
 // The variables placeholders resolve to for this trial and stage ({port} is fresh per stage).
 std::map<std::string, std::string> StageVars(const TrialContext& ctx, int port);
-// The child's whole environment: a minimal base, passed-through variables, DESIGN.md's stage
+// The child's whole environment: a minimal base, passed-through variables, docs/DESIGN.md's stage
 // variables, and the stage's own "env" (placeholders substituted).
 std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohmann::json& stage, int port,
                                             const std::string& result_file);

@@ -1,6 +1,6 @@
 // Runs one leased trial on the worker: a fresh work directory, the suite's fingerprint, its stages
 // in order (the first failure ends the trial), heartbeats and log shipping meanwhile, and the final
-// report, retried until the daemon takes it (DESIGN.md "Worker protocol").
+// report, retried until the daemon takes it (docs/DESIGN.md "Worker protocol").
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// The stage result file (DESIGN.md): written when GAUNTLET_RESULT_FILE is set.
+// The stage result file (docs/DESIGN.md): written when GAUNTLET_RESULT_FILE is set.
 // {"verdict": ..., "metrics": {"name": {"value": x, "unit": "..."}}, "detail": "..."}
 #pragma once
 #include <nlohmann/json.hpp>

@@ -26,7 +26,7 @@ enum class Tier : int {
 
 struct RuleHit {
   std::string_view rule;     // rule name (tests and docs)
-  std::string_view verdict;  // one of DESIGN.md's verdicts
+  std::string_view verdict;  // one of core/verdict.h (docs/DESIGN.md "Trial lifecycle")
   std::string key;           // the signature on a plain line, and always when `keyed`
   Tier tier = Tier::kSpecific;
   bool keyed = true;           // false: on an exception line the signature is Type:message@frame
