@@ -1,5 +1,5 @@
-// Finds a literal substring that every match of an ECMAScript regex must contain, so a suite's
-// regex rule only runs on lines that contain it (std::regex on every line would be far too slow).
+// Finds a literal substring that every match of a regex (RE2 syntax) must contain, so a suite's
+// regex rule only runs on lines that contain it (the regex on every line would be far too slow).
 // Pure, thread-safe.
 #pragma once
 
