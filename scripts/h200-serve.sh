@@ -5,8 +5,8 @@
 # the same server (tests/integration/hf_serve_test.cc) beside it. Everything it finds goes to $OUT
 # (at most 8 files: the device tool brings back no more).
 #   on the build machine:  scripts/h200-serve.sh --stage   (fills .devbuild/ with gauntlet, the test
-#                                                           binary and the shared libraries the GPU
-#                                                           machine lacks)
+#                                                           binary, the shared libraries the GPU
+#                                                           machine lacks, and share/gauntlet/)
 #   on the GPU machine:    OUT=/some/dir FOLLOW_S=440 scripts/h200-serve.sh
 #                          OUT=/some/dir scripts/h200-serve.sh --probe CFG...   (the server alone,
 #                          suites/hf-serve/probe.py, no Gauntlet: CFG is ATTN:DTYPE:COMPILE[:FAULT])
@@ -16,6 +16,8 @@ C=.devbuild
 if [[ "${1:-}" == "--stage" ]]; then
   rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
   cp build/bin/gauntlet build/bin/hf_serve_test "$C/bin/"
+  # The install layout beside the copied binary: serve finds its dashboard at ../share/gauntlet/web.
+  mkdir -p "$C/share/gauntlet" && cp -r web suites "$C/share/gauntlet/"
   strip --strip-debug "$C/bin/"*
   for b in "$C/bin/"*; do
     for l in $(ldd "$b" | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|gtest|re2|absl'); do cp -Ln "$l" "$C/lib/"; done
