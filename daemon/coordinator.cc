@@ -370,7 +370,9 @@ Status Coordinator::CancelSweep(int64_t sweep) {
     sched_->Cancel(cancelled, stopping);
     AdvanceSearchesLocked();  // stores the cancelled search (its probe, if queued, is settled now)
     if (auto it = searches_.find(sweep); it != searches_.end() && stopping.empty()) {
-      store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second));
+      // As in AdvanceSearchesLocked: the cancel itself stands; only the stored search lags.
+      if (Status s = store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second)); !s.ok())
+        spdlog::error("bisection {}: could not store its cancelled state: {}", sweep, s.message());
       searches_.erase(it);
     }
   }
@@ -451,7 +453,8 @@ void Coordinator::Ticker() {
       if (NowMs() - last_touch > 5000) {
         std::vector<std::pair<int64_t, int64_t>> seen;
         for (auto& [id, n] : sched_->nodes()) seen.emplace_back(id, n.last_seen);
-        store_.TouchNodes(seen);
+        // Heartbeat times are rewritten every few seconds: a failed write loses one round's, no more.
+        if (Status s = store_.TouchNodes(seen); !s.ok()) spdlog::warn("nodes: could not store heartbeats: {}", s.message());
         last_touch = NowMs();
       }
     }

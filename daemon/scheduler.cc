@@ -4,6 +4,8 @@
 #include <random>
 #include <unordered_set>
 
+#include <spdlog/spdlog.h>
+
 namespace gauntlet {
 
 namespace {
@@ -122,7 +124,8 @@ void Scheduler::Touch(int64_t id) {
   if (it->second.state == "offline") {
     it->second.state = "online";
     it->second.reason.clear();
-    store_.SetNodeState(id, "online", "");
+    if (Status s = store_.SetNodeState(id, "online", ""); !s.ok())
+      spdlog::warn("node {}: back online, but the store still says offline: {}", id, s.message());
   }
 }
 
@@ -389,8 +392,12 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   if (infra || first_timeout) {
     if (infra && nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
         nit->second.state == "online") {
-      SetNodeState(l.node, "quarantined",
-                   std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
+      // Not quarantined when the store refuses (SetNodeState changes nothing then): the next infra
+      // error tries again, so the result is still filed.
+      if (Status s = SetNodeState(l.node, "quarantined",
+                                  std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
+          !s.ok())
+        spdlog::error("node {}: could not quarantine it: {}", l.node, s.message());
     }
     if (l.spec.attempt < l.spec.max_attempts) {
       // Keep the attempt's result as history, then queue it again, away from this node.
@@ -464,7 +471,8 @@ std::vector<int64_t> Scheduler::Tick() {
       if (!has_lease && n.state == "online") {
         n.state = "offline";
         n.reason = "no heartbeat for " + std::to_string((now - n.last_seen) / 1000) + " s";
-        store_.SetNodeState(id, "offline", n.reason);
+        if (Status s = store_.SetNodeState(id, "offline", n.reason); !s.ok())
+          spdlog::warn("node {}: offline, but the store still says online: {}", id, s.message());
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <stdexcept>
 
 #include "store/compare.h"
 #include "tests/support/harness.h"
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
       r.hardware = "hw" + std::to_string(i % 4);
       r.finished_at = NowMs();
       if (r.verdict == "passed") r.metrics = {{"score", {{"value", 100.0 - salt * (i % 7)}, {"unit", "pts"}}}};
-      store->FinishTrial(r);
+      if (Status s = store->FinishTrial(r); !s.ok()) throw std::runtime_error("setup: " + s.message());
     }
     return id;
   };

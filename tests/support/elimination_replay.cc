@@ -3,6 +3,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 #include "daemon/scheduler.h"
 #include "tests/support/scheduler_fakes.h"
@@ -142,7 +143,8 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
       row.failing_stage = t.stage;
       row.signature = t.signature;
     }
-    s.Report(r.lease, row);
+    // A refused report would leave the replay's counts wrong without saying so.
+    if (auto rep = s.Report(r.lease, row); !rep.ok()) throw std::runtime_error("replay: " + rep.status().message());
     idle.insert(r.node);
   }
   res.gpu_hours = static_cast<double>(res.runs) * g.cost_s / 3600;

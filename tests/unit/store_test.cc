@@ -263,7 +263,7 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   auto s = std::move(*Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   int64_t first = 0;
-  s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first);
+  ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first).ok());
   ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());
   ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());  // a retried chunk
   ASSERT_TRUE(s->AppendLog(first, 6, "world", 100).ok());
@@ -274,9 +274,10 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   EXPECT_EQ(text, "hello world");
   EXPECT_EQ(next, 11);
   // Past the cap: the middle goes, head and tail stay, and the reader is told what was cut.
-  for (int i = 0; i < 20; ++i) s->AppendLog(first, size + i * 10, std::string(9, static_cast<char>('a' + i)) + "\n", 100);
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(s->AppendLog(first, size + i * 10, std::string(9, static_cast<char>('a' + i)) + "\n", 100).ok());
   text.clear();
-  s->ReadLog(first, 0, 1 << 20, &text, &size, &next);
+  ASSERT_TRUE(s->ReadLog(first, 0, 1 << 20, &text, &size, &next).ok());
   EXPECT_EQ(size, 211);
   EXPECT_EQ(text.rfind("hello world", 0), 0u);
   EXPECT_NE(text.find("cut here"), std::string::npos);
