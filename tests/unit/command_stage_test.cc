@@ -48,7 +48,7 @@ TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature
   ExitInfo ei;
   ei.exit_code = 1;
   const Classification expected = ClassifyText(out, ei);
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, expected.signature);
   EXPECT_EQ(o.signature.rfind("crashed:RuntimeError:", 0), 0u) << o.signature;
   EXPECT_EQ(o.evidence, "RuntimeError: CUTLASS kernel failed: Error Internal");
@@ -68,7 +68,7 @@ TEST_F(CommandStageTest, ResultFileVerdictIsHonouredOverTheExitStatus) {
 
   StageOutcome o = Run({{"name", "accuracy"}, {"argv", {"check"}}});
 
-  EXPECT_EQ(o.verdict, "wrong_output");
+  EXPECT_EQ(o.verdict, Verdict::kWrongOutput);
   EXPECT_EQ(o.signature, "wrong_output:accuracy");
   EXPECT_EQ(o.evidence, "max error 0.5 over tolerance 0.01");
   EXPECT_EQ(o.metrics["max_err"]["value"], 0.5);
@@ -84,7 +84,7 @@ TEST_F(CommandStageTest, AResultFileCannotClaimTheSchedulersVerdicts) {
 
   StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
 
-  EXPECT_EQ(o.verdict, "crashed") << "a file naming a verdict it may not is a broken file";
+  EXPECT_EQ(o.verdict, Verdict::kCrashed) << "a file naming a verdict it may not is a broken file";
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_NE(o.evidence.find("'skipped' is not one of"), std::string::npos) << o.evidence;
 }
@@ -105,7 +105,7 @@ TEST_F(CommandStageTest, ABrokenResultFileFailsTheStageWithTheReason) {
     p.on_start = [text = text](const ProcessSpec& spec) { std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE")) << text; };
     runner.Add("broken", p);
     StageOutcome o = Run({{"name", "s"}, {"argv", {"broken"}}});
-    EXPECT_EQ(o.verdict, "crashed") << text;
+    EXPECT_EQ(o.verdict, Verdict::kCrashed) << text;
     EXPECT_EQ(o.signature, "crashed:bad_result_file") << text;
     EXPECT_NE(o.evidence.find(why), std::string::npos) << text << " -> " << o.evidence;
   }
@@ -119,7 +119,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
 
   StageOutcome o = Run({{"name", "perf"}, {"argv", {"bench"}}});
 
-  EXPECT_EQ(o.verdict, "passed");
+  EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_TRUE(o.signature.empty());
   EXPECT_EQ(o.metrics["gflops"]["value"], 12.5);
   EXPECT_EQ(o.metrics["tflops"]["unit"], "TFLOP/s");
@@ -128,7 +128,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
 TEST_F(CommandStageTest, AMissingProgramIsCrashedProgramNotFound) {
   StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
 
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
   EXPECT_NE(o.evidence.find("no-such-tool"), std::string::npos);
   EXPECT_NE(Log().find("gauntlet: " + o.evidence), std::string::npos);
@@ -142,7 +142,7 @@ TEST_F(CommandStageTest, AStageThatOutlivesItsTimeoutIsStoppedAndTimedOut) {
 
   StageOutcome o = Run({{"name", "soak"}, {"argv", {"hang"}}, {"timeout_s", 0}});
 
-  EXPECT_EQ(o.verdict, "timeout");
+  EXPECT_EQ(o.verdict, Verdict::kTimeout);
   EXPECT_EQ(o.signature, "timeout:soak");
   EXPECT_EQ(runner.stopped(), 1);
   EXPECT_EQ(runner.live(), 0);
@@ -156,7 +156,7 @@ TEST_F(CommandStageTest, AStopRequestCancelsTheStageAndStopsItsProcess) {
 
   StageOutcome o = Run({{"name", "s"}, {"argv", {"serve-forever"}}});
 
-  EXPECT_EQ(o.verdict, "cancelled");
+  EXPECT_EQ(o.verdict, Verdict::kCancelled);
   EXPECT_EQ(o.signature, "cancelled:stopped");
   EXPECT_EQ(runner.stopped(), 1);
   EXPECT_EQ(runner.live(), 0);
