@@ -232,3 +232,10 @@ TEST(SuiteRules, SharedEnginesKeepEachRuleSetApart) {
   EXPECT_EQ(x.Finish(ExitCode(1)).verdict, Verdict::kUnsupported);
   EXPECT_EQ(y.Finish(ExitCode(0)).verdict, Verdict::kPassed);
 }
+
+// classify's JSON edge spells the verdict by its name (the enum's number would be a silent break).
+TEST(Classifier, ToJsonSpellsTheVerdict) {
+  nlohmann::json j = ToJson(ClassifyText("RuntimeError: CUDA error: an illegal memory access was encountered\n", ExitCode(1)));
+  EXPECT_EQ(j["verdict"], "crashed") << j.dump();
+  EXPECT_EQ(ToJson(ClassifyText("ok\n", ExitCode(0)))["verdict"], "passed");
+}

@@ -33,6 +33,26 @@ class CommandStageTest : public ::testing::Test {
   TrialContext ctx;
 };
 
+// The stdout metrics line is advisory: its verdict counts only when it is a verdict's name; any
+// other text leaves the verdict unset (the exit status and the log decide), never a default one.
+TEST(ReadMetrics, AStdoutLinesVerdictIsParsedOrLeftUnset) {
+  test::TempDir dir;
+  const std::string none = dir.path() + "/absent.json";
+  StageOutcome out;
+  std::optional<Verdict> v;
+  std::string detail;
+  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "oom", "detail": "d"})", &out, &v, &detail), "");
+  EXPECT_EQ(v, Verdict::kOom);
+  EXPECT_EQ(detail, "d");
+  v.reset();
+  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "fine"})", &out, &v, &detail), "");
+  EXPECT_FALSE(v.has_value());
+  // A result file's unknown verdict is an error the stage reports (ABrokenResultFileFailsTheStageWithTheReason).
+  std::ofstream(dir.path() + "/r.json") << R"({"verdict": "Passed"})";
+  EXPECT_NE(ReadMetrics(dir.path() + "/r.json", "", &out, &v, &detail).find("'Passed' is not one of"), std::string::npos);
+  EXPECT_FALSE(v.has_value());
+}
+
 TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature) {
   const std::string out =
       "loading\nTraceback (most recent call last):\n  File \"/app/run.py\", line 3, in <module>\n    main()\n"
