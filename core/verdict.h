@@ -49,6 +49,8 @@ const VerdictInfo& Info(Verdict v);
 std::string_view Name(Verdict v);
 // The verdict spelled `name`, or nullopt for anything else (including "").
 std::optional<Verdict> ParseVerdict(std::string_view name);
+// Name(*v), or "" for none (a trial not done yet): for the JSON and CSV that write "" there.
+inline std::string_view NameOr(const std::optional<Verdict>& v) { return v ? Name(*v) : std::string_view(); }
 // "queued", "leased", "running", "done": the SQL/JSON spelling of `s`; static storage.
 std::string_view Name(TrialState s);
 // The state spelled `name`, or nullopt.

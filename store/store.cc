@@ -357,15 +357,15 @@ Status Store::CancelTrial(int64_t id, bool* now_done) {
       auto& s = db.Cached("SELECT state FROM trials WHERE id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(id));
-      std::string state = s.Text(0);
+      const TrialState state = TrialStateColumn(s.TextView(0));
       *now_done = false;
-      if (state == "queued") {
+      if (state == TrialState::kQueued) {
         auto& u = db.Cached(
             "UPDATE trials SET state='done', verdict='cancelled', signature='cancelled:by_user', finished_at=? "
             "WHERE id=?");
         u.Bind(1, NowMs()).Bind(2, id).Run();
         *now_done = true;
-      } else if (state != "done") {
+      } else if (state != TrialState::kDone) {
         auto& u = db.Cached("UPDATE trials SET cancel_requested=1 WHERE id=?");
         u.Bind(1, id).Run();
       }

@@ -135,11 +135,11 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
     const int n = ++runs_of[i];
     ResultRow row;
     if (t.flaky && n % 3 == 1) {  // one run in three fails, the first of each three: deterministic
-      row.verdict = "crashed";
+      row.verdict = Verdict::kCrashed;
       row.failing_stage = g.stages.back().first;
       row.signature = "crashed:NCCL:unhandled_system_error";
     } else {
-      row.verdict = t.verdict;
+      row.verdict = ParseVerdict(t.verdict).value();  // the ground truth names a verdict
       row.failing_stage = t.stage;
       row.signature = t.signature;
     }

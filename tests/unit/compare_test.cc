@@ -44,7 +44,7 @@ class CompareStore : public ::testing::Test {
       ResultRow r;
       r.trial_id = first + static_cast<int64_t>(i);
       r.attempt = 1;
-      r.verdict = v;
+      r.verdict = ParseVerdict(v).value();
       r.signature = v == "passed" ? "" : v + ":boom";
       r.hardware = "hw";
       r.finished_at = NowMs();
