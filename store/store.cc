@@ -330,7 +330,7 @@ Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vect
     return Write([&](sql::Db& db) -> Status {
       auto& s = db.Cached("SELECT id, state FROM trials WHERE sweep_id=? AND state != 'done'");
       s.Bind(1, id);
-      while (s.Step()) (s.Text(1) == "queued" ? cancelled : stopping)->push_back(s.Int(0));
+      while (s.Step()) (TrialStateColumn(s.TextView(1)) == TrialState::kQueued ? cancelled : stopping)->push_back(s.Int(0));
       auto& chk = db.Cached("SELECT 1 FROM sweeps WHERE id=?");
       chk.Bind(1, id);
       if (!chk.Step()) return Status::NotFound("no sweep " + std::to_string(id));
