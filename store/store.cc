@@ -232,15 +232,16 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
     });
   if (st.ok()) return sweep;
   // Not acknowledged, so not kept: what did commit goes now (or, if this fails too, at the next start).
-  (void)Guard([&]() -> Status {
-    return Write([&](sql::Db& db) -> Status {
-      auto& d = db.Cached("DELETE FROM trials WHERE sweep_id=?");
-      d.Bind(1, *sweep).Run();
-      auto& e = db.Cached("DELETE FROM sweeps WHERE id=?");
-      e.Bind(1, *sweep).Run();
-      return Status::Ok();
-    });
-  });
+  IgnoreError(Guard([&]() -> Status {
+                return Write([&](sql::Db& db) -> Status {
+                  auto& d = db.Cached("DELETE FROM trials WHERE sweep_id=?");
+                  d.Bind(1, *sweep).Run();
+                  auto& e = db.Cached("DELETE FROM sweeps WHERE id=?");
+                  e.Bind(1, *sweep).Run();
+                  return Status::Ok();
+                });
+              }),
+              "a sweep still marked creating is removed at the next Open; st says what failed");
   return st;
 }
 
