@@ -28,14 +28,13 @@ Response ListTrials(Context& c, Request& r) {
     } else if (k == "suite") f.suite = v;
     else if (k == "state") {
       // An unknown value would match nothing and look like an empty answer: say so instead.
-      static const std::set<std::string> kStates = {"queued", "leased", "running", "done"};
-      if (!kStates.count(v))
+      f.state = ParseTrialState(v);
+      if (!f.state)
         return http::Problem(422, "Unprocessable Entity", "state '" + v + "' is not one of queued, leased, running, done", "state");
-      f.state = v;
     } else if (k == "verdict") {
-      if (!IsVerdict(v))
+      f.verdict = ParseVerdict(v);
+      if (!f.verdict)
         return http::Problem(422, "Unprocessable Entity", "verdict '" + v + "' is not one of " + JoinNames(VerdictNames()), "verdict");
-      f.verdict = v;
     } else if (k == "order") {
       if (v != "newest" && v != "oldest")
         return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
@@ -81,8 +80,8 @@ Response ListTrials(Context& c, Request& r) {
     for (auto& p : params) head.push_back("param." + p);
     std::string csv = CsvLine(head);
     for (auto& t : *rows) {
-      std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, t.state,
-                                      t.verdict.value_or(""), t.signature.value_or(""), t.hardware.value_or(""),
+      std::vector<std::string> row = {std::to_string(t.id), std::to_string(t.sweep_id), t.suite, std::string(Name(t.state)),
+                                      std::string(NameOr(t.verdict)), t.signature.value_or(""), t.hardware.value_or(""),
                                       t.node.value_or(""), std::to_string(t.attempt)};
       for (auto& p : params) row.push_back(t.config.contains(p) ? JsonText(t.config[p]) : "");
       csv += CsvLine(row);
@@ -125,7 +124,7 @@ std::vector<http::Route> TrialRoutes(Context& c) {
          int64_t size = 0, next = 0;
          if (Status s = c.store.ReadLog(*id, offset, max, &text, &size, &next); !s.ok()) return FromStatus(s);
          auto t = c.store.GetTrial(*id);
-         const bool done = t.ok() && t->state == "done";
+         const bool done = t.ok() && t->state == TrialState::kDone;
          if (r.Query("format") == "json")
            return http::Json({{"trial", *id}, {"offset", offset}, {"next", next}, {"size", size}, {"done", done},
                               {"text", text}});

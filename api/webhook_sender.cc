@@ -96,7 +96,9 @@ void WebhookSender::Attempt(const DeliveryRow& d) {
                         [&](const WebhookTarget& x) { return x.hook.url == d.hook; });
   if (t == opts_.targets.end()) {
     // Queued for a receiver the daemon's config no longer names (edited across a restart).
-    RecordAttempt(store_, d.id, now, 0, "the webhook is no longer configured", false, true, now);
+    if (Status s = RecordAttempt(store_, d.id, now, 0, "the webhook is no longer configured", false, true, now);
+        !s.ok())
+      spdlog::error("webhooks: {}", s.message());
     return;
   }
   std::string base, target;

@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "core/verdict.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -29,7 +30,7 @@ std::string VerdictText(const json& side) {
   if (side.is_null()) return "-";
   std::string v = side["verdict"];
   std::string sig = side["signature"];
-  return VerdictColor(v) + v + Reset() + (sig.empty() || v == "passed" ? "" : " (" + sig + ")");
+  return VerdictColor(v) + v + Reset() + (sig.empty() || ParseVerdict(v) == Verdict::kPassed ? "" : " (" + sig + ")");
 }
 
 std::string MetricText(const json& it) {

@@ -23,7 +23,7 @@ std::string Icon(const std::string& v) {
   const std::string_view family = info ? info->family : "bad";
   if (family == "ok") return "✅";
   if (family == "warn") return "⚠";
-  if (family == "infra") return v == "timeout" ? "⏳" : "🔧";
+  if (family == "infra") return info->verdict == Verdict::kTimeout ? "⏳" : "🔧";
   if (family == "none") return "·";
   return "❌";
 }
@@ -78,7 +78,7 @@ std::string MixedText(const json& c) {
   std::map<std::string, int64_t> n;
   for (auto& b : Field(c, "breakdown")) n[StrField(b, "verdict")] += Field(b, "configs").get<int64_t>();
   std::string t = "◐ mixed: " + Field(c, "passed").dump() + "/" + Field(c, "configs").dump() + " passed";
-  std::string rest = PerVerdict(n, " · ", [](const std::string& v) { return v != "passed"; });
+  std::string rest = PerVerdict(n, " · ", [](const std::string& v) { return ParseVerdict(v) != Verdict::kPassed; });
   return rest.empty() ? t : t + " · " + rest;
 }
 
@@ -126,7 +126,10 @@ std::string CellText(const json& c) {
   // An older daemon's cells have no state: read them by their verdict alone.
   const std::string v = CellVerdict(c);
   std::string state = StrField(c, "state");
-  if (state.empty()) state = v.empty() ? "pending" : v == "passed" ? "passed" : v == "skipped" ? "skipped" : "failed";
+  if (state.empty()) {
+    const std::optional<Verdict> pv = ParseVerdict(v);
+    state = v.empty() ? "pending" : pv == Verdict::kPassed ? "passed" : pv == Verdict::kSkipped ? "skipped" : "failed";
+  }
   if (state == "pending" || v.empty()) return PendingText(c);
   if (state == "mixed") return MixedText(c);
   if (state == "flaky") return FlakyText(c);

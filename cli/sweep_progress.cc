@@ -4,13 +4,17 @@
 #include <cmath>
 #include <iostream>
 
+#include "core/verdict.h"
+
 namespace gauntlet::cli {
 using nlohmann::json;
 
 // docs/CLI.md promises exactly this: a skip is no failure, but a cancelled trial is (it was never judged).
 bool SweepFailed(const json& by_verdict) {
-  for (auto& [v, n] : by_verdict.items())
-    if (v != "passed" && v != "skipped" && n.get<int64_t>() > 0) return true;
+  for (auto& [v, n] : by_verdict.items()) {
+    const std::optional<Verdict> pv = ParseVerdict(v);
+    if (pv != Verdict::kPassed && pv != Verdict::kSkipped && n.get<int64_t>() > 0) return true;
+  }
   return false;
 }
 

@@ -64,7 +64,12 @@ void SayCut(int limit, const std::string& next) {
 // After a 422, the filter values the daemon refused with the nearest allowed one (the daemon's line
 // names the field and lists them all).
 void SuggestFilters(const std::map<std::string, std::string>& f) {
-  static const std::vector<std::string> kStates = {"queued", "leased", "running", "done"};
+  static const std::vector<std::string> kStates = [] {
+    std::vector<std::string> names;
+    for (TrialState s : {TrialState::kQueued, TrialState::kLeased, TrialState::kRunning, TrialState::kDone})
+      names.emplace_back(Name(s));
+    return names;
+  }();
   if (auto v = f.find("verdict"); v != f.end() && !v->second.empty()) SuggestValue("--verdict", v->second, Verdicts());
   if (auto s = f.find("state"); s != f.end() && !s->second.empty()) SuggestValue("--state", s->second, kStates);
 }
@@ -94,9 +99,10 @@ void ExplainEmptyLog(http::Client& client, int64_t id) {
   auto t = get(id);
   if (!t || !(*t)["started_at"].is_null()) return;  // it ran and wrote nothing: nothing to add
   const std::string verdict = Str((*t)["verdict"]);
+  const std::optional<Verdict> pv = ParseVerdict(verdict);
   const json& ev = (*t)["evidence_trial"];
-  const std::string why = verdict == "skipped"    ? "it was skipped, never run"
-                          : verdict == "cancelled" ? "it was cancelled before it started"
+  const std::string why = pv == Verdict::kSkipped     ? "it was skipped, never run"
+                          : pv == Verdict::kCancelled ? "it was cancelled before it started"
                           : ev.is_number()         ? "it never ran: it took an earlier trial's verdict, " + verdict
                                                    : "it never ran";
   // The evidence says which trial settled it and how: "pruned: trial 2 ended unsupported (...)".

@@ -57,10 +57,11 @@ std::optional<int> NextProbe(Bisection& b) {
   return next;
 }
 
-void Observe(Bisection& b, const std::string& verdict, int64_t trial) {
+void Observe(Bisection& b, Verdict v, int64_t trial) {
   if (!b.pending || b.state != "running") return;
   const int i = *b.pending;
-  const bool good = verdict == "passed", bad = !good && CountsAsRun(verdict);
+  const bool good = v == Verdict::kPassed, bad = !good && CountsAsRun(v);
+  const std::string verdict(Name(v));  // for the steps and the prose
   b.steps.push_back({{"value", b.values[i]}, {"index", i}, {"verdict", verdict}, {"trial", trial}, {"bad", bad}});
   b.pending.reset();
   b.pending_trial = 0;

@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "core/suite.h"
+#include "core/verdict.h"
 
 namespace gauntlet {
 
@@ -43,7 +44,7 @@ Result<Bisection> StartBisection(const ParamSpec& param, bool ordered, const std
 std::optional<int> NextProbe(Bisection& b);
 // Takes the verdict of the pending probe (`trial` ran it). Passed is good; a judged failure or a
 // timeout is bad; anything else ends the search undecided.
-void Observe(Bisection& b, const std::string& verdict, int64_t trial);
+void Observe(Bisection& b, Verdict verdict, int64_t trial);
 
 nlohmann::json BisectionJson(const Bisection& b);  // what GET /sweeps/{id} shows as "search"
 // Back from BisectionJson's output; Invalid when it is not one.

@@ -15,9 +15,11 @@ Interval WilsonInterval(int64_t passed, int64_t runs, double z) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
+bool CountsAsRun(Verdict verdict) { return Info(verdict).judged || verdict == Verdict::kTimeout; }
+
 bool CountsAsRun(const std::string& verdict) {
-  const VerdictInfo* v = FindVerdict(verdict);
-  return v && (v->judged || verdict == "timeout");
+  const std::optional<Verdict> v = ParseVerdict(verdict);
+  return v && CountsAsRun(*v);
 }
 
 nlohmann::json PassRateJson(const nlohmann::json& counts) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/verdict.h"
+
 namespace gauntlet {
 
 struct Interval {
@@ -17,7 +19,9 @@ Interval WilsonInterval(int64_t passed, int64_t runs, double z = 1.96);
 
 // True for a verdict that counts as a run of the config in a pass rate: a pass or a failure that
 // says something about the config (the judged verdicts of core/verdict.h, and timeout). Skipped,
-// cancelled and infra errors say nothing about it.
+// cancelled and infra errors say nothing about it. The string form (a JSON key, an SQL column) is
+// false for a name that is no verdict.
+bool CountsAsRun(Verdict verdict);
 bool CountsAsRun(const std::string& verdict);
 
 // {"passed", "runs", "rate", "low", "high"} from counts (verdict -> trials, as cells keep them);

@@ -28,9 +28,10 @@ Result<SignatureRule> ParseRule(size_t i, const nlohmann::json& e) {
   static const std::vector<std::string> allowed = VerdictNames([](const VerdictInfo& v) { return v.rule; });
   if (!e.contains("verdict") || !e["verdict"].is_string())
     return Bad(i, "verdict", "required string, one of " + JoinNames(allowed));
-  r.verdict = e["verdict"].get<std::string>();
-  const VerdictInfo* v = FindVerdict(r.verdict);
-  if (!v || !v->rule) return Bad(i, "verdict", "'" + r.verdict + "' is not one of " + JoinNames(allowed));
+  const std::string name = e["verdict"].get<std::string>();
+  const std::optional<Verdict> v = ParseVerdict(name);
+  if (!v || !Info(*v).rule) return Bad(i, "verdict", "'" + name + "' is not one of " + JoinNames(allowed));
+  r.verdict = *v;
   if (e.contains("signature")) {
     if (!e["signature"].is_string()) return Bad(i, "signature", "must be a string");
     r.signature = e["signature"].get<std::string>();

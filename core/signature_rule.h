@@ -8,16 +8,17 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/verdict.h"
 
 namespace gauntlet {
 
 // One entry of a suite's "signatures" array. `match` is a case-sensitive substring, or an
 // ECMAScript regex searched in each line when `regex` is set. An empty `signature` means
-// "<verdict>:<match>". Verdict "passed" marks matching lines as benign (built-in rules skip them).
+// "<verdict>:<match>". Verdict kPassed marks matching lines as benign (built-in rules skip them).
 struct SignatureRule {
   std::string match;
   bool regex = false;
-  std::string verdict;
+  Verdict verdict = Verdict::kCrashed;  // always one whose VerdictInfo::rule is set
   std::string signature;
 };
 

@@ -9,8 +9,10 @@ namespace gauntlet {
 
 enum class Code { kOk, kNotFound, kInvalid, kConflict, kUnavailable, kInternal, kForbidden };
 
-// A value: copy it freely; a const Status may be read from any thread.
-class Status {
+// A value: copy it freely; a const Status may be read from any thread. [[nodiscard]]: a call whose
+// Status nobody reads is a bug the build rejects (-Werror=unused-result); drop one on purpose only
+// through IgnoreError, which names why.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Code code, std::string message, std::string field = {})
@@ -36,7 +38,7 @@ class Status {
 // * and -> require ok() (else std::bad_variant_access) and return references into this Result;
 // status() of an ok Result is a shared static Ok.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}
   Result(Status status) : v_(std::move(status)) {}
@@ -55,5 +57,13 @@ class Result {
  private:
   std::variant<T, Status> v_;
 };
+
+// Drops `status` on purpose: `why` says why nothing needs to happen when it failed (best-effort
+// cleanup, a failure already reported another way). The reason is for the reader; it is not logged
+// (a failure worth logging is handled, not ignored). Pure; thread-safe.
+inline void IgnoreError(const Status& status, const char* why) {
+  (void)status;
+  (void)why;
+}
 
 }  // namespace gauntlet

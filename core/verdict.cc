@@ -1,5 +1,7 @@
 #include "core/verdict.h"
 
+#include <ostream>
+
 namespace gauntlet {
 
 const std::vector<VerdictInfo>& Verdicts() {
@@ -89,5 +91,8 @@ nlohmann::json VocabularyJson() {
                     {"cause_rank", v.cause_rank}});
   return {{"verdicts", list}};
 }
+
+void PrintTo(Verdict v, std::ostream* os) { *os << Name(v); }
+void PrintTo(TrialState s, std::ostream* os) { *os << Name(s); }
 
 }  // namespace gauntlet

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,10 +49,21 @@ const VerdictInfo& Info(Verdict v);
 std::string_view Name(Verdict v);
 // The verdict spelled `name`, or nullopt for anything else (including "").
 std::optional<Verdict> ParseVerdict(std::string_view name);
+// Name(*v), or "" for none (a trial not done yet): for the JSON and CSV that write "" there.
+inline std::string_view NameOr(const std::optional<Verdict>& v) { return v ? Name(*v) : std::string_view(); }
 // "queued", "leased", "running", "done": the SQL/JSON spelling of `s`; static storage.
 std::string_view Name(TrialState s);
 // The state spelled `name`, or nullopt.
 std::optional<TrialState> ParseTrialState(std::string_view name);
+// nlohmann would write an enum as its number: the JSON edge spells a verdict or state with Name()
+// and reads it with Parse*, so converting one implicitly does not compile.
+void to_json(nlohmann::json&, Verdict) = delete;
+void to_json(nlohmann::json&, TrialState) = delete;
+void from_json(const nlohmann::json&, Verdict&) = delete;
+void from_json(const nlohmann::json&, TrialState&) = delete;
+// GoogleTest prints a verdict or state by its name (found by ADL). Writes to *os; thread-safe.
+void PrintTo(Verdict v, std::ostream* os);
+void PrintTo(TrialState s, std::ostream* os);
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();

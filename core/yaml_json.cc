@@ -128,7 +128,7 @@ Result<json> ReadJsonOrYaml(const std::string& path) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
     try {
-      (void)json::parse(text);
+      [[maybe_unused]] const json again = json::parse(text);  // throws what the first parse did not keep
     } catch (const json::parse_error& e) {
       return Status::Invalid(path + ": malformed JSON: " + e.what(), "file");
     }

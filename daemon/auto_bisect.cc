@@ -68,7 +68,7 @@ void Coordinator::RunAutoBisections() {
     if (!trials.ok()) continue;
     std::set<std::pair<std::string, std::string>> touched;  // (config key, hardware) this sweep judged
     for (const TrialRow& t : *trials)
-      if (t.state == "done" && t.hardware) touched.insert({t.config_key, *t.hardware});
+      if (t.state == TrialState::kDone && t.hardware) touched.insert({t.config_key, *t.hardware});
     auto regressions = OrderedRegressions(store_, sw->suite);
     if (!regressions.ok()) {
       spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());

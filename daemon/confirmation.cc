@@ -10,7 +10,8 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   auto sit = sweeps_.find(l.sweep);
   if (sit == sweeps_.end() || l.cancel) return false;
   const int k = sit->second.info.confirm_failures;
-  const bool failure = r.verdict == "crashed" || r.verdict == "wrong_output" || r.verdict == "timeout";
+  const bool failure =
+      r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput || r.verdict == Verdict::kTimeout;
   if (!failure || static_cast<int>(l.spec.tried.size()) >= k) return false;
   if (Status s = store_.RecordAttempt(r); !s.ok()) {
     *err = s;

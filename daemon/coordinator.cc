@@ -51,7 +51,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
   Status Finish(const ResultRow& r, std::optional<int64_t> evidence) override {
     return c_.store_.FinishTrial(r, evidence);
   }
-  Status FinishMany(const std::vector<int64_t>& t, const std::string& v, const std::string& s,
+  Status FinishMany(const std::vector<int64_t>& t, Verdict v, const std::string& s,
                     std::optional<int64_t> e, const std::string& hw) override {
     return c_.store_.FinishMany(t, v, s, e, hw);
   }
@@ -63,7 +63,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
   // it is what the scheduler depends on; the row is the explanation.
   Status Skip(const std::vector<int64_t>& trials, const std::string& signature, int64_t evidence_trial,
               const std::string& hardware, const std::string& stage, const std::string& text) override {
-    if (Status s = c_.store_.FinishMany(trials, "skipped", signature, evidence_trial, hardware); !s.ok()) return s;
+    if (Status s = c_.store_.FinishMany(trials, Verdict::kSkipped, signature, evidence_trial, hardware); !s.ok()) return s;
     try {
       c_.store_.Write([&](sql::Db& db) {
         auto ins = db.Prepare(
@@ -274,10 +274,10 @@ void Coordinator::RestoreLocked() {
     q.max_attempts = t.max_attempts;
     // A trial being confirmed goes on from the attempts it made (each kept with its result).
     if (req.confirm_failures > 0 && t.attempt > 0) {
-      q.tried = store_.AttemptsBefore(t.id, t.state == "queued" ? t.attempt : t.attempt - 1);
+      q.tried = store_.AttemptsBefore(t.id, t.state == TrialState::kQueued ? t.attempt : t.attempt - 1);
       q.max_attempts += static_cast<int>(q.tried.size());
     }
-    if (t.state == "queued") {
+    if (t.state == TrialState::kQueued) {
       queued[t.sweep_id].push_back(std::move(q));
     } else if (t.lease_id && t.node_id) {
       ActiveLease l;
@@ -370,7 +370,9 @@ Status Coordinator::CancelSweep(int64_t sweep) {
     sched_->Cancel(cancelled, stopping);
     AdvanceSearchesLocked();  // stores the cancelled search (its probe, if queued, is settled now)
     if (auto it = searches_.find(sweep); it != searches_.end() && stopping.empty()) {
-      store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second));
+      // As in AdvanceSearchesLocked: the cancel itself stands; only the stored search lags.
+      if (Status s = store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second)); !s.ok())
+        spdlog::error("bisection {}: could not store its cancelled state: {}", sweep, s.message());
       searches_.erase(it);
     }
   }
@@ -395,7 +397,7 @@ Status Coordinator::CancelTrial(int64_t trial) {
 Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   auto sw = store_.GetSweep(sweep);
   if (!sw.ok()) return sw.status();
-  auto rows = store_.RequeueDone(sweep, {"infra_error", "timeout"});
+  auto rows = store_.RequeueDone(sweep, {Verdict::kInfraError, Verdict::kTimeout});
   if (!rows.ok()) return rows.status();
   std::lock_guard lock(mu_);
   auto su = SuiteById(sw->suite_id);
@@ -451,7 +453,8 @@ void Coordinator::Ticker() {
       if (NowMs() - last_touch > 5000) {
         std::vector<std::pair<int64_t, int64_t>> seen;
         for (auto& [id, n] : sched_->nodes()) seen.emplace_back(id, n.last_seen);
-        store_.TouchNodes(seen);
+        // Heartbeat times are rewritten every few seconds: a failed write loses one round's, no more.
+        if (Status s = store_.TouchNodes(seen); !s.ok()) spdlog::warn("nodes: could not store heartbeats: {}", s.message());
         last_touch = NowMs();
       }
     }

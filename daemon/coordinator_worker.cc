@@ -117,8 +117,8 @@ std::string ConfigText(const Config& c) {
 
 // The grant's "reference" made of a judged result of the reference config.
 json ReferenceFromResult(const ResultRow& r, int64_t trial, const Config& config, const std::string& stage) {
-  json j = {{"trial", trial}, {"verdict", r.verdict}, {"config", ConfigJson(config)}, {"hardware", r.hardware}};
-  if (r.verdict != "passed" || !r.stages.is_array()) return j;
+  json j = {{"trial", trial}, {"verdict", Name(r.verdict)}, {"config", ConfigJson(config)}, {"hardware", r.hardware}};
+  if (r.verdict != Verdict::kPassed || !r.stages.is_array()) return j;
   for (auto& st : r.stages)
     if (st.is_object() && st.value("name", "") == stage && st.contains("smoke_answers"))
       j["smoke_answers"] = st["smoke_answers"];
@@ -146,8 +146,7 @@ json Coordinator::ReferenceJsonLocked(const Suite& su, const QueuedTrial& t, con
 
 void Coordinator::RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware,
                                           const ResultRow& r) {
-  const VerdictInfo* v = FindVerdict(r.verdict);
-  if (!t.reference || !v || !v->judged) return;  // an infra error or a cancel says nothing of the answers
+  if (!t.reference || !Info(r.verdict).judged) return;  // an infra error or a cancel says nothing of the answers
   auto su = SuiteById(t.suite_id);
   if (!su.ok()) return;
   auto ref = SuiteSmokeReference((*su)->definition);
@@ -163,8 +162,8 @@ void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::
   for (int64_t id : trials) {
     auto t = store_.GetTrial(id);
     if (!t.ok()) continue;
-    events_.Publish("trial.changed", {{"trial", id}, {"sweep", t->sweep_id}, {"state", t->state},
-                                      {"verdict", t->verdict.value_or("")}, {"signature", t->signature.value_or("")},
+    events_.Publish("trial.changed", {{"trial", id}, {"sweep", t->sweep_id}, {"state", Name(t->state)},
+                                      {"verdict", NameOr(t->verdict)}, {"signature", t->signature.value_or("")},
                                       {"reason", why}});
   }
 }
@@ -318,11 +317,13 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
 Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
   ResultRow r;
-  r.verdict = body.value("verdict", "");
-  if (const VerdictInfo* v = FindVerdict(r.verdict); !v || !v->reported)
-    return Status::Invalid("verdict '" + r.verdict + "' is not one of " +
+  const std::string verdict = body.value("verdict", "");
+  const std::optional<Verdict> parsed = ParseVerdict(verdict);
+  if (!parsed || !Info(*parsed).reported)
+    return Status::Invalid("verdict '" + verdict + "' is not one of " +
                                JoinNames(VerdictNames([](const VerdictInfo& i) { return i.reported; })),
                            "verdict");
+  r.verdict = *parsed;
   auto str = [&](const char* k) -> std::string {
     return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
   };
@@ -365,8 +366,8 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   if (!out->duplicate) {
     if (spec && !out->requeued) RememberReferenceLocked(*spec, trial, hardware, r);
     json ev = {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
-               {"verdict", out->requeued ? "" : r.verdict}, {"signature", r.signature}};
-    if (out->confirming) ev["reason"] = "confirming " + r.verdict;
+               {"verdict", out->requeued ? std::string_view() : Name(r.verdict)}, {"signature", r.signature}};
+    if (out->confirming) ev["reason"] = "confirming " + std::string(Name(r.verdict));
     PublishAfterCommit("trial.changed", std::move(ev));
     if (!out->skipped.empty())
       PublishAfterCommit("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},

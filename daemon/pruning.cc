@@ -8,13 +8,13 @@
 namespace gauntlet {
 
 namespace {
-bool Deterministic(const std::string& verdict) { return verdict == "unsupported"; }
+bool Deterministic(Verdict verdict) { return verdict == Verdict::kUnsupported; }
 
 // A signature that names no message, only how the process ended (`crashed:exit_code:1`,
 // `crashed:signal:SIGSEGV`, the stage-name fallback, a server that exited with nothing said): two
 // such crashes of unrelated causes would look alike, so they never prune.
-bool BareSignature(const std::string& signature, const std::string& verdict, const std::string& stage) {
-  if (signature.empty() || signature == verdict + ":" + stage) return true;
+bool BareSignature(const std::string& signature, Verdict verdict, const std::string& stage) {
+  if (signature.empty() || signature == std::string(Name(verdict)) + ":" + stage) return true;
   for (const char* bare : {":exit_code:", ":signal:", ":server_exited_"})
     if (signature.find(bare) != std::string::npos) return true;
   return false;
@@ -69,12 +69,12 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
   std::vector<int64_t> settled_by = {evidence};
-  if (sw.info.confirm_failures > 0 && (r.verdict == "crashed" || r.verdict == "wrong_output")) {
+  if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput)) {
     // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with
     // one signature each time: the confirming attempts are the second look that the rule below
     // takes from another trial. A crash that says nothing still never prunes.
     if (r.confirmed < sw.info.confirm_failures || BareSignature(r.signature, r.verdict, r.failing_stage)) return;
-  } else if (r.verdict == "crashed") {
+  } else if (r.verdict == Verdict::kCrashed) {
     // A crash is the config's once two trials with these same gate values crashed with the same
     // signature in this stage on this hardware class: one crash may be a flake, and a crash of
     // other gate values says nothing about these.
@@ -111,7 +111,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     saved_cost += TrialCost(t);
   }
   if (ids.empty()) return;
-  const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + r.verdict +
+  const std::string text = "pruned: " + TrialsText(settled_by) + " ended " + std::string(Name(r.verdict)) +
                            (r.signature.empty() ? "" : " (" + r.signature + ")") + " in stage " + r.failing_stage +
                            " on " + (hardware.empty() ? "this hardware" : hardware) + "; key " + key;
   if (!store_.Skip(ids, "skipped:" + r.signature, evidence, hardware, r.failing_stage, text).ok()) return;
@@ -120,7 +120,7 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   std::unordered_set<int64_t> gone(ids.begin(), ids.end());
   dq.erase(std::remove_if(dq.begin(), dq.end(), [&](const QueuedTrial& t) { return gone.count(t.id) > 0; }), dq.end());
   queued_count_ -= ids.size();
-  for (int64_t id : ids) Settled(id, "skipped");
+  for (int64_t id : ids) Settled(id, Verdict::kSkipped);
   sw.skipped += static_cast<int64_t>(ids.size());
   sw.saved_gpu_s += saved;
   sw.saved_cost += saved_cost;

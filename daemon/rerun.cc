@@ -14,7 +14,7 @@ namespace {
 
 // A parsed selection. Empty lists filter nothing (verdicts: the default below).
 struct Selection {
-  std::set<std::string> verdicts;
+  std::set<Verdict> verdicts;
   std::vector<json> config_matches;  // objects: parameter -> value the trial's config must hold
   std::set<std::string> config_keys;
   std::set<int64_t> target_indexes;
@@ -38,9 +38,9 @@ Result<Selection> ParseSelection(const json& body) {
   for (size_t i = 0; i < verdicts->size(); ++i) {
     const json& v = (*verdicts)[i];
     const std::string field = "verdicts[" + std::to_string(i) + "]";
-    if (!v.is_string() || !IsVerdict(v.get<std::string>()))
-      return Status::Invalid("not a verdict (one of " + JoinNames(VerdictNames()) + ")", field);
-    sel.verdicts.insert(v.get<std::string>());
+    const std::optional<Verdict> parsed = v.is_string() ? ParseVerdict(v.get<std::string>()) : std::nullopt;
+    if (!parsed) return Status::Invalid("not a verdict (one of " + JoinNames(VerdictNames()) + ")", field);
+    sel.verdicts.insert(*parsed);
   }
   auto configs = list("configs");
   if (!configs.ok()) return configs.status();
@@ -71,9 +71,9 @@ Result<Selection> ParseSelection(const json& body) {
 }
 
 bool Picks(const Selection& sel, const TrialRow& t) {
-  if (t.state != "done" || !t.verdict) return false;
-  const std::string& v = *t.verdict;
-  if (sel.verdicts.empty() ? (v == "passed" || v == "skipped") : !sel.verdicts.count(v)) return false;
+  if (t.state != TrialState::kDone || !t.verdict) return false;
+  const Verdict v = *t.verdict;
+  if (sel.verdicts.empty() ? (v == Verdict::kPassed || v == Verdict::kSkipped) : !sel.verdicts.count(v)) return false;
   if (!sel.config_keys.empty() || !sel.config_matches.empty()) {
     bool hit = sel.config_keys.count(t.config_key) > 0;
     for (auto& m : sel.config_matches) {

@@ -4,6 +4,8 @@
 #include <random>
 #include <unordered_set>
 
+#include <spdlog/spdlog.h>
+
 namespace gauntlet {
 
 namespace {
@@ -122,7 +124,8 @@ void Scheduler::Touch(int64_t id) {
   if (it->second.state == "offline") {
     it->second.state = "online";
     it->second.reason.clear();
-    store_.SetNodeState(id, "online", "");
+    if (Status s = store_.SetNodeState(id, "online", ""); !s.ok())
+      spdlog::warn("node {}: back online, but the store still says offline: {}", id, s.message());
   }
 }
 
@@ -376,21 +379,26 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
     // The last of a confirmation: it stands as confirmed only if every attempt said the same.
     bool same = true;
     for (auto& [v, sig] : l.spec.tried) {
-      r.attempt_counts[v] = r.attempt_counts.value(v, 0) + 1;
+      const std::string name(Name(v));
+      r.attempt_counts[name] = r.attempt_counts.value(name, 0) + 1;
       same = same && v == r.verdict && sig == r.signature;
       r.flaky = r.flaky || v != r.verdict;
     }
     if (same) r.confirmed = static_cast<int>(l.spec.tried.size());
   }
-  const bool infra = r.verdict == "infra_error" && !l.cancel;
+  const bool infra = r.verdict == Verdict::kInfraError && !l.cancel;
   // A timeout may be a slow node or a busy moment rather than the config: it gets one more try
   // (under confirmation, the confirming attempts are those tries).
-  const bool first_timeout = r.verdict == "timeout" && !l.cancel && l.spec.timeouts == 0 && confirm == 0;
+  const bool first_timeout = r.verdict == Verdict::kTimeout && !l.cancel && l.spec.timeouts == 0 && confirm == 0;
   if (infra || first_timeout) {
     if (infra && nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
         nit->second.state == "online") {
-      SetNodeState(l.node, "quarantined",
-                   std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
+      // Not quarantined when the store refuses (SetNodeState changes nothing then): the next infra
+      // error tries again, so the result is still filed.
+      if (Status s = SetNodeState(l.node, "quarantined",
+                                  std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
+          !s.ok())
+        spdlog::error("node {}: could not quarantine it: {}", l.node, s.message());
     }
     if (l.spec.attempt < l.spec.max_attempts) {
       // Keep the attempt's result as history, then queue it again, away from this node.
@@ -418,7 +426,7 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
 void Scheduler::Cancel(const std::vector<int64_t>& queued, const std::vector<int64_t>& running) {
   for (int64_t id : queued) {
     if (tombstones_.insert(id).second && queued_count_ > 0) --queued_count_;
-    Settled(id, "cancelled");
+    Settled(id, Verdict::kCancelled);
   }
   for (int64_t id : running) {
     auto it = lease_of_trial_.find(id);
@@ -445,7 +453,7 @@ std::vector<int64_t> Scheduler::Tick() {
       ResultRow r;
       r.trial_id = l.trial;
       r.attempt = l.spec.attempt;
-      r.verdict = l.cancel ? "cancelled" : "infra_error";
+      r.verdict = l.cancel ? Verdict::kCancelled : Verdict::kInfraError;
       r.signature = l.cancel ? "cancelled:by_user" : "infra_error:lease_expired";
       r.evidence = "the lease expired after " + std::to_string(l.spec.attempt) + " attempt(s)";
       r.node_id = l.node;
@@ -464,7 +472,8 @@ std::vector<int64_t> Scheduler::Tick() {
       if (!has_lease && n.state == "online") {
         n.state = "offline";
         n.reason = "no heartbeat for " + std::to_string((now - n.last_seen) / 1000) + " s";
-        store_.SetNodeState(id, "offline", n.reason);
+        if (Status s = store_.SetNodeState(id, "offline", n.reason); !s.ok())
+          spdlog::warn("node {}: offline, but the store still says online: {}", id, s.message());
       }
     }
   }

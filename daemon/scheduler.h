@@ -42,7 +42,7 @@ class SchedulerStore {
   // Keeps a confirming attempt's result (r.trial_id, r.attempt) and queues its trial again.
   virtual Status RecordAttempt(const ResultRow& r) = 0;
   virtual Status Finish(const ResultRow& r, std::optional<int64_t> evidence) = 0;
-  virtual Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict,
+  virtual Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict,
                             const std::string& signature, std::optional<int64_t> evidence,
                             const std::string& hardware) = 0;
   virtual Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) = 0;
@@ -53,7 +53,7 @@ class SchedulerStore {
                       const std::string& hardware, const std::string& stage, const std::string& evidence_text) {
     (void)stage;
     (void)evidence_text;
-    return FinishMany(trials, "skipped", signature, evidence_trial, hardware);
+    return FinishMany(trials, Verdict::kSkipped, signature, evidence_trial, hardware);
   }
   // An earlier judged result for reuse: same suite version, config and hardware class, and the
   // fingerprint that `node` last reported for that suite.
@@ -90,7 +90,7 @@ struct QueuedTrial {
   bool reference = false;
   bool probe = false;             // runs before the rest of its target: the first of a gate value (settle first)
   // Confirmation: (verdict, signature) of each confirming attempt made so far, oldest first.
-  std::vector<std::pair<std::string, std::string>> tried;
+  std::vector<std::pair<Verdict, std::string>> tried;
 };
 
 // What `t` is expected to cost: GPUs x its target's price per GPU-hour x estimated hours (0 for a
@@ -252,7 +252,7 @@ class Scheduler {
   // ends t (a report, a reuse, pruning, an expiry, a cancel) adds (t, verdict) to what TakeSettled
   // returns next, once.
   void Watch(int64_t trial) { watched_.insert(trial); }
-  std::vector<std::pair<int64_t, std::string>> TakeSettled() { return std::exchange(settled_, {}); }
+  std::vector<std::pair<int64_t, Verdict>> TakeSettled() { return std::exchange(settled_, {}); }
 
  private:
   struct Sweep {
@@ -304,7 +304,7 @@ class Scheduler {
   // first one still queued (npos when none is). Forgets those that have ended.
   std::pair<bool, size_t> OpenReference(Sweep& sw, int target, const std::deque<QueuedTrial>& dq);
   std::string NewLeaseId();
-  void Settled(int64_t trial, const std::string& verdict) {
+  void Settled(int64_t trial, Verdict verdict) {
     if (!watched_.empty() && watched_.erase(trial)) settled_.emplace_back(trial, verdict);
   }
 
@@ -325,7 +325,7 @@ class Scheduler {
   uint64_t serve_seq_ = 0;
   uint64_t rng_state_;
   std::set<int64_t> watched_;
-  std::vector<std::pair<int64_t, std::string>> settled_;
+  std::vector<std::pair<int64_t, Verdict>> settled_;
 };
 
 }  // namespace gauntlet

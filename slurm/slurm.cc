@@ -121,8 +121,9 @@ class Launcher {
     // next pass says it again).
     json shown = *report;
     shown["kind"] = "slurm";
-    client_.Send("PUT", "/api/v1/launchers/" + http::UrlEncode(o_.name), shown.dump(), "application/json",
-                 std::chrono::seconds(10));
+    auto sent = client_.Send("PUT", "/api/v1/launchers/" + http::UrlEncode(o_.name), shown.dump(), "application/json",
+                             std::chrono::seconds(10));
+    IgnoreError(sent.status(), "best effort: the next pass reports the jobs again");
     return true;
   }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "store/ordered_regressions.h"
+#include "store/store_rows.h"
 #include "store/results_index.h"
 
 namespace gauntlet {
@@ -54,7 +55,9 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
   struct T {
     int64_t id;
     json config;
-    std::string hardware, verdict, signature;
+    std::string hardware;
+    Verdict verdict;
+    std::string signature;
   };
   std::vector<T> all;
   try {
@@ -69,14 +72,14 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
       int i = 1;
       if (suite) s.Bind(i++, *suite);
       if (sweep) s.Bind(i++, *sweep);
-      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), s.Text(3), s.Text(4)});
+      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), store_detail::VerdictColumn(s.TextView(3)), s.Text(4)});
     });
   } catch (const sql::Error& e) {
     return Status::Internal(e.what());
   }
   std::map<std::string, std::vector<const T*>> clusters;
   for (auto& t : all)
-    if (t.verdict != "passed") clusters[t.signature.empty() ? t.verdict : t.signature].push_back(&t);
+    if (t.verdict != Verdict::kPassed) clusters[t.signature.empty() ? std::string(Name(t.verdict)) : t.signature].push_back(&t);
   json items = json::array();
   for (auto& [sig, ts] : clusters) {
     std::set<std::string> hws;
@@ -103,7 +106,7 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
       for (auto& t : all)
         if (t.hardware == hw && t.config.contains(p) && t.config[p] == v) {
           ++with;
-          hit += t.signature == sig || (t.signature.empty() && t.verdict == sig);
+          hit += t.signature == sig || (t.signature.empty() && Name(t.verdict) == sig);
         }
       // Prefer values whose trials all fail this way; among those, the broadest (fewest params
       // pin it down: the value held by the most trials).
@@ -113,7 +116,7 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
         explained = {{"param", p}, {"value", v}, {"hardware", hw}, {"share", with ? static_cast<double>(hit) / with : 0}};
       }
     }
-    items.push_back({{"signature", sig}, {"verdict", ts[0]->verdict}, {"count", ts.size()}, {"trials", ids},
+    items.push_back({{"signature", sig}, {"verdict", Name(ts[0]->verdict)}, {"count", ts.size()}, {"trials", ids},
                      {"hardware", hws}, {"explained_by", explained}});
   }
   std::sort(items.begin(), items.end(), [](const json& a, const json& b) { return a["count"] > b["count"]; });
@@ -138,7 +141,8 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
                      {"metric", s.IsNull(13) ? json() : json(s.Double(13))}};
         std::string kind;
         if (Severity(now) > Severity(before)) kind = "verdict";
-        else if (now == "passed" && before == "passed" && !s.IsNull(8) && !s.IsNull(13) && s.Double(13) > 0 &&
+        else if (store_detail::VerdictColumn(now) == Verdict::kPassed &&
+                 store_detail::VerdictColumn(before) == Verdict::kPassed && !s.IsNull(8) && !s.IsNull(13) && s.Double(13) > 0 &&
                  s.Double(8) < s.Double(13) * (1 - threshold))
           kind = "metric";
         if (kind.empty()) continue;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/verdict.h"
+#include "store/store_rows.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -11,7 +12,9 @@ using nlohmann::json;
 namespace {
 
 struct Entry {
-  std::string config_key, hardware, verdict, signature, metric_name, metric_unit;
+  std::string config_key, hardware;
+  Verdict verdict = Verdict::kPassed;
+  std::string signature, metric_name, metric_unit;
   json config;
   int64_t trial = 0, sweep = 0;
   std::optional<double> metric;
@@ -29,7 +32,7 @@ Entry ReadEntry(sql::Stmt& s) {
   Entry e;
   e.config_key = s.Text(0);
   e.hardware = s.Text(1);
-  e.verdict = s.Text(2);
+  e.verdict = store_detail::VerdictColumn(s.TextView(2));
   e.signature = s.Text(3);
   e.trial = s.Int(4);
   e.sweep = s.Int(5);
@@ -45,7 +48,7 @@ Entry ReadEntry(sql::Stmt& s) {
 void Keep(Side& side, Entry e, bool worst) {
   Key k{e.config_key, e.hardware};
   auto it = side.find(k);
-  if (it == side.end() || !worst || VerdictSeverity(e.verdict) >= VerdictSeverity(it->second.verdict))
+  if (it == side.end() || !worst || Info(e.verdict).severity >= Info(it->second.verdict).severity)
     side[k] = std::move(e);
 }
 
@@ -106,7 +109,7 @@ json SideJson(const CompareSide& c) {
 json EntryJson(const Entry* e) {
   if (!e) return nullptr;
   json m = e->metric ? json{{"name", e->metric_name}, {"value", *e->metric}, {"unit", e->metric_unit}} : json();
-  return {{"verdict", e->verdict}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
+  return {{"verdict", Name(e->verdict)}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
 }
 
 int Rank(const std::string& change) {
@@ -116,16 +119,17 @@ int Rank(const std::string& change) {
 
 }  // namespace
 
-std::string CompareChange(const std::string& av, const std::string& as, const std::string& bv, const std::string& bs,
-                          bool metric_fell) {
-  if (av.empty()) return "new";
-  if (bv.empty()) return "gone";
-  if (bv == "passed" && av != "passed") return "fixed";
-  if (av == "passed" && bv != "passed") return "broke";
-  if (av == "passed") return metric_fell ? "broke" : "same";
-  const int sa = VerdictSeverity(av), sb = VerdictSeverity(bv);
+std::string CompareChange(std::optional<Verdict> av, const std::string& as, std::optional<Verdict> bv,
+                          const std::string& bs, bool metric_fell) {
+  if (!av) return "new";
+  if (!bv) return "gone";
+  const bool a_passed = *av == Verdict::kPassed, b_passed = *bv == Verdict::kPassed;
+  if (b_passed && !a_passed) return "fixed";
+  if (a_passed && !b_passed) return "broke";
+  if (a_passed) return metric_fell ? "broke" : "same";
+  const int sa = Info(*av).severity, sb = Info(*bv).severity;
   if (sa >= 0 && sb > sa) return "broke";
-  return av == bv && as == bs ? "same" : "changed";
+  return *av == *bv && as == bs ? "same" : "changed";
 }
 
 Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold) {
@@ -153,10 +157,12 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
         }
         for (const Entry* e : {ea, eb})
           if (e && key_metric.empty()) key_metric = e->metric_name;
-        const std::string change = CompareChange(ea ? ea->verdict : "", ea ? ea->signature : "",
-                                                 eb ? eb->verdict : "", eb ? eb->signature : "", fell);
+        const std::string change =
+            CompareChange(ea ? std::optional(ea->verdict) : std::nullopt, ea ? ea->signature : "",
+                          eb ? std::optional(eb->verdict) : std::nullopt, eb ? eb->signature : "", fell);
         std::string why;
-        if (change == "broke") why = ea->verdict == "passed" && eb->verdict == "passed" ? "metric" : "verdict";
+        if (change == "broke")
+          why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? "metric" : "verdict";
         summary[change] = summary[change].get<int64_t>() + 1;
         const Entry* any = eb ? eb : ea;
         items.push_back({{"config_key", k.first}, {"config", any->config}, {"hardware", k.second}, {"change", change},

@@ -24,12 +24,12 @@ struct CompareSide {
   std::optional<int64_t> before_sweep;
 };
 
-// How one config × hardware changed from verdict/signature `a` to `b` (empty verdict: absent on that
+// How one config × hardware changed from verdict/signature `a` to `b` (no verdict: absent on that
 // side): "new", "gone", "fixed" (b passed, a did not), "broke" (a passed and b did not, or b's
 // verdict is more severe, or both passed and the key metric fell by more than `threshold`:
 // `metric_fell` says so), "changed" (another failing verdict or signature), "same". Pure.
-std::string CompareChange(const std::string& a_verdict, const std::string& a_signature,
-                          const std::string& b_verdict, const std::string& b_signature, bool metric_fell);
+std::string CompareChange(std::optional<Verdict> a_verdict, const std::string& a_signature,
+                          std::optional<Verdict> b_verdict, const std::string& b_signature, bool metric_fell);
 
 // {"a": side, "b": side, "threshold", "key_metric", "summary": {change: count, "pending": trials not
 // done in a side's sweeps}, "items": [{"config_key", "config", "hardware", "change", "why"

@@ -8,6 +8,7 @@
 #include "core/bisect.h"
 #include "core/hardware.h"
 #include "core/pass_rate.h"
+#include "store/store_rows.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -17,7 +18,8 @@ namespace {
 // One cell on the line of an ordered parameter: its value's place in the declared order.
 struct Point {
   int index = 0;
-  std::string verdict, signature, config_key;
+  Verdict verdict = Verdict::kPassed;
+  std::string signature, config_key;
   int64_t trial = 0, sweep = 0, at = 0;
 };
 
@@ -137,7 +139,7 @@ json StartJson(const std::string& suite, const std::string& param, const std::st
 }
 
 json PointJson(const Point& p, const std::string& value) {
-  return {{"value", value}, {"verdict", p.verdict}, {"signature", p.signature}, {"trial", p.trial},
+  return {{"value", value}, {"verdict", Name(p.verdict)}, {"signature", p.signature}, {"trial", p.trial},
           {"sweep", p.sweep}, {"config_key", p.config_key}};
 }
 
@@ -153,7 +155,7 @@ json Item(const GroupKey& k, const json& rest, const Point& good, const Point& b
                {"before", PointJson(good, values[good.index])}, {"after", PointJson(bad, values[bad.index])},
                {"untested", untested}, {"first_bad", untested == 0 ? json(values[bad.index]) : json()},
                {"at", std::max(good.at, bad.at)}, {"bisection", nullptr}, {"start", nullptr}};
-  const std::string span = param + " " + values[good.index] + " passed, " + values[bad.index] + " " + bad.verdict;
+  const std::string span = param + " " + values[good.index] + " passed, " + values[bad.index] + " " + std::string(Name(bad.verdict));
   if (const BisectRow* b = Covering(bs, k, values, good.index, bad.index)) {
     const json& s = b->search;
     item["bisection"] = {{"id", b->id}, {"state", s.value("state", "")}, {"good", s.value("good", json())},
@@ -197,7 +199,7 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
       if (suite) s.Bind(1, *suite);
       while (s.Step()) {
         auto sv = suites.versions.find({s.Text(0), static_cast<int>(s.Int(1))});
-        const std::string verdict = s.Text(5);
+        const Verdict verdict = store_detail::VerdictColumn(s.TextView(5));
         if (sv == suites.versions.end() || s.Int(8) != 0 || !CountsAsRun(verdict)) continue;
         const json config = json::parse(s.TextView(3), nullptr, false);
         if (!config.is_object()) continue;
@@ -217,7 +219,7 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
       for (auto& [k, line] : groups)
         for (auto it = line.begin(); it != line.end() && std::next(it) != line.end(); ++it) {
           const Point &a = it->second, &b = std::next(it)->second;
-          if (a.verdict == "passed" && b.verdict != "passed") items.push_back(Item(k, rests[k], a, b, suites, bs));
+          if (a.verdict == Verdict::kPassed && b.verdict != Verdict::kPassed) items.push_back(Item(k, rests[k], a, b, suites, bs));
         }
     });
   } catch (const sql::Error& e) {

@@ -232,15 +232,16 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
     });
   if (st.ok()) return sweep;
   // Not acknowledged, so not kept: what did commit goes now (or, if this fails too, at the next start).
-  (void)Guard([&]() -> Status {
-    return Write([&](sql::Db& db) -> Status {
-      auto& d = db.Cached("DELETE FROM trials WHERE sweep_id=?");
-      d.Bind(1, *sweep).Run();
-      auto& e = db.Cached("DELETE FROM sweeps WHERE id=?");
-      e.Bind(1, *sweep).Run();
-      return Status::Ok();
-    });
-  });
+  IgnoreError(Guard([&]() -> Status {
+                return Write([&](sql::Db& db) -> Status {
+                  auto& d = db.Cached("DELETE FROM trials WHERE sweep_id=?");
+                  d.Bind(1, *sweep).Run();
+                  auto& e = db.Cached("DELETE FROM sweeps WHERE id=?");
+                  e.Bind(1, *sweep).Run();
+                  return Status::Ok();
+                });
+              }),
+              "a sweep still marked creating is removed at the next Open; st says what failed");
   return st;
 }
 
@@ -330,7 +331,7 @@ Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vect
     return Write([&](sql::Db& db) -> Status {
       auto& s = db.Cached("SELECT id, state FROM trials WHERE sweep_id=? AND state != 'done'");
       s.Bind(1, id);
-      while (s.Step()) (s.Text(1) == "queued" ? cancelled : stopping)->push_back(s.Int(0));
+      while (s.Step()) (TrialStateColumn(s.TextView(1)) == TrialState::kQueued ? cancelled : stopping)->push_back(s.Int(0));
       auto& chk = db.Cached("SELECT 1 FROM sweeps WHERE id=?");
       chk.Bind(1, id);
       if (!chk.Step()) return Status::NotFound("no sweep " + std::to_string(id));
@@ -357,15 +358,15 @@ Status Store::CancelTrial(int64_t id, bool* now_done) {
       auto& s = db.Cached("SELECT state FROM trials WHERE id=?");
       s.Bind(1, id);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(id));
-      std::string state = s.Text(0);
+      const TrialState state = TrialStateColumn(s.TextView(0));
       *now_done = false;
-      if (state == "queued") {
+      if (state == TrialState::kQueued) {
         auto& u = db.Cached(
             "UPDATE trials SET state='done', verdict='cancelled', signature='cancelled:by_user', finished_at=? "
             "WHERE id=?");
         u.Bind(1, NowMs()).Bind(2, id).Run();
         *now_done = true;
-      } else if (state != "done") {
+      } else if (state != TrialState::kDone) {
         auto& u = db.Cached("UPDATE trials SET cancel_requested=1 WHERE id=?");
         u.Bind(1, id).Run();
       }

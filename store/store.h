@@ -20,6 +20,7 @@
 
 #include "store/sqlite.h"
 #include "core/status.h"
+#include "core/verdict.h"
 
 namespace gauntlet {
 
@@ -85,8 +86,9 @@ struct TrialRow {
   nlohmann::json config;
   std::string config_key;
   int target_index = 0, repeat_index = 0;
-  std::string state;
-  std::optional<std::string> verdict, signature, hardware, lease_id, gpus, node;
+  TrialState state = TrialState::kQueued;
+  std::optional<Verdict> verdict;  // set once done
+  std::optional<std::string> signature, hardware, lease_id, gpus, node;
   std::optional<int64_t> node_id, lease_deadline, evidence_trial, started_at, finished_at;
   int attempt = 0, max_attempts = 3;
   int64_t epoch = 0, created_at = 0, log_size = 0;
@@ -96,7 +98,9 @@ struct TrialRow {
 
 struct TrialFilter {
   std::optional<int64_t> sweep;
-  std::optional<std::string> suite, state, verdict, hardware;
+  std::optional<std::string> suite, hardware;
+  std::optional<TrialState> state;
+  std::optional<Verdict> verdict;
   std::optional<std::string> signature;  // exactly this failure signature
   std::vector<std::pair<std::string, std::string>> params;  // param.NAME=VALUE
   int64_t after = 0;         // a page's cursor: the last trial of the previous page (0: from the start)
@@ -123,7 +127,8 @@ struct NodeRow {
 struct ResultRow {
   int64_t trial_id = 0;
   int attempt = 0;
-  std::string verdict, signature, evidence, failing_stage;
+  Verdict verdict = Verdict::kPassed;
+  std::string signature, evidence, failing_stage;
   std::optional<int> exit_code;
   std::optional<std::string> signal;
   nlohmann::json metrics = nlohmann::json::object();
@@ -183,7 +188,7 @@ class Store {
                               const SweepOrigin& origin = {});
   // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over);
   // returns them as now stored.
-  Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts);
+  Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<Verdict>& verdicts);
   Result<SweepRow> GetSweep(int64_t id);  // with its counts by state and verdict
   // Newest first, ids below `after` (0: from the newest), at most `limit`, those `f` keeps; with counts.
   Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit, const SweepFilter& f = {});
@@ -235,10 +240,10 @@ class Store {
   // (verdict, signature) of trial's kept attempts before `attempt`, oldest first: what a restart
   // needs to go on confirming it (only confirming attempts keep a result row while the trial is
   // not done). Empty on a store error.
-  std::vector<std::pair<std::string, std::string>> AttemptsBefore(int64_t trial, int attempt);
+  std::vector<std::pair<Verdict, std::string>> AttemptsBefore(int64_t trial, int attempt);
   // Ends still-unfinished trials with one verdict (pruning's skipped); done ones are left alone.
   // `hardware` files them in the results index (empty: not filed).
-  Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
+  Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict, const std::string& signature,
                     std::optional<int64_t> evidence_trial, const std::string& hardware = "");
   // Appends log bytes at `offset`; idempotent for a chunk already stored. Beyond `cap` bytes the
   // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept. Conflict for an offset

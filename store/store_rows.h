@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/verdict.h"
 #include "store/store.h"
 
 namespace gauntlet::store_detail {
@@ -64,6 +65,22 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
   return r;
 }
 
+// The SQL edge of the vocabulary (core/verdict.h): a stored name that is no verdict or trial state
+// is a damaged row, thrown as an sql::Error (Guard makes it the caller's Internal), never read as
+// some default. Pure.
+inline Verdict VerdictColumn(std::string_view text) {
+  if (std::optional<Verdict> v = ParseVerdict(text)) return *v;
+  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown verdict '" + std::string(text.substr(0, 64)) + "'");
+}
+inline TrialState TrialStateColumn(std::string_view text) {
+  if (std::optional<TrialState> s = ParseTrialState(text)) return *s;
+  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown trial state '" + std::string(text.substr(0, 64)) + "'");
+}
+inline std::optional<Verdict> OptVerdictColumn(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  return VerdictColumn(*text);
+}
+
 // Carries its own FROM clause (trials t, suites su, nodes n): append WHERE ... after it.
 inline constexpr const char* kTrialCols =
     "t.id, t.sweep_id, t.suite_id, su.name, su.version, t.config, t.config_key, t.target_index, t.repeat_index, "
@@ -81,8 +98,8 @@ inline TrialRow ReadTrial(sql::Stmt& s) {
   r.config_key = s.Text(6);
   r.target_index = static_cast<int>(s.Int(7));
   r.repeat_index = static_cast<int>(s.Int(8));
-  r.state = s.Text(9);
-  r.verdict = s.OptText(10);
+  r.state = TrialStateColumn(s.TextView(9));
+  r.verdict = OptVerdictColumn(s.OptText(10));
   r.signature = s.OptText(11);
   r.hardware = s.OptText(12);
   r.lease_id = s.OptText(13);

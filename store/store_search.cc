@@ -38,13 +38,13 @@ Result<int64_t> Store::AddTrial(int64_t sweep, int max_attempts, const NewTrial&
   });
 }
 
-std::vector<std::pair<std::string, std::string>> Store::AttemptsBefore(int64_t trial, int attempt) {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<std::pair<Verdict, std::string>> Store::AttemptsBefore(int64_t trial, int attempt) {
+  std::vector<std::pair<Verdict, std::string>> out;
   try {
     Read([&](sql::Db& db) {
       auto& q = db.Cached("SELECT verdict, signature FROM results WHERE trial_id=? AND attempt>0 AND attempt<=? ORDER BY attempt");
       q.Bind(1, trial).Bind(2, attempt);
-      while (q.Step()) out.emplace_back(q.Text(0), q.Text(1));
+      while (q.Step()) out.emplace_back(VerdictColumn(q.TextView(0)), q.Text(1));
       q.Reset();
     });
   } catch (const sql::Error&) {

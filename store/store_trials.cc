@@ -92,8 +92,8 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
       }
       if (f.sweep) { q += " AND t.sweep_id=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.sweep); }); }
       if (f.suite) { q += " AND su.name=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.suite); }); }
-      if (f.state) { q += " AND t.state=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.state); }); }
-      if (f.verdict) { q += " AND t.verdict=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.verdict); }); }
+      if (f.state) { q += " AND t.state=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, Name(*f.state)); }); }
+      if (f.verdict) { q += " AND t.verdict=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, Name(*f.verdict)); }); }
       if (f.hardware) { q += " AND t.hardware=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.hardware); }); }
       if (f.signature) { q += " AND t.signature=?"; binds.push_back([&](sql::Stmt& s, int i) { s.Bind(i, *f.signature); }); }
       for (auto& [name, value] : f.params) {
@@ -167,7 +167,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
       "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
       "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string fingerprint = r.fingerprint.dump();
-  ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, r.verdict).Bind(4, r.signature).Bind(5, r.evidence);
+  ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, Name(r.verdict)).Bind(4, r.signature).Bind(5, r.evidence);
   ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
   ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
   ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
@@ -177,7 +177,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
       " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
   q.Bind(1, r.hardware).Bind(2, r.trial_id);
   if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
-  CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
+  CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), std::string(Name(r.verdict)), r.signature, fingerprint,
                   r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
   q.Reset();
   return cell;
@@ -194,7 +194,7 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
           " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
           " confirmed=?, flaky=? WHERE id=?");
-      u.Bind(1, r.verdict).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
+      u.Bind(1, Name(r.verdict)).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
       u.Bind(6, r.attempt).Bind(7, cell.fingerprint);
       if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
       else u.BindNull(8).BindNull(9).BindNull(10);
@@ -224,7 +224,7 @@ Status Store::RecordAttempt(const ResultRow& r) {
       auto cell_or = InsertResultLocked(db, r);
       if (!cell_or.ok()) return cell_or.status();
       const CellUpdate& cell = *cell_or;
-      const std::string path = "$.\"" + r.verdict + "\"";
+      const std::string path = "$.\"" + std::string(Name(r.verdict)) + "\"";
       auto& u = db.Cached(
           "UPDATE trials SET state='queued', lease_id=NULL, lease_deadline=NULL, node_id=NULL, gpus=NULL, attempt=?,"
           " attempt_counts=json_set(COALESCE(attempt_counts, '{}'), ?, COALESCE(json_extract(attempt_counts, ?), 0) + 1)"
@@ -236,7 +236,7 @@ Status Store::RecordAttempt(const ResultRow& r) {
   });
 }
 
-Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string& signature,
+Status Store::FinishMany(const std::vector<int64_t>& trials, Verdict verdict, const std::string& signature,
                          std::optional<int64_t> evidence_trial, const std::string& hardware) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
@@ -249,10 +249,10 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, const std::string& 
           " WHERE t.id=?");
       const int64_t now = NowMs();
       for (int64_t t : trials) {
-        u.Bind(1, verdict).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
+        u.Bind(1, Name(verdict)).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
         if (db.Changes() == 0 || hardware.empty()) continue;
         q.Bind(1, t);
-        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}, q.Int(3)});
+        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), std::string(Name(verdict)), signature, "", t, now, {}, q.Int(3)});
         q.Reset();
       }
       return Status::Ok();
@@ -340,7 +340,7 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
       ResultRow r;
       r.trial_id = q.Int(0);
       r.attempt = static_cast<int>(q.Int(1));
-      r.verdict = q.Text(2);
+      r.verdict = VerdictColumn(q.TextView(2));
       r.signature = q.Text(3);
       r.evidence = q.Text(4);
       r.failing_stage = q.Text(5);
@@ -359,13 +359,13 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
   }
 }
 
-Result<std::vector<TrialRow>> Store::RequeueDone(int64_t sweep, const std::vector<std::string>& verdicts) {
+Result<std::vector<TrialRow>> Store::RequeueDone(int64_t sweep, const std::vector<Verdict>& verdicts) {
   return Guard([&]() -> Result<std::vector<TrialRow>> {
     return Write([&](sql::Db& db) {
       std::vector<int64_t> ids;
       auto& q = db.Cached("SELECT id FROM trials WHERE sweep_id=? AND state='done' AND verdict=?");
       for (auto& v : verdicts) {
-        q.Bind(1, sweep).Bind(2, v);
+        q.Bind(1, sweep).Bind(2, Name(v));
         while (q.Step()) ids.push_back(q.Int(0));
         q.Reset();
       }

@@ -12,19 +12,19 @@
 namespace gauntlet {
 using nlohmann::json;
 
-void Judge(const Classification& c, const std::optional<std::string>& file_verdict, const std::string& file_detail,
+void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, const std::string& file_detail,
            bool timed_out, bool stopped, StageOutcome* out, const std::string& bad_result_file) {
   if (stopped) {
-    out->verdict = "cancelled";
+    out->verdict = Verdict::kCancelled;
     out->signature = "cancelled:stopped";
     out->evidence = "the stage was stopped (cancel, lease lost or worker shutdown)";
     return;
   }
   if (timed_out) {
-    out->verdict = "timeout";
+    out->verdict = Verdict::kTimeout;
     // The classifier's key is kept when the log explains the hang (an NCCL watchdog, say); its
     // generic "the limit passed" key says less than the stage's name.
-    const bool specific = c.verdict == "timeout" && !c.signature.empty() && c.signature != "timeout:stage_limit";
+    const bool specific = c.verdict == Verdict::kTimeout && !c.signature.empty() && c.signature != "timeout:stage_limit";
     out->signature = specific ? c.signature : "timeout:" + out->stage;
     out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
     return;
@@ -32,31 +32,30 @@ void Judge(const Classification& c, const std::optional<std::string>& file_verdi
   if (!bad_result_file.empty()) {
     // The stage meant to say something and could not: whatever the exit status, it did not pass.
     // A failure the log explains is kept; the file's problem is in the evidence either way.
-    const bool failed = !c.verdict.empty() && c.verdict != "passed";
-    out->verdict = failed ? c.verdict : "crashed";
+    const bool failed = c.verdict != Verdict::kPassed;
+    out->verdict = failed ? c.verdict : Verdict::kCrashed;
     out->signature = failed && !c.signature.empty() ? c.signature : "crashed:bad_result_file";
     out->evidence = bad_result_file + (c.evidence.empty() ? "" : "; " + c.evidence);
     return;
   }
   // A result file may name the verdicts a signature rule may (core/verdict.h), never the scheduler's own.
-  const VerdictInfo* known = file_verdict ? FindVerdict(*file_verdict) : nullptr;
-  if (known && known->rule) {
+  if (file_verdict && Info(*file_verdict).rule) {
     out->verdict = *file_verdict;
-    if (out->verdict == "passed") {
+    if (out->verdict == Verdict::kPassed) {
       out->signature.clear();
       out->evidence = file_detail;
       return;
     }
     // The stage said what failed; the classifier's signature is more specific when it agrees.
     if (out->signature.empty())
-      out->signature = c.verdict == out->verdict && !c.signature.empty() ? c.signature : out->verdict + ":" + out->stage;
+      out->signature = c.verdict == out->verdict && !c.signature.empty() ? c.signature : std::string(Name(out->verdict)) + ":" + out->stage;
     out->evidence = !file_detail.empty() ? file_detail : c.evidence;
     return;
   }
-  out->verdict = c.verdict.empty() ? "crashed" : c.verdict;
+  out->verdict = c.verdict;
   out->signature = c.signature;
   out->evidence = c.evidence;
-  if (out->verdict != "passed" && out->signature.empty()) out->signature = out->verdict + ":" + out->stage;
+  if (out->verdict != Verdict::kPassed && out->signature.empty()) out->signature = std::string(Name(out->verdict)) + ":" + out->stage;
 }
 
 namespace {
@@ -88,7 +87,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   if (world > 0) header += "  (" + std::to_string(world) + " ranks)";
   ctx.log->Append(header + "\n");
   auto not_started = [&](const Status& st) {
-    out.verdict = "crashed";
+    out.verdict = Verdict::kCrashed;
     out.signature = "crashed:program_not_found";
     out.evidence = st.message();
     ctx.log->Append("gauntlet: " + out.evidence + "\n");
@@ -135,7 +134,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   out.exit_code = exit.exit_code;
   if (exit.signal) out.signal = SignalName(*exit.signal);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::optional<std::string> file_verdict;
+  std::optional<Verdict> file_verdict;
   std::string detail;
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
   const std::string bad_file =
@@ -150,10 +149,10 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   // A rank stage's failure names its rank: the classifier's when the log showed one, else the
   // rank that ended first.
   const std::string tag = "[rank" + std::to_string(first_failed) + "]";
-  if (first_failed >= 0 && c.rank.empty() && out.verdict != "passed" && out.verdict != "cancelled" &&
+  if (first_failed >= 0 && c.rank.empty() && out.verdict != Verdict::kPassed && out.verdict != Verdict::kCancelled &&
       out.evidence.find(tag) == std::string::npos)
     out.evidence = "rank " + std::to_string(first_failed) + " ended first: " + out.evidence;
-  ctx.log->Append("=== stage " + out.stage + " ended: " + out.verdict +
+  ctx.log->Append("=== stage " + out.stage + " ended: " + std::string(Name(out.verdict)) +
                   (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +
                   std::to_string(static_cast<int>(out.seconds * 1000)) + " ms\n");
   return out;

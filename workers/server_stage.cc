@@ -29,8 +29,8 @@ void JudgeDeath(RunningServer& srv, StageOutcome* out, const std::string& when) 
   out->exit_code = e.exit_code;
   if (e.signal) out->signal = SignalName(*e.signal);
   Classification c = srv.Classify(e);
-  if (c.verdict == "passed") {  // exit 0 without evidence: still a server that should not have exited
-    c.verdict = "crashed";
+  if (c.verdict == Verdict::kPassed) {  // exit 0 without evidence: still a server that should not have exited
+    c.verdict = Verdict::kCrashed;
     c.signature = "crashed:server_exited_" + when;
     c.evidence = "the server exited (" + (e.exit_code ? "code " + std::to_string(*e.exit_code) : std::string("signal")) +
                  ") " + when;
@@ -38,7 +38,7 @@ void JudgeDeath(RunningServer& srv, StageOutcome* out, const std::string& when) 
   Judge(c, std::nullopt, "", false, false, out);
 }
 
-void Fail(StageOutcome* out, const std::string& verdict, const std::string& sig, const std::string& evidence) {
+void Fail(StageOutcome* out, Verdict verdict, const std::string& sig, const std::string& evidence) {
   out->verdict = verdict;
   out->signature = sig;
   out->evidence = evidence.substr(0, 500);
@@ -123,7 +123,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   auto stage_s = Seconds(stage_.value("timeout_s", json()), vars).value_or(3600);
   ready_s_ = Seconds(ready.value("timeout_s", json()), vars).value_or(std::min(stage_s, 1800.0));
   if (stage_s <= 0 || ready_s_ <= 0) {
-    Fail(&out_, "crashed", "crashed:invalid_stage", "timeout_s and ready.timeout_s must be positive numbers of seconds");
+    Fail(&out_, Verdict::kCrashed, "crashed:invalid_stage", "timeout_s and ready.timeout_s must be positive numbers of seconds");
     return false;
   }
   ready_deadline_ = t0_ + Secs(ready_s_);
@@ -134,7 +134,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   ctx_.log->Append(header + "\n");
   auto proc = ctx_.processes->Start(spec);
   if (!proc.ok()) {
-    Fail(&out_, "crashed", "crashed:program_not_found", proc.status().message());
+    Fail(&out_, Verdict::kCrashed, "crashed:program_not_found", proc.status().message());
     ctx_.log->Append("gauntlet: " + out_.evidence + "\n");
     return false;
   }
@@ -194,8 +194,8 @@ void ServerStageRun::NotReady() {
   // A log that already explains the hang (one rank's illegal memory access, an NCCL watchdog, an
   // OOM) says more than "not ready": keep it unless it is only the time limit itself.
   const bool only_the_limit =
-      c.verdict == "passed" ||
-      (c.verdict == "timeout" && (c.signature.empty() || c.signature.rfind("timeout:stage_limit", 0) == 0));
+      c.verdict == Verdict::kPassed ||
+      (c.verdict == Verdict::kTimeout && (c.signature.empty() || c.signature.rfind("timeout:stage_limit", 0) == 0));
   if (!only_the_limit) {
     out_.verdict = c.verdict;
     out_.signature = c.signature;
@@ -204,7 +204,7 @@ void ServerStageRun::NotReady() {
   }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", ready_s_);
-  Fail(&out_, "timeout", "timeout:server_not_ready",
+  Fail(&out_, Verdict::kTimeout, "timeout:server_not_ready",
        "the server was not ready (" + ready_path_ + " 200 and a model in /v1/models) after " + buf + " s");
 }
 
@@ -254,10 +254,10 @@ bool ServerStageRun::SmokeRequestFailed(const Result<http::ClientResponse>& r, c
   }
   if (Stopped()) return Cancel();
   if (Clock::now() >= stage_deadline_) {
-    Fail(&out_, "timeout", "timeout:" + out_.stage, what + ": no answer before the stage timeout");
+    Fail(&out_, Verdict::kTimeout, "timeout:" + out_.stage, what + ": no answer before the stage timeout");
     return false;
   }
-  Fail(&out_, "crashed", "crashed:smoke_http_" + (r.ok() ? std::to_string(r->status) : std::string("error")),
+  Fail(&out_, Verdict::kCrashed, "crashed:smoke_http_" + (r.ok() ? std::to_string(r->status) : std::string("error")),
        what + ": " + (r.ok() ? r->body : r.status().message()));
   return false;
 }
@@ -273,13 +273,13 @@ bool SmokeRegexMatches(const json& pattern, const std::string& text) {
 bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, const std::string& body, int index) {
   // Python servers write NaN as a bare token, which is not JSON: look for it before parsing.
   if (JsonTextHasNan(body)) {
-    Fail(&out_, "wrong_output", "wrong_output:garbage:nan_logprobs", f + ": NaN in the answer: " + body.substr(0, 200));
+    Fail(&out_, Verdict::kWrongOutput, "wrong_output:garbage:nan_logprobs", f + ": NaN in the answer: " + body.substr(0, 200));
     return false;
   }
   json j = json::parse(body, nullptr, false);
   if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty() ||
       !j["choices"][0].is_object()) {
-    Fail(&out_, "wrong_output", "wrong_output:bad_response", f + ": not an OpenAI completion: " + body.substr(0, 200));
+    Fail(&out_, Verdict::kWrongOutput, "wrong_output:bad_response", f + ": not an OpenAI completion: " + body.substr(0, 200));
     return false;
   }
   const json& ch = j["choices"][0];
@@ -289,7 +289,7 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
            ch["message"]["content"].is_string())
     text = ch["message"]["content"];
   if (ch.contains("logprobs") && HasNanLogprobs(ch["logprobs"])) {
-    Fail(&out_, "wrong_output", "wrong_output:garbage:nan_logprobs", f + ": NaN in logprobs");
+    Fail(&out_, Verdict::kWrongOutput, "wrong_output:garbage:nan_logprobs", f + ": NaN in logprobs");
     return false;
   }
   if (index == 0)  // the server's first real answer: the part of bring-up that is not loading
@@ -297,23 +297,23 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
                                      {"unit", "s"}};
   ctx_.log->Append("gauntlet: " + f + " answered: " + text.substr(0, 200) + "\n");
   if (auto g = FindGarbage(text)) {
-    Fail(&out_, "wrong_output", GarbageSignature(*g), f + ": " + g->reason + ": \"" + text.substr(0, 120) + "\"");
+    Fail(&out_, Verdict::kWrongOutput, GarbageSignature(*g), f + ": " + g->reason + ": \"" + text.substr(0, 120) + "\"");
     return false;
   }
   if (sm.contains("expect") && text.find(sm["expect"].get<std::string>()) == std::string::npos) {
-    Fail(&out_, "wrong_output", "wrong_output:smoke_expect",
+    Fail(&out_, Verdict::kWrongOutput, "wrong_output:smoke_expect",
          f + ": expected \"" + sm["expect"].get<std::string>() + "\", got \"" + text.substr(0, 120) + "\"");
     return false;
   }
   if (sm.contains("regex") && !SmokeRegexMatches(sm["regex"], text)) {
-    Fail(&out_, "wrong_output", "wrong_output:smoke_regex",
+    Fail(&out_, Verdict::kWrongOutput, "wrong_output:smoke_regex",
          f + ": no match for /" + sm["regex"].get<std::string>() + "/ in \"" + text.substr(0, 120) + "\"");
     return false;
   }
   // Last: an answer that is garbage or misses its expectation says so plainly; one that looks fine
   // may still be a wrong answer, which only the reference config's answer can show.
   if (auto d = diff_.Check(index, sm.value("prompt", ""), text, ch.value("logprobs", json()))) {
-    out_.verdict = "wrong_output";
+    out_.verdict = Verdict::kWrongOutput;
     out_.signature = d->signature;
     out_.evidence = d->evidence;
     ctx_.log->Append("gauntlet: " + d->evidence + "\n");
@@ -359,16 +359,16 @@ bool ServerStageRun::BenchLevel(const json& b, int concurrency) {
   }
   if (Stopped()) return Cancel();
   if (!br.garbage_key.empty()) {  // every benchmark answer was checked, not only the smoke prompts
-    Fail(&out_, "wrong_output", GarbageSignature({br.garbage_key, br.garbage_reason}),
+    Fail(&out_, Verdict::kWrongOutput, GarbageSignature({br.garbage_key, br.garbage_reason}),
          "bench output: " + br.garbage_reason + ": \"" + br.garbage_sample.substr(0, 120) + "\"");
     return false;
   }
   if (Clock::now() >= stage_deadline_) {
-    Fail(&out_, "timeout", "timeout:" + out_.stage, "the benchmark outlived the stage timeout");
+    Fail(&out_, Verdict::kTimeout, "timeout:" + out_.stage, "the benchmark outlived the stage timeout");
     return false;
   }
   if (br.ok == 0) {
-    Fail(&out_, "crashed", "crashed:bench_all_failed", br.first_error);
+    Fail(&out_, Verdict::kCrashed, "crashed:bench_all_failed", br.first_error);
     return false;
   }
   return true;
@@ -379,7 +379,7 @@ StageOutcome ServerStageRun::Finish() {
   if (!out_.exit_code && e.exit_code) out_.exit_code = e.exit_code;
   out_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
   WaitGpusFree();
-  ctx_.log->Append("=== stage " + out_.stage + " ended: " + out_.verdict +
+  ctx_.log->Append("=== stage " + out_.stage + " ended: " + std::string(Name(out_.verdict)) +
                    (out_.signature.empty() ? "" : " (" + out_.signature + ")") + " after " +
                    std::to_string(static_cast<int>(out_.seconds * 1000)) + " ms\n");
   return out_;
@@ -407,7 +407,7 @@ StageOutcome Run(const TrialContext& ctx, const json& stage, const std::vector<S
                  const Clock::time_point t0) {
   ServerStageRun run(ctx, stage, out, t0);
   if (!run.Launch(rules)) return out;
-  if (run.WaitReady() && run.Smoke() && run.Bench()) out.verdict = "passed";
+  if (run.WaitReady() && run.Smoke() && run.Bench()) out.verdict = Verdict::kPassed;
   return run.Finish();
 }
 
@@ -422,7 +422,7 @@ StageOutcome RunServerStage(const TrialContext& ctx, const json& stage, const st
   } catch (const std::exception& e) {
     // A malformed stage spec (a string where a number belongs): the suite's fault, reported as such;
     // the server, if it started, was stopped by RunningServer's destructor during unwinding.
-    Fail(&out, "crashed", "crashed:invalid_stage", std::string("invalid server stage: ") + e.what());
+    Fail(&out, Verdict::kCrashed, "crashed:invalid_stage", std::string("invalid server stage: ") + e.what());
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (ctx.log) ctx.log->Append("gauntlet: " + out.evidence + "\n");
     return out;

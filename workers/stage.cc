@@ -106,7 +106,7 @@ void MergeMetrics(const json& m, StageOutcome* out) {
 }  // namespace
 
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<std::string>* file_verdict, std::string* file_detail) {
+                        std::optional<Verdict>* file_verdict, std::string* file_detail) {
   std::ifstream in(result_file);
   if (in) {
     std::stringstream ss;
@@ -118,11 +118,11 @@ std::string ReadMetrics(const std::string& result_file, const std::string& last_
     if (j.contains("verdict")) {
       if (!j["verdict"].is_string()) return "GAUNTLET_RESULT_FILE's verdict is not a string";
       const std::string v = j["verdict"].get<std::string>();
-      const VerdictInfo* known = FindVerdict(v);
-      if (!known || !known->rule)
+      const std::optional<Verdict> known = ParseVerdict(v);
+      if (!known || !Info(*known).rule)
         return "GAUNTLET_RESULT_FILE's verdict '" + v.substr(0, 64) + "' is not one of " +
                JoinNames(VerdictNames([](const VerdictInfo& i) { return i.rule; }));
-      *file_verdict = v;
+      *file_verdict = *known;
     }
     MergeMetrics(j.value("metrics", json::object()), out);
     if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
@@ -133,7 +133,7 @@ std::string ReadMetrics(const std::string& result_file, const std::string& last_
     json j = json::parse(last_json_line, nullptr, false);
     if (j.is_object() && j.contains("metrics")) {
       MergeMetrics(j["metrics"], out);
-      if (j.contains("verdict") && j["verdict"].is_string()) *file_verdict = j["verdict"].get<std::string>();
+      if (j.contains("verdict") && j["verdict"].is_string()) *file_verdict = ParseVerdict(j["verdict"].get<std::string>());
       if (j.contains("detail") && j["detail"].is_string()) *file_detail = j["detail"].get<std::string>();
     }
   }

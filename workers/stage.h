@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/hardware.h"
+#include "core/verdict.h"
 #include "workers/log_sink.h"
 #include "workers/process_runner.h"
 
@@ -43,7 +44,7 @@ struct TrialContext {
 // failure, how its process ended, its metrics and its duration. A plain value.
 struct StageOutcome {
   std::string stage;
-  std::string verdict = "passed";
+  Verdict verdict = Verdict::kPassed;
   std::string signature, evidence;
   std::optional<int> exit_code;
   std::optional<std::string> signal;
@@ -66,11 +67,12 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohm
 int FreePort();
 // Reads metrics from a result file ({"metrics": {...}, "verdict", "detail"}) or from the last stdout
 // line that is a JSON object with "metrics". Numbers become {"value": n}; objects are kept. The
-// file's "verdict", "detail" and "signature" go to *file_verdict, *file_detail and out->signature.
+// file's "verdict", "detail" and "signature" go to *file_verdict, *file_detail and out->signature
+// (a stdout line's verdict only when it is a verdict's name: that line is advisory).
 // Returns why a result file that exists cannot be used (not UTF-8, not a JSON object, a verdict that
 // is not a string or not one a result file may name), "" when it is fine or absent: a broken file
 // must fail the stage, never let it pass.
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<std::string>* file_verdict, std::string* file_detail);
+                        std::optional<Verdict>* file_verdict, std::string* file_detail);
 
 }  // namespace gauntlet

@@ -56,11 +56,11 @@ std::vector<SignatureRule> SuiteRules(const json& suite, LogSink& log) {
 
 TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>& rules) {
   TrialOutcome t;
-  t.last.verdict = "passed";
+  t.last.verdict = Verdict::kPassed;
   for (auto& st : ctx.suite.value("stages", json::array())) {
     if (ctx.should_stop()) break;
     StageOutcome o = st.value("kind", "") == "server" ? RunServerStage(ctx, st, rules) : RunCommandStage(ctx, st, rules);
-    json sj = {{"name", o.stage}, {"verdict", o.verdict}, {"seconds", o.seconds}};
+    json sj = {{"name", o.stage}, {"verdict", Name(o.verdict)}, {"seconds", o.seconds}};
     if (!o.signature.empty()) sj["signature"] = o.signature;
     if (o.exit_code) sj["exit_code"] = *o.exit_code;
     if (o.signal) sj["signal"] = *o.signal;
@@ -69,7 +69,7 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
     t.stages.push_back(sj);
     for (auto& [k, v] : o.metrics.items()) t.metrics[k] = v;
     t.last = o;
-    if (o.verdict != "passed") break;  // later stages depend on this one; a failure settles the trial
+    if (o.verdict != Verdict::kPassed) break;  // later stages depend on this one; a failure settles the trial
   }
   return t;
 }
@@ -77,12 +77,12 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
 // A stop is a user's cancel, unless it came from this worker shutting down: then it is not the
 // config's fault, and the trial runs again elsewhere.
 void SettleStop(StageOutcome* last, bool stop_asked, bool cancel_asked, bool worker_aborting) {
-  if (last->verdict == "passed" && stop_asked) {
-    last->verdict = "cancelled";
+  if (last->verdict == Verdict::kPassed && stop_asked) {
+    last->verdict = Verdict::kCancelled;
     last->signature = "cancelled:stopped";
   }
-  if (last->verdict == "cancelled" && !cancel_asked && worker_aborting) {
-    last->verdict = "infra_error";
+  if (last->verdict == Verdict::kCancelled && !cancel_asked && worker_aborting) {
+    last->verdict = Verdict::kInfraError;
     last->signature = "infra_error:worker_shutdown";
     last->evidence = "the worker was stopped before the trial finished";
   }
@@ -90,8 +90,8 @@ void SettleStop(StageOutcome* last, bool stop_asked, bool cancel_asked, bool wor
 
 json ReportJson(const TrialOutcome& t, const json& fingerprint) {
   const StageOutcome& last = t.last;
-  json report = {{"verdict", last.verdict}, {"signature", last.signature}, {"evidence", last.evidence},
-                 {"failing_stage", last.verdict == "passed" ? "" : last.stage}, {"metrics", t.metrics},
+  json report = {{"verdict", Name(last.verdict)}, {"signature", last.signature}, {"evidence", last.evidence},
+                 {"failing_stage", last.verdict == Verdict::kPassed ? "" : last.stage}, {"metrics", t.metrics},
                  {"stages", t.stages}, {"fingerprint", fingerprint}};
   if (last.exit_code) report["exit_code"] = *last.exit_code;
   if (last.signal) report["signal"] = *last.signal;
@@ -155,7 +155,7 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
     return;
   }
   SettleStop(&t.last, ctx.should_stop(), keeper.cancel(), aborting());
-  log.Append("=== trial " + std::to_string(ctx.trial) + ": " + t.last.verdict + "\n");
+  log.Append("=== trial " + std::to_string(ctx.trial) + ": " + std::string(Name(t.last.verdict)) + "\n");
   keeper.Finish();
   // A lease lost while delivering leaves the work folder to the next worker start (SweepLeftovers).
   if (Deliver(env, ctx.trial, lease, log, ReportJson(t, fingerprint)) == Delivery::kLeaseLost) return;

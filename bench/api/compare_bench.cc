@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <stdexcept>
 
 #include "store/compare.h"
 #include "tests/support/harness.h"
@@ -29,12 +30,12 @@ int main(int argc, char** argv) {
       r.trial_id = first + i;
       r.attempt = 1;
       // One in 20 configs changes verdict between the two sweeps; the metric drifts.
-      r.verdict = (i % 20 == 0 && salt) ? "crashed" : "passed";
-      r.signature = r.verdict == "passed" ? "" : "crashed:boom";
+      r.verdict = (i % 20 == 0 && salt) ? Verdict::kCrashed : Verdict::kPassed;
+      r.signature = r.verdict == Verdict::kPassed ? "" : "crashed:boom";
       r.hardware = "hw" + std::to_string(i % 4);
       r.finished_at = NowMs();
-      if (r.verdict == "passed") r.metrics = {{"score", {{"value", 100.0 - salt * (i % 7)}, {"unit", "pts"}}}};
-      store->FinishTrial(r);
+      if (r.verdict == Verdict::kPassed) r.metrics = {{"score", {{"value", 100.0 - salt * (i % 7)}, {"unit", "pts"}}}};
+      if (Status s = store->FinishTrial(r); !s.ok()) throw std::runtime_error("setup: " + s.message());
     }
     return id;
   };

@@ -79,8 +79,10 @@ json ScheduledGrants(const std::string& url, int64_t node, const std::atomic<boo
     auto g = c.Send("POST", lease_path, R"({"wait_s": 0})");
     late.push_back(Ms(Clock::now() - next));
     if (g.ok() && g->status == 200)
-      c.Send("POST", "/api/v1/leases/" + json::parse(g->body)["lease"].get<std::string>() + "/result",
-             R"({"verdict": "passed"})");
+      IgnoreError(c.Send("POST", "/api/v1/leases/" + json::parse(g->body)["lease"].get<std::string>() + "/result",
+                         R"({"verdict": "passed"})")
+                      .status(),
+                  "the load only has to reach the daemon; what it answers is not measured");
     next += std::chrono::milliseconds(20);
     if (next > Clock::now()) std::this_thread::sleep_until(next);  // pacing, not synchronisation
   }

@@ -146,8 +146,8 @@ int main(int argc, char** argv) {
                         {"seconds", secs},
                         {"mb_per_s", bytes / 1e6 / secs},
                         {"peak_rss_kb", PeakRssKb()},
-                        {"verdict", c.verdict},
+                        {"verdict", gauntlet::Name(c.verdict)},
                         {"signature", c.signature}};
   std::printf("%s\n", out.dump().c_str());
-  return c.verdict == "crashed" ? 0 : 1;
+  return c.verdict == gauntlet::Verdict::kCrashed ? 0 : 1;
 }

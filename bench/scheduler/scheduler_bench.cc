@@ -172,15 +172,15 @@ struct Bench {
     ResultRow r;
     const unsigned roll = static_cast<unsigned>(rng() % 16);
     if (pruning && roll < 1) {
-      r.verdict = "unsupported";
+      r.verdict = Verdict::kUnsupported;
       r.failing_stage = rng() % 2 ? "gemm" : "moe";
       r.signature = "unsupported:arch_gate";
     } else if (pruning && roll < 2) {
-      r.verdict = "crashed";
+      r.verdict = Verdict::kCrashed;
       r.failing_stage = "serve";
       r.signature = "crashed:RuntimeError:Error Internal@runtime.py";
     } else {
-      r.verdict = "passed";
+      r.verdict = Verdict::kPassed;
     }
     const size_t before = store.skipped;
     const double c0 = ThreadCpuUs();

@@ -58,7 +58,7 @@ TEST(Corpus, EveryLogMatchesItsExpectation) {
     ASSERT_TRUE(c.expect.contains("verdict") && c.expect.contains("signature"));
     ASSERT_FALSE(c.expect.value("source", std::string()).empty()) << "say which public report style it follows";
     Classification got = gauntlet::ClassifyFile(c.log.string(), ExitFor(c.expect));
-    const bool v = got.verdict == c.expect["verdict"].get<std::string>();
+    const bool v = gauntlet::Name(got.verdict) == c.expect["verdict"].get<std::string>();
     // "rank", when given, is the rank that failed first (docs/CLASSIFIER.md "Ranks").
     const bool s = got.signature == c.expect["signature"].get<std::string>() &&
                    (!c.expect.contains("rank") || got.rank == c.expect["rank"].get<std::string>());
@@ -66,7 +66,7 @@ TEST(Corpus, EveryLogMatchesItsExpectation) {
     signature_ok += v && s;
     EXPECT_TRUE(v && s) << "got " << gauntlet::ToJson(got).dump() << "\nwant verdict="
                         << c.expect["verdict"] << " signature=" << c.expect["signature"] << " rank=" << c.expect.value("rank", std::string("(any)"));
-    if (got.verdict != "passed") {
+    if (got.verdict != gauntlet::Verdict::kPassed) {
       EXPECT_FALSE(got.evidence.empty());
     }
     EXPECT_LE(got.evidence.size(), 300u);

@@ -43,15 +43,15 @@ gauntlet::Classification ClassifyMode(const std::string& mode) {
 TEST(FixtureModes, LoadFailuresClassifyAsDocumented) {
   if (!HavePython()) GTEST_SKIP() << "python3 not available";
   auto crash = ClassifyMode("crash_on_load");
-  EXPECT_EQ(crash.verdict, "crashed");
+  EXPECT_EQ(crash.verdict, gauntlet::Verdict::kCrashed);
   EXPECT_EQ(crash.signature, "crashed:KeyError:'model.layers.<n>.self_attn.qkv_proj.weight_scale'@weight_utils.py");
   auto refuse = ClassifyMode("refuse_arch");
-  EXPECT_EQ(refuse.verdict, "unsupported");
+  EXPECT_EQ(refuse.verdict, gauntlet::Verdict::kUnsupported);
   EXPECT_EQ(refuse.signature,
             "unsupported:RuntimeError:FlashInfer TRTLLM-gen fused MoE is only supported on SM100 and SM103 "
             "(compute capability <n>.x), got SM90@core.py");
   auto oom = ClassifyMode("oom");
-  EXPECT_EQ(oom.verdict, "oom");
+  EXPECT_EQ(oom.verdict, gauntlet::Verdict::kOom);
   EXPECT_EQ(oom.signature, "oom:cuda");
 }
 
@@ -62,6 +62,6 @@ TEST(FixtureModes, CrashOnRequestTracebackClassifies) {
   gauntlet::ExitInfo exit;
   exit.exit_code = 1;
   auto c = gauntlet::ClassifyText(r.output, exit);
-  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.verdict, gauntlet::Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:illegal_memory_access");
 }

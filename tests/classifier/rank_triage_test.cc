@@ -96,7 +96,7 @@ TEST(RankTriage, ReprintedSpawnTracebackBelongsToItsRank) {
       "    raise ValueError(\"bad shard\")\n"
       "ValueError: bad shard\n";
   Classification c = ClassifyText(log, Exit(1));
-  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:ValueError:bad shard@prog.py") << "not the parent's ProcessRaisedException";
   EXPECT_EQ(c.rank, "rank3");
   // Lines after the reprint are the parent's again.
@@ -126,7 +126,7 @@ TEST(RankTriage, TheRankThatRaisedFirstWinsOverThePeersTimeout) {
 TEST(RankTriage, ASilentRankIsTheHangOnlyWhenItWasSeen) {
   const std::string both_seen = "[rank0]: start\n[rank1]: start\n[rank1]: fault=hang: sleeping\n" + kWatchdog0;
   Classification c = ClassifyText(both_seen, Exit(1));
-  EXPECT_EQ(c.verdict, "timeout");
+  EXPECT_EQ(c.verdict, Verdict::kTimeout);
   EXPECT_EQ(c.signature, "timeout:rank_hang");
   EXPECT_EQ(c.rank, "rank1");
   EXPECT_NE(c.evidence.find("rank1 never joined the collective that timed out on rank0"), std::string::npos)
@@ -150,7 +150,7 @@ TEST(RankTriage, ASilentRankIsTheHangOnlyWhenItWasSeen) {
                                              "[rank1]:   File \"/w/tp.py\", line 4, in f\n"
                                              "[rank1]: RuntimeError: boom\n",
                                          Exit(1));
-  EXPECT_EQ(raised.verdict, "crashed");
+  EXPECT_EQ(raised.verdict, Verdict::kCrashed);
   EXPECT_EQ(raised.rank, "rank1");
 }
 
@@ -175,7 +175,7 @@ TEST(RankTriage, SpawnExitCodesOnlyNameARankThatSaidNothingElse) {
 TEST(RankTriage, SuiteRulesAndJsonCarryTheRank) {
   std::vector<SignatureRule> rules(1);
   rules[0].match = "fault=hang";
-  rules[0].verdict = "timeout";
+  rules[0].verdict = Verdict::kTimeout;
   rules[0].signature = "timeout:injected_hang";
   Classification c = ClassifyText("[rank0]: start\n[rank1]: fault=hang: sleeping\n", Exit(1), rules);
   EXPECT_EQ(c.signature, "timeout:injected_hang");

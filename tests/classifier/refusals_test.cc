@@ -169,5 +169,5 @@ TEST(Refusals, EndToEnd) {
       "falling back to bf16\n";
   ExitInfo ok;
   ok.exit_code = 0;
-  EXPECT_EQ(ClassifyText(handled, ok).verdict, "passed");
+  EXPECT_EQ(ClassifyText(handled, ok).verdict, Verdict::kPassed);
 }

@@ -60,33 +60,33 @@ TEST(SuiteRules, TakePrecedenceOverBuiltins) {
       "  File \"/x/flashinfer/fused_moe/core.py\", line 10, in run\n"
       "RuntimeError: trtllm-gen MoE kernels are SM100-only; no kernel image is available for execution on the device\n";
   EXPECT_EQ(ClassifyText(log, ExitCode(1)).signature, "unsupported:no_kernel_image");
-  std::vector<SignatureRule> rules = {{"trtllm-gen MoE kernels are SM100-only", false, "unsupported", ""}};
+  std::vector<SignatureRule> rules = {{"trtllm-gen MoE kernels are SM100-only", false, Verdict::kUnsupported, ""}};
   auto c = ClassifyText(log, ExitCode(1), rules);
-  EXPECT_EQ(c.verdict, "unsupported");
+  EXPECT_EQ(c.verdict, Verdict::kUnsupported);
   EXPECT_EQ(c.signature, "unsupported:trtllm-gen MoE kernels are SM100-only");
   EXPECT_NE(c.evidence.find("SM100-only"), std::string::npos);
   // Even when the process claims success.
-  EXPECT_EQ(ClassifyText("note: trtllm-gen MoE kernels are SM100-only\n", ExitCode(0), rules).verdict, "unsupported");
+  EXPECT_EQ(ClassifyText("note: trtllm-gen MoE kernels are SM100-only\n", ExitCode(0), rules).verdict, Verdict::kUnsupported);
   // Case-sensitive substring: a differently-cased line does not match the suite rule.
-  std::vector<SignatureRule> marker = {{"Backend Refused", false, "unsupported", ""}};
-  EXPECT_EQ(ClassifyText("backend refused\n", ExitCode(0), marker).verdict, "passed");
-  EXPECT_EQ(ClassifyText("Backend Refused\n", ExitCode(0), marker).verdict, "unsupported");
+  std::vector<SignatureRule> marker = {{"Backend Refused", false, Verdict::kUnsupported, ""}};
+  EXPECT_EQ(ClassifyText("backend refused\n", ExitCode(0), marker).verdict, Verdict::kPassed);
+  EXPECT_EQ(ClassifyText("Backend Refused\n", ExitCode(0), marker).verdict, Verdict::kUnsupported);
 }
 
 TEST(SuiteRules, FirstRuleInSuiteOrderWins) {
-  std::vector<SignatureRule> rules = {{"second marker", false, "oom", "oom:custom"},
-                                      {"first marker", false, "crashed", "crashed:custom"}};
+  std::vector<SignatureRule> rules = {{"second marker", false, Verdict::kOom, "oom:custom"},
+                                      {"first marker", false, Verdict::kCrashed, "crashed:custom"}};
   auto c = ClassifyText("first marker\nsecond marker\n", ExitCode(1), rules);
   EXPECT_EQ(c.signature, "oom:custom");
 }
 
 TEST(SuiteRules, RegexWithAndWithoutLiteral) {
-  std::vector<SignatureRule> with_literal = {{"Error Internal at: \\d+", true, "crashed", "crashed:cutlass_at"}};
+  std::vector<SignatureRule> with_literal = {{"Error Internal at: \\d+", true, Verdict::kCrashed, "crashed:cutlass_at"}};
   EXPECT_EQ(ClassifyText("x\nGot cutlass error: Error Internal at: 123\n", ExitCode(1), with_literal).signature,
             "crashed:cutlass_at");
-  EXPECT_EQ(ClassifyText("Error Internal at: none\n", ExitCode(0), with_literal).verdict, "passed");
+  EXPECT_EQ(ClassifyText("Error Internal at: none\n", ExitCode(0), with_literal).verdict, Verdict::kPassed);
   // No literal can be proven: the regex runs on every line, still correct.
-  std::vector<SignatureRule> alternation = {{"^(foo|bar) exploded$", true, "crashed", "crashed:fb"}};
+  std::vector<SignatureRule> alternation = {{"^(foo|bar) exploded$", true, Verdict::kCrashed, "crashed:fb"}};
   EXPECT_EQ(ClassifyText("a\nbar exploded\n", ExitCode(1), alternation).signature, "crashed:fb");
   // Anchors apply to the message after a rank prefix, too.
   EXPECT_EQ(ClassifyText("[rank2]: foo exploded\n", ExitCode(1), alternation).signature, "crashed:fb");
@@ -96,7 +96,7 @@ TEST(SuiteRules, RegexWithAndWithoutLiteral) {
 // suite's regex matched along its length overflowed the worker's stack in std::regex. RE2 searches
 // the whole line in linear time (core/user_regex.h): a match that starts anywhere in it is found.
 TEST(SuiteRules, ARegexRuleOnAHugeLineNeitherCrashesNorMisses) {
-  std::vector<SignatureRule> rules = {{"max abs diff [0-9]+", true, "wrong_output", "wrong_output:diff"}};
+  std::vector<SignatureRule> rules = {{"max abs diff [0-9]+", true, Verdict::kWrongOutput, "wrong_output:diff"}};
   const std::string line = "over tolerance: max abs diff " + std::string(65000, '1') + "\n";
   EXPECT_EQ(ClassifyText(line, ExitCode(1), rules).signature, "wrong_output:diff");
   const std::string late = std::string(60000, '.') + " max abs diff 7\n";  // past the old 4 KiB cut
@@ -108,24 +108,24 @@ TEST(SuiteRules, ARegexRuleOnAHugeLineNeitherCrashesNorMisses) {
 
 TEST(SuiteRules, PassedMarksBenignLines) {
   const std::string log = "ERROR: FusedMoE is not supported on this GPU architecture sm_120\nall done\n";
-  EXPECT_EQ(ClassifyText(log, ExitCode(1)).verdict, "unsupported");
-  std::vector<SignatureRule> benign = {{"FusedMoE is not supported", false, "passed", ""}};
+  EXPECT_EQ(ClassifyText(log, ExitCode(1)).verdict, Verdict::kUnsupported);
+  std::vector<SignatureRule> benign = {{"FusedMoE is not supported", false, Verdict::kPassed, ""}};
   auto c = ClassifyText(log, ExitCode(1), benign);
-  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:exit_code:1");
 }
 
 TEST(Decision, ExitZeroWithoutEvidencePasses) {
-  EXPECT_EQ(ClassifyText("loading\nready\n", ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText("loading\nready\n", ExitCode(0)).verdict, Verdict::kPassed);
   EXPECT_EQ(ClassifyText("", ExitCode(0)).signature, "");
-  EXPECT_EQ(ClassifyText("hello\n", ExitInfo{}).verdict, "passed");
+  EXPECT_EQ(ClassifyText("hello\n", ExitInfo{}).verdict, Verdict::kPassed);
   // A handled traceback in a successful run is not a failure...
   EXPECT_EQ(ClassifyText("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: retry\nok\n", ExitCode(0))
                 .verdict,
-            "passed");
+            Verdict::kPassed);
   // ...but a refusal that the program swallowed is.
   auto c = ClassifyText("This example requires a GPU with compute capability 100a or later.\n", ExitCode(0));
-  EXPECT_EQ(c.verdict, "unsupported");
+  EXPECT_EQ(c.verdict, Verdict::kUnsupported);
   EXPECT_EQ(c.signature, "unsupported:arch_gate:This example requires a GPU with compute capability <n>a or later.");
 }
 
@@ -146,7 +146,7 @@ TEST(Decision, ExitStatusFallbacks) {
   ExitInfo x;
   x.cancelled = true;
   x.exit_code = 1;
-  EXPECT_EQ(ClassifyText("RuntimeError: x\n", x).verdict, "cancelled");
+  EXPECT_EQ(ClassifyText("RuntimeError: x\n", x).verdict, Verdict::kCancelled);
 }
 
 TEST(Decision, RootCauseBeatsTimeoutAndWatchdog) {
@@ -200,16 +200,16 @@ TEST(Decision, AdvisoryRefusalsDoNotDecide) {
       "WARNING 06-01 10:00:00 [cuda.py:12] FlashInfer sampler is not supported on this GPU, falling back to PyTorch\n"
       "[2025-06-01 10:00:00 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.\n"
       "done\n";
-  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, Verdict::kPassed);
   EXPECT_EQ(ClassifyText(log, ExitCode(2)).signature, "crashed:exit_code:2");
 }
 
 TEST(Decision, NcclWarnAloneNeedsAKnownFailure) {
   const std::string log = "node1:17:17 [0] NCCL WARN Failed to open libibverbs.so[.1]\nserving\n";
-  EXPECT_EQ(ClassifyText(log, ExitInfo{}).verdict, "passed");
-  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(ClassifyText(log, ExitInfo{}).verdict, Verdict::kPassed);
+  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, Verdict::kPassed);
   auto c = ClassifyText(log, ExitCode(1));
-  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:nccl:Failed to open libibverbs.so[.<n>]");
 }
 
@@ -217,11 +217,11 @@ TEST(Decision, NcclWarnAloneNeedsAKnownFailure) {
 // stage); classifiers with different rules, or rules differing only in verdict, must not share one.
 TEST(SuiteRules, SharedEnginesKeepEachRuleSetApart) {
   const std::string log = "fatal: widget exploded\n";
-  std::vector<SignatureRule> a = {{"widget exploded", false, "unsupported", ""}};
-  std::vector<SignatureRule> b = {{"widget exploded", false, "oom", ""}};
+  std::vector<SignatureRule> a = {{"widget exploded", false, Verdict::kUnsupported, ""}};
+  std::vector<SignatureRule> b = {{"widget exploded", false, Verdict::kOom, ""}};
   for (int round = 0; round < 2; ++round) {
-    EXPECT_EQ(ClassifyText(log, ExitCode(1), a).verdict, "unsupported");
-    EXPECT_EQ(ClassifyText(log, ExitCode(1), b).verdict, "oom");
+    EXPECT_EQ(ClassifyText(log, ExitCode(1), a).verdict, Verdict::kUnsupported);
+    EXPECT_EQ(ClassifyText(log, ExitCode(1), b).verdict, Verdict::kOom);
     EXPECT_EQ(ClassifyText(log, ExitCode(1)).signature.rfind("unsupported", 0), std::string::npos);
   }
   // Two live classifiers on one shared engine keep their own streaming state.
@@ -229,6 +229,13 @@ TEST(SuiteRules, SharedEnginesKeepEachRuleSetApart) {
   x.Feed("fatal: widget ");
   y.Feed("all fine\n");
   x.Feed("exploded\n");
-  EXPECT_EQ(x.Finish(ExitCode(1)).verdict, "unsupported");
-  EXPECT_EQ(y.Finish(ExitCode(0)).verdict, "passed");
+  EXPECT_EQ(x.Finish(ExitCode(1)).verdict, Verdict::kUnsupported);
+  EXPECT_EQ(y.Finish(ExitCode(0)).verdict, Verdict::kPassed);
+}
+
+// classify's JSON edge spells the verdict by its name (the enum's number would be a silent break).
+TEST(Classifier, ToJsonSpellsTheVerdict) {
+  nlohmann::json j = ToJson(ClassifyText("RuntimeError: CUDA error: an illegal memory access was encountered\n", ExitCode(1)));
+  EXPECT_EQ(j["verdict"], "crashed") << j.dump();
+  EXPECT_EQ(ToJson(ClassifyText("ok\n", ExitCode(0)))["verdict"], "passed");
 }

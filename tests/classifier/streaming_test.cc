@@ -79,7 +79,7 @@ TEST(Streaming, ManyRanksStayBounded) {
   ExitInfo exit;
   exit.exit_code = 1;
   Classification c = ClassifyText(log, exit);
-  EXPECT_EQ(c.verdict, "crashed");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_NE(c.evidence.find("[rank0]"), std::string::npos);  // the first rank to fail
 }
 

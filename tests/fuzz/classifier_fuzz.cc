@@ -25,7 +25,8 @@ using namespace gauntlet;
 [[noreturn]] void Fail(const char* what, std::string_view log, const Classification& a, const Classification& b) {
   std::fprintf(stderr,
                "\nFUZZ FINDING: %s\n  one-shot: %s | %s | %s\n  chunked:  %s | %s | %s\n  log (%zu bytes)\n", what,
-               a.verdict.c_str(), a.signature.c_str(), a.evidence.c_str(), b.verdict.c_str(), b.signature.c_str(),
+               std::string(Name(a.verdict)).c_str(), a.signature.c_str(), a.evidence.c_str(),
+               std::string(Name(b.verdict)).c_str(), b.signature.c_str(),
                b.evidence.c_str(), log.size());
   std::abort();
 }
@@ -71,10 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ExitInfo exit = Exit(data[0]);
   const std::string_view log(reinterpret_cast<const char*>(data + 1), size - 1);
   const Classification whole = ClassifyText(log, exit, Rules());
-  if (!IsVerdict(whole.verdict)) Fail("not a verdict", log, whole, whole);
-  if (whole.verdict == "passed" && !(whole.signature.empty() && whole.evidence.empty()))
+  if (static_cast<int>(whole.verdict) >= kVerdictCount) Fail("not a verdict", log, whole, whole);
+  if (whole.verdict == Verdict::kPassed && !(whole.signature.empty() && whole.evidence.empty()))
     Fail("passed with a signature or evidence", log, whole, whole);
-  if (whole.verdict != "passed" && whole.signature.empty()) Fail("a failure without a signature", log, whole, whole);
+  if (whole.verdict != Verdict::kPassed && whole.signature.empty()) Fail("a failure without a signature", log, whole, whole);
 
   // The split is seeded by the input itself, so a finding reproduces from its file alone.
   std::minstd_rand rng(data[0] * 2654435761u + static_cast<uint32_t>(size));

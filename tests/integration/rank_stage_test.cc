@@ -76,7 +76,7 @@ TEST(RankEnv, TorchrunsVariablesAndOneResultFilePerRank) {
 TEST_F(RankStageTest, ARankThatRaisesEndsItsHungPeerAndTheVerdictIsItsError) {
   const std::string rdir = dir.path() + "/ranks";
   StageOutcome o = RunCommandStage(ctx, RanksStage(rdir), {});
-  EXPECT_EQ(o.verdict, "crashed") << o.evidence;
+  EXPECT_EQ(o.verdict, Verdict::kCrashed) << o.evidence;
   EXPECT_EQ(o.signature, "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py");
   EXPECT_EQ(o.evidence, "[rank1]: RuntimeError: fixture rank 1 lost its shard");
   EXPECT_EQ(o.exit_code, 1) << "the stage ends as its first failed rank did";
@@ -117,7 +117,7 @@ TEST_F(RankStageTest, TheGroupEndsTheHungRankItselfNotItsDeadline) {
 TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
   const std::string rdir = dir.path() + "/ranks";
   StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3, /*timeout_s=*/5), {});
-  EXPECT_EQ(o.verdict, "timeout") << o.evidence;
+  EXPECT_EQ(o.verdict, Verdict::kTimeout) << o.evidence;
   EXPECT_EQ(o.signature, "timeout:ranks");
   for (int r : {0, 1}) {
     const pid_t pid = ReadPid(rdir + "/rank" + std::to_string(r) + ".pid");
@@ -130,7 +130,7 @@ TEST_F(RankStageTest, ACancelEndsEveryRank) {
   const std::string rdir = dir.path() + "/ranks";
   ctx.should_stop = [&] { return fs::exists(rdir + "/rank0.pid") && fs::exists(rdir + "/rank1.pid"); };
   StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3), {});
-  EXPECT_EQ(o.verdict, "cancelled") << o.evidence;
+  EXPECT_EQ(o.verdict, Verdict::kCancelled) << o.evidence;
   for (int r : {0, 1}) EXPECT_FALSE(Alive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
 }
 
@@ -138,7 +138,7 @@ TEST_F(RankStageTest, AMissingProgramIsTheConfigsFault) {
   json stage = RanksStage(dir.path());
   stage["argv"] = {"no-such-program-anywhere"};
   StageOutcome o = RunCommandStage(ctx, stage, {});
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
 }
 

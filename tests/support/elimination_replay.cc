@@ -3,6 +3,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 #include "daemon/scheduler.h"
 #include "tests/support/scheduler_fakes.h"
@@ -134,15 +135,16 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
     const int n = ++runs_of[i];
     ResultRow row;
     if (t.flaky && n % 3 == 1) {  // one run in three fails, the first of each three: deterministic
-      row.verdict = "crashed";
+      row.verdict = Verdict::kCrashed;
       row.failing_stage = g.stages.back().first;
       row.signature = "crashed:NCCL:unhandled_system_error";
     } else {
-      row.verdict = t.verdict;
+      row.verdict = ParseVerdict(t.verdict).value();  // the ground truth names a verdict
       row.failing_stage = t.stage;
       row.signature = t.signature;
     }
-    s.Report(r.lease, row);
+    // A refused report would leave the replay's counts wrong without saying so.
+    if (auto rep = s.Report(r.lease, row); !rep.ok()) throw std::runtime_error("replay: " + rep.status().message());
     idle.insert(r.node);
   }
   res.gpu_hours = static_cast<double>(res.runs) * g.cost_s / 3600;

@@ -30,7 +30,7 @@ class FakeSchedulerStore : public SchedulerStore {
   std::vector<int64_t> leased, requeued, finished;
   std::vector<ResultRow> attempts;  // confirming attempts kept (RecordAttempt)
   std::map<int64_t, ResultRow> results;  // final results by trial (Finish)
-  std::map<int64_t, std::string> verdicts;
+  std::map<int64_t, std::string> verdicts;  // by name: what the tests compare
   std::map<int64_t, std::optional<int64_t>> evidence;
   std::map<int64_t, std::string> node_states;
   std::map<int64_t, std::string> texts;  // a skipped trial's evidence text
@@ -55,7 +55,7 @@ class FakeSchedulerStore : public SchedulerStore {
     if (record) results[r.trial_id] = r;
     return Status::Ok();
   }
-  Status FinishMany(const std::vector<int64_t>& trials, const std::string& verdict, const std::string&,
+  Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict, const std::string&,
                     std::optional<int64_t> e, const std::string&) override {
     skipped += static_cast<int64_t>(trials.size());
     if (record)
@@ -77,9 +77,9 @@ class FakeSchedulerStore : public SchedulerStore {
   }
 
  private:
-  void Note(int64_t trial, const std::string& verdict, std::optional<int64_t> e) {
+  void Note(int64_t trial, Verdict verdict, std::optional<int64_t> e) {
     finished.push_back(trial);
-    verdicts[trial] = verdict;
+    verdicts[trial] = Name(verdict);
     evidence[trial] = e;
   }
 };

@@ -31,7 +31,7 @@ Bisection Search(const ParamSpec& p, const std::string& good, const std::string&
     ++*probes;
     EXPECT_LT(*probes, 50) << "runaway search";
     if (*probes >= 50) break;
-    Observe(*b, std::stoi(p.values[*next]) >= first_bad ? fail : "passed", ++trial);
+    Observe(*b, std::stoi(p.values[*next]) >= first_bad ? ParseVerdict(fail).value() : Verdict::kPassed, ++trial);
   }
   return *b;
 }
@@ -71,7 +71,7 @@ TEST(BisectTest, EndpointsThatAreNotWhatTheUserSaidAreReported) {
   auto u = StartBisection(p, true, "1", "40");
   ASSERT_TRUE(u.ok());
   ASSERT_TRUE(NextProbe(*u));
-  Observe(*u, "infra_error", 7);
+  Observe(*u, Verdict::kInfraError, 7);
   EXPECT_EQ(u->state, "undecided");
   EXPECT_FALSE(NextProbe(*u));
 }
@@ -84,7 +84,7 @@ TEST(BisectTest, RequestsNameTheFieldAtFaultAndTheStateRoundTrips) {
   EXPECT_EQ(StartBisection(p, false, "1", "5").status().field(), "parameter");
   auto b = StartBisection(p, true, "1", "5");
   ASSERT_TRUE(NextProbe(*b));
-  Observe(*b, "passed", 3);
+  Observe(*b, Verdict::kPassed, 3);
   ASSERT_TRUE(NextProbe(*b));
   b->pending_trial = 4;
   auto back = BisectionFromJson(BisectionJson(*b));

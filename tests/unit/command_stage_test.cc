@@ -33,6 +33,26 @@ class CommandStageTest : public ::testing::Test {
   TrialContext ctx;
 };
 
+// The stdout metrics line is advisory: its verdict counts only when it is a verdict's name; any
+// other text leaves the verdict unset (the exit status and the log decide), never a default one.
+TEST(ReadMetrics, AStdoutLinesVerdictIsParsedOrLeftUnset) {
+  test::TempDir dir;
+  const std::string none = dir.path() + "/absent.json";
+  StageOutcome out;
+  std::optional<Verdict> v;
+  std::string detail;
+  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "oom", "detail": "d"})", &out, &v, &detail), "");
+  EXPECT_EQ(v, Verdict::kOom);
+  EXPECT_EQ(detail, "d");
+  v.reset();
+  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "fine"})", &out, &v, &detail), "");
+  EXPECT_FALSE(v.has_value());
+  // A result file's unknown verdict is an error the stage reports (ABrokenResultFileFailsTheStageWithTheReason).
+  std::ofstream(dir.path() + "/r.json") << R"({"verdict": "Passed"})";
+  EXPECT_NE(ReadMetrics(dir.path() + "/r.json", "", &out, &v, &detail).find("'Passed' is not one of"), std::string::npos);
+  EXPECT_FALSE(v.has_value());
+}
+
 TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature) {
   const std::string out =
       "loading\nTraceback (most recent call last):\n  File \"/app/run.py\", line 3, in <module>\n    main()\n"
@@ -48,7 +68,7 @@ TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature
   ExitInfo ei;
   ei.exit_code = 1;
   const Classification expected = ClassifyText(out, ei);
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, expected.signature);
   EXPECT_EQ(o.signature.rfind("crashed:RuntimeError:", 0), 0u) << o.signature;
   EXPECT_EQ(o.evidence, "RuntimeError: CUTLASS kernel failed: Error Internal");
@@ -68,7 +88,7 @@ TEST_F(CommandStageTest, ResultFileVerdictIsHonouredOverTheExitStatus) {
 
   StageOutcome o = Run({{"name", "accuracy"}, {"argv", {"check"}}});
 
-  EXPECT_EQ(o.verdict, "wrong_output");
+  EXPECT_EQ(o.verdict, Verdict::kWrongOutput);
   EXPECT_EQ(o.signature, "wrong_output:accuracy");
   EXPECT_EQ(o.evidence, "max error 0.5 over tolerance 0.01");
   EXPECT_EQ(o.metrics["max_err"]["value"], 0.5);
@@ -84,7 +104,7 @@ TEST_F(CommandStageTest, AResultFileCannotClaimTheSchedulersVerdicts) {
 
   StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
 
-  EXPECT_EQ(o.verdict, "crashed") << "a file naming a verdict it may not is a broken file";
+  EXPECT_EQ(o.verdict, Verdict::kCrashed) << "a file naming a verdict it may not is a broken file";
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_NE(o.evidence.find("'skipped' is not one of"), std::string::npos) << o.evidence;
 }
@@ -105,7 +125,7 @@ TEST_F(CommandStageTest, ABrokenResultFileFailsTheStageWithTheReason) {
     p.on_start = [text = text](const ProcessSpec& spec) { std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE")) << text; };
     runner.Add("broken", p);
     StageOutcome o = Run({{"name", "s"}, {"argv", {"broken"}}});
-    EXPECT_EQ(o.verdict, "crashed") << text;
+    EXPECT_EQ(o.verdict, Verdict::kCrashed) << text;
     EXPECT_EQ(o.signature, "crashed:bad_result_file") << text;
     EXPECT_NE(o.evidence.find(why), std::string::npos) << text << " -> " << o.evidence;
   }
@@ -119,7 +139,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
 
   StageOutcome o = Run({{"name", "perf"}, {"argv", {"bench"}}});
 
-  EXPECT_EQ(o.verdict, "passed");
+  EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_TRUE(o.signature.empty());
   EXPECT_EQ(o.metrics["gflops"]["value"], 12.5);
   EXPECT_EQ(o.metrics["tflops"]["unit"], "TFLOP/s");
@@ -128,7 +148,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
 TEST_F(CommandStageTest, AMissingProgramIsCrashedProgramNotFound) {
   StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
 
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
   EXPECT_NE(o.evidence.find("no-such-tool"), std::string::npos);
   EXPECT_NE(Log().find("gauntlet: " + o.evidence), std::string::npos);
@@ -142,7 +162,7 @@ TEST_F(CommandStageTest, AStageThatOutlivesItsTimeoutIsStoppedAndTimedOut) {
 
   StageOutcome o = Run({{"name", "soak"}, {"argv", {"hang"}}, {"timeout_s", 0}});
 
-  EXPECT_EQ(o.verdict, "timeout");
+  EXPECT_EQ(o.verdict, Verdict::kTimeout);
   EXPECT_EQ(o.signature, "timeout:soak");
   EXPECT_EQ(runner.stopped(), 1);
   EXPECT_EQ(runner.live(), 0);
@@ -156,7 +176,7 @@ TEST_F(CommandStageTest, AStopRequestCancelsTheStageAndStopsItsProcess) {
 
   StageOutcome o = Run({{"name", "s"}, {"argv", {"serve-forever"}}});
 
-  EXPECT_EQ(o.verdict, "cancelled");
+  EXPECT_EQ(o.verdict, Verdict::kCancelled);
   EXPECT_EQ(o.signature, "cancelled:stopped");
   EXPECT_EQ(runner.stopped(), 1);
   EXPECT_EQ(runner.live(), 0);

@@ -12,16 +12,16 @@ namespace {
 using nlohmann::json;
 
 TEST(CompareChange, NamesEachKindOfChange) {
-  EXPECT_EQ(CompareChange("", "", "passed", "", false), "new");
-  EXPECT_EQ(CompareChange("passed", "", "", "", false), "gone");
-  EXPECT_EQ(CompareChange("crashed", "c:x", "passed", "", false), "fixed");
-  EXPECT_EQ(CompareChange("passed", "", "unsupported", "u:y", false), "broke");
-  EXPECT_EQ(CompareChange("passed", "", "passed", "", true), "broke");  // the metric fell
-  EXPECT_EQ(CompareChange("passed", "", "passed", "", false), "same");
-  EXPECT_EQ(CompareChange("unsupported", "u:y", "crashed", "c:x", false), "broke");  // more severe
-  EXPECT_EQ(CompareChange("crashed", "c:x", "unsupported", "u:y", false), "changed");
-  EXPECT_EQ(CompareChange("crashed", "c:x", "crashed", "c:z", false), "changed");  // another signature
-  EXPECT_EQ(CompareChange("crashed", "c:x", "crashed", "c:x", false), "same");
+  EXPECT_EQ(CompareChange(std::nullopt, "", Verdict::kPassed, "", false), "new");
+  EXPECT_EQ(CompareChange(Verdict::kPassed, "", std::nullopt, "", false), "gone");
+  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kPassed, "", false), "fixed");
+  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kUnsupported, "u:y", false), "broke");
+  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", true), "broke");  // the metric fell
+  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", false), "same");
+  EXPECT_EQ(CompareChange(Verdict::kUnsupported, "u:y", Verdict::kCrashed, "c:x", false), "broke");  // more severe
+  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kUnsupported, "u:y", false), "changed");
+  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:z", false), "changed");  // another signature
+  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:x", false), "same");
 }
 
 class CompareStore : public ::testing::Test {
@@ -44,7 +44,7 @@ class CompareStore : public ::testing::Test {
       ResultRow r;
       r.trial_id = first + static_cast<int64_t>(i);
       r.attempt = 1;
-      r.verdict = v;
+      r.verdict = ParseVerdict(v).value();
       r.signature = v == "passed" ? "" : v + ":boom";
       r.hardware = "hw";
       r.finished_at = NowMs();

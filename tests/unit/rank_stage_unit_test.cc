@@ -51,7 +51,7 @@ TEST_F(RankStageUnitTest, TheFirstFailedRankEndsTheOthersAndDecides) {
   };
   runner.Add("prog", p);
   StageOutcome o = Run();
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:RuntimeError:shard lost@tp.py");
   EXPECT_EQ(o.evidence, "[rank1]: RuntimeError: shard lost");
   EXPECT_EQ(o.exit_code, 1);
@@ -69,7 +69,7 @@ TEST_F(RankStageUnitTest, EachRankGetsTorchrunsEnvironment) {
   runner.Add("prog", test::FakeProgram{});
   ctx.gpus = {2, 3, 5};
   StageOutcome o = Run("gpus");
-  EXPECT_EQ(o.verdict, "passed") << o.evidence;
+  EXPECT_EQ(o.verdict, Verdict::kPassed) << o.evidence;
   auto started = runner.started();
   ASSERT_EQ(started.size(), 3u) << "\"gpus\" is one rank per GPU of the trial";
   for (size_t k = 0; k < started.size(); ++k) {
@@ -94,7 +94,7 @@ TEST_F(RankStageUnitTest, OnlyRankZerosResultFileIsTheStagesResult) {
   };
   runner.Add("prog", p);
   StageOutcome o = Run();
-  EXPECT_EQ(o.verdict, "passed");
+  EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_EQ(o.metrics["busbw_gbps"]["value"], 321.5);
 }
 
@@ -111,7 +111,7 @@ TEST_F(RankStageUnitTest, ASilentDeathBySignalIsThatRanksCrash) {
   };
   runner.Add("prog", p);
   StageOutcome o = Run();
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:signal:SIGSEGV");
   EXPECT_EQ(o.signal, "SIGSEGV");
   EXPECT_EQ(o.evidence.rfind("[rank1]: gauntlet: rank 1 ended first (signal SIGSEGV)", 0), 0u) << o.evidence;
@@ -135,7 +135,7 @@ TEST_F(RankStageUnitTest, AnExitCodeAloneStillNamesTheRank) {
 TEST_F(RankStageUnitTest, RanksThatAllExitZeroPassAndNoneIsStopped) {
   runner.Add("prog", test::FakeProgram{});
   StageOutcome o = Run(4);
-  EXPECT_EQ(o.verdict, "passed");
+  EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_EQ(runner.started().size(), 4u);
   EXPECT_EQ(runner.stopped(), 0);
   EXPECT_EQ(Log().find("ended first"), std::string::npos);
@@ -143,7 +143,7 @@ TEST_F(RankStageUnitTest, RanksThatAllExitZeroPassAndNoneIsStopped) {
 
 TEST_F(RankStageUnitTest, AMissingProgramStartsNoRank) {
   StageOutcome o = Run();
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
   EXPECT_EQ(runner.live(), 0);
 }

@@ -52,7 +52,7 @@ class SchedulerTest : public ::testing::Test {
   }
   void Report(const Grant& g, const std::string& verdict, const std::string& stage = "k", const std::string& sig = "") {
     ResultRow r;
-    r.verdict = verdict;
+    r.verdict = ParseVerdict(verdict).value();  // a typo in a test throws
     r.failing_stage = stage;
     r.signature = sig.empty() ? verdict + ":x" : sig;
     ASSERT_TRUE(s.Report(g.lease, r).ok());
@@ -176,7 +176,7 @@ TEST_F(SchedulerTest, ExpiredLeasesRequeueUntilAttemptsRunOut) {
   EXPECT_GT(g2->epoch, g1->epoch);
   // The old lease is stale: its report is refused.
   ResultRow r;
-  r.verdict = "passed";
+  r.verdict = Verdict::kPassed;
   EXPECT_EQ(s.Report(g1->lease, r).status().code(), Code::kConflict);
   clock.now += 1500;
   s.Tick();
@@ -195,7 +195,7 @@ TEST_F(SchedulerTest, HeartbeatsKeepALeaseAndReportsAreIdempotent) {
   EXPECT_TRUE(store.requeued.empty());
   Report(*g, "passed");
   ResultRow again;
-  again.verdict = "passed";
+  again.verdict = Verdict::kPassed;
   auto dup = s.Report(g->lease, again);
   ASSERT_TRUE(dup.ok());
   EXPECT_TRUE(dup->duplicate);
@@ -348,7 +348,7 @@ TEST_F(SchedulerTest, ReuseFilesAnEarlierVerdictWithoutRunning) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
   ResultRow prior;
   prior.trial_id = 99;
-  prior.verdict = "unsupported";
+  prior.verdict = Verdict::kUnsupported;
   prior.signature = "unsupported:x";
   store.reusable = prior;
   s.AddSweep({1, 0, true, true, {}}, {Trial(1, 1, {{"a", "1"}})});

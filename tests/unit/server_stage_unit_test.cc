@@ -41,7 +41,7 @@ TEST_F(ServerStageUnitTest, AStopWhileTheServerLoadsCancelsTheStageAndStopsTheSe
 
   StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve", "--port={port}"}}}, {});
 
-  EXPECT_EQ(o.verdict, "cancelled");
+  EXPECT_EQ(o.verdict, Verdict::kCancelled);
   EXPECT_EQ(o.signature, "cancelled:stopped");
   EXPECT_EQ(runner.stopped(), 1);
   EXPECT_EQ(runner.live(), 0) << "the server must not outlive its stage";
@@ -69,7 +69,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
   ExitInfo hung;
   hung.timed_out = true;
   const Classification expected = ClassifyText(out, hung);
-  ASSERT_NE(expected.verdict, "timeout") << "the fixture's log must explain the hang";
+  ASSERT_NE(expected.verdict, Verdict::kTimeout) << "the fixture's log must explain the hang";
   EXPECT_EQ(o.verdict, expected.verdict);
   EXPECT_EQ(o.signature, expected.signature);
   EXPECT_EQ(runner.live(), 0);
@@ -85,7 +85,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
       ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
 
   // "{ready_s}" is no config parameter here, so it stays text: not a number of seconds.
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:invalid_stage");
   EXPECT_TRUE(runner.started().empty()) << "a stage spec that cannot run starts nothing";
 
@@ -93,7 +93,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
   o = RunServerStage(
       ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
 
-  EXPECT_EQ(o.verdict, "timeout");
+  EXPECT_EQ(o.verdict, Verdict::kTimeout);
   EXPECT_EQ(o.signature, "timeout:server_not_ready");
   EXPECT_NE(o.evidence.find("/ping 200"), std::string::npos) << o.evidence;
   EXPECT_EQ(runner.stopped(), 1);
@@ -103,7 +103,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
 TEST_F(ServerStageUnitTest, AMissingServerProgramIsCrashedProgramNotFound) {
   StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"no-such-server"}}}, {});
 
-  EXPECT_EQ(o.verdict, "crashed");
+  EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
   EXPECT_NE(o.evidence.find("no-such-server"), std::string::npos);
 }

@@ -50,7 +50,7 @@ class SettleTest : public ::testing::Test {
   }
   ReportOutcome Report(const Grant& g, const std::string& verdict, const std::string& sig = "") {
     ResultRow r;
-    r.verdict = verdict;
+    r.verdict = ParseVerdict(verdict).value();  // a typo in a test throws
     r.failing_stage = "k";
     r.signature = sig.empty() ? verdict + ":RuntimeError:boom@x.py" : sig;
     auto out = s.Report(g.lease, r);
@@ -90,7 +90,7 @@ TEST_F(SettleTest, AFailureIsRunAgainElsewhereBeforeItStandsAndAPassAfterItIsFla
   EXPECT_TRUE(out.confirming);
   EXPECT_TRUE(out.skipped.empty());
   ASSERT_EQ(store.attempts.size(), 1u);  // the failing attempt is kept
-  EXPECT_EQ(store.attempts[0].verdict, "crashed");
+  EXPECT_EQ(store.attempts[0].verdict, Verdict::kCrashed);
   EXPECT_FALSE(store.verdicts.count(1));  // not a verdict yet
   // The confirmation goes first, and to the other node when one asks.
   auto again = Lease(2);
@@ -100,7 +100,7 @@ TEST_F(SettleTest, AFailureIsRunAgainElsewhereBeforeItStandsAndAPassAfterItIsFla
   Report(*again, "passed");
   ASSERT_TRUE(store.results.count(1));
   const ResultRow& r = store.results[1];
-  EXPECT_EQ(r.verdict, "passed");
+  EXPECT_EQ(r.verdict, Verdict::kPassed);
   EXPECT_TRUE(r.flaky);
   EXPECT_EQ(r.confirmed, 0);
   EXPECT_EQ(r.attempt_counts.value("crashed", 0), 1);
@@ -153,7 +153,7 @@ TEST_F(SettleTest, ReuseTakesAnUnconfirmedFailureOnlyWhenTheSweepDoesNotConfirm)
   s.UpsertNode(Cpu(1));
   ResultRow prior;
   prior.trial_id = 99;
-  prior.verdict = "crashed";
+  prior.verdict = Verdict::kCrashed;
   prior.signature = "crashed:RuntimeError:boom@x.py";
   prior.failing_stage = "k";
   store.reusable = prior;
@@ -206,7 +206,7 @@ TEST_F(SettleTest, OneTrialPerGateValueRunsFirstThenTheRest) {
     ASSERT_TRUE(g.ok() && *g);
     EXPECT_EQ((*g)->trial, want);
     ResultRow r;
-    r.verdict = "passed";
+    r.verdict = Verdict::kPassed;
     ASSERT_TRUE(plain.Report((*g)->lease, r).ok());
   }
 }
@@ -225,7 +225,7 @@ TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
     if (ts[g->trial - 1].config["a"] == "a4") {
       EXPECT_LE(ran, 4);
       ResultRow r;
-      r.verdict = "unsupported";
+      r.verdict = Verdict::kUnsupported;
       r.failing_stage = "load";
       r.signature = "unsupported:sm100_only";
       ASSERT_TRUE(s.Report(g->lease, r).ok());
@@ -285,7 +285,7 @@ TEST_F(SettleTest, TheCheaperTargetsProbesGoFirstThenTheDearerOnesThenTheRest) {
     const QueuedTrial& t = ts[g->trial - 1];
     order.emplace_back(t.target, seen.insert({t.target, t.config.at("a")}).second);
     ResultRow r;
-    r.verdict = "passed";
+    r.verdict = Verdict::kPassed;
     ASSERT_TRUE(s.Report(g->lease, r).ok());
   }
   const std::vector<std::pair<int, bool>> want = {{1, true},  {1, true},  {1, true},  {0, true},
@@ -301,7 +301,7 @@ TEST_F(SettleTest, UnpricedTargetsOrANodeOfOneTargetKeepTheTargetsOrder) {
   while (auto g = LeaseGpu(s, 1)) {
     targets.push_back(g->trial <= 6 ? 0 : 1);
     ResultRow r;
-    r.verdict = "passed";
+    r.verdict = Verdict::kPassed;
     ASSERT_TRUE(s.Report(g->lease, r).ok());
   }
   EXPECT_EQ(targets, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1}));
@@ -316,7 +316,7 @@ TEST_F(SettleTest, UnpricedTargetsOrANodeOfOneTargetKeepTheTargetsOrder) {
   while (auto g = LeaseGpu(one, 2)) {
     got.push_back(g->trial);
     ResultRow r;
-    r.verdict = "passed";
+    r.verdict = Verdict::kPassed;
     ASSERT_TRUE(one.Report(g->lease, r).ok());
   }
   EXPECT_EQ(got, (std::vector<int64_t>{1, 3, 5, 2, 4, 6}));

@@ -42,7 +42,7 @@ TEST(Store, MigratesAnOldSchemaFileKeepingItsRows) {
   EXPECT_EQ((*s)->Read([](sql::Db& db) { return db.UserVersion(); }), static_cast<int>(Migrations().size()));
   auto t = (*s)->GetTrial(1);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ(t->state, "queued");
+  EXPECT_EQ(t->state, TrialState::kQueued);
   EXPECT_EQ(t->attempt, 0);  // a column added by migration 2, with its default
 }
 
@@ -188,7 +188,7 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
       ResultRow r;
       r.trial_id = first + i;
       r.attempt = 1;
-      r.verdict = v;
+      r.verdict = ParseVerdict(v).value();
       r.hardware = "H200";
       r.finished_at = 1000 + i;
       ASSERT_TRUE(s->FinishTrial(r).ok());
@@ -208,7 +208,7 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
     while (true) {
       auto page = s->ListTrials(f);
       ASSERT_TRUE(page.ok()) << page.status().message();
-      for (auto& t : *page) got.emplace_back(t.verdict.value_or(""), t.id);
+      for (auto& t : *page) got.emplace_back(NameOr(t.verdict), t.id);
       if (page->size() < 4) break;
       f.after = page->back().id;
     }
@@ -236,7 +236,7 @@ TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
     ResultRow r;
     r.trial_id = trial;
     r.attempt = 1;
-    r.verdict = verdict;
+    r.verdict = ParseVerdict(verdict).value();
     r.signature = verdict == "passed" ? "" : "crashed:illegal_memory_access";
     r.hardware = "NVIDIA H200 · sm_90 · x1";
     r.finished_at = at;
@@ -263,7 +263,7 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   auto s = std::move(*Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   int64_t first = 0;
-  s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first);
+  ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first).ok());
   ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());
   ASSERT_TRUE(s->AppendLog(first, 0, "hello ", 100).ok());  // a retried chunk
   ASSERT_TRUE(s->AppendLog(first, 6, "world", 100).ok());
@@ -274,9 +274,10 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   EXPECT_EQ(text, "hello world");
   EXPECT_EQ(next, 11);
   // Past the cap: the middle goes, head and tail stay, and the reader is told what was cut.
-  for (int i = 0; i < 20; ++i) s->AppendLog(first, size + i * 10, std::string(9, static_cast<char>('a' + i)) + "\n", 100);
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(s->AppendLog(first, size + i * 10, std::string(9, static_cast<char>('a' + i)) + "\n", 100).ok());
   text.clear();
-  s->ReadLog(first, 0, 1 << 20, &text, &size, &next);
+  ASSERT_TRUE(s->ReadLog(first, 0, 1 << 20, &text, &size, &next).ok());
   EXPECT_EQ(size, 211);
   EXPECT_EQ(text.rfind("hello world", 0), 0u);
   EXPECT_NE(text.find("cut here"), std::string::npos);
@@ -317,3 +318,52 @@ TEST(StoreDiskFull, AWriteThatFindsNoSpaceIsUnavailableAndHealthRecovers) {
 }  // namespace
 }  // namespace gauntlet
 
+
+namespace gauntlet {
+namespace {
+
+// The SQL edge of the vocabulary (store_rows.h): a row whose state or verdict is no name of
+// core/verdict.h is an error the caller sees (Internal), never a default state or verdict; the
+// names the store writes read back as the same enums.
+TEST(Store, AnUnknownStateOrVerdictInARowIsAnErrorNotADefault) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  int64_t first = 0;
+  ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first).ok());
+  ResultRow r;
+  r.trial_id = first;
+  r.attempt = 1;
+  r.verdict = Verdict::kWrongOutput;
+  r.signature = "wrong_output:x";
+  r.hardware = "hw";
+  ASSERT_TRUE(s->FinishTrial(r).ok());
+  auto t = s->GetTrial(first);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->state, TrialState::kDone);
+  EXPECT_EQ(t->verdict, Verdict::kWrongOutput);
+  TrialFilter f;
+  f.verdict = Verdict::kWrongOutput;
+  f.state = TrialState::kDone;
+  auto listed = s->ListTrials(f);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 1u);
+
+  s->Write([&](sql::Db& db) { db.Exec("UPDATE trials SET verdict='Wrong Output' WHERE id=" + std::to_string(first)); });
+  t = s->GetTrial(first);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kInternal);
+  EXPECT_NE(t.status().message().find("unknown verdict 'Wrong Output'"), std::string::npos) << t.status().message();
+
+  s->Write([&](sql::Db& db) {
+    db.Exec("UPDATE trials SET verdict=NULL, state='finished' WHERE id=" + std::to_string(first));
+  });
+  t = s->GetTrial(first);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kInternal);
+  EXPECT_NE(t.status().message().find("unknown trial state 'finished'"), std::string::npos) << t.status().message();
+  bool now_done = false;
+  EXPECT_EQ(s->CancelTrial(first, &now_done).code(), Code::kInternal);
+}
+
+}  // namespace
+}  // namespace gauntlet

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "core/signature_rule.h"
+
 namespace gauntlet {
 
 TEST(Vocabulary, TheTableIsIndexedByTheEnumAndEveryNameRoundTrips) {
@@ -33,6 +37,29 @@ TEST(Vocabulary, CausesOutrankTheirConsequences) {
   EXPECT_GT(Info(Verdict::kOom).cause_rank, Info(Verdict::kCrashed).cause_rank);
   EXPECT_GT(Info(Verdict::kWrongOutput).cause_rank, Info(Verdict::kCrashed).cause_rank);
   EXPECT_EQ(Info(Verdict::kPassed).cause_rank, 0);
+}
+
+// The JSON edge of a suite's rules: a known name becomes the enum, an unknown one (or one a rule
+// may not assign) is an Invalid naming the field, never a default verdict.
+TEST(Vocabulary, SignatureRulesParseTheVerdictAtTheJsonEdge) {
+  auto ok = ParseSignatureRules(nlohmann::json::parse(R"([{"match": "x", "verdict": "wrong_output"}])"));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0].verdict, Verdict::kWrongOutput);
+  for (const char* bad : {"meh", "", "Crashed", "skipped", "cancelled"}) {
+    auto r = ParseSignatureRules(nlohmann::json::array({{{"match", "x"}, {"verdict", bad}}}));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalid) << bad;
+    EXPECT_EQ(r.status().field(), "signatures[0].verdict") << bad;
+  }
+}
+
+TEST(Vocabulary, TestsPrintVerdictsAndStatesByName) {
+  std::ostringstream os;
+  PrintTo(Verdict::kInfraError, &os);
+  os << ' ';
+  PrintTo(TrialState::kLeased, &os);
+  EXPECT_EQ(os.str(), "infra_error leased");
+  EXPECT_EQ(::testing::PrintToString(Verdict::kOom), "oom");
 }
 
 }  // namespace gauntlet

@@ -54,7 +54,7 @@ bool MentionsArch(std::string_view lower) {
   return MentionsSmArch(lower) || HasAny(lower, kArchWords);
 }
 
-RuleHit Hit(std::string_view rule, std::string_view verdict, std::string key, Tier tier = Tier::kSpecific,
+RuleHit Hit(std::string_view rule, Verdict verdict, std::string key, Tier tier = Tier::kSpecific,
             bool keyed = true, bool strong = false) {
   RuleHit h;
   h.rule = rule;
@@ -135,7 +135,7 @@ BuiltinRules::BuiltinRules() {
       {"watchdog caught collective operation timeout", "watchdog thread terminated", "process group watchdog",
        "heartbeat monitor timed out", "collective operation timeout"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("nccl_watchdog", "timeout", "timeout:nccl_watchdog", Tier::kSecondary);
+        return Hit("nccl_watchdog", Verdict::kTimeout, "timeout:nccl_watchdog", Tier::kSecondary);
       });
   Add("wrapper",
       {"see root cause above", "engine core initialization failed", "workerproc initialization failed",
@@ -144,7 +144,7 @@ BuiltinRules::BuiltinRules() {
        "exception in worker", "worker process died", "enginedeaderror", "engine loop has died",
        "exception in a different rank", "processraisedexception"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("wrapper", "crashed", "crashed:wrapper:" + Norm(c, 80), Tier::kSecondary, false);
+        return Hit("wrapper", Verdict::kCrashed, "crashed:wrapper:" + Norm(c, 80), Tier::kSecondary, false);
       });
 
   // --- the backend has no code for this GPU -----------------------------------------------------
@@ -152,31 +152,31 @@ BuiltinRules::BuiltinRules() {
       {"ptxas fatal", "ptxas error", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (std::string v = QuotedAfter(c.raw, c.lower, "value"); !v.empty() && Has(c.lower, "gpu-name"))
-          return Hit("ptxas", "unsupported", "unsupported:ptxas_arch:" + v, Tier::kSpecific, true, true);
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_arch:" + v, Tier::kSpecific, true, true);
         if (Has(c.lower, "unsupported gpu architecture")) {
           std::string v = QuotedAfter(c.raw, c.lower, "architecture");
-          return Hit("ptxas", "unsupported", "unsupported:nvcc_arch:" + (v.empty() ? std::string("unknown") : v),
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:nvcc_arch:" + (v.empty() ? std::string("unknown") : v),
                      Tier::kSpecific, true, true);
         }
         if (Has(c.lower, "unsupported .version") || Has(c.lower, "unsupported .target"))
-          return Hit("ptxas", "unsupported", "unsupported:ptxas_version", Tier::kSpecific, true, true);
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_version", Tier::kSpecific, true, true);
         if (Has(c.lower, "requires .target") || Has(c.lower, "not supported on .target"))
-          return Hit("ptxas", "unsupported", "unsupported:ptxas_feature:" + Norm(c, 80), Tier::kSpecific, true,
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_feature:" + Norm(c, 80), Tier::kSpecific, true,
                      true);
         if (Has(c.lower, "ptxas fatal") || Has(c.lower, "nvcc fatal"))
-          return Hit("ptxas", "crashed", "crashed:ptxas:" + Norm(c, 80));
+          return Hit("ptxas", Verdict::kCrashed, "crashed:ptxas:" + Norm(c, 80));
         return std::nullopt;
       });
   Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
-        return Hit("no_binary_for_gpu", "unsupported", "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
+        return Hit("no_binary_for_gpu", Verdict::kUnsupported, "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
       });
   Add("no_kernel_image",
       {"no kernel image is available", "cudaerrornokernelimagefordevice", "no_kernel_image_for_device"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
-        return Hit("no_kernel_image", "unsupported", "unsupported:no_kernel_image", Tier::kSpecific, true, true);
+        return Hit("no_kernel_image", Verdict::kUnsupported, "unsupported:no_kernel_image", Tier::kSpecific, true, true);
       });
   Add("invalid_kernel_image",
       {"device kernel image is invalid", "cuda_error_invalid_image", "invalid device function",
@@ -184,19 +184,19 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         if (Has(c.lower, "invalid device function") || Has(c.lower, "cudaerrorinvaliddevicefunction"))
-          return Hit("invalid_kernel_image", "unsupported", "unsupported:invalid_device_function", Tier::kSpecific,
+          return Hit("invalid_kernel_image", Verdict::kUnsupported, "unsupported:invalid_device_function", Tier::kSpecific,
                      true, true);
-        return Hit("invalid_kernel_image", "unsupported", "unsupported:invalid_kernel_image", Tier::kSpecific, true,
+        return Hit("invalid_kernel_image", Verdict::kUnsupported, "unsupported:invalid_kernel_image", Tier::kSpecific, true,
                    true);
       });
   Add("ptx_toolchain",
       {"compiled with an unsupported toolchain", "cuda_error_unsupported_ptx_version", "unsupported ptx version"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("ptx_toolchain", "unsupported", "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
+        return Hit("ptx_toolchain", Verdict::kUnsupported, "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
       });
   Add("cutlass_arch_conditional", {"arch conditional mma", "arch conditional"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("cutlass_arch_conditional", "unsupported", "unsupported:cutlass_arch_conditional", Tier::kSpecific,
+        return Hit("cutlass_arch_conditional", Verdict::kUnsupported, "unsupported:cutlass_arch_conditional", Tier::kSpecific,
                    true, true);
       });
 
@@ -209,7 +209,7 @@ BuiltinRules::BuiltinRules() {
                          Has(c.lower, "can be stored in kv cache") || Has(c.lower, "memory for kv cache") ||
                          (Has(c.lower, "not enough memory") && Has(c.lower, "mem-fraction-static"));
         if (!hit || (!c.exc && c.parsed->level == LogLevel::kInfo)) return std::nullopt;
-        return Hit("kv_cache_oom", "oom", "oom:kv_cache");
+        return Hit("kv_cache_oom", Verdict::kOom, "oom:kv_cache");
       });
   Add("host_oom",
       {"std::bad_alloc", "cannot allocate memory", "oom-kill", "killed process", "memoryerror",
@@ -218,14 +218,14 @@ BuiltinRules::BuiltinRules() {
         if (Has(c.lower, "std::bad_alloc") || Has(c.lower, "cannot allocate memory") || Has(c.lower, "oom-kill") ||
             Has(c.lower, "out of host memory") || Has(c.lower, "host memory allocation failed") ||
             (Has(c.lower, "out of memory") && Has(c.lower, "killed process")))
-          return Hit("host_oom", "oom", "oom:host");
+          return Hit("host_oom", Verdict::kOom, "oom:host");
         // Python's MemoryError, but not torch.OutOfMemoryError / torch.cuda.OutOfMemoryError.
-        if (IsException(c, "MemoryError")) return Hit("host_oom", "oom", "oom:host");
+        if (IsException(c, "MemoryError")) return Hit("host_oom", Verdict::kOom, "oom:host");
         for (size_t i = c.lower.find("memoryerror"); i != std::string_view::npos;
              i = c.lower.find("memoryerror", i + 1)) {
           if (i >= 2 && c.lower.substr(i - 2, 2) == "of") continue;
           if (i > 0 && std::isalpha(static_cast<unsigned char>(c.lower[i - 1]))) continue;
-          return Hit("host_oom", "oom", "oom:host");
+          return Hit("host_oom", Verdict::kOom, "oom:host");
         }
         return std::nullopt;
       });
@@ -234,7 +234,7 @@ BuiltinRules::BuiltinRules() {
        "cuda_error_out_of_memory", "cublas_status_alloc_failed", "failed to allocate device memory"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && c.parsed->level == LogLevel::kInfo) return std::nullopt;  // "... to avoid out of memory"
-        return Hit("cuda_oom", "oom", "oom:cuda");
+        return Hit("cuda_oom", Verdict::kOom, "oom:cuda");
       });
   // Hardware resource limits a config exceeds: Triton's OutOfResources names the resource
   // ("out of resource: shared memory, Required: 147456, Hardware limit: 101376"), ptxas says
@@ -245,36 +245,36 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         if (Has(c.lower, "shared memory") || Has(c.lower, "shared data"))
-          return Hit("resource_limit", "unsupported", "unsupported:shared_memory_limit");
+          return Hit("resource_limit", Verdict::kUnsupported, "unsupported:shared_memory_limit");
         if (Has(c.lower, "too many resources requested") || Has(c.lower, "launchoutofresources"))
-          return Hit("resource_limit", "unsupported", "unsupported:launch_out_of_resources");
+          return Hit("resource_limit", Verdict::kUnsupported, "unsupported:launch_out_of_resources");
         std::string resource = ResourceName(c.raw, c.lower);
-        return Hit("resource_limit", "unsupported",
+        return Hit("resource_limit", Verdict::kUnsupported,
                    "unsupported:resource_limit:" + (resource.empty() ? std::string("unknown") : resource));
       });
 
   // --- device faults ---------------------------------------------------------------------------------
   Add("illegal_memory_access", {"illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("illegal_memory_access", "crashed", "crashed:illegal_memory_access", Tier::kSpecific, true, true);
+        return Hit("illegal_memory_access", Verdict::kCrashed, "crashed:illegal_memory_access", Tier::kSpecific, true, true);
       });
   Add("illegal_instruction",
       {"illegal instruction was encountered", "cudaerrorillegalinstruction", "cuda_error_illegal_instruction"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("illegal_instruction", "crashed", "crashed:illegal_instruction", Tier::kSpecific, true, true);
+        return Hit("illegal_instruction", Verdict::kCrashed, "crashed:illegal_instruction", Tier::kSpecific, true, true);
       });
   Add("misaligned_address", {"misaligned address", "cudaerrormisalignedaddress"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("misaligned_address", "crashed", "crashed:misaligned_address", Tier::kSpecific, true, true);
+        return Hit("misaligned_address", Verdict::kCrashed, "crashed:misaligned_address", Tier::kSpecific, true, true);
       });
   Add("device_assert", {"device-side assert triggered", "cudaerrorassert", "assertion `"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (Has(c.lower, "assertion `") && !(Has(c.lower, "failed") && Has(c.lower, "thread:"))) return std::nullopt;
-        return Hit("device_assert", "crashed", "crashed:device_assert", Tier::kSpecific, true, true);
+        return Hit("device_assert", Verdict::kCrashed, "crashed:device_assert", Tier::kSpecific, true, true);
       });
   Add("launch_failure", {"unspecified launch failure", "cudaerrorlaunchfailure", "cuda_error_launch_failed"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("launch_failure", "crashed", "crashed:unspecified_launch_failure");
+        return Hit("launch_failure", Verdict::kCrashed, "crashed:unspecified_launch_failure");
       });
 
   // --- libraries that refuse the problem on this GPU -------------------------------------------------
@@ -283,10 +283,10 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         if (Has(c.lower, "arch_mismatch"))
-          return Hit("cudnn", "unsupported", "unsupported:cudnn_arch_mismatch", Tier::kSpecific, true, true);
+          return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_arch_mismatch", Tier::kSpecific, true, true);
         if (Has(c.lower, "execution plans"))
-          return Hit("cudnn", "unsupported", "unsupported:cudnn_no_execution_plans");
-        return Hit("cudnn", "unsupported", "unsupported:cudnn_not_supported");
+          return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_no_execution_plans");
+        return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_not_supported");
       });
   Add("cublas",
       {"cublas_status_not_supported", "cublas_status_arch_mismatch", "cublas_status_execution_failed",
@@ -294,12 +294,12 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (Has(c.lower, "cublas_status_not_supported") || Has(c.lower, "cublas_status_arch_mismatch")) {
           if (!c.exc && IsAdvisory(c)) return std::nullopt;
-          return Hit("cublas", "unsupported", "unsupported:cublas_not_supported");
+          return Hit("cublas", Verdict::kUnsupported, "unsupported:cublas_not_supported");
         }
         if (Has(c.lower, "cublas_status_execution_failed"))
-          return Hit("cublas", "crashed", "crashed:cublas_execution_failed");
+          return Hit("cublas", Verdict::kCrashed, "crashed:cublas_execution_failed");
         if (Has(c.lower, "cublas_status_internal_error"))
-          return Hit("cublas", "crashed", "crashed:cublas_internal_error");
+          return Hit("cublas", Verdict::kCrashed, "crashed:cublas_internal_error");
         return std::nullopt;
       });
   Add("cutlass",
@@ -307,13 +307,13 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         const bool cutlass = Has(c.lower, "cutlass");
         if (Has(c.lower, "error internal") || Has(c.lower, "kerrorinternal"))
-          return Hit("cutlass", "crashed", "crashed:cutlass:error_internal", Tier::kSpecific, false);
+          return Hit("cutlass", Verdict::kCrashed, "crashed:cutlass:error_internal", Tier::kSpecific, false);
         if ((Has(c.lower, "error not supported") || Has(c.lower, "kerrornotsupported")) && cutlass)
-          return Hit("cutlass", "unsupported", "unsupported:cutlass:not_supported", Tier::kSpecific, false);
+          return Hit("cutlass", Verdict::kUnsupported, "unsupported:cutlass:not_supported", Tier::kSpecific, false);
         if (cutlass && (Has(c.lower, "failed to initialize") || Has(c.lower, "initialization failed") ||
                         Has(c.lower, "initialize failed") || Has(c.lower, "failed to init") ||
                         Has(c.lower, "can_implement") || Has(c.lower, "cannot implement")))
-          return Hit("cutlass", "crashed", "crashed:cutlass:init_failed", Tier::kSpecific, false);
+          return Hit("cutlass", Verdict::kCrashed, "crashed:cutlass:init_failed", Tier::kSpecific, false);
         return std::nullopt;
       });
 
@@ -337,7 +337,7 @@ BuiltinRules::BuiltinRules() {
             !Has(c.lower, "support") && !Has(c.lower, "available") && !Has(c.lower, "compatible") &&
             !Has(c.lower, "implement") && !Has(c.lower, "must be run"))
           return std::nullopt;
-        return Hit("arch_gate", "unsupported", "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
+        return Hit("arch_gate", Verdict::kUnsupported, "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
       });
 
   // --- the node, not the config ------------------------------------------------------------------------
@@ -349,16 +349,16 @@ BuiltinRules::BuiltinRules() {
        "gpu has fallen off the bus", "cudaerrorsystemdrivermismatch"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (c.parsed->level == LogLevel::kWarning || c.parsed->level == LogLevel::kInfo) return std::nullopt;
-        if (Has(c.lower, "no space left on device")) return Hit("infra", "infra_error", "infra_error:disk_full");
+        if (Has(c.lower, "no space left on device")) return Hit("infra", Verdict::kInfraError, "infra_error:disk_full");
         if (Has(c.lower, "driver version is insufficient") || Has(c.lower, "version mismatch") ||
             Has(c.lower, "drivermismatch"))
-          return Hit("infra", "infra_error", "infra_error:driver_mismatch");
+          return Hit("infra", Verdict::kInfraError, "infra_error:driver_mismatch");
         if (Has(c.lower, "busy or unavailable") || Has(c.lower, "devicesunavailable"))
-          return Hit("infra", "infra_error", "infra_error:gpu_unavailable");
+          return Hit("infra", Verdict::kInfraError, "infra_error:gpu_unavailable");
         if (Has(c.lower, "ecc error") || Has(c.lower, "xid") || Has(c.lower, "fallen off the bus"))
-          return Hit("infra", "infra_error", "infra_error:gpu_fault");
-        if (Has(c.lower, "address already in use")) return Hit("infra", "infra_error", "infra_error:port_in_use");
-        return Hit("infra", "infra_error", "infra_error:no_gpu");
+          return Hit("infra", Verdict::kInfraError, "infra_error:gpu_fault");
+        if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
+        return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
       });
 
   // --- output checks inside the stage ------------------------------------------------------------------
@@ -368,7 +368,7 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         const bool nan = Has(c.lower, "nan detected") || Has(c.lower, "contains nan");
-        return Hit("mismatch", "wrong_output", nan ? "wrong_output:nan" : "wrong_output:mismatch", Tier::kSpecific,
+        return Hit("mismatch", Verdict::kWrongOutput, nan ? "wrong_output:nan" : "wrong_output:mismatch", Tier::kSpecific,
                    false);
       });
 
@@ -387,8 +387,8 @@ BuiltinRules::BuiltinRules() {
           detail = NormalizeMessage(TrimSpace(msg), 80);
         }
         const bool timeout = Has(c.lower, "timeout") || Has(c.lower, "timed out");
-        return Hit("nccl", timeout ? "timeout" : "crashed", std::string(timeout ? "timeout" : "crashed") + ":nccl:" + detail,
-                   Tier::kNccl, false);
+        const Verdict v = timeout ? Verdict::kTimeout : Verdict::kCrashed;
+        return Hit("nccl", v, std::string(Name(v)) + ":nccl:" + detail, Tier::kNccl, false);
       });
 
   // --- fatal signals written to the log ------------------------------------------------------------
@@ -399,7 +399,7 @@ BuiltinRules::BuiltinRules() {
         std::string_view msg = TrimSpace(c.parsed->message);
         std::string_view l = c.lower;
         auto signal_hit = [](std::string_view name, Tier tier) {
-          return Hit("signal", "crashed", "crashed:signal:" + std::string(name), tier);
+          return Hit("signal", Verdict::kCrashed, "crashed:signal:" + std::string(name), tier);
         };
         if (Has(l, "segmentation fault") || Has(l, "sigsegv")) return signal_hit("SIGSEGV", Tier::kGeneric);
         if (Has(l, "bus error") || Has(l, "sigbus")) return signal_hit("SIGBUS", Tier::kGeneric);
@@ -410,7 +410,7 @@ BuiltinRules::BuiltinRules() {
         if (Has(l, "sigabrt") || msg.starts_with("Aborted") || Has(l, "fatal python error: aborted"))
           return signal_hit("SIGABRT", Tier::kSecondary);
         if (Has(l, "fatal python error"))
-          return Hit("signal", "crashed", "crashed:fatal_python_error:" + Norm(c, 80), Tier::kGeneric);
+          return Hit("signal", Verdict::kCrashed, "crashed:fatal_python_error:" + Norm(c, 80), Tier::kGeneric);
         return std::nullopt;
       });
 
@@ -428,7 +428,7 @@ BuiltinRules::BuiltinRules() {
       }
     }
     if (!shell) return std::nullopt;
-    RuleHit h = Hit("killed", "oom", "oom:host", Tier::kNccl);
+    RuleHit h = Hit("killed", Verdict::kOom, "oom:host", Tier::kNccl);
     h.needs_sigkill = true;
     return h;
   });
@@ -441,7 +441,7 @@ BuiltinRules::BuiltinRules() {
     if (!c.exc) return std::nullopt;
     std::optional<std::string> key = RefusalKey(*c.exc);
     if (!key) return std::nullopt;
-    return Hit("refusal", "unsupported", std::move(*key));
+    return Hit("refusal", Verdict::kUnsupported, std::move(*key));
   });
 
   // pytest's summary "FAILED tests/x.py::test_y - RuntimeError: msg"; the classifier turns the
@@ -449,7 +449,7 @@ BuiltinRules::BuiltinRules() {
   Add("pytest_failed", {"failed "}, [](const LineContext& c) -> std::optional<RuleHit> {
     std::string_view msg = c.parsed->message;
     if (!msg.starts_with("FAILED ") || msg.find(" - ") == std::string_view::npos) return std::nullopt;
-    return Hit("pytest_failed", "crashed", "", Tier::kGeneric, false);
+    return Hit("pytest_failed", Verdict::kCrashed, "", Tier::kGeneric, false);
   });
 }
 

@@ -29,7 +29,7 @@ constexpr size_t kLastLineBytes = 512;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 struct Incident {
-  std::string verdict;
+  Verdict verdict = Verdict::kCrashed;
   std::string signature;
   std::string evidence;
   bool keyed = false;      // a fixed-key fact (no kernel image, OOM...), not an exception's own words
@@ -45,8 +45,8 @@ struct RankState {
   std::optional<Incident> last[5];                                 // last incident of each tier
 };
 
-std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e, const std::string& frame) {
-  std::string sig(verdict);
+std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const std::string& frame) {
+  std::string sig(Name(verdict));
   sig += ':';
   sig += e.type;
   std::string msg = NormalizeMessage(e.message);
@@ -58,10 +58,7 @@ std::string ExceptionSignature(std::string_view verdict, const ExceptionLine& e,
 bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
 
 // Among specific facts from one rank, causes outrank consequences (VerdictInfo::cause_rank).
-int CausePriority(std::string_view verdict) {
-  const VerdictInfo* v = FindVerdict(verdict);
-  return v ? v->cause_rank : 0;
-}
+int CausePriority(Verdict verdict) { return Info(verdict).cause_rank; }
 
 }  // namespace
 
@@ -128,7 +125,7 @@ void Classifier::State::SpawnExitIncident(const SpawnExit& e, std::string_view l
   if (launcher_rank.empty()) launcher_rank = rs.key;
   const std::string how =
       e.signal ? "crashed:signal:" + SignalName(*e.signal) : "crashed:exit_code:" + std::to_string(*e.exit_code);
-  Incident inc{"crashed", how, TrimEvidence(line), true, true};
+  Incident inc{Verdict::kCrashed, how, TrimEvidence(line), true, true};
   if (e.signal && IsCrashSignal(*e.signal)) return Record(rs, Tier::kGeneric, std::move(inc));
   for (uint64_t f : rs.first)
     if (f != kNever) return;
@@ -234,7 +231,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
   if (!h) return;
   if (h->needs_sigkill) {
-    if (!killed_line) killed_line = Incident{std::string(h->verdict), h->key, TrimEvidence(line), false, false, rs.key};
+    if (!killed_line) killed_line = Incident{h->verdict, h->key, TrimEvidence(line), false, false, rs.key};
     return;
   }
   Incident inc;
@@ -247,11 +244,11 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
     if (!pe) return;
     std::string file(PathBasename(node.substr(0, node.find("::"))));
-    std::string verdict = pe->type == "AssertionError" ? "wrong_output" : "crashed";
+    const Verdict verdict = pe->type == "AssertionError" ? Verdict::kWrongOutput : Verdict::kCrashed;
     inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
     tier = Tier::kGeneric;
   } else {
-    inc = {std::string(h->verdict), h->key, TrimEvidence(line), h->keyed};
+    inc = {h->verdict, h->key, TrimEvidence(line), h->keyed};
   }
   inc.rank = rs.key;
   if (h->strong && !first_strong) first_strong = inc;
@@ -264,7 +261,7 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
   for (size_t i = 0; i < engine->suite.size(); ++i) {
     const CompiledRule& r = engine->suite[i];
     if (!r.every_line && !hit[r.needle]) continue;
-    if (suite_hits[i] && r.rule.verdict != "passed") continue;
+    if (suite_hits[i] && r.rule.verdict != Verdict::kPassed) continue;
     bool m;
     if (r.re) {
       // RE2 (core/user_regex.h): linear in the line, so a 64 KiB line is searched whole.
@@ -273,7 +270,7 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
       m = line.find(r.rule.match) != std::string_view::npos;
     }
     if (!m) continue;
-    if (r.rule.verdict == "passed") {
+    if (r.rule.verdict == Verdict::kPassed) {
       benign = true;
       continue;
     }
@@ -310,18 +307,18 @@ void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, 
   Tier tier;
   bool strong = false;
   if (h && h->keyed && !h->needs_sigkill) {
-    inc = {std::string(h->verdict), h->key, TrimEvidence(line), true};
+    inc = {h->verdict, h->key, TrimEvidence(line), true};
     tier = h->tier;
     strong = h->strong;
   } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
     tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
-    inc = {std::string(h->verdict), ExceptionSignature(h->verdict, exc, frame), TrimEvidence(line)};
+    inc = {h->verdict, ExceptionSignature(h->verdict, exc, frame), TrimEvidence(line)};
   } else {
-    std::string verdict = "crashed";
+    Verdict verdict = Verdict::kCrashed;
     tier = Tier::kGeneric;
-    if (exc.type == "AssertionError") verdict = "wrong_output";
+    if (exc.type == "AssertionError") verdict = Verdict::kWrongOutput;
     if (exc.type == "TimeoutError") {
-      verdict = "timeout";
+      verdict = Verdict::kTimeout;
       tier = Tier::kSecondary;
     }
     // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
@@ -367,7 +364,7 @@ Classification Classifier::State::Attribute(const Incident& i, bool consequence)
     const std::string key = "rank" + std::to_string(r);
     auto it = ranks.find(key);
     if (it != ranks.end() && it->second.watchdog) continue;
-    c.verdict = "timeout";
+    c.verdict = Verdict::kTimeout;
     c.signature = "timeout:rank_hang";
     c.rank = key;
     c.evidence = TrimEvidence(key + " never joined the collective that timed out on " + i.rank + ": " + i.evidence);
@@ -379,7 +376,7 @@ Classification Classifier::State::Attribute(const Incident& i, bool consequence)
 Classification Classifier::State::Decide(const ExitInfo& exit) const {
   Classification c = DecideInner(exit);
   // A failure no rank's own line explained still names the rank its launcher reported.
-  if (c.rank.empty() && c.verdict != "passed" && c.verdict != "cancelled") c.rank = launcher_rank;
+  if (c.rank.empty() && c.verdict != Verdict::kPassed && c.verdict != Verdict::kCancelled) c.rank = launcher_rank;
   return c;
 }
 
@@ -387,7 +384,7 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   auto out = [this](const Incident& i) { return Attribute(i, false); };
   auto after = [this](const Incident& i) { return Attribute(i, true); };
   const std::string last = TrimEvidence(last_line);
-  if (exit.cancelled) return {"cancelled", "cancelled:by_user", last};
+  if (exit.cancelled) return {Verdict::kCancelled, "cancelled:by_user", last};
   // The suite's own rules win; among several, the first in the suite's order.
   for (size_t i = 0; i < suite_hits.size(); ++i)
     if (suite_hits[i]) return out(*suite_hits[i]);
@@ -397,22 +394,22 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
     // Exit 0 is believed unless the log holds a refusal or device fault that no program survives
     // correctly (e.g. a CUTLASS example that prints "requires compute capability 100" and returns 0).
     if (first_strong) return out(*first_strong);
-    return {"passed", "", ""};
+    return {Verdict::kPassed, "", ""};
   }
   if (auto p = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific))) return out(*p);
   // torchrun's root cause died of a crash signal and no rank printed an error of its own.
   if (root.rank() >= 0 && root.exitcode() && *root.exitcode() < 0 && IsCrashSignal(-*root.exitcode()))
-    return {"crashed", "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank};
+    return {Verdict::kCrashed, "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank};
 
   if (exit.timed_out) {
     for (auto [lo, hi] : {std::pair{2, 2}, std::pair{1, 1}}) {
-      if (auto s = Pick(lo, hi); s && s->verdict == "timeout") return after(*s);
+      if (auto s = Pick(lo, hi); s && s->verdict == Verdict::kTimeout) return after(*s);
     }
-    return {"timeout", "timeout:stage_limit", last};
+    return {Verdict::kTimeout, "timeout:stage_limit", last};
   }
   std::optional<int> sig = exit.signal;
   if (!sig && exit.exit_code && *exit.exit_code > 128 && *exit.exit_code < 160) sig = *exit.exit_code - 128;
-  if (sig && IsCrashSignal(*sig)) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
+  if (sig && IsCrashSignal(*sig)) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
   if (sig && *sig == 9 && killed_line) return out(*killed_line);
   // NCCL WARN lines also show up in healthy runs ("Failed to open libibverbs.so"): they only
   // explain a failure we know happened, never decide one on their own.
@@ -421,10 +418,10 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
     if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
   }
   if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return after(*s);
-  if (sig) return {"crashed", "crashed:signal:" + SignalName(*sig), last};
+  if (sig) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
   if (exit.exit_code && *exit.exit_code != 0)
-    return {"crashed", "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
-  return {"passed", "", ""};
+    return {Verdict::kCrashed, "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
+  return {Verdict::kPassed, "", ""};
 }
 
 

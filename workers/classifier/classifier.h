@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/signature_rule.h"
+#include "core/verdict.h"
 
 namespace gauntlet {
 
@@ -22,11 +23,11 @@ struct ExitInfo {
   bool cancelled = false;
 };
 
-// verdict is "passed" (signature and evidence empty) when nothing failed. `rank` names the writer
+// verdict is kPassed (signature and evidence empty) when nothing failed. `rank` names the writer
 // whose failure decided ("rank1" for torchrun's "[rank1]:" and torch.multiprocessing's process 1,
 // "tp3", "enginecore_dp0", ...; docs/CLASSIFIER.md "Ranks"), empty when none is known.
 struct Classification {
-  std::string verdict;
+  Verdict verdict = Verdict::kPassed;
   std::string signature;
   std::string evidence;
   std::string rank = {};

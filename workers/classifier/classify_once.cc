@@ -33,7 +33,7 @@ Classification ClassifyFile(const std::string& path, const ExitInfo& exit, const
 }
 
 nlohmann::json ToJson(const Classification& c) {
-  nlohmann::json j = {{"verdict", c.verdict}, {"signature", c.signature}, {"evidence", c.evidence}};
+  nlohmann::json j = {{"verdict", Name(c.verdict)}, {"signature", c.signature}, {"evidence", c.evidence}};
   if (!c.rank.empty()) j["rank"] = c.rank;
   return j;
 }

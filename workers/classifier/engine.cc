@@ -25,7 +25,7 @@ std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules
   needles.emplace_back(kRootCauseNeedle);
   for (auto& r : suite_rules) {
     CompiledRule c;
-    c.signature = r.signature.empty() ? SanitizeUtf8(r.verdict + ":" + r.match.substr(0, 120)) : r.signature;
+    c.signature = r.signature.empty() ? SanitizeUtf8(std::string(Name(r.verdict)) + ":" + r.match.substr(0, 120)) : r.signature;
     std::string literal = r.match;
     if (r.regex) {
       // Rules come through ParseSignatureRules, which compiled them; one that does not compile
@@ -60,7 +60,7 @@ std::shared_ptr<const Engine> SharedEngine(std::vector<SignatureRule> suite_rule
   std::string key;
   for (auto& r : suite_rules) {
     key.append(r.match).push_back('\0');
-    key.append(r.regex ? "1" : "0").append(r.verdict).push_back('\0');
+    key.append(r.regex ? "1" : "0").append(Name(r.verdict)).push_back('\0');
     key.append(r.signature).push_back('\1');
   }
   static std::mutex mu;
