@@ -1,4 +1,4 @@
-#include "workers/classifier/aho_corasick.h"
+#include "classifier/aho_corasick.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <queue>
 #include <stdexcept>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 unsigned char Fold(unsigned char c) { return static_cast<unsigned char>(std::tolower(c)); }
@@ -94,4 +94,4 @@ AhoCorasick::AhoCorasick(const std::vector<std::string>& needles) : needle_count
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

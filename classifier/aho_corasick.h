@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 class AhoCorasick {
  public:
@@ -51,4 +51,4 @@ class AhoCorasick {
   size_t needle_count_ = 0;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

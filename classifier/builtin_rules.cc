@@ -1,13 +1,13 @@
-#include "workers/classifier/builtin_rules.h"
+#include "classifier/builtin_rules.h"
 
 #include <array>
 #include <cctype>
 #include <stdexcept>
 
-#include "workers/classifier/normalize.h"
-#include "workers/classifier/refusals.h"
+#include "classifier/normalize.h"
+#include "classifier/refusals.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 bool Has(std::string_view lower, std::string_view needle) { return lower.find(needle) != std::string_view::npos; }
@@ -453,4 +453,4 @@ BuiltinRules::BuiltinRules() {
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "workers/classifier/log_line.h"
-#include "workers/classifier/traceback.h"
+#include "classifier/log_line.h"
+#include "classifier/traceback.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // How much a hit says about the root cause; higher wins within a rank.
 enum class Tier : int {
@@ -67,4 +67,4 @@ class BuiltinRules {
 // Shared instance (built once, immutable).
 const BuiltinRules& DefaultBuiltinRules();
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -1,7 +1,7 @@
 // Streaming classification: split into lines, prefilter each line with one Aho-Corasick pass,
 // run rules and traceback tracking only on candidate lines, keep per-rank summaries (bounded),
 // and decide at Finish. Decision order and rationale: docs/CLASSIFIER.md.
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,15 +11,15 @@
 
 #include "core/user_regex.h"
 #include "core/verdict.h"
-#include "workers/classifier/builtin_rules.h"
-#include "workers/classifier/engine.h"
-#include "workers/classifier/log_line.h"
-#include "workers/classifier/normalize.h"
-#include "workers/classifier/rank_triage.h"
-#include "workers/classifier/signals.h"
-#include "workers/classifier/traceback.h"
+#include "classifier/builtin_rules.h"
+#include "classifier/engine.h"
+#include "classifier/log_line.h"
+#include "classifier/normalize.h"
+#include "classifier/rank_triage.h"
+#include "core/signal_names.h"
+#include "classifier/traceback.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 constexpr size_t kMaxLine = 64 * 1024;     // longer lines are cut (same cut whatever the chunking)
@@ -475,4 +475,4 @@ Classification Classifier::Finish(const ExitInfo& exit) const {
   return copy.Decide(exit);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

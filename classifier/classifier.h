@@ -12,7 +12,7 @@
 
 #include "core/signature_rule.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // How the stage's process ended. All empty means "unknown": the log alone decides.
 struct ExitInfo {
@@ -62,4 +62,4 @@ Classification ClassifyFile(const std::string& path, const ExitInfo& exit,
 // `gauntlet classify` prints).
 nlohmann::json ToJson(const Classification& c);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

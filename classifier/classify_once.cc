@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 Classification ClassifyText(std::string_view log, const ExitInfo& exit, const std::vector<SignatureRule>& rules) {
   Classifier c(rules);
@@ -38,4 +38,4 @@ nlohmann::json ToJson(const Classification& c) {
   return j;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -1,12 +1,12 @@
-#include "workers/classifier/engine.h"
+#include "classifier/engine.h"
 
 #include <map>
 #include <mutex>
 
-#include "workers/classifier/normalize.h"
-#include "workers/classifier/regex_literal.h"
+#include "classifier/normalize.h"
+#include "classifier/regex_literal.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 namespace {
 constexpr std::string_view kTracebackNeedle = "traceback (most recent call last)";
@@ -74,4 +74,4 @@ std::shared_ptr<const Engine> SharedEngine(std::vector<SignatureRule> suite_rule
   return engine;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -10,10 +10,10 @@
 
 #include "core/signature_rule.h"
 #include "core/user_regex.h"
-#include "workers/classifier/aho_corasick.h"
-#include "workers/classifier/builtin_rules.h"
+#include "classifier/aho_corasick.h"
+#include "classifier/builtin_rules.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 struct CompiledRule {
   SignatureRule rule;
@@ -38,4 +38,4 @@ struct Engine {
 // The engine for these rules, built once and cached (at most 32 rule sets); shared ownership.
 std::shared_ptr<const Engine> SharedEngine(std::vector<SignatureRule> suite_rules);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

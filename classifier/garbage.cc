@@ -1,4 +1,4 @@
-#include "workers/classifier/garbage.h"
+#include "classifier/garbage.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 constexpr char32_t kReplacement = 0xFFFD;
@@ -239,4 +239,4 @@ bool JsonTextHasNan(std::string_view body) {
   return false;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

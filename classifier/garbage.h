@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 struct GarbageFinding {
   std::string key;     // "empty", "whitespace", "replacement_char", "repeated_char", "repeated_token"
@@ -33,4 +33,4 @@ bool HasNanLogprobs(const nlohmann::json& logprobs);
 // nlohmann::json refuses to parse): check the body before parsing it.
 bool JsonTextHasNan(std::string_view body);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

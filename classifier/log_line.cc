@@ -1,8 +1,8 @@
-#include "workers/classifier/log_line.h"
+#include "classifier/log_line.h"
 
 #include <cctype>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -233,4 +233,4 @@ LogLine ParseLogLine(std::string_view raw) {
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

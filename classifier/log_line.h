@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 enum class LogLevel { kNone, kDebug, kInfo, kWarning, kError };
 
@@ -22,4 +22,4 @@ struct LogLine {
 
 LogLine ParseLogLine(std::string_view raw);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

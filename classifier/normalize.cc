@@ -1,9 +1,9 @@
-#include "workers/classifier/normalize.h"
+#include "classifier/normalize.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 bool IsAlnum(unsigned char c) { return std::isalnum(c) != 0; }
@@ -238,4 +238,4 @@ std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

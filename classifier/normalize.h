@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // Makes a message stable across runs, machines and ranks: hex addresses -> "<hex>", uuids ->
 // "<uuid>", long hex ids -> "<hex>", numbers not glued to a word (sizes, ranks, pids, versions,
@@ -29,4 +29,4 @@ std::string ToLowerAscii(std::string_view s);
 bool ContainsCI(std::string_view haystack, std::string_view needle_lower);
 std::string_view TrimSpace(std::string_view s);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -1,11 +1,11 @@
-#include "workers/classifier/rank_triage.h"
+#include "classifier/rank_triage.h"
 
 #include <cctype>
 
-#include "workers/classifier/normalize.h"
-#include "workers/classifier/signals.h"
+#include "classifier/normalize.h"
+#include "core/signal_names.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -106,4 +106,4 @@ void RootCauseReader::Observe(std::string_view line) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

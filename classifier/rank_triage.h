@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // The global rank of a torchrun-style prefix at the very start of a line ("[rank3]: ...",
 // "[rank3]:[E1201 ...] ..."); -1 when the line has none. Cheap: called for every line.
@@ -56,4 +56,4 @@ class RootCauseReader {
   std::string evidence_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

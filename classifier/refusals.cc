@@ -1,4 +1,4 @@
-#include "workers/classifier/refusals.h"
+#include "classifier/refusals.h"
 
 #include <array>
 #include <cctype>
@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "workers/classifier/normalize.h"
+#include "classifier/normalize.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 using Words = std::initializer_list<std::string_view>;
@@ -247,4 +247,4 @@ std::optional<std::string> RefusalKey(const ExceptionLine& e) {
   return "unsupported:" + std::string(Family(lower));
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "workers/classifier/traceback.h"
+#include "classifier/traceback.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // "unsupported:not_installed:<package>", "unsupported:head_dim", "unsupported:dtype",
 // "unsupported:shape" or "unsupported:option"; nullopt when the exception is no refusal.
@@ -32,4 +32,4 @@ std::optional<std::string> MissingPackage(const ExceptionLine& e);
 // dropped, top-level module only, known aliases mapped to the import name. "" if nothing is left.
 std::string NormalizePackage(std::string_view name);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

@@ -1,9 +1,9 @@
-#include "workers/classifier/regex_literal.h"
+#include "classifier/regex_literal.h"
 
 #include <cctype>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 std::string RequiredLiteral(std::string_view p) {
   // Any top-level or nested '|' makes every piece optional as far as this simple scan knows.
@@ -78,4 +78,4 @@ std::string RequiredLiteral(std::string_view p) {
   return best;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

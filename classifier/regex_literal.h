@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 // The longest such literal, or "" when none can be proven (alternation, all-optional pieces...).
 // Conservative: the literal may be shorter than the best one, never wrong.
 std::string RequiredLiteral(std::string_view pattern);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

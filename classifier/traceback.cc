@@ -1,11 +1,11 @@
-#include "workers/classifier/traceback.h"
+#include "classifier/traceback.h"
 
 #include <array>
 #include <cctype>
 
-#include "workers/classifier/normalize.h"
+#include "classifier/normalize.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 namespace {
 
 constexpr int kMaxJunkLines = 64;
@@ -227,4 +227,4 @@ TracebackTracker::Role TracebackTracker::Continue(std::string_view msg, LogLevel
   return Role::kException;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

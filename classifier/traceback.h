@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "workers/classifier/log_line.h"
+#include "classifier/log_line.h"
 
-namespace gauntlet {
+namespace gauntlet::classifier {
 
 struct ExceptionLine {
   std::string type;     // last dotted component: "torch.OutOfMemoryError" -> "OutOfMemoryError"
@@ -83,4 +83,4 @@ class TracebackTracker {
   std::string innermost_glue_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::classifier

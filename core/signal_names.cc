@@ -1,4 +1,4 @@
-#include "workers/classifier/signals.h"
+#include "core/signal_names.h"
 
 #include <array>
 #include <cctype>

@@ -1,4 +1,6 @@
-// Signal names <-> numbers for signatures and for `gauntlet classify --signal NAME`.
+// Signal names <-> numbers for signatures and for `gauntlet classify --signal NAME`. In core/, not
+// proc/: the classifier (which depends on core alone) names signals in its signatures
+// ("crashed:signal:SIGSEGV"), and the worker's stages name them in their outcomes the same way.
 #pragma once
 
 #include <optional>

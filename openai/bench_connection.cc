@@ -1,4 +1,4 @@
-#include "workers/bench_connection.h"
+#include "openai/bench_connection.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 
 std::optional<int> BenchConnection::Request(const std::string& wire, std::chrono::milliseconds idle, BodySink& sink,
                                             std::string* error) {
@@ -258,4 +258,4 @@ bool ParseBase(const std::string& base, sockaddr_storage* addr, socklen_t* len, 
   return true;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

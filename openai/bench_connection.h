@@ -1,4 +1,4 @@
-// The benchmark client's HTTP/1.1 connection (workers/openai_bench.cc): one keep-alive socket per
+// The benchmark client's HTTP/1.1 connection (openai/openai_bench.cc): one keep-alive socket per
 // client thread, a request written with one send, chunked or sized bodies decoded in place. It is
 // not the general REST client because the client must cost far less than the server it measures.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 
 // Receives a response body as it arrives, decoded; returns false to stop reading (the connection
 // is then closed, since the rest of the stream is not worth reading).
@@ -65,4 +65,4 @@ class BenchConnection {
 bool ParseBase(const std::string& base, sockaddr_storage* addr, socklen_t* len, std::string* host_header,
                std::string* prefix, std::string* error);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

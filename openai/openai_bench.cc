@@ -1,4 +1,4 @@
-#include "workers/openai_bench.h"
+#include "openai/openai_bench.h"
 
 #include <sys/resource.h>
 
@@ -9,19 +9,20 @@
 #include <mutex>
 #include <thread>
 
-#include "workers/bench_connection.h"
-#include "workers/classifier/garbage.h"
-#include "workers/stream_event.h"
+#include "openai/bench_connection.h"
+#include "classifier/garbage.h"
+#include "openai/stream_event.h"
 
 // The client must cost far less than the server it measures (issue 4: at most 100 us of CPU per
 // streamed request against an instant-answer server on loopback; docs/BENCHMARKS.md). So, instead of
-// the general REST client: one keep-alive connection per client thread (workers/bench_connection.h:
+// the general REST client: one keep-alive connection per client thread (openai/bench_connection.h:
 // no connect per request, a request written with one send, chunked decoding in place), SSE framing
 // done in place and buffers reused across requests, and each event's text pulled out by a scanner
 // that reads only the fields the numbers need, with a full JSON parse as the fallback for anything
 // it does not recognise.
 
-namespace gauntlet {
+namespace gauntlet::openai {
+using classifier::FindGarbage;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -272,4 +273,4 @@ json BenchMetrics(const BenchResult& r) {
           {"client_cpu_us_per_req" + c, m(r.ok ? r.client_cpu_s / r.ok * 1e6 : 0, "us")}};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 
 // One benchmark level: where, what, how hard, and until when. A plain value.
 struct BenchSpec {
@@ -48,4 +48,4 @@ nlohmann::json BenchMetrics(const BenchResult& r);
 // The p-th percentile (0..100) of values (copied; nearest-rank on sorted data); 0 for none. Pure.
 double Percentile(std::vector<double> v, double p);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

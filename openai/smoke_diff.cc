@@ -1,11 +1,11 @@
-#include "workers/smoke_diff.h"
+#include "openai/smoke_diff.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 using nlohmann::json;
 
 namespace {
@@ -191,4 +191,4 @@ DiffResult CompareAnswers(const SmokeAnswer& ref, const SmokeAnswer& cand, doubl
   return d;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 
 // One generated position: the token chosen, its logprob, and the top alternatives (best first).
 struct TokenStep {
@@ -53,4 +53,4 @@ struct DiffResult {
 // on either side the texts are compared exactly.
 DiffResult CompareAnswers(const SmokeAnswer& ref, const SmokeAnswer& cand, double tolerance);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

@@ -1,11 +1,11 @@
 // The OpenAI-compatible stream's event reader (see stream_event.h): a scanner that pulls the two
 // fields the benchmark needs out of an event without building a JSON tree, and the full parse it
 // falls back to.
-#include "workers/stream_event.h"
+#include "openai/stream_event.h"
 
 #include <nlohmann/json.hpp>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 using nlohmann::json;
 
 namespace {
@@ -240,4 +240,4 @@ void JsonEscape(std::string_view s, std::string* out) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

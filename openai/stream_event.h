@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::openai {
 
 struct StreamEvent {
   std::string piece;         // choices[0].text or choices[0].delta.content
@@ -19,4 +19,4 @@ bool ParseStreamEvent(std::string_view data, StreamEvent* ev);
 // Appends `s` to *out as the inside of a JSON string literal (quotes, backslashes, control bytes).
 void JsonEscape(std::string_view s, std::string* out);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::openai

@@ -1,4 +1,4 @@
-#include "workers/proc_table.h"
+#include "proc/proc_table.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 namespace {
 
@@ -109,4 +109,4 @@ size_t ListDescendants(pid_t root, pid_t* out, size_t cap, pid_t* spid, pid_t* s
   return found;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

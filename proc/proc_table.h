@@ -1,12 +1,12 @@
 // The process table as /proc shows it, read without allocating: safe in a child between fork and
-// exec (the stage keeper, workers/stage_keeper.h). Children come from /proc/PID/stat's ppid, since
+// exec (the stage keeper, proc/stage_keeper.h). Children come from /proc/PID/stat's ppid, since
 // /proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN, which not every kernel has.
 #pragma once
 #include <sys/types.h>
 
 #include <cstddef>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 // Fills `out` (capacity `cap`) with every live descendant of `root` (children, theirs, ...), in no
 // particular order, from one scan of /proc; returns how many. Zombies count (they are reaped by
@@ -18,4 +18,4 @@ size_t ListDescendants(pid_t root, pid_t* out, size_t cap, pid_t* scratch_pid, p
 // The parent of `pid` per /proc/PID/stat; -1 if it is gone. Async-signal-safe.
 pid_t ParentOf(pid_t pid);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

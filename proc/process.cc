@@ -1,4 +1,4 @@
-#include "workers/process.h"
+#include "proc/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "workers/proc_table.h"
-#include "workers/stage_keeper.h"
+#include "proc/proc_table.h"
+#include "proc/stage_keeper.h"
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 std::string FindProgram(const std::string& name, const std::string& path) {
   if (name.find('/') != std::string::npos) return name;
@@ -305,4 +305,4 @@ Result<std::unique_ptr<RunningProcess>> SystemProcessRunner::Start(const Process
   return std::unique_ptr<RunningProcess>(std::make_unique<SupervisedProcess>(std::move(*p)));
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

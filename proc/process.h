@@ -1,8 +1,8 @@
-// Process supervision, the real side of workers/process_runner.h: argv without a shell, its own
+// Process supervision, the real side of proc/process_runner.h: argv without a shell, its own
 // process group, a fresh working directory, a given environment, output merged into one pipe, and a
 // stop that reaches every descendant, in the group or not (SIGTERM, SIGKILL after a grace period).
-// Each process runs under a stage keeper (workers/stage_keeper.h), a subreaper that takes in every
-// orphan of its stage, and in a cgroup of its own where the host allows (workers/stage_cgroup.h):
+// Each process runs under a stage keeper (proc/stage_keeper.h), a subreaper that takes in every
+// orphan of its stage, and in a cgroup of its own where the host allows (proc/stage_cgroup.h):
 // when Run returns, nothing the process started is left, however it detached (setsid, double
 // fork, env -i).
 #pragma once
@@ -14,11 +14,10 @@
 #include <string>
 
 #include "core/status.h"
-#include "workers/classifier/signals.h"  // SignalName: how logs and signatures name a signal
-#include "workers/process_runner.h"      // ProcessSpec, ExitInfoProc
-#include "workers/stage_cgroup.h"
+#include "proc/process_runner.h"      // ProcessSpec, ExitInfoProc
+#include "proc/stage_cgroup.h"
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 // Resolves argv[0] against a PATH value; returns it unchanged if it holds a '/' or is not found.
 std::string FindProgram(const std::string& name, const std::string& path);
@@ -79,4 +78,4 @@ class SystemProcessRunner final : public ProcessRunner {
   Result<std::unique_ptr<RunningProcess>> Start(const ProcessSpec& spec) override;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

@@ -1,7 +1,7 @@
 // The seam between the worker and the processes it starts, in the spirit of ninja's CommandRunner:
 // stages and the trial runner ask a ProcessRunner to start a ProcessSpec and drive the
 // RunningProcess it hands back, never fork themselves. The real runner is SystemProcessRunner
-// (workers/process.h); tests put scripted processes behind the same interface
+// (proc/process.h); tests put scripted processes behind the same interface
 // (tests/support/fake_process_runner.h), so stage and trial logic is tested without processes.
 #pragma once
 #include <chrono>
@@ -15,7 +15,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 struct ProcessSpec {
   std::vector<std::string> argv;           // argv[0] without '/' is looked up in env PATH
@@ -57,4 +57,4 @@ class ProcessRunner {
   virtual Result<std::unique_ptr<RunningProcess>> Start(const ProcessSpec& spec) = 0;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

@@ -1,4 +1,4 @@
-#include "workers/stage_cgroup.h"
+#include "proc/stage_cgroup.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 namespace {
 std::atomic<Containment> g_mode{Containment::kAuto};
@@ -122,4 +122,4 @@ bool StageCgroup::KillAndRemove(std::chrono::milliseconds wait) {
   return empty;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

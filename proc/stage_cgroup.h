@@ -1,6 +1,6 @@
 // A cgroup v2 per supervised process (a stage, a preflight), where the host lets the worker create
 // them: a child of the worker's own cgroup, removed when the process ends. It is the second net
-// under the stage keeper (workers/stage_keeper.h): cgroup.kill ends every member at once, whatever
+// under the stage keeper (proc/stage_keeper.h): cgroup.kill ends every member at once, whatever
 // it did to its parentage, and cgroup.procs says whether anything is left.
 #pragma once
 #include <sys/types.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 // How the worker contains what its stages start. Process-wide; read at each Start.
 enum class Containment {
@@ -43,4 +43,4 @@ class StageCgroup {
   bool removed_ = false;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

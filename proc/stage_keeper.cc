@@ -1,4 +1,4 @@
-#include "workers/stage_keeper.h"
+#include "proc/stage_keeper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <climits>
 #include <cstdint>
 
-#include "workers/proc_table.h"
+#include "proc/proc_table.h"
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 namespace {
 
@@ -159,4 +159,4 @@ void RunKeeper(const KeeperArgs& a) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

@@ -5,7 +5,7 @@
 // its stage, where the worker (the subreaper of every stage at once) could not tell. It lives until
 // the last of them is gone (docs/DECISIONS.md "Containment").
 //
-// Protocol with the worker (workers/process.cc):
+// Protocol with the worker (proc/process.cc):
 //   status pipe: the keeper writes the leader's pid, then (once reaped) its wait status, each an
 //                int32 in host order;
 //   SIGTERM/SIGINT/SIGHUP to the keeper: it sends SIGTERM to every descendant, in the group or not;
@@ -15,7 +15,7 @@
 #pragma once
 #include <sys/types.h>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 struct KeeperArgs {
   const char* prog = nullptr;     // resolved program path
@@ -32,4 +32,4 @@ struct KeeperArgs {
 // multi-threaded, so nothing here allocates or takes a lock.
 [[noreturn]] void RunKeeper(const KeeperArgs& a);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

@@ -1,4 +1,4 @@
-#include "workers/workdir_lock.h"
+#include "proc/workdir_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 Result<std::unique_ptr<WorkdirLock>> WorkdirLock::Acquire(const std::string& dir) {
   std::error_code ec;
@@ -33,4 +33,4 @@ Result<std::unique_ptr<WorkdirLock>> WorkdirLock::Acquire(const std::string& dir
 
 WorkdirLock::~WorkdirLock() { close(fd_); }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc

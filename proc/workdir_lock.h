@@ -7,7 +7,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::proc {
 
 class WorkdirLock {
  public:
@@ -23,4 +23,4 @@ class WorkdirLock {
   int fd_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::proc
