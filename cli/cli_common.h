@@ -14,37 +14,20 @@
 #include <thread>
 #include <vector>
 
+#include "http/client_config.h"
 #include "http/http.h"
 #include "http/http_client.h"
 
 namespace gauntlet::cli {
 
-// Where the daemon is and how to authenticate; a plain value, copied freely.
-struct Conn {
-  std::string server;  // --server, GAUNTLET_SERVER, the config file, or http://127.0.0.1:8080
-  std::string token;   // --token, GAUNTLET_TOKEN, the config file
-  std::string ca_file; // --ca-file, GAUNTLET_CA_FILE, the config file: CAs trusted for https:// ("" : the system's)
-  double timeout_s = 0;  // --timeout, GAUNTLET_TIMEOUT: how long one call may take (0 until resolved: 30)
-};
-
-// The config file: $GAUNTLET_CONFIG, else $XDG_CONFIG_HOME/gauntlet/config, else
-// ~/.config/gauntlet/config; "" when none of those variables is set. Lines are `key = value` (server,
-// token); '#' starts a comment. Reads only the environment.
-std::string ConfigPath();
-
-// Fills *c's unset fields from the environment, then the config file, then defaults, and normalizes
-// the server to a URL without a trailing '/'. Flags win over the environment, which wins over the
-// file, so a one-off `--server` never needs the file edited. Reads the environment and the file only.
-void Resolve(Conn* c);
-
 // Adds --server and --token to `c`, which writes them into *conn when it parses: *conn must outlive
 // the parse.
-void AddConnOptions(CLI::App* c, Conn* conn);
+void AddConnOptions(CLI::App* c, http::Conn* conn);
 
 // What a client subcommand parses besides its own flags: the daemon and, for listing commands, the
 // output format ("table" unless --format says otherwise).
 struct ClientOptions {
-  Conn conn;
+  http::Conn conn;
   std::string format = "table";
 };
 // Adds --server and --token to `c`, and --format limited to `formats` when that is not empty (its help

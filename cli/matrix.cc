@@ -17,7 +17,7 @@ using nlohmann::json;
 namespace {
 
 struct MatrixOpts {
-  Conn conn;
+  http::Conn conn;
   std::string suite, rows, cols = "hardware", format = "table", fingerprint, suite_version;
   int64_t sweep = 0;
   bool wide = false;
@@ -122,7 +122,7 @@ void AddMatrixCommand(CLI::App& app, int* code) {
       std::cerr << "gauntlet: matrix needs --suite NAME or --sweep ID\n";
       return void(*code = 2);
     }
-    Resolve(&o->conn);
+    http::Resolve(&o->conn);
     http::Client client(o->conn.server, o->conn.token);
     const std::string q = MatrixQuery(*o);
     int status = 0;

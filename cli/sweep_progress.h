@@ -45,6 +45,6 @@ struct FollowOptions {
 // be read for a minute, or (without wait_for_nodes) a target stayed unrunnable for a few seconds.
 // Blocks the calling thread, which alone uses `client`; the event stream it opens with `conn` is its
 // own and closed before it returns.
-std::optional<nlohmann::json> FollowSweep(http::Client& client, const Conn& conn, int64_t id, FollowOptions opts);
+std::optional<nlohmann::json> FollowSweep(http::Client& client, const http::Conn& conn, int64_t id, FollowOptions opts);
 
 }  // namespace gauntlet::cli

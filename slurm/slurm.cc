@@ -14,16 +14,19 @@
 #include <set>
 #include <sstream>
 
-#include "cli/cli_common.h"
 #include "core/self_exe.h"
 #include "core/sweep.h"
 #include "core/yaml_json.h"
+#include "http/client_config.h"
 #include "http/http_client.h"
-#include "workers/process.h"
+#include "proc/process.h"
 
 extern char** environ;
 
 namespace gauntlet {
+using proc::FindProgram;
+using proc::Process;
+using proc::ProcessSpec;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -70,7 +73,7 @@ ToolResult RunTool(const std::vector<std::string>& argv, const std::map<std::str
 
 struct LauncherOptions {
   std::string config_file;
-  cli::Conn conn;
+  http::Conn conn;
   std::string worker_token;   // for the jobs' workers; default: the launcher's token
   std::string worker_server;  // the URL the jobs' workers use; default: --server
   std::string exe;            // gauntlet on the compute nodes; default: this executable
@@ -360,7 +363,7 @@ class Launcher {
 };
 
 int RunLauncher(LauncherOptions o) {
-  cli::Resolve(&o.conn);
+  http::Resolve(&o.conn);
   if (o.worker_token.empty()) o.worker_token = o.conn.token;
   if (o.worker_server.empty()) o.worker_server = o.conn.server;
   if (o.exe.empty()) o.exe = SelfExe();

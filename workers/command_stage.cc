@@ -6,10 +6,16 @@
 
 #include "core/suite.h"
 #include "core/verdict.h"
-#include "workers/classifier/signals.h"
+#include "core/signal_names.h"
 #include "workers/rank_group.h"
 
 namespace gauntlet {
+using proc::ExitInfoProc;
+using proc::ProcessSpec;
+using proc::RunningProcess;
+using classifier::Classification;
+using classifier::Classifier;
+using classifier::ExitInfo;
 using nlohmann::json;
 
 void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, const std::string& file_detail,

@@ -3,7 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 #include "workers/stage.h"
 
 namespace gauntlet {
@@ -18,7 +18,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const nlohmann::json& stag
 // `file_verdict` (from GAUNTLET_RESULT_FILE) wins over the exit status, except for timeouts and stops.
 // Fills out's verdict, signature and evidence; out->stage names the stage. Pure.
 // `bad_result_file`: why the stage's result file could not be used (ReadMetrics); never a pass then.
-void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, const std::string& file_detail,
+void Judge(const classifier::Classification& c, const std::optional<Verdict>& file_verdict, const std::string& file_detail,
            bool timed_out, bool stopped, StageOutcome* out, const std::string& bad_result_file = "");
 
 }  // namespace gauntlet

@@ -1,6 +1,12 @@
 #include "workers/differential.h"
 
 namespace gauntlet {
+using openai::AnswerFromJson;
+using openai::AnswerJson;
+using openai::CompareAnswers;
+using openai::DiffResult;
+using openai::SmokeAnswer;
+using openai::StepsFromLogprobs;
 using nlohmann::json;
 
 namespace {

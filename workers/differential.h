@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/smoke_reference.h"
-#include "workers/smoke_diff.h"
+#include "openai/smoke_diff.h"
 #include "workers/stage.h"
 
 namespace gauntlet {

@@ -3,6 +3,7 @@
 #include "core/suite.h"
 
 namespace gauntlet {
+using proc::ProcessSpec;
 using nlohmann::json;
 
 namespace {

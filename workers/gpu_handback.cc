@@ -48,7 +48,7 @@ std::unique_ptr<GpuProbe> OpenNvmlProbe() {
 bool IsTrialProcess(pid_t pid, const std::string& workdir) {
   const std::string base = "/proc/" + std::to_string(pid);
   if (pid == getpid()) return false;
-  // The stage's cgroup (workers/stage_cgroup.h) survives all a process can do to its parentage and
+  // The stage's cgroup (proc/stage_cgroup.h) survives all a process can do to its parentage and
   // environment.
   if (ReadAll(base + "/cgroup").find("/gauntlet-stage-") != std::string::npos) return true;
   const std::string env = ReadAll(base + "/environ");

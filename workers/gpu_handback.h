@@ -1,7 +1,7 @@
 // Before a GPU goes to the next trial, it must hold no process of an earlier one: a grandchild that
 // escaped its stage once kept 21 GiB of an H200 after its trial passed, and the next trial's OOM
 // would have been filed as that config's `oom`. The stage keeper and cgroup end such processes
-// (workers/process.h); this is the check that they did, by what the GPU itself reports (NVML).
+// (proc/process.h); this is the check that they did, by what the GPU itself reports (NVML).
 #pragma once
 #include <sys/types.h>
 

@@ -4,9 +4,13 @@
 #include <mutex>
 #include <thread>
 
-#include "workers/classifier/signals.h"
+#include "core/signal_names.h"
 
 namespace gauntlet {
+using proc::ExitInfoProc;
+using proc::ProcessRunner;
+using proc::ProcessSpec;
+using proc::RunningProcess;
 namespace {
 
 // One rank's output cut into lines, each prefixed "[rankN]: " (what torchrun's --tee prints). A

@@ -14,16 +14,16 @@
 #include <vector>
 
 #include "core/status.h"
-#include "workers/process_runner.h"
+#include "proc/process_runner.h"
 
 namespace gauntlet {
 
 struct RankGroupResult {
   // How the group ended: the first failed rank's exit when one failed; else timed_out or stopped
   // (the caller's should_stop) as the ranks saw it; else exit code 0.
-  ExitInfoProc exit;
+  proc::ExitInfoProc exit;
   int first_failed = -1;              // the rank that failed first (-1: none did)
-  std::vector<ExitInfoProc> ranks;    // each rank's own end; ranks ended by the group are `stopped`
+  std::vector<proc::ExitInfoProc> ranks;    // each rank's own end; ranks ended by the group are `stopped`
 };
 
 // The environment of rank `rank` of `world`: `base` plus RANK, LOCAL_RANK, WORLD_SIZE,
@@ -38,7 +38,7 @@ std::map<std::string, std::string> RankEnv(std::map<std::string, std::string> ba
 // `grace` and `poll` mean what they mean for RunningProcess::Run. Blocks until every rank is
 // reaped. NotFound/Invalid/Internal as ProcessRunner::Start when a rank cannot start (the ranks
 // already started are ended first). Thread-safe: shares nothing between calls.
-Result<RankGroupResult> RunRankGroup(ProcessRunner& runner, const ProcessSpec& spec, int world, int port,
+Result<RankGroupResult> RunRankGroup(proc::ProcessRunner& runner, const proc::ProcessSpec& spec, int world, int port,
                                      std::chrono::steady_clock::time_point deadline,
                                      const std::function<void(std::string_view)>& on_output,
                                      const std::function<bool()>& should_stop, std::chrono::milliseconds grace,

@@ -1,6 +1,10 @@
 #include "workers/running_server.h"
 
 namespace gauntlet {
+using proc::ExitInfoProc;
+using proc::RunningProcess;
+using classifier::Classification;
+using classifier::ExitInfo;
 using Clock = std::chrono::steady_clock;
 
 RunningServer::RunningServer(std::unique_ptr<RunningProcess> p, const TrialContext& ctx, std::vector<SignatureRule> rules)

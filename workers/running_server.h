@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "workers/classifier/classifier.h"
-#include "workers/process_runner.h"
+#include "classifier/classifier.h"
+#include "proc/process_runner.h"
 #include "workers/stage.h"
 
 namespace gauntlet {
@@ -21,7 +21,7 @@ namespace gauntlet {
 // thread at a time, the stage's.
 class RunningServer {
  public:
-  RunningServer(std::unique_ptr<RunningProcess> p, const TrialContext& ctx, std::vector<SignatureRule> rules);
+  RunningServer(std::unique_ptr<proc::RunningProcess> p, const TrialContext& ctx, std::vector<SignatureRule> rules);
   ~RunningServer();  // Stop()
   RunningServer(const RunningServer&) = delete;
   RunningServer& operator=(const RunningServer&) = delete;
@@ -32,19 +32,19 @@ class RunningServer {
   bool WaitExit(std::chrono::steady_clock::duration d);
   // Stops the whole group (SIGTERM, grace, SIGKILL), waits for the pump, and returns how the
   // process ended; idempotent (later calls return the same).
-  ExitInfoProc Stop();
+  proc::ExitInfoProc Stop();
   // The classifier's judgement of the log so far with `e` as the ending; may be called repeatedly.
-  Classification Classify(const ExitInfoProc& e);
+  classifier::Classification Classify(const proc::ExitInfoProc& e);
 
  private:
-  std::unique_ptr<RunningProcess> proc_;
+  std::unique_ptr<proc::RunningProcess> proc_;
   std::mutex mu_;
   std::condition_variable exited_cv_;
-  Classifier classifier_;  // guarded by mu_
+  classifier::Classifier classifier_;  // guarded by mu_
   std::thread pump_;
   std::atomic<bool> stop_{false};
   bool exited_ = false;  // guarded by mu_
-  ExitInfoProc exit_;    // guarded by mu_
+  proc::ExitInfoProc exit_;    // guarded by mu_
 };
 
 }  // namespace gauntlet

@@ -8,15 +8,26 @@
 #include "core/user_regex.h"
 #include "core/suite.h"
 #include "http/http_client.h"
-#include "workers/classifier/garbage.h"
-#include "workers/classifier/signals.h"
+#include "classifier/garbage.h"
+#include "core/signal_names.h"
 #include "workers/command_stage.h"
 #include "workers/differential.h"
 #include "workers/nvml.h"
-#include "workers/openai_bench.h"
+#include "openai/openai_bench.h"
 #include "workers/running_server.h"
 
 namespace gauntlet {
+using openai::BenchMetrics;
+using openai::BenchResult;
+using openai::BenchSpec;
+using openai::RunBench;
+using proc::ExitInfoProc;
+using proc::ProcessSpec;
+using classifier::Classification;
+using classifier::FindGarbage;
+using classifier::GarbageSignature;
+using classifier::HasNanLogprobs;
+using classifier::JsonTextHasNan;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 #include "workers/stage.h"
 
 namespace gauntlet {

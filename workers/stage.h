@@ -13,7 +13,7 @@
 #include "core/hardware.h"
 #include "core/verdict.h"
 #include "workers/log_sink.h"
-#include "workers/process_runner.h"
+#include "proc/process_runner.h"
 
 namespace gauntlet {
 
@@ -33,7 +33,7 @@ struct TrialContext {
   std::function<bool()> should_stop;  // cancel, lease lost, or drain-kill; callable from any thread
   LogSink* log = nullptr;
   // Every process a stage starts goes through this runner (TrialRunnerEnv's, so RunWorker's).
-  ProcessRunner* processes = nullptr;
+  proc::ProcessRunner* processes = nullptr;
   std::chrono::milliseconds kill_grace{5000};
   // The grant's "reference" (SUITE_FORMAT.md "Differential validation"): the reference trial's
   // recorded smoke answers, or why there are none; null when the daemon sent none.

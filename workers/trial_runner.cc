@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 #include "workers/command_stage.h"
 #include "workers/lease_keeper.h"
 #include "workers/server_stage.h"

@@ -12,7 +12,7 @@
 #include "core/hardware.h"
 #include "workers/daemon_link.h"
 #include "workers/fingerprint.h"
-#include "workers/process_runner.h"
+#include "proc/process_runner.h"
 
 namespace gauntlet {
 
@@ -21,7 +21,7 @@ namespace gauntlet {
 // runs its trials on threads of their own.
 struct TrialRunnerEnv {
   DaemonLink* daemon = nullptr;        // all the trial says to the daemon goes through it
-  ProcessRunner* processes = nullptr;  // every process the trial starts goes through it
+  proc::ProcessRunner* processes = nullptr;  // every process the trial starts goes through it
   FingerprintCache* fingerprints = nullptr;
   std::string node_name;
   const Inventory* inv = nullptr;

@@ -23,13 +23,21 @@
 #include "workers/gpu_handback.h"
 #include "workers/http_daemon_link.h"
 #include "workers/nvml.h"
-#include "workers/process.h"
-#include "workers/stage_cgroup.h"
+#include "proc/process.h"
+#include "proc/stage_cgroup.h"
 #include "workers/stop_signal_thread.h"
 #include "workers/trial_runner.h"
-#include "workers/workdir_lock.h"
+#include "proc/workdir_lock.h"
 
 namespace gauntlet {
+using proc::Containment;
+using proc::KillStrayChildren;
+using proc::ProcessRunner;
+using proc::ProcessSpec;
+using proc::SetContainment;
+using proc::StageCgroup;
+using proc::SystemProcessRunner;
+using proc::WorkdirLock;
 using nlohmann::json;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "workers/daemon_link.h"
-#include "workers/process_runner.h"
+#include "proc/process_runner.h"
 
 namespace gauntlet {
 
@@ -41,9 +41,9 @@ struct WorkerOptions {
 int RunWorker(const WorkerOptions& opts);
 // The same over the given seams (borrowed; they must outlive the call). opts.server and opts.token
 // are then only named in logs.
-int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes);
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes);
 // The same with `gpus` (borrowed; null: as above) saying which processes each GPU holds, in place of
 // NVML, for the GPUs of the inventory whichever way it was found.
-int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus);
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes, GpuProbe* gpus);
 
 }  // namespace gauntlet

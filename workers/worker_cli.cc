@@ -7,10 +7,14 @@
 #include "core/suite.h"
 #include "core/utf8.h"
 #include "core/yaml_json.h"
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 #include "workers/worker.h"
 
 namespace gauntlet {
+using classifier::Classification;
+using classifier::Classifier;
+using classifier::ClassifyFile;
+using classifier::ExitInfo;
 
 namespace {
 std::optional<int> ParseSignal(const std::string& s) {

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 namespace {
 
@@ -134,10 +134,10 @@ int main(int argc, char** argv) {
   const long bytes = std::ftell(f);
   std::fclose(f);
 
-  gauntlet::ExitInfo exit;
+  gauntlet::classifier::ExitInfo exit;
   exit.exit_code = 1;
   auto t0 = std::chrono::steady_clock::now();
-  gauntlet::Classification c = gauntlet::ClassifyFile(path, exit);
+  gauntlet::classifier::Classification c = gauntlet::classifier::ClassifyFile(path, exit);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!keep) std::remove(path.c_str());
 

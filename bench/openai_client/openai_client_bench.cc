@@ -1,4 +1,4 @@
-// What the benchmark client (workers/openai_bench.cc, RunBench) costs per request, so that a server
+// What the benchmark client (openai/openai_bench.cc, RunBench) costs per request, so that a server
 // stage's numbers measure the server and not the client. Target (issue 4): at most 100 us of client
 // CPU per streamed request against an instant-answer server on loopback.
 //
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "http/http_client.h"
-#include "workers/openai_bench.h"
+#include "openai/openai_bench.h"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -203,7 +203,7 @@ std::pair<double, double> ProcessCpu() {
 bool g_chat = false;  // --chat: /v1/chat/completions (the Python fixture only; the C++ server speaks completions)
 
 json Measure(const std::string& server, int port, int concurrency, int requests, int tokens) {
-  gauntlet::BenchSpec s;
+  gauntlet::openai::BenchSpec s;
   s.base = "http://127.0.0.1:" + std::to_string(port);
   s.model = "bench";
   s.concurrency = concurrency;
@@ -211,10 +211,10 @@ json Measure(const std::string& server, int port, int concurrency, int requests,
   s.output_tokens = tokens;
   s.chat = g_chat;
   s.requests = std::max(concurrency * 4, requests / 10);
-  gauntlet::RunBench(s);  // warm-up: first connections, allocator, page faults
+  gauntlet::openai::RunBench(s);  // warm-up: first connections, allocator, page faults
   s.requests = requests;
   const auto cpu0 = ProcessCpu();
-  gauntlet::BenchResult r = gauntlet::RunBench(s);
+  gauntlet::openai::BenchResult r = gauntlet::openai::RunBench(s);
   const auto cpu1 = ProcessCpu();
   const double user = cpu1.first - cpu0.first, sys = cpu1.second - cpu0.second;
   const double per_req_us = r.ok ? r.client_cpu_s / r.ok * 1e6 : 0;

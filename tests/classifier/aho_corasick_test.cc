@@ -5,9 +5,9 @@
 #include <random>
 #include <set>
 
-#include "workers/classifier/aho_corasick.h"
+#include "classifier/aho_corasick.h"
 
-using gauntlet::AhoCorasick;
+using gauntlet::classifier::AhoCorasick;
 
 namespace {
 std::multiset<uint32_t> Hits(const AhoCorasick& ac, std::string_view text) {

@@ -6,12 +6,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "workers/classifier/classifier.h"
-#include "workers/classifier/signals.h"
+#include "classifier/classifier.h"
+#include "core/signal_names.h"
 
 namespace fs = std::filesystem;
-using gauntlet::Classification;
-using gauntlet::ExitInfo;
+using gauntlet::classifier::Classification;
+using gauntlet::classifier::ExitInfo;
 
 namespace {
 
@@ -57,14 +57,14 @@ TEST(Corpus, EveryLogMatchesItsExpectation) {
     ASSERT_TRUE(c.expect.is_object()) << "missing or invalid " << c.name << ".expect.json";
     ASSERT_TRUE(c.expect.contains("verdict") && c.expect.contains("signature"));
     ASSERT_FALSE(c.expect.value("source", std::string()).empty()) << "say which public report style it follows";
-    Classification got = gauntlet::ClassifyFile(c.log.string(), ExitFor(c.expect));
+    Classification got = gauntlet::classifier::ClassifyFile(c.log.string(), ExitFor(c.expect));
     const bool v = gauntlet::Name(got.verdict) == c.expect["verdict"].get<std::string>();
     // "rank", when given, is the rank that failed first (docs/CLASSIFIER.md "Ranks").
     const bool s = got.signature == c.expect["signature"].get<std::string>() &&
                    (!c.expect.contains("rank") || got.rank == c.expect["rank"].get<std::string>());
     verdict_ok += v;
     signature_ok += v && s;
-    EXPECT_TRUE(v && s) << "got " << gauntlet::ToJson(got).dump() << "\nwant verdict="
+    EXPECT_TRUE(v && s) << "got " << gauntlet::classifier::ToJson(got).dump() << "\nwant verdict="
                         << c.expect["verdict"] << " signature=" << c.expect["signature"] << " rank=" << c.expect.value("rank", std::string("(any)"));
     if (got.verdict != gauntlet::Verdict::kPassed) {
       EXPECT_FALSE(got.evidence.empty());
@@ -95,9 +95,9 @@ TEST(Corpus, ChunkingDoesNotChangeAnyResult) {
     ss << in.rdbuf();
     const std::string text = ss.str();
     const ExitInfo exit = ExitFor(c.expect);
-    const Classification whole = gauntlet::ClassifyText(text, exit);
+    const Classification whole = gauntlet::classifier::ClassifyText(text, exit);
     for (size_t chunk : {1u, 3u, 17u, 64u, 4096u}) {
-      gauntlet::Classifier cl;
+      gauntlet::classifier::Classifier cl;
       for (size_t i = 0; i < text.size(); i += chunk) cl.Feed(std::string_view(text).substr(i, chunk));
       Classification got = cl.Finish(exit);
       EXPECT_EQ(got.verdict, whole.verdict) << "chunk " << chunk;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 namespace {
 
@@ -31,11 +31,11 @@ bool HavePython() { return RunCommand("python3 -c 'print(1)' 2>/dev/null").outpu
 
 const std::string kServer = std::string(GAUNTLET_CLASSIFIER_FIXTURES) + "/openai_server.py";
 
-gauntlet::Classification ClassifyMode(const std::string& mode) {
+gauntlet::classifier::Classification ClassifyMode(const std::string& mode) {
   CommandResult r = RunCommand("python3 " + kServer + " --port 0 --mode " + mode + " 2>&1");
-  gauntlet::ExitInfo exit;
+  gauntlet::classifier::ExitInfo exit;
   exit.exit_code = r.exit_code;
-  return gauntlet::ClassifyText(r.output, exit);
+  return gauntlet::classifier::ClassifyText(r.output, exit);
 }
 
 }  // namespace
@@ -59,9 +59,9 @@ TEST(FixtureModes, CrashOnRequestTracebackClassifies) {
   if (!HavePython()) GTEST_SKIP() << "python3 not available";
   CommandResult r = RunCommand("python3 -c \"import sys; sys.path.insert(0, '" + std::string(GAUNTLET_CLASSIFIER_FIXTURES) +
                      "'); import openai_server as s; sys.stdout.write(s.stamped(s.CRASH_ON_REQUEST))\"");
-  gauntlet::ExitInfo exit;
+  gauntlet::classifier::ExitInfo exit;
   exit.exit_code = 1;
-  auto c = gauntlet::ClassifyText(r.output, exit);
+  auto c = gauntlet::classifier::ClassifyText(r.output, exit);
   EXPECT_EQ(c.verdict, gauntlet::Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:illegal_memory_access");
 }

@@ -1,9 +1,10 @@
 // Garbage detection on generated text, and NaN logprobs.
 #include <gtest/gtest.h>
 
-#include "workers/classifier/garbage.h"
+#include "classifier/garbage.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 namespace {
 std::string Key(std::string_view text) {

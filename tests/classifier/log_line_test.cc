@@ -1,10 +1,11 @@
 // Prefix parsing: which rank wrote a line, at which level, and the message.
 #include <gtest/gtest.h>
 
-#include "workers/classifier/log_line.h"
-#include "workers/classifier/traceback.h"
+#include "classifier/log_line.h"
+#include "classifier/traceback.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 TEST(LogLine, Torchrun) {
   auto l = ParseLogLine("[rank3]:   File \"/x/y.py\", line 3, in f");

@@ -1,11 +1,12 @@
 // Signature normalisation, evidence trimming, regex literal extraction and signal names.
 #include <gtest/gtest.h>
 
-#include "workers/classifier/normalize.h"
-#include "workers/classifier/regex_literal.h"
-#include "workers/classifier/signals.h"
+#include "classifier/normalize.h"
+#include "classifier/regex_literal.h"
+#include "core/signal_names.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 TEST(Normalize, StripsNumbersAddressesPathsAndIds) {
   EXPECT_EQ(NormalizeMessage("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.25GiB"),

@@ -3,10 +3,11 @@
 // The corpus (75-81) holds whole realistic logs; these pin the rules one at a time.
 #include <gtest/gtest.h>
 
-#include "workers/classifier/classifier.h"
-#include "workers/classifier/rank_triage.h"
+#include "classifier/classifier.h"
+#include "classifier/rank_triage.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 namespace {
 ExitInfo Exit(int code) {

@@ -1,14 +1,15 @@
-// The refusal table (workers/classifier/refusals.h): which final exceptions are refusals, the
+// The refusal table (classifier/refusals.h): which final exceptions are refusals, the
 // family key they get, and the ones that must stay crashes although their words come close.
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <vector>
 
-#include "workers/classifier/classifier.h"
-#include "workers/classifier/refusals.h"
+#include "classifier/classifier.h"
+#include "classifier/refusals.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 namespace {
 

@@ -2,9 +2,10 @@
 // built-in evidence and ranks.
 #include <gtest/gtest.h>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 namespace {
 

@@ -3,9 +3,10 @@
 
 #include <random>
 
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The shapes a final exception takes in real logs (workers/classifier/traceback.h): module-qualified
+// The shapes a final exception takes in real logs (classifier/traceback.h): module-qualified
 // names, wrappers whose cause or message is on the next line, causes carried in a wrapper's
 // message, exception groups. Each test feeds the tracker line by line and checks which line
 // completes which exception.
@@ -6,9 +6,10 @@
 
 #include <vector>
 
-#include "workers/classifier/traceback.h"
+#include "classifier/traceback.h"
 
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 using Role = TracebackTracker::Role;
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes the failure classifier (workers/classifier/classifier.h): the log bytes of a stage, which
+// Fuzzes the failure classifier (classifier/classifier.h): the log bytes of a stage, which
 // come from whatever the stage's process printed.
 //
 // The first byte chooses how the process ended (nothing known, an exit code, a signal, a timeout,
@@ -17,10 +17,11 @@
 
 #include "core/signature_rule.h"
 #include "core/verdict.h"
-#include "workers/classifier/classifier.h"
+#include "classifier/classifier.h"
 
 namespace {
 using namespace gauntlet;
+using namespace gauntlet::classifier;
 
 [[noreturn]] void Fail(const char* what, std::string_view log, const Classification& a, const Classification& b) {
   std::fprintf(stderr,

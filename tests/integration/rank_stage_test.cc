@@ -11,10 +11,13 @@
 
 #include "tests/support/harness.h"
 #include "workers/command_stage.h"
-#include "workers/process.h"
+#include "proc/process.h"
 #include "workers/rank_group.h"
 
 namespace gauntlet::test {
+using proc::ProcessRunner;
+using proc::ProcessSpec;
+using proc::SystemProcessRunner;
 namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;

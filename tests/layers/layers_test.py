@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """An include against the grain fails to build (docs/ARCHITECTURE.md).
 
-For every layer, takes the real compile command of one of its sources from compile_commands.json and
-compiles a one-line probe with it: including a header of each layer it depends on (its CMakeLists.txt
-DEPS) must compile, and including a header of any other layer must fail with "No such file".
+The layers are the top-level folders whose CMakeLists.txt declares gauntlet_layer(NAME ...); each one's
+DEPS are what it may include. For every layer, takes the real compile command of one of its sources from
+compile_commands.json and compiles probes with it, for every header of every layer:
+- a layer it depends on (its DEPS, transitively) or itself: one probe that includes all of that layer's
+  headers must compile;
+- any other layer: none of that layer's headers may be reachable (`__has_include` is false for each,
+  which is exactly when `#include` of it fails with "No such file").
+Also: no source file in any folder includes by a relative path (`#include "../x/y.h"`, `"./x.h"`): a
+relative include reaches around the layers' views.
 Usage: layers_test.py SOURCE_DIR BUILD_DIR
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -14,82 +21,145 @@ import subprocess
 import sys
 import tempfile
 
-# One light header per layer: what a probe includes.
-PROBE = {
-    'core': 'core/status.h', 'store': 'store/sqlite.h', 'daemon': 'daemon/events.h', 'http': 'http/http.h',
-    'api': 'api/sse.h', 'workers': 'workers/log_sink.h', 'cli': 'cli/cli.h', 'slurm': 'slurm/slurm.h',
-    'app': 'app/serve.h',
-}
+SOURCE_EXT = ('.h', '.hpp', '.cuh', '.c', '.cc', '.cpp', '.cu')
+# Folders no source of ours lives in (build trees, dependencies, version control).
+SKIP_DIRS = {'.git', 'node_modules', '__pycache__'}
+RELATIVE = re.compile(r'^\s*#\s*include\s*"(\.\.?/[^"]*)"')
 
 
-def declared_deps(src, layer):
-    text = open(os.path.join(src, layer, 'CMakeLists.txt')).read()
-    m = re.search(r'gauntlet_layer\(\s*' + layer + r'\b(.*?)\)', text, re.S)
-    if not m:
-        sys.exit(f'{layer}/CMakeLists.txt declares no gauntlet_layer({layer} ...)')
-    deps = re.search(r'\bDEPS\b(.*?)(\bLIBS\b|\bSOURCES\b|$)', m.group(1), re.S)
-    return set(deps.group(1).split()) if deps else set()
+def layers(src):
+    """{layer: its declared DEPS} for every top-level folder that is a gauntlet_layer."""
+    out = {}
+    for name in sorted(os.listdir(src)):
+        cm = os.path.join(src, name, 'CMakeLists.txt')
+        if not os.path.isfile(cm):
+            continue
+        m = re.search(r'gauntlet_layer\(\s*' + re.escape(name) + r'\b(.*?)\)', open(cm).read(), re.S)
+        if not m:
+            continue
+        deps = re.search(r'\bDEPS\b(.*?)(\bLIBS\b|\bSOURCES\b|$)', m.group(1), re.S)
+        out[name] = set(deps.group(1).split()) if deps else set()
+    return out
 
 
-def closure(src):
-    direct = {l: declared_deps(src, l) for l in PROBE}
+def closure(direct):
     full = {}
-    for l in PROBE:
-        seen, todo = set(), list(direct[l])
+    for layer in direct:
+        seen, todo = set(), list(direct[layer])
         while todo:
             d = todo.pop()
             if d not in seen:
                 seen.add(d)
                 todo.extend(direct[d])
-        full[l] = seen
+        full[layer] = seen
     return full
+
+
+def headers(src, layer):
+    """Every header of `layer`, as it is included ("layer/x.h"), sorted."""
+    out = []
+    for root, dirs, files in os.walk(os.path.join(src, layer)):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for f in files:
+            if f.endswith(('.h', '.hpp')):
+                out.append(os.path.relpath(os.path.join(root, f), src))
+    return sorted(out)
+
+
+def relative_includes(src, build):
+    """`path:line: #include` for every relative include in a source file of the repository."""
+    found = []
+    build = os.path.realpath(build)
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith('build')
+                   and os.path.realpath(os.path.join(root, d)) != build]
+        for f in files:
+            if not f.endswith(SOURCE_EXT):
+                continue
+            path = os.path.join(root, f)
+            with open(path, errors='replace') as fh:
+                for n, line in enumerate(fh, 1):
+                    m = RELATIVE.match(line)
+                    if m:
+                        found.append(f'{os.path.relpath(path, src)}:{n}: #include "{m.group(1)}"')
+    return found
+
+
+def compile_args(entry):
+    """The compiler and flags of a compile_commands.json entry, without its output, dependency file
+    and source."""
+    args = shlex.split(entry['command']) if 'command' in entry else list(entry['arguments'])
+    keep, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ('-o', '-MF', '-MT', '-MQ'):
+            skip = True
+            continue
+        if a in ('-c', '-MD', '-MMD') or a == entry['file'] or a.endswith(os.path.basename(entry['file'])):
+            continue
+        keep.append(a)
+    if os.path.basename(keep[0]) == 'ccache':
+        keep = keep[1:]
+    return keep
 
 
 def main():
     src, build = sys.argv[1], sys.argv[2]
+    failures = [f'relative include (name the layer: "folder/x.h"): {r}' for r in relative_includes(src, build)]
+    direct = layers(src)
+    for layer, deps in direct.items():
+        for d in deps - set(direct):
+            failures.append(f'{layer}/CMakeLists.txt names DEPS {d}, which is no layer')
+    for layer in direct:
+        direct[layer] &= set(direct)
+    deps = closure(direct)
+    hdrs = {layer: headers(src, layer) for layer in direct}
     commands = json.load(open(os.path.join(build, 'compile_commands.json')))
-    deps = closure(src)
-    failures, checked = [], 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for layer in PROBE:
-            entry = next((c for c in commands if os.path.relpath(c['file'], src).startswith(layer + '/')
-                          and c['file'].endswith('.cc')), None)
-            if entry is None:
-                failures.append(f'{layer}: no compile command in compile_commands.json')
+
+    jobs = []  # (description, args, cwd, probe text, allowed)
+    tmp_dir = tempfile.TemporaryDirectory()
+    tmp = tmp_dir.name
+    for layer in direct:
+        entry = next((c for c in commands if os.path.relpath(c['file'], src).startswith(layer + '/')
+                      and c['file'].endswith('.cc')), None)
+        if entry is None:
+            failures.append(f'{layer}: no compile command in compile_commands.json')
+            continue
+        args = compile_args(entry)
+        for other in direct:
+            if not hdrs[other]:
                 continue
-            args = shlex.split(entry['command']) if 'command' in entry else entry['arguments']
-            # Keep the compiler and its flags; drop the output, dependency file and source.
-            keep, skip = [], False
-            for a in args:
-                if skip:
-                    skip = False
-                    continue
-                if a in ('-o', '-MF', '-MT', '-MQ'):
-                    skip = True
-                    continue
-                if a in ('-c', '-MD', '-MMD') or a == entry['file'] or a.endswith(os.path.basename(entry['file'])):
-                    continue
-                keep.append(a)
-            if os.path.basename(keep[0]) == 'ccache':
-                keep = keep[1:]
-            for other, header in PROBE.items():
-                if other == layer:
-                    continue
-                allowed = other in deps[layer]
-                probe = os.path.join(tmp, f'{layer}_{other}.cc')
-                with open(probe, 'w') as f:
-                    f.write(f'#include "{header}"\n')
-                r = subprocess.run(keep + ['-fsyntax-only', probe], cwd=entry['directory'],
-                                   capture_output=True, text=True)
-                checked += 1
-                if allowed and r.returncode != 0:
-                    failures.append(f'{layer} depends on {other} but cannot include {header}:\n{r.stderr[-600:]}')
-                if not allowed and (r.returncode == 0 or 'No such file' not in r.stderr):
-                    failures.append(f'{layer} does not depend on {other} yet `#include "{header}"` '
-                                    f'{"compiled" if r.returncode == 0 else "failed otherwise: " + r.stderr[-300:]}')
+            allowed = other == layer or other in deps[layer]
+            if allowed:
+                text = ''.join(f'#include "{h}"\n' for h in hdrs[other])
+            else:
+                text = ''.join(f'#if __has_include("{h}")\n#error {layer} reaches {h}\n#endif\n' for h in hdrs[other])
+            probe = os.path.join(tmp, f'{layer}__{other}.cc')
+            with open(probe, 'w') as f:
+                f.write(text)
+            jobs.append((layer, other, args + ['-fsyntax-only', probe], entry['directory'], allowed))
+
+    def run(job):
+        layer, other, args, cwd, allowed = job
+        r = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+        if r.returncode == 0:
+            return None
+        if allowed:
+            return f'{layer} depends on {other} but cannot include all of its headers:\n{r.stderr[-1200:]}'
+        reached = list(dict.fromkeys(re.findall(r'#error (\S+ reaches \S+)', r.stderr)))  # each is printed twice
+        if reached:
+            return f'{layer} does not depend on {other} yet: ' + '; '.join(reached)
+        return f'{layer} probing {other}: the probe failed otherwise:\n{r.stderr[-600:]}'
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        failures += [f for f in pool.map(run, jobs) if f]
+    tmp_dir.cleanup()
+    checked = sum(len(hdrs[j[1]]) for j in jobs)
     for f in failures:
         print('FAIL', f)
-    print(f'{checked} probes, {len(failures)} failures')
+    print(f'{len(direct)} layers, {checked} header probes in {len(jobs)} compiles, {len(failures)} failures')
     return 1 if failures else 0
 
 

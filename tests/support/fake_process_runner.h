@@ -1,4 +1,4 @@
-// A ProcessRunner (workers/process_runner.h) whose processes are scripts: each program, named by
+// A ProcessRunner (proc/process_runner.h) whose processes are scripts: each program, named by
 // argv[0], prints what it is given and ends as told, without fork or exec, so stage and trial logic
 // is tested without processes. It keeps what was started and how each process ended, for tests to
 // check that no process outlives its stage. Thread-safe, as the seam requires (the server stage
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "workers/process_runner.h"
+#include "proc/process_runner.h"
 
 namespace gauntlet::test {
 
@@ -26,12 +26,12 @@ struct FakeProgram {
   std::optional<int> signal;
   bool until_stopped = false;  // a server or a hang: it ends only when stopped or at its deadline
   // What the program does when it starts, beyond printing (write its result file, say).
-  std::function<void(const ProcessSpec&)> on_start;
+  std::function<void(const proc::ProcessSpec&)> on_start;
   // Lets one program behave by its spec before it runs (a rank by its RANK, say).
-  std::function<void(const ProcessSpec&, FakeProgram&)> adapt;
+  std::function<void(const proc::ProcessSpec&, FakeProgram&)> adapt;
 };
 
-class FakeProcessRunner : public ProcessRunner {
+class FakeProcessRunner : public proc::ProcessRunner {
  public:
   // Programs by argv[0]; Start refuses any other name as a missing program would be (NotFound).
   void Add(const std::string& argv0, FakeProgram p) {
@@ -39,7 +39,7 @@ class FakeProcessRunner : public ProcessRunner {
     programs_[argv0] = std::move(p);
   }
 
-  Result<std::unique_ptr<RunningProcess>> Start(const ProcessSpec& spec) override {
+  Result<std::unique_ptr<proc::RunningProcess>> Start(const proc::ProcessSpec& spec) override {
     FakeProgram p;
     {
       std::lock_guard lock(mu_);
@@ -53,10 +53,10 @@ class FakeProcessRunner : public ProcessRunner {
     }
     if (p.adapt) p.adapt(spec, p);
     if (p.on_start) p.on_start(spec);
-    return std::unique_ptr<RunningProcess>(std::make_unique<Proc>(this, std::move(p)));
+    return std::unique_ptr<proc::RunningProcess>(std::make_unique<Proc>(this, std::move(p)));
   }
 
-  std::vector<ProcessSpec> started() const {  // every spec Start took, in order
+  std::vector<proc::ProcessSpec> started() const {  // every spec Start took, in order
     std::lock_guard lock(mu_);
     return started_;
   }
@@ -74,12 +74,12 @@ class FakeProcessRunner : public ProcessRunner {
   }
 
  private:
-  class Proc : public RunningProcess {
+  class Proc : public proc::RunningProcess {
    public:
     Proc(FakeProcessRunner* owner, FakeProgram p) : owner_(owner), p_(std::move(p)) {}
     ~Proc() override { StopGroup(std::chrono::milliseconds(0)); }  // as the real one: no group outlives its handle
 
-    ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
+    proc::ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
                      const std::function<void(std::string_view)>& on_output, const std::function<bool()>& should_stop,
                      std::chrono::milliseconds, std::chrono::milliseconds poll) override {
       for (auto& chunk : p_.output) on_output(chunk);
@@ -95,13 +95,13 @@ class FakeProcessRunner : public ProcessRunner {
     }
     void StopGroup(std::chrono::milliseconds) override {
       if (ended_) return;
-      exit_ = ExitInfoProc{};
+      exit_ = proc::ExitInfoProc{};
       exit_.signal = SIGTERM;
       Ended(true);
     }
 
    private:
-    ExitInfoProc End(bool timed_out, bool stopped) {
+    proc::ExitInfoProc End(bool timed_out, bool stopped) {
       if (timed_out) {
         std::lock_guard lock(owner_->mu_);
         ++owner_->timed_out_;
@@ -113,7 +113,7 @@ class FakeProcessRunner : public ProcessRunner {
         exit_.signal = p_.signal;
         Ended(false);
       }
-      ExitInfoProc out = exit_;
+      proc::ExitInfoProc out = exit_;
       out.timed_out = timed_out;
       out.stopped = stopped;
       return out;
@@ -128,12 +128,12 @@ class FakeProcessRunner : public ProcessRunner {
     FakeProcessRunner* owner_;
     FakeProgram p_;
     bool ended_ = false;
-    ExitInfoProc exit_;
+    proc::ExitInfoProc exit_;
   };
 
   mutable std::mutex mu_;
   std::map<std::string, FakeProgram> programs_;
-  std::vector<ProcessSpec> started_;
+  std::vector<proc::ProcessSpec> started_;
   int live_ = 0, stopped_ = 0, timed_out_ = 0;
 };
 

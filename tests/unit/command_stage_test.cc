@@ -12,6 +12,10 @@
 #include "tests/support/harness.h"
 
 namespace gauntlet {
+using proc::ProcessSpec;
+using classifier::ClassifyText;
+using classifier::Classification;
+using classifier::ExitInfo;
 namespace {
 using nlohmann::json;
 

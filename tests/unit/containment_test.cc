@@ -17,10 +17,16 @@
 #include <thread>
 
 #include "workers/gpu_handback.h"
-#include "workers/process.h"
-#include "workers/stage_cgroup.h"
+#include "proc/process.h"
+#include "proc/stage_cgroup.h"
 
 namespace gauntlet {
+using proc::Containment;
+using proc::ExitInfoProc;
+using proc::Process;
+using proc::ProcessSpec;
+using proc::SetContainment;
+using proc::StageCgroup;
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -11,6 +11,7 @@
 #include "workers/command_stage.h"
 
 namespace gauntlet {
+using proc::ProcessSpec;
 namespace {
 using nlohmann::json;
 

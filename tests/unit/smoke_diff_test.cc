@@ -1,4 +1,4 @@
-// Differential validation on recorded streams (workers/smoke_diff.h, workers/differential.h,
+// Differential validation on recorded streams (openai/smoke_diff.h, workers/differential.h,
 // core/smoke_reference.h): the comparison rules, both logprob shapes servers send, the stored form,
 // and the suite fields that declare a reference. The streams are shaped on what hf-serve answered
 // on the H200 (2026-12-01, "The capital of France is", 24 tokens): eager fp32 and bf16 agree for
@@ -11,9 +11,16 @@
 #include "core/smoke_reference.h"
 #include "core/suite.h"
 #include "workers/differential.h"
-#include "workers/smoke_diff.h"
+#include "openai/smoke_diff.h"
 
 namespace gauntlet {
+using openai::AnswerFromJson;
+using openai::AnswerJson;
+using openai::CompareAnswers;
+using openai::DiffResult;
+using openai::SmokeAnswer;
+using openai::StepsFromLogprobs;
+using openai::TokenStep;
 namespace {
 using nlohmann::json;
 

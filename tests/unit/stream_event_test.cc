@@ -1,15 +1,15 @@
 // The client benchmark's stream-event reader: the fast scanner and the JSON fallback must agree on
 // every event shape servers send, and the scanner must decline what it does not know.
-#include "workers/stream_event.h"
+#include "openai/stream_event.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-using gauntlet::JsonEscape;
-using gauntlet::ParseStreamEvent;
-using gauntlet::ScanStreamEvent;
-using gauntlet::StreamEvent;
+using gauntlet::openai::JsonEscape;
+using gauntlet::openai::ParseStreamEvent;
+using gauntlet::openai::ScanStreamEvent;
+using gauntlet::openai::StreamEvent;
 
 namespace {
 // Scans `data` with both paths and checks they read the same piece and usage.

@@ -22,6 +22,7 @@
 #include "tests/support/harness.h"
 
 namespace gauntlet {
+using proc::ProcessSpec;
 namespace {
 using nlohmann::json;
 

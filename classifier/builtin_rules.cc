@@ -1,0 +1,456 @@
+#include "classifier/builtin_rules.h"
+
+#include <array>
+#include <cctype>
+#include <stdexcept>
+
+#include "classifier/normalize.h"
+#include "classifier/refusals.h"
+
+namespace gauntlet::classifier {
+namespace {
+
+bool Has(std::string_view lower, std::string_view needle) { return lower.find(needle) != std::string_view::npos; }
+
+template <size_t N>
+bool HasAny(std::string_view lower, const std::array<std::string_view, N>& needles) {
+  for (auto n : needles)
+    if (Has(lower, n)) return true;
+  return false;
+}
+
+// Words that turn a refusal into a notice: the program carries on another way.
+constexpr std::array<std::string_view, 9> kFallbackWords = {
+    "fall back", "falling back", "fallback", "skip", "instead", "will use", "defaulting to",
+    "will be disabled", "is disabled"};
+
+bool MentionsFallback(std::string_view lower) { return HasAny(lower, kFallbackWords); }
+
+// A notice rather than a refusal: logged below ERROR, or says how it carries on.
+bool IsAdvisory(const LineContext& c) {
+  const LogLevel l = c.parsed->level;
+  if (l == LogLevel::kInfo || l == LogLevel::kDebug || l == LogLevel::kWarning) return true;
+  static constexpr std::array<std::string_view, 5> kMore = {"warn", "disabl", ", using", "ignor", "not recommended"};
+  return MentionsFallback(c.lower) || HasAny(c.lower, kMore);
+}
+
+// "sm_90", "sm90", "SM100", "sm_120a", "SM>=80", "sm 90" with a non-letter before "sm".
+bool MentionsSmArch(std::string_view lower) {
+  for (size_t i = lower.find("sm"); i != std::string_view::npos; i = lower.find("sm", i + 1)) {
+    if (i > 0 && std::isalpha(static_cast<unsigned char>(lower[i - 1]))) continue;
+    size_t j = i + 2;
+    while (j < lower.size() && j < i + 5 && (lower[j] == '_' || lower[j] == ' ' || lower[j] == '>' ||
+                                             lower[j] == '<' || lower[j] == '='))
+      ++j;
+    if (j < lower.size() && std::isdigit(static_cast<unsigned char>(lower[j]))) return true;
+  }
+  return false;
+}
+
+bool MentionsArch(std::string_view lower) {
+  static constexpr std::array<std::string_view, 16> kArchWords = {
+      "compute capability", "capability", "architecture", " arch", "hopper", "blackwell", "ampere",
+      "lovelace", "volta", "turing", "gpu", "device", "cc ", "compute_", "platform", "hardware"};
+  return MentionsSmArch(lower) || HasAny(lower, kArchWords);
+}
+
+RuleHit Hit(std::string_view rule, Verdict verdict, std::string key, Tier tier = Tier::kSpecific,
+            bool keyed = true, bool strong = false) {
+  RuleHit h;
+  h.rule = rule;
+  h.verdict = verdict;
+  h.key = std::move(key);
+  h.tier = tier;
+  h.keyed = keyed;
+  h.strong = strong;
+  return h;
+}
+
+// The text in single quotes after `marker`, e.g. Value 'sm_120a' -> "sm_120a".
+std::string QuotedAfter(std::string_view raw, std::string_view lower, std::string_view marker) {
+  size_t at = lower.find(marker);
+  if (at == std::string_view::npos) return "";
+  size_t open = raw.find('\'', at + marker.size());
+  if (open == std::string_view::npos || open > at + marker.size() + 4) return "";
+  size_t close = raw.find('\'', open + 1);
+  if (close == std::string_view::npos || close - open > 40) return "";
+  return SanitizeUtf8(raw.substr(open + 1, close - open - 1));
+}
+
+// "out of resource: tensor memory, Required: ..." -> "tensor_memory" (lowercase, '_' for spaces).
+std::string ResourceName(std::string_view raw, std::string_view lower) {
+  size_t at = lower.find("out of resource:");
+  if (at == std::string_view::npos) return "";
+  std::string_view rest = TrimSpace(raw.substr(at + 16));
+  std::string out;
+  for (char ch : rest.substr(0, 40)) {
+    if (ch == ',' || ch == '.' || ch == ';') break;
+    out.push_back(ch == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  }
+  return SanitizeUtf8(out);
+}
+
+// Normalised message for plain-line signatures; the prefix-free message reads best.
+std::string Norm(const LineContext& c, size_t max_len = 120) { return NormalizeMessage(TrimSpace(c.parsed->message), max_len); }
+
+bool IsException(const LineContext& c, std::string_view type) { return c.exc && c.exc->type == type; }
+
+}  // namespace
+
+void BuiltinRules::Add(std::string name, std::vector<std::string> needles,
+                       std::function<std::optional<RuleHit>(const LineContext&)> predicate) {
+  Rule r{std::move(name), {}, std::move(predicate)};
+  for (auto& n : needles) {
+    r.needle_ids.push_back(static_cast<uint32_t>(needles_.size()));
+    needle_rule_.push_back(static_cast<uint32_t>(rules_.size()));
+    needles_.push_back(std::move(n));
+  }
+  rules_.push_back(std::move(r));
+  if (rules_.size() > 64) throw std::logic_error("BuiltinRules: more than 64 rules; widen the candidate mask");
+}
+
+std::optional<RuleHit> BuiltinRules::Match(const std::vector<uint32_t>& hit_ids, const LineContext& ctx) const {
+  // Candidate rules as a bitmask (there are fewer than 64), then run them in priority order.
+  static_assert(sizeof(uint64_t) * 8 >= 64);
+  uint64_t candidates = 0;
+  for (uint32_t id : hit_ids)
+    if (id < needle_rule_.size()) candidates |= uint64_t{1} << needle_rule_[id];
+  while (candidates) {
+    const int i = __builtin_ctzll(candidates);
+    candidates &= candidates - 1;
+    if (auto h = rules_[static_cast<size_t>(i)].predicate(ctx)) return h;
+  }
+  return std::nullopt;
+}
+
+const BuiltinRules& DefaultBuiltinRules() {
+  static const BuiltinRules rules;
+  return rules;
+}
+
+// Rules in priority order: the first one that holds decides what the line means.
+BuiltinRules::BuiltinRules() {
+  // --- consequences first, so a watchdog "what():" line is not read as the crash itself --------
+  Add("nccl_watchdog",
+      {"watchdog caught collective operation timeout", "watchdog thread terminated", "process group watchdog",
+       "heartbeat monitor timed out", "collective operation timeout"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("nccl_watchdog", Verdict::kTimeout, "timeout:nccl_watchdog", Tier::kSecondary);
+      });
+  Add("wrapper",
+      {"see root cause above", "engine core initialization failed", "workerproc initialization failed",
+       "childfailederror", "scheduler is dead", "died unexpectedly", "child process unexpectedly failed",
+       "received sigquit from a child", "connection reset by peer", "broken pipe", "communicator was aborted",
+       "exception in worker", "worker process died", "enginedeaderror", "engine loop has died",
+       "exception in a different rank", "processraisedexception"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("wrapper", Verdict::kCrashed, "crashed:wrapper:" + Norm(c, 80), Tier::kSecondary, false);
+      });
+
+  // --- the backend has no code for this GPU -----------------------------------------------------
+  Add("ptxas",
+      {"ptxas fatal", "ptxas error", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (std::string v = QuotedAfter(c.raw, c.lower, "value"); !v.empty() && Has(c.lower, "gpu-name"))
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_arch:" + v, Tier::kSpecific, true, true);
+        if (Has(c.lower, "unsupported gpu architecture")) {
+          std::string v = QuotedAfter(c.raw, c.lower, "architecture");
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:nvcc_arch:" + (v.empty() ? std::string("unknown") : v),
+                     Tier::kSpecific, true, true);
+        }
+        if (Has(c.lower, "unsupported .version") || Has(c.lower, "unsupported .target"))
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_version", Tier::kSpecific, true, true);
+        if (Has(c.lower, "requires .target") || Has(c.lower, "not supported on .target"))
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_feature:" + Norm(c, 80), Tier::kSpecific, true,
+                     true);
+        if (Has(c.lower, "ptxas fatal") || Has(c.lower, "nvcc fatal"))
+          return Hit("ptxas", Verdict::kCrashed, "crashed:ptxas:" + Norm(c, 80));
+        return std::nullopt;
+      });
+  Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
+        return Hit("no_binary_for_gpu", Verdict::kUnsupported, "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
+      });
+  Add("no_kernel_image",
+      {"no kernel image is available", "cudaerrornokernelimagefordevice", "no_kernel_image_for_device"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
+        return Hit("no_kernel_image", Verdict::kUnsupported, "unsupported:no_kernel_image", Tier::kSpecific, true, true);
+      });
+  Add("invalid_kernel_image",
+      {"device kernel image is invalid", "cuda_error_invalid_image", "invalid device function",
+       "cudaerrorinvaliddevicefunction"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
+        if (Has(c.lower, "invalid device function") || Has(c.lower, "cudaerrorinvaliddevicefunction"))
+          return Hit("invalid_kernel_image", Verdict::kUnsupported, "unsupported:invalid_device_function", Tier::kSpecific,
+                     true, true);
+        return Hit("invalid_kernel_image", Verdict::kUnsupported, "unsupported:invalid_kernel_image", Tier::kSpecific, true,
+                   true);
+      });
+  Add("ptx_toolchain",
+      {"compiled with an unsupported toolchain", "cuda_error_unsupported_ptx_version", "unsupported ptx version"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("ptx_toolchain", Verdict::kUnsupported, "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
+      });
+  Add("cutlass_arch_conditional", {"arch conditional mma", "arch conditional"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("cutlass_arch_conditional", Verdict::kUnsupported, "unsupported:cutlass_arch_conditional", Tier::kSpecific,
+                   true, true);
+      });
+
+  // --- memory ------------------------------------------------------------------------------------
+  Add("kv_cache_oom",
+      {"no available memory for the cache blocks", "can be stored in kv cache", "mem-fraction-static",
+       "not enough memory for kv cache", "insufficient memory for kv cache"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        const bool hit = Has(c.lower, "no available memory for the cache blocks") ||
+                         Has(c.lower, "can be stored in kv cache") || Has(c.lower, "memory for kv cache") ||
+                         (Has(c.lower, "not enough memory") && Has(c.lower, "mem-fraction-static"));
+        if (!hit || (!c.exc && c.parsed->level == LogLevel::kInfo)) return std::nullopt;
+        return Hit("kv_cache_oom", Verdict::kOom, "oom:kv_cache");
+      });
+  Add("host_oom",
+      {"std::bad_alloc", "cannot allocate memory", "oom-kill", "killed process", "memoryerror",
+       "out of host memory", "host memory allocation failed"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (Has(c.lower, "std::bad_alloc") || Has(c.lower, "cannot allocate memory") || Has(c.lower, "oom-kill") ||
+            Has(c.lower, "out of host memory") || Has(c.lower, "host memory allocation failed") ||
+            (Has(c.lower, "out of memory") && Has(c.lower, "killed process")))
+          return Hit("host_oom", Verdict::kOom, "oom:host");
+        // Python's MemoryError, but not torch.OutOfMemoryError / torch.cuda.OutOfMemoryError.
+        if (IsException(c, "MemoryError")) return Hit("host_oom", Verdict::kOom, "oom:host");
+        for (size_t i = c.lower.find("memoryerror"); i != std::string_view::npos;
+             i = c.lower.find("memoryerror", i + 1)) {
+          if (i >= 2 && c.lower.substr(i - 2, 2) == "of") continue;
+          if (i > 0 && std::isalpha(static_cast<unsigned char>(c.lower[i - 1]))) continue;
+          return Hit("host_oom", Verdict::kOom, "oom:host");
+        }
+        return std::nullopt;
+      });
+  Add("cuda_oom",
+      {"out of memory", "cudaerrormemoryallocation", "outofmemoryerror", "resource_exhausted",
+       "cuda_error_out_of_memory", "cublas_status_alloc_failed", "failed to allocate device memory"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && c.parsed->level == LogLevel::kInfo) return std::nullopt;  // "... to avoid out of memory"
+        return Hit("cuda_oom", Verdict::kOom, "oom:cuda");
+      });
+  // Hardware resource limits a config exceeds: Triton's OutOfResources names the resource
+  // ("out of resource: shared memory, Required: 147456, Hardware limit: 101376"), ptxas says
+  // "uses too much shared data", the CUDA launch "too many resources requested" (registers).
+  Add("resource_limit",
+      {"out of resource:", "outofresources", "too much shared data", "too many resources requested for launch",
+       "cudaerrorlaunchoutofresources"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
+        if (Has(c.lower, "shared memory") || Has(c.lower, "shared data"))
+          return Hit("resource_limit", Verdict::kUnsupported, "unsupported:shared_memory_limit");
+        if (Has(c.lower, "too many resources requested") || Has(c.lower, "launchoutofresources"))
+          return Hit("resource_limit", Verdict::kUnsupported, "unsupported:launch_out_of_resources");
+        std::string resource = ResourceName(c.raw, c.lower);
+        return Hit("resource_limit", Verdict::kUnsupported,
+                   "unsupported:resource_limit:" + (resource.empty() ? std::string("unknown") : resource));
+      });
+
+  // --- device faults ---------------------------------------------------------------------------------
+  Add("illegal_memory_access", {"illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("illegal_memory_access", Verdict::kCrashed, "crashed:illegal_memory_access", Tier::kSpecific, true, true);
+      });
+  Add("illegal_instruction",
+      {"illegal instruction was encountered", "cudaerrorillegalinstruction", "cuda_error_illegal_instruction"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("illegal_instruction", Verdict::kCrashed, "crashed:illegal_instruction", Tier::kSpecific, true, true);
+      });
+  Add("misaligned_address", {"misaligned address", "cudaerrormisalignedaddress"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("misaligned_address", Verdict::kCrashed, "crashed:misaligned_address", Tier::kSpecific, true, true);
+      });
+  Add("device_assert", {"device-side assert triggered", "cudaerrorassert", "assertion `"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (Has(c.lower, "assertion `") && !(Has(c.lower, "failed") && Has(c.lower, "thread:"))) return std::nullopt;
+        return Hit("device_assert", Verdict::kCrashed, "crashed:device_assert", Tier::kSpecific, true, true);
+      });
+  Add("launch_failure", {"unspecified launch failure", "cudaerrorlaunchfailure", "cuda_error_launch_failed"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        return Hit("launch_failure", Verdict::kCrashed, "crashed:unspecified_launch_failure");
+      });
+
+  // --- libraries that refuse the problem on this GPU -------------------------------------------------
+  Add("cudnn",
+      {"no execution plans", "cudnn_status_not_supported", "cudnn_status_arch_mismatch", "no valid execution plans"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && IsAdvisory(c)) return std::nullopt;
+        if (Has(c.lower, "arch_mismatch"))
+          return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_arch_mismatch", Tier::kSpecific, true, true);
+        if (Has(c.lower, "execution plans"))
+          return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_no_execution_plans");
+        return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_not_supported");
+      });
+  Add("cublas",
+      {"cublas_status_not_supported", "cublas_status_arch_mismatch", "cublas_status_execution_failed",
+       "cublas_status_internal_error", "cublaslt"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (Has(c.lower, "cublas_status_not_supported") || Has(c.lower, "cublas_status_arch_mismatch")) {
+          if (!c.exc && IsAdvisory(c)) return std::nullopt;
+          return Hit("cublas", Verdict::kUnsupported, "unsupported:cublas_not_supported");
+        }
+        if (Has(c.lower, "cublas_status_execution_failed"))
+          return Hit("cublas", Verdict::kCrashed, "crashed:cublas_execution_failed");
+        if (Has(c.lower, "cublas_status_internal_error"))
+          return Hit("cublas", Verdict::kCrashed, "crashed:cublas_internal_error");
+        return std::nullopt;
+      });
+  Add("cutlass",
+      {"error internal", "kerrorinternal", "error not supported", "kerrornotsupported", "cutlass"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        const bool cutlass = Has(c.lower, "cutlass");
+        if (Has(c.lower, "error internal") || Has(c.lower, "kerrorinternal"))
+          return Hit("cutlass", Verdict::kCrashed, "crashed:cutlass:error_internal", Tier::kSpecific, false);
+        if ((Has(c.lower, "error not supported") || Has(c.lower, "kerrornotsupported")) && cutlass)
+          return Hit("cutlass", Verdict::kUnsupported, "unsupported:cutlass:not_supported", Tier::kSpecific, false);
+        if (cutlass && (Has(c.lower, "failed to initialize") || Has(c.lower, "initialization failed") ||
+                        Has(c.lower, "initialize failed") || Has(c.lower, "failed to init") ||
+                        Has(c.lower, "can_implement") || Has(c.lower, "cannot implement")))
+          return Hit("cutlass", Verdict::kCrashed, "crashed:cutlass:init_failed", Tier::kSpecific, false);
+        return std::nullopt;
+      });
+
+  // --- arch gates: the framework refuses this GPU in words ---------------------------------------------
+  Add("arch_gate",
+      {"only supported on", "only supported for", "only supported with", "supported only on", "only supports",
+       "only available on", "only runs on", "requires compute capability", "requires a gpu", "requires gpu",
+       "requires sm", "requires an sm", "require sm", "requires cuda capability", "requires nvidia",
+       "requires hopper", "requires blackwell", "requires ampere", "requires compute", "requires at least sm",
+       "need sm", "needs sm", "not supported on", "not supported for", "not supported in this",
+       "not supported by this", "not supported by the current", "unsupported arch", "unsupported gpu",
+       "unsupported compute capability", "unsupported device", "unsupported sm", "does not support",
+       "doesn't support", "not compatible with", "minimum capability", "compute capability of at least",
+       "not implemented for sm", "no implementation for sm", "not available on", "must be run on", "-only"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!MentionsArch(c.lower)) return std::nullopt;
+        if (!c.exc && IsAdvisory(c)) return std::nullopt;
+        // "SM100-only" needs the arch right before it.
+        if (c.lower.find("-only") != std::string_view::npos && !MentionsSmArch(c.lower) &&
+            !Has(c.lower, "supported") && !Has(c.lower, "require") && !Has(c.lower, "capability") &&
+            !Has(c.lower, "support") && !Has(c.lower, "available") && !Has(c.lower, "compatible") &&
+            !Has(c.lower, "implement") && !Has(c.lower, "must be run"))
+          return std::nullopt;
+        return Hit("arch_gate", Verdict::kUnsupported, "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
+      });
+
+  // --- the node, not the config ------------------------------------------------------------------------
+  Add("infra",
+      {"no space left on device", "driver version is insufficient", "driver/library version mismatch",
+       "busy or unavailable", "cudaerrordevicesunavailable", "uncorrectable ecc error", "nvrm: xid",
+       "address already in use", "no cuda gpus are available", "found no nvidia driver",
+       "no cuda-capable device is detected", "cudaerrornodevice", "cuda driver initialization failed",
+       "gpu has fallen off the bus", "cudaerrorsystemdrivermismatch"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (c.parsed->level == LogLevel::kWarning || c.parsed->level == LogLevel::kInfo) return std::nullopt;
+        if (Has(c.lower, "no space left on device")) return Hit("infra", Verdict::kInfraError, "infra_error:disk_full");
+        if (Has(c.lower, "driver version is insufficient") || Has(c.lower, "version mismatch") ||
+            Has(c.lower, "drivermismatch"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:driver_mismatch");
+        if (Has(c.lower, "busy or unavailable") || Has(c.lower, "devicesunavailable"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:gpu_unavailable");
+        if (Has(c.lower, "ecc error") || Has(c.lower, "xid") || Has(c.lower, "fallen off the bus"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:gpu_fault");
+        if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
+        return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
+      });
+
+  // --- output checks inside the stage ------------------------------------------------------------------
+  Add("mismatch",
+      {"tensor-likes are not close", "mismatched elements", "nan detected", "output contains nan",
+       "contains nan", "results mismatch", "accuracy check failed"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && IsAdvisory(c)) return std::nullopt;
+        const bool nan = Has(c.lower, "nan detected") || Has(c.lower, "contains nan");
+        return Hit("mismatch", Verdict::kWrongOutput, nan ? "wrong_output:nan" : "wrong_output:mismatch", Tier::kSpecific,
+                   false);
+      });
+
+  // --- NCCL ------------------------------------------------------------------------------------------
+  Add("nccl",
+      {"nccl warn", "ncclunhandledcudaerror", "ncclsystemerror", "ncclinternalerror", "ncclinvalidusage",
+       "ncclremoteerror", "nccl error"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        std::string_view msg = c.parsed->message;
+        size_t at = c.lower.find("nccl warn");
+        std::string detail;
+        if (at != std::string_view::npos) {
+          // lower is raw lowercased byte for byte, so offsets carry over.
+          detail = NormalizeMessage(TrimSpace(c.raw.substr(std::min(at + 9, c.raw.size()))), 80);
+        } else {
+          detail = NormalizeMessage(TrimSpace(msg), 80);
+        }
+        const bool timeout = Has(c.lower, "timeout") || Has(c.lower, "timed out");
+        const Verdict v = timeout ? Verdict::kTimeout : Verdict::kCrashed;
+        return Hit("nccl", v, std::string(Name(v)) + ":nccl:" + detail, Tier::kNccl, false);
+      });
+
+  // --- fatal signals written to the log ------------------------------------------------------------
+  Add("signal",
+      {"segmentation fault", "sigsegv", "bus error", "sigbus", "floating point exception", "sigfpe",
+       "illegal instruction", "sigill", "aborted", "sigabrt", "core dumped", "fatal python error"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        std::string_view msg = TrimSpace(c.parsed->message);
+        std::string_view l = c.lower;
+        auto signal_hit = [](std::string_view name, Tier tier) {
+          return Hit("signal", Verdict::kCrashed, "crashed:signal:" + std::string(name), tier);
+        };
+        if (Has(l, "segmentation fault") || Has(l, "sigsegv")) return signal_hit("SIGSEGV", Tier::kGeneric);
+        if (Has(l, "bus error") || Has(l, "sigbus")) return signal_hit("SIGBUS", Tier::kGeneric);
+        if (Has(l, "floating point exception") || Has(l, "sigfpe")) return signal_hit("SIGFPE", Tier::kGeneric);
+        if (Has(l, "sigill") || msg.starts_with("Illegal instruction") || Has(l, "illegal instruction (core"))
+          return signal_hit("SIGILL", Tier::kGeneric);
+        // Abort nearly always follows a printed C++ exception, which says more.
+        if (Has(l, "sigabrt") || msg.starts_with("Aborted") || Has(l, "fatal python error: aborted"))
+          return signal_hit("SIGABRT", Tier::kSecondary);
+        if (Has(l, "fatal python error"))
+          return Hit("signal", Verdict::kCrashed, "crashed:fatal_python_error:" + Norm(c, 80), Tier::kGeneric);
+        return std::nullopt;
+      });
+
+  // The shell's "Killed" for a SIGKILLed child: the OOM killer, unless we killed it ourselves.
+  Add("killed", {"killed"}, [](const LineContext& c) -> std::optional<RuleHit> {
+    std::string_view msg = TrimSpace(c.parsed->message);
+    bool shell = msg == "Killed";
+    if (!shell) {
+      // "bash: line 1:  4242 Killed   python3 ..." / "/bin/sh: 1: 4242 Killed"
+      size_t k = msg.find(" Killed");
+      if (k != std::string_view::npos && k > 0) {
+        size_t i = k;
+        while (i > 0 && msg[i - 1] == ' ') --i;
+        shell = i > 0 && std::isdigit(static_cast<unsigned char>(msg[i - 1]));
+      }
+    }
+    if (!shell) return std::nullopt;
+    RuleHit h = Hit("killed", Verdict::kOom, "oom:host", Tier::kNccl);
+    h.needs_sigkill = true;
+    return h;
+  });
+
+  // Framework refusals in exception form (NotImplementedError, a ValueError/RuntimeError saying
+  // "not supported" / "only supports" / "must be a multiple of", an optional backend's package
+  // missing): the decision is refusals.h's, from the exception's type and message. Last among
+  // the built-ins, so every fixed fact above (OOM, arch gate, cuDNN, illegal address...) wins.
+  Add("refusal", RefusalNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (!c.exc) return std::nullopt;
+    std::optional<std::string> key = RefusalKey(*c.exc);
+    if (!key) return std::nullopt;
+    return Hit("refusal", Verdict::kUnsupported, std::move(*key));
+  });
+
+  // pytest's summary "FAILED tests/x.py::test_y - RuntimeError: msg"; the classifier turns the
+  // part after " - " into an exception line.
+  Add("pytest_failed", {"failed "}, [](const LineContext& c) -> std::optional<RuleHit> {
+    std::string_view msg = c.parsed->message;
+    if (!msg.starts_with("FAILED ") || msg.find(" - ") == std::string_view::npos) return std::nullopt;
+    return Hit("pytest_failed", Verdict::kCrashed, "", Tier::kGeneric, false);
+  });
+}
+
+}  // namespace gauntlet::classifier

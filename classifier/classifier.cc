@@ -1,0 +1,475 @@
+// Streaming classification: split into lines, prefilter each line with one Aho-Corasick pass,
+// run rules and traceback tracking only on candidate lines, keep per-rank summaries (bounded),
+// and decide at Finish. Decision order and rationale: docs/CLASSIFIER.md.
+#include "classifier/classifier.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "core/user_regex.h"
+#include "core/verdict.h"
+#include "classifier/builtin_rules.h"
+#include "classifier/engine.h"
+#include "classifier/log_line.h"
+#include "classifier/normalize.h"
+#include "classifier/rank_triage.h"
+#include "core/signal_names.h"
+#include "classifier/traceback.h"
+
+namespace gauntlet::classifier {
+namespace {
+
+constexpr size_t kMaxLine = 64 * 1024;     // longer lines are cut (same cut whatever the chunking)
+constexpr size_t kMaxRuleScan = 4096;      // rules read the first 4 KiB of a candidate line
+constexpr size_t kMaxRanks = 1024;         // distinct writers tracked; the rest share one slot
+constexpr size_t kLastLineBytes = 512;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+struct Incident {
+  Verdict verdict = Verdict::kCrashed;
+  std::string signature;
+  std::string evidence;
+  bool keyed = false;      // a fixed-key fact (no kernel image, OOM...), not an exception's own words
+  bool exception = false;  // came from the exception line that ended a traceback
+  std::string rank = {};   // the writer's key (RankState::key)
+};
+
+struct RankState {
+  std::string key;        // "rank1", "tp3", "" (no prefix), ...
+  bool watchdog = false;  // reported an NCCL watchdog timeout
+  TracebackTracker tb;
+  uint64_t first[5] = {kNever, kNever, kNever, kNever, kNever};  // first line of each tier
+  std::optional<Incident> last[5];                                 // last incident of each tier
+};
+
+std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const std::string& frame) {
+  std::string sig(Name(verdict));
+  sig += ':';
+  sig += e.type;
+  std::string msg = NormalizeMessage(e.message);
+  if (!msg.empty()) sig += ":" + msg;
+  if (!frame.empty()) sig += "@" + SanitizeUtf8(frame);
+  return sig;
+}
+
+bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
+
+// Among specific facts from one rank, causes outrank consequences (VerdictInfo::cause_rank).
+int CausePriority(Verdict verdict) { return Info(verdict).cause_rank; }
+
+}  // namespace
+
+struct Classifier::State {
+  std::shared_ptr<const Engine> engine;
+  std::string partial;
+  bool partial_overflow = false;
+  uint64_t line_no = 0;
+  std::unordered_map<std::string, RankState> ranks;
+  std::string last_opener_rank;
+  int open_tracebacks = 0;
+  // Rank triage (rank_triage.h): torchrun-prefixed ranks seen at all (hung ranks print no error),
+  // unprefixed lines a launcher reprints for a rank, and the launcher's own report.
+  std::vector<uint8_t> seen_ranks;
+  std::string redirect_rank;  // after "-- Process N terminated with the following error:"
+  bool redirect_opened = false;
+  int redirect_wait = 0;  // lines seen since the marker while no traceback has opened
+  RootCauseReader root;
+  std::string launcher_rank;  // the rank a launcher says failed (spawn's process N, torchrun's root cause)
+  std::vector<std::optional<Incident>> suite_hits;  // first match of each suite rule
+  std::optional<Incident> first_strong;
+  std::optional<Incident> killed_line;
+  std::string last_line;
+  // The last non-blank line seen, as a view into the caller's chunk; copied into last_line once per
+  // Feed (CommitLastLine) instead of once per line.
+  std::string_view last_line_view;
+  bool last_line_pending = false;
+
+  void CommitLastLine() {
+    if (last_line_pending) last_line.assign(last_line_view.substr(0, kLastLineBytes));
+    last_line_pending = false;
+  }
+  // Scratch for one line's needle hits.
+  std::vector<uint8_t> hit;
+  std::vector<uint32_t> touched;
+
+  void ProcessLine(std::string_view line);
+  void SlowPath(std::string_view line, bool any_needle);
+  bool RunSuiteRules(std::string_view line, const LogLine& parsed, const std::string& rank);
+  void SpawnExitIncident(const SpawnExit& e, std::string_view line);
+  Classification Attribute(const Incident& i, bool consequence) const;
+  Classification DecideInner(const ExitInfo& exit) const;
+  void ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed, bool any_needle);
+  RankState& Rank(const std::string& key);
+  void Record(RankState& rs, Tier tier, Incident inc);
+  std::optional<Incident> Pick(int lo, int hi) const;
+  Classification Decide(const ExitInfo& exit) const;
+};
+
+RankState& Classifier::State::Rank(const std::string& key) {
+  auto it = ranks.find(key);
+  if (it != ranks.end()) return it->second;
+  const std::string& k = ranks.size() >= kMaxRanks ? std::string("~other") : key;
+  RankState& rs = ranks[k];
+  rs.key = k;
+  return rs;
+}
+
+// torch.multiprocessing's parent: "ProcessExitedException: process 1 terminated with signal SIGSEGV".
+// A crash signal is that rank's own failure; an exit code or SIGABRT/SIGKILL only says it ended,
+// so it counts only for a rank that left no other trace (its watchdog abort stays the story).
+void Classifier::State::SpawnExitIncident(const SpawnExit& e, std::string_view line) {
+  RankState& rs = Rank("rank" + std::to_string(e.process));
+  if (launcher_rank.empty()) launcher_rank = rs.key;
+  const std::string how =
+      e.signal ? "crashed:signal:" + SignalName(*e.signal) : "crashed:exit_code:" + std::to_string(*e.exit_code);
+  Incident inc{Verdict::kCrashed, how, TrimEvidence(line), true, true};
+  if (e.signal && IsCrashSignal(*e.signal)) return Record(rs, Tier::kGeneric, std::move(inc));
+  for (uint64_t f : rs.first)
+    if (f != kNever) return;
+  Record(rs, Tier::kSecondary, std::move(inc));
+}
+
+void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
+  const int t = static_cast<int>(tier);
+  rs.first[t] = std::min(rs.first[t], line_no);
+  inc.rank = rs.key;
+  if (inc.signature == "timeout:nccl_watchdog") rs.watchdog = true;
+  // Otherwise the last one wins (the final exception of a chain ended the process), except that
+  // a second fixed-key fact of the same kind is a consequence of the first, and the lines that
+  // continue an exception's message ("Mismatched elements: ...") do not replace the exception.
+  if (tier == Tier::kSpecific && rs.last[t]) {
+    const Incident& kept = *rs.last[t];
+    const int before = CausePriority(kept.verdict), now = CausePriority(inc.verdict);
+    if (before > now || (before == now && (kept.keyed || (kept.exception && !inc.exception)))) return;
+  }
+  rs.last[t] = std::move(inc);
+}
+
+void Classifier::State::ProcessLine(std::string_view line) {
+  ++line_no;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (const int r = TorchrunRankPrefix(line); r >= 0 && static_cast<size_t>(r) < kMaxRanks) {
+    if (seen_ranks.size() <= static_cast<size_t>(r)) seen_ranks.resize(static_cast<size_t>(r) + 1, 0);
+    seen_ranks[static_cast<size_t>(r)] = 1;
+  }
+  if (root.active()) {
+    root.Observe(line);
+    if (root.rank() >= 0) launcher_rank = "rank" + std::to_string(root.rank());
+  }
+  {
+    std::string_view t = TrimSpace(line);
+    if (!t.empty()) {
+      last_line_view = t;
+      last_line_pending = true;
+    }
+  }
+  const Engine& e = *engine;
+  bool any = e.ac->Scan(line, [this](uint32_t id) {
+    if (!hit[id]) {
+      hit[id] = 1;
+      touched.push_back(id);
+    }
+  });
+  if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
+  if (!redirect_rank.empty()) {
+    // The reprinted traceback ends when that rank's tracker closes again.
+    // A marker followed by no traceback ("-- Process 1 terminated ...:" then "...") gives up soon.
+    const bool open = Rank(redirect_rank).tb.open();
+    if (open) redirect_opened = true;
+    else if (redirect_opened || ++redirect_wait > 8) redirect_rank.clear();
+  }
+  for (uint32_t id : touched) hit[id] = 0;
+  touched.clear();
+}
+
+void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
+  LogLine parsed = ParseLogLine(line);
+  std::string rank = parsed.rank;
+  // torchrun reprints an error file's traceback two spaces in; as written, its exception line
+  // would read as an indented body line.
+  if (root.reprinting() && rank.empty() && parsed.message.starts_with("  ")) parsed.message.remove_prefix(2);
+  // A launcher's reprint of a rank's traceback (torch.multiprocessing's parent after "-- Process N
+  // terminated ...", torchrun's root-cause block) belongs to that rank.
+  if (rank.empty() && root.reprinting() && root.rank() >= 0) rank = "rank" + std::to_string(root.rank());
+  if (rank.empty() && !redirect_rank.empty()) rank = redirect_rank;
+  if (hit[engine->root_cause_needle]) root.Start();
+  if (hit[engine->spawn_needle]) {
+    if (const int p = SpawnFailedProcess(parsed.message); p >= 0) {
+      redirect_rank = "rank" + std::to_string(p);
+      redirect_opened = false;
+      redirect_wait = 0;
+      if (launcher_rank.empty()) launcher_rank = redirect_rank;
+    }
+  }
+  // Unprefixed continuation lines belong to the traceback that a prefixed line opened (SGLang
+  // logs "[.. TP0] Scheduler hit an exception: Traceback ..." and the frames without prefix).
+  if (rank.empty() && !last_opener_rank.empty()) {
+    auto it = ranks.find(last_opener_rank);
+    if (it != ranks.end() && it->second.tb.open()) rank = last_opener_rank;
+  }
+  RankState& rs = Rank(rank);
+  const bool was_open = rs.tb.open();
+  const auto role =
+      (any_needle || was_open) ? rs.tb.Observe(parsed.message, parsed.level) : TracebackTracker::Role::kNone;
+  open_tracebacks += static_cast<int>(rs.tb.open()) - static_cast<int>(was_open);
+  if (role == TracebackTracker::Role::kOpener) last_opener_rank = rank;
+
+  const bool benign = RunSuiteRules(line, parsed, rs.key);
+  if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
+
+  if (role == TracebackTracker::Role::kException) {
+    ExceptionIncident(rs, line, parsed, any_needle);
+    return;
+  }
+  if (!any_needle) return;
+  std::string_view raw = line.substr(0, kMaxRuleScan);
+  std::string lower = ToLowerAscii(raw);
+  LineContext ctx{raw, lower, &parsed, nullptr};
+  std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
+  if (!h) return;
+  if (h->needs_sigkill) {
+    if (!killed_line) killed_line = Incident{h->verdict, h->key, TrimEvidence(line), false, false, rs.key};
+    return;
+  }
+  Incident inc;
+  Tier tier = h->tier;
+  if (h->rule == "pytest_failed") {
+    // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg"
+    std::string_view msg = parsed.message;
+    size_t dash = msg.find(" - ");
+    std::string_view node = msg.substr(7, dash - 7);
+    std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
+    if (!pe) return;
+    std::string file(PathBasename(node.substr(0, node.find("::"))));
+    const Verdict verdict = pe->type == "AssertionError" ? Verdict::kWrongOutput : Verdict::kCrashed;
+    inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
+    tier = Tier::kGeneric;
+  } else {
+    inc = {h->verdict, h->key, TrimEvidence(line), h->keyed};
+  }
+  inc.rank = rs.key;
+  if (h->strong && !first_strong) first_strong = inc;
+  Record(rs, tier, std::move(inc));
+}
+
+// Suite rules see every line, frames included; returns whether a `passed` rule marked it benign.
+bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& parsed, const std::string& rank) {
+  bool benign = false;
+  for (size_t i = 0; i < engine->suite.size(); ++i) {
+    const CompiledRule& r = engine->suite[i];
+    if (!r.every_line && !hit[r.needle]) continue;
+    if (suite_hits[i] && r.rule.verdict != Verdict::kPassed) continue;
+    bool m;
+    if (r.re) {
+      // RE2 (core/user_regex.h): linear in the line, so a 64 KiB line is searched whole.
+      m = r.re->Search(line) || r.re->Search(parsed.message);
+    } else {
+      m = line.find(r.rule.match) != std::string_view::npos;
+    }
+    if (!m) continue;
+    if (r.rule.verdict == Verdict::kPassed) {
+      benign = true;
+      continue;
+    }
+    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line), false, false, rank};
+  }
+  return benign;
+}
+
+// A line that completed an exception (its own "Type: msg", or the cause / message that followed
+// an open-ended one). Rules read "Type: message" when the text came from two lines, so their
+// needles are found again in that text; the evidence is always the physical line.
+void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed,
+                                          bool any_needle) {
+  const ExceptionLine& exc = rs.tb.exception();
+  if (exc.type == "ProcessExitedException") {
+    if (std::optional<SpawnExit> se = ParseSpawnExit(exc.message)) return SpawnExitIncident(*se, line);
+  }
+  std::string synthetic;
+  std::vector<uint32_t> ids;
+  const std::vector<uint32_t>* hits = &touched;
+  if (rs.tb.exception_continued()) {
+    synthetic = exc.type + ": " + exc.message;
+    engine->ac->Scan(synthetic, [&ids](uint32_t id) { ids.push_back(id); });
+    hits = &ids;
+    any_needle = !ids.empty();
+  }
+  std::string_view raw = (synthetic.empty() ? line : std::string_view(synthetic)).substr(0, kMaxRuleScan);
+  std::string lower = ToLowerAscii(raw);
+  LineContext ctx{raw, lower, &parsed, &exc};
+  std::optional<RuleHit> h = any_needle ? engine->builtin->Match(*hits, ctx) : std::nullopt;
+
+  const std::string& frame = rs.tb.innermost_file();
+  Incident inc;
+  Tier tier;
+  bool strong = false;
+  if (h && h->keyed && !h->needs_sigkill) {
+    inc = {h->verdict, h->key, TrimEvidence(line), true};
+    tier = h->tier;
+    strong = h->strong;
+  } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
+    tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
+    inc = {h->verdict, ExceptionSignature(h->verdict, exc, frame), TrimEvidence(line)};
+  } else {
+    Verdict verdict = Verdict::kCrashed;
+    tier = Tier::kGeneric;
+    if (exc.type == "AssertionError") verdict = Verdict::kWrongOutput;
+    if (exc.type == "TimeoutError") {
+      verdict = Verdict::kTimeout;
+      tier = Tier::kSecondary;
+    }
+    // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
+    if (exc.type == "KeyboardInterrupt" || exc.type == "SystemExit" || IsWrapperException(exc))
+      tier = Tier::kSecondary;
+    inc = {verdict, ExceptionSignature(verdict, exc, frame), TrimEvidence(line)};
+  }
+  inc.exception = true;
+  inc.rank = rs.key;
+  if (strong && !first_strong) first_strong = inc;
+  Record(rs, tier, std::move(inc));
+}
+
+// The rank whose first incident in tiers [lo, hi] came earliest decides; it reports its strongest
+// tier, and within that tier the incident Record kept (see there).
+std::optional<Incident> Classifier::State::Pick(int lo, int hi) const {
+  const RankState* best = nullptr;
+  uint64_t earliest = kNever;
+  for (const auto& [key, rs] : ranks) {
+    uint64_t f = kNever;
+    for (int t = lo; t <= hi; ++t) f = std::min(f, rs.first[t]);
+    if (f < earliest) {
+      earliest = f;
+      best = &rs;
+    }
+  }
+  if (!best) return std::nullopt;
+  for (int t = hi; t >= lo; --t)
+    if (best->last[t]) return best->last[t];
+  return std::nullopt;
+}
+
+// The deciding incident as a result. When no rank printed an error of its own (`consequence`: the
+// decision came from tier 1-2) and the deciding rank's NCCL watchdog timed out while another
+// torchrun-prefixed rank reported no timeout, that other rank hung: it never reached the
+// collective its peers waited in, and their timeout is the consequence, not the failure.
+Classification Classifier::State::Attribute(const Incident& i, bool consequence) const {
+  Classification c{i.verdict, i.signature, i.evidence, i.rank};
+  if (!consequence || !i.rank.starts_with("rank")) return c;
+  if (auto self = ranks.find(i.rank); self == ranks.end() || !self->second.watchdog) return c;
+  for (size_t r = 0; r < seen_ranks.size(); ++r) {
+    if (!seen_ranks[r]) continue;
+    const std::string key = "rank" + std::to_string(r);
+    auto it = ranks.find(key);
+    if (it != ranks.end() && it->second.watchdog) continue;
+    c.verdict = Verdict::kTimeout;
+    c.signature = "timeout:rank_hang";
+    c.rank = key;
+    c.evidence = TrimEvidence(key + " never joined the collective that timed out on " + i.rank + ": " + i.evidence);
+    return c;
+  }
+  return c;
+}
+
+Classification Classifier::State::Decide(const ExitInfo& exit) const {
+  Classification c = DecideInner(exit);
+  // A failure no rank's own line explained still names the rank its launcher reported.
+  if (c.rank.empty() && c.verdict != Verdict::kPassed && c.verdict != Verdict::kCancelled) c.rank = launcher_rank;
+  return c;
+}
+
+Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
+  auto out = [this](const Incident& i) { return Attribute(i, false); };
+  auto after = [this](const Incident& i) { return Attribute(i, true); };
+  const std::string last = TrimEvidence(last_line);
+  if (exit.cancelled) return {Verdict::kCancelled, "cancelled:by_user", last};
+  // The suite's own rules win; among several, the first in the suite's order.
+  for (size_t i = 0; i < suite_hits.size(); ++i)
+    if (suite_hits[i]) return out(*suite_hits[i]);
+
+  const bool exited_ok = exit.exit_code && *exit.exit_code == 0 && !exit.signal && !exit.timed_out;
+  if (exited_ok) {
+    // Exit 0 is believed unless the log holds a refusal or device fault that no program survives
+    // correctly (e.g. a CUTLASS example that prints "requires compute capability 100" and returns 0).
+    if (first_strong) return out(*first_strong);
+    return {Verdict::kPassed, "", ""};
+  }
+  if (auto p = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific))) return out(*p);
+  // torchrun's root cause died of a crash signal and no rank printed an error of its own.
+  if (root.rank() >= 0 && root.exitcode() && *root.exitcode() < 0 && IsCrashSignal(-*root.exitcode()))
+    return {Verdict::kCrashed, "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank};
+
+  if (exit.timed_out) {
+    for (auto [lo, hi] : {std::pair{2, 2}, std::pair{1, 1}}) {
+      if (auto s = Pick(lo, hi); s && s->verdict == Verdict::kTimeout) return after(*s);
+    }
+    return {Verdict::kTimeout, "timeout:stage_limit", last};
+  }
+  std::optional<int> sig = exit.signal;
+  if (!sig && exit.exit_code && *exit.exit_code > 128 && *exit.exit_code < 160) sig = *exit.exit_code - 128;
+  if (sig && IsCrashSignal(*sig)) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
+  if (sig && *sig == 9 && killed_line) return out(*killed_line);
+  // NCCL WARN lines also show up in healthy runs ("Failed to open libibverbs.so"): they only
+  // explain a failure we know happened, never decide one on their own.
+  const bool known_failure = sig || (exit.exit_code && *exit.exit_code != 0);
+  if (known_failure) {
+    if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
+  }
+  if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return after(*s);
+  if (sig) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
+  if (exit.exit_code && *exit.exit_code != 0)
+    return {Verdict::kCrashed, "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
+  return {Verdict::kPassed, "", ""};
+}
+
+
+Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::make_unique<State>()) {
+  state_->engine = SharedEngine(std::move(suite_rules));
+  state_->hit.assign(state_->engine->ac->needle_count(), 0);
+  state_->suite_hits.resize(state_->engine->suite.size());
+}
+Classifier::~Classifier() = default;
+Classifier::Classifier(Classifier&&) noexcept = default;
+Classifier& Classifier::operator=(Classifier&&) noexcept = default;
+
+void Classifier::Feed(std::string_view chunk) {
+  State& s = *state_;
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    if (!nl) {
+      // No line end yet: keep (at most kMaxLine bytes of) the partial line.
+      if (!s.partial_overflow) {
+        size_t room = kMaxLine - s.partial.size();
+        s.partial.append(chunk.substr(0, room));
+        if (chunk.size() > room) s.partial_overflow = true;
+      }
+      s.CommitLastLine();
+      return;
+    }
+    size_t len = static_cast<const char*>(nl) - chunk.data();
+    std::string_view piece = chunk.substr(0, len);
+    if (s.partial.empty() && !s.partial_overflow) {
+      s.ProcessLine(piece.substr(0, kMaxLine));  // zero-copy common case
+    } else {
+      if (!s.partial_overflow) s.partial.append(piece.substr(0, kMaxLine - s.partial.size()));
+      s.ProcessLine(s.partial);
+      s.CommitLastLine();  // the view points into partial, about to be cleared
+      s.partial.clear();
+      s.partial_overflow = false;
+    }
+    chunk.remove_prefix(len + 1);
+  }
+  s.CommitLastLine();
+}
+
+Classification Classifier::Finish(const ExitInfo& exit) const {
+  if (state_->partial.empty()) return state_->Decide(exit);
+  State copy = *state_;  // Finish is const: the unterminated last line is processed on a copy
+  copy.ProcessLine(copy.partial);
+  copy.CommitLastLine();
+  return copy.Decide(exit);
+}
+
+}  // namespace gauntlet::classifier

@@ -1,0 +1,66 @@
+// Failure classifier: turns a stage's log plus how the process ended into a verdict, a stable
+// signature and one evidence line. Rules and signature keys: docs/CLASSIFIER.md.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/signature_rule.h"
+#include "core/verdict.h"
+
+namespace gauntlet::classifier {
+
+// How the stage's process ended. All empty means "unknown": the log alone decides.
+struct ExitInfo {
+  std::optional<int> exit_code;
+  std::optional<int> signal;  // signal number (SIGSEGV = 11)
+  bool timed_out = false;
+  bool cancelled = false;
+};
+
+// verdict is kPassed (signature and evidence empty) when nothing failed. `rank` names the writer
+// whose failure decided ("rank1" for torchrun's "[rank1]:" and torch.multiprocessing's process 1,
+// "tp3", "enginecore_dp0", ...; docs/CLASSIFIER.md "Ranks"), empty when none is known.
+struct Classification {
+  Verdict verdict = Verdict::kPassed;
+  std::string signature;
+  std::string evidence;
+  std::string rank = {};
+};
+
+// Streaming classifier. Feed the log in chunks of any size; memory stays bounded (lines are capped
+// at 64 KiB, per-rank state is a few strings). The result does not depend on how the log was
+// chunked. Not thread-safe; Finish may be called several times (e.g. with different ExitInfo).
+class Classifier {
+ public:
+  explicit Classifier(std::vector<SignatureRule> suite_rules = {});
+  ~Classifier();
+  Classifier(Classifier&&) noexcept;
+  Classifier& operator=(Classifier&&) noexcept;
+
+  void Feed(std::string_view chunk);
+  Classification Finish(const ExitInfo& exit) const;
+
+  struct State;  // defined in classifier.cc
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// One-shot helpers over Classifier.
+Classification ClassifyText(std::string_view log, const ExitInfo& exit,
+                            const std::vector<SignatureRule>& rules = {});
+// Reads the file in 1 MiB chunks; throws std::runtime_error if it cannot be opened or read.
+Classification ClassifyFile(const std::string& path, const ExitInfo& exit,
+                            const std::vector<SignatureRule>& rules = {});
+
+// Serialises as {"verdict", "signature", "evidence"} plus "rank" when one is known (what
+// `gauntlet classify` prints).
+nlohmann::json ToJson(const Classification& c);
+
+}  // namespace gauntlet::classifier

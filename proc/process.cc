@@ -1,0 +1,308 @@
+#include "proc/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "proc/proc_table.h"
+#include "proc/stage_keeper.h"
+
+namespace gauntlet::proc {
+
+std::string FindProgram(const std::string& name, const std::string& path) {
+  if (name.find('/') != std::string::npos) return name;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find(':', i);
+    if (j == std::string::npos) j = path.size();
+    std::string dir = path.substr(i, j - i);
+    if (!dir.empty()) {
+      std::string cand = dir + "/" + name;
+      struct stat st;
+      if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) return cand;
+    }
+    i = j + 1;
+  }
+  return name;
+}
+
+namespace {
+// Every keeper this process has started and not yet reaped. Held across fork, so a sweep of stray
+// children never sees a keeper whose pid is not recorded yet.
+std::mutex g_children_mu;
+std::set<pid_t> g_keepers;
+
+void SetWaitStatus(int st, ExitInfoProc* e) {
+  if (WIFEXITED(st)) e->exit_code = WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) e->signal = WTERMSIG(st);
+}
+}  // namespace
+
+int KillStrayChildren() {
+  int is_subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &is_subreaper);
+  if (!is_subreaper) return 0;  // orphans go to init, not here: there are no strays to take
+  std::lock_guard lock(g_children_mu);
+  constexpr size_t kMax = 32768;
+  std::vector<pid_t> desc(kMax), spid(kMax), sppid(kMax);
+  int killed = 0;
+  // Rounds, because a stray's own children are re-parented here only once it is dead.
+  for (int round = 0; round < 50; ++round) {
+    size_t n = ListDescendants(getpid(), desc.data(), kMax, spid.data(), sppid.data(), kMax);
+    int this_round = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const pid_t p = desc[i];
+      if (g_keepers.count(p) || ParentOf(p) != getpid()) continue;  // a keeper, or not a child
+      kill(p, SIGKILL);
+      ++this_round;
+      // SIGKILL is prompt unless the process is inside the kernel (a GPU driver's teardown): bounded.
+      for (int k = 0; k < 200 && waitpid(p, nullptr, WNOHANG) == 0; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    killed += this_round;
+    if (this_round == 0) break;
+  }
+  return killed;
+}
+
+Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
+  if (spec.argv.empty()) return Status::Invalid("empty argv", "argv");
+  auto path_it = spec.env.find("PATH");
+  const std::string prog = FindProgram(spec.argv[0], path_it == spec.env.end() ? "/usr/bin:/bin" : path_it->second);
+  if (access(prog.c_str(), X_OK) != 0)
+    return Status::NotFound("program '" + spec.argv[0] + "' was not found or is not executable");
+  int fds[2], st[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::Internal(std::string("pipe: ") + strerror(errno));
+  if (pipe2(st, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return Status::Internal(std::string("pipe: ") + strerror(errno));
+  }
+  std::unique_ptr<StageCgroup> cgroup = StageCgroup::Create();
+  int procs_fd = cgroup ? open((cgroup->path() + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC) : -1;
+  // Everything the children need is built before fork: after fork only async-signal-safe calls.
+  std::vector<std::string> env_strs;
+  for (auto& [k, v] : spec.env) env_strs.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  std::vector<std::string> args = spec.argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_strs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  KeeperArgs ka;
+  ka.prog = prog.c_str();
+  ka.argv = argv.data();
+  ka.envp = envp.data();
+  ka.cwd = spec.cwd.c_str();
+  ka.out_w = fds[1];
+  ka.status_w = st[1];
+  ka.cgroup_procs = procs_fd;
+  ka.worker = getpid();
+  pid_t pid;
+  {
+    std::lock_guard lock(g_children_mu);
+    pid = fork();
+    if (pid == 0) RunKeeper(ka);
+    if (pid > 0) g_keepers.insert(pid);
+  }
+  if (procs_fd >= 0) close(procs_fd);
+  close(fds[1]);
+  close(st[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    close(st[0]);
+    return Status::Internal(std::string("fork: ") + strerror(errno));
+  }
+  setpgid(pid, pid);  // also from the parent: no race with a StopGroup right after Start
+  std::unique_ptr<Process> p(new Process);
+  p->pid_ = pid;
+  p->out_fd_ = fds[0];
+  p->status_fd_ = st[0];
+  p->cgroup_ = std::move(cgroup);
+  fcntl(p->out_fd_, F_SETFL, fcntl(p->out_fd_, F_GETFL) | O_NONBLOCK);
+  fcntl(p->status_fd_, F_SETFL, fcntl(p->status_fd_, F_GETFL) | O_NONBLOCK);
+  return p;
+}
+
+Process::~Process() {
+  if (!keeper_reaped_) StopGroup(std::chrono::milliseconds(200));
+  Contain();
+  if (out_fd_ >= 0) close(out_fd_);
+  if (status_fd_ >= 0) close(status_fd_);
+}
+
+void Process::ReadStatus() {
+  char buf[64];
+  while (status_fd_ >= 0) {
+    ssize_t n = read(status_fd_, buf, sizeof buf);
+    if (n <= 0) break;
+    status_buf_.append(buf, static_cast<size_t>(n));
+  }
+  int32_t v;
+  if (leader_ < 0 && status_buf_.size() >= 4) {
+    memcpy(&v, status_buf_.data(), 4);
+    leader_ = v;
+  }
+  if (!leader_done_ && status_buf_.size() >= 8) {
+    memcpy(&v, status_buf_.data() + 4, 4);
+    leader_done_ = true;
+    SetWaitStatus(v, &exit_);
+  }
+}
+
+bool Process::KeeperGone() {
+  if (keeper_reaped_) return true;
+  int st = 0;
+  if (waitpid(pid_, &st, WNOHANG) != pid_) return false;
+  {
+    std::lock_guard lock(g_children_mu);
+    g_keepers.erase(pid_);
+    keeper_reaped_ = true;
+  }
+  keeper_status_ = st;
+  ReadStatus();
+  // A keeper that ended without the leader's status was killed itself: its own end stands for it.
+  if (!leader_done_) {
+    leader_done_ = true;
+    SetWaitStatus(st, &exit_);
+  }
+  return true;
+}
+
+void Process::Contain() {
+  if (cgroup_) cgroup_->KillAndRemove(std::chrono::seconds(2));
+  KillStrayChildren();
+}
+
+bool Process::Reap(ExitInfoProc* out) {
+  ReadStatus();
+  if (!leader_done_) KeeperGone();
+  if (!leader_done_) return false;
+  if (out) *out = exit_;
+  return true;
+}
+
+void Process::StopGroup(std::chrono::milliseconds grace) {
+  if (pid_ <= 0) return;
+  if (!KeeperGone()) {
+    // The group, and through the keeper every descendant that left it.
+    kill(-pid_, SIGTERM);
+    kill(pid_, SIGTERM);
+    auto until = std::chrono::steady_clock::now() + grace;
+    // Polled: there is no wait-for-exit call with a timeout, and the grace is short.
+    while (std::chrono::steady_clock::now() < until && !KeeperGone())
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!KeeperGone()) {
+    kill(pid_, SIGUSR1);  // the keeper SIGKILLs all it has until none is left, then exits
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (std::chrono::steady_clock::now() < until && !KeeperGone())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!KeeperGone()) {
+    kill(-pid_, SIGKILL);
+    kill(pid_, SIGKILL);
+    int st = 0;
+    waitpid(pid_, &st, 0);
+    {
+      std::lock_guard lock(g_children_mu);
+      g_keepers.erase(pid_);
+      keeper_reaped_ = true;
+    }
+    ReadStatus();
+    if (!leader_done_) {
+      leader_done_ = true;
+      SetWaitStatus(st, &exit_);
+    }
+  }
+  Contain();
+}
+
+ExitInfoProc Process::Run(std::chrono::steady_clock::time_point deadline,
+                          const std::function<void(std::string_view)>& on_output,
+                          const std::function<bool()>& should_stop, std::chrono::milliseconds grace,
+                          std::chrono::milliseconds poll_every) {
+  char buf[65536];
+  bool eof = false;
+  bool timed_out = false, stopped = false;
+  auto drain = [&] {
+    while (true) {
+      ssize_t n = read(out_fd_, buf, sizeof buf);
+      if (n > 0) {
+        on_output(std::string_view(buf, static_cast<size_t>(n)));
+        continue;
+      }
+      if (n == 0) eof = true;
+      return;
+    }
+  };
+  while (true) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      timed_out = true;
+      break;
+    }
+    if (should_stop && should_stop()) {
+      stopped = true;
+      break;
+    }
+    auto wait = std::min<std::chrono::milliseconds>(
+        poll_every, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(1));
+    if (!eof) {
+      pollfd pfd{out_fd_, POLLIN, 0};
+      ::poll(&pfd, 1, static_cast<int>(wait.count()));
+      drain();
+    }
+    if (Reap(nullptr)) break;
+    if (eof) {
+      // Output closed but the leader lives: wait for it without spinning.
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(wait.count(), 20)));
+    }
+  }
+  // A stop, a timeout, or a leader gone with descendants left (daemonized helpers, a stray server,
+  // a setsid grandchild holding GPU memory): a stage owns all it started, so they end with it.
+  // The keeper exits by itself once nothing is left; StopGroup with nothing left just reaps it.
+  StopGroup(grace);
+  drain();
+  ExitInfoProc out = exit_;
+  out.timed_out = timed_out;
+  out.stopped = stopped;
+  return out;
+}
+
+namespace {
+
+// A Process behind the RunningProcess interface; Process's own destructor stops the group.
+class SupervisedProcess final : public RunningProcess {
+ public:
+  explicit SupervisedProcess(std::unique_ptr<Process> p) : p_(std::move(p)) {}
+  ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
+                   const std::function<void(std::string_view)>& on_output, const std::function<bool()>& should_stop,
+                   std::chrono::milliseconds grace, std::chrono::milliseconds poll) override {
+    return p_->Run(deadline, on_output, should_stop, grace, poll);
+  }
+  void StopGroup(std::chrono::milliseconds grace) override { p_->StopGroup(grace); }
+
+ private:
+  std::unique_ptr<Process> p_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RunningProcess>> SystemProcessRunner::Start(const ProcessSpec& spec) {
+  auto p = Process::Start(spec);
+  if (!p.ok()) return p.status();
+  return std::unique_ptr<RunningProcess>(std::make_unique<SupervisedProcess>(std::move(*p)));
+}
+
+}  // namespace gauntlet::proc

@@ -1,0 +1,35 @@
+// The stage keeper: the process the worker forks for every process it supervises, between the
+// worker and the stage's leader. It is a child subreaper (PR_SET_CHILD_SUBREAPER), so whatever the
+// stage leaves behind — a grandchild that called setsid, a double fork, an `env -i` that dropped
+// every marker — is re-parented to it and to nothing else: it knows exactly which orphans belong to
+// its stage, where the worker (the subreaper of every stage at once) could not tell. It lives until
+// the last of them is gone (docs/DECISIONS.md "Containment").
+//
+// Protocol with the worker (proc/process.cc):
+//   status pipe: the keeper writes the leader's pid, then (once reaped) its wait status, each an
+//                int32 in host order;
+//   SIGTERM/SIGINT/SIGHUP to the keeper: it sends SIGTERM to every descendant, in the group or not;
+//   SIGUSR1: it SIGKILLs every descendant until none is left, reaps them and exits 0;
+//   the leader reaped and no descendant left: it exits 0;
+//   the worker gone (its parent changed): it SIGKILLs every descendant and exits.
+#pragma once
+#include <sys/types.h>
+
+namespace gauntlet::proc {
+
+struct KeeperArgs {
+  const char* prog = nullptr;     // resolved program path
+  char** argv = nullptr;          // null-terminated
+  char** envp = nullptr;          // null-terminated: the leader's whole environment
+  const char* cwd = nullptr;      // "" or null: stay where the worker is
+  int out_w = -1;                 // the merged output pipe's write end: the leader's fd 1 and 2
+  int status_w = -1;              // the status pipe's write end (close-on-exec)
+  int cgroup_procs = -1;          // open "cgroup.procs" of the stage's cgroup, or -1
+  pid_t worker = 0;               // the worker's pid, the keeper's parent
+};
+
+// Runs in the child right after fork() and never returns. Async-signal-safe only: the worker is
+// multi-threaded, so nothing here allocates or takes a lock.
+[[noreturn]] void RunKeeper(const KeeperArgs& a);
+
+}  // namespace gauntlet::proc
