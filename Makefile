@@ -3,6 +3,15 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:8080
 
+# ccache, when installed (CMakeLists.txt finds it; a machine without it builds without it). Every
+# clone of a user shares ccache's one cache (~/.cache/ccache, or cache_dir in ccache.conf).
+# base_dir = the folder holding this clone, so paths under it are hashed relative and a clone or
+# worktree beside this one hits on what another compiled; hash_dir off keeps the build folder's own
+# path out of the hash (the price: a hit's debug info names the other clone's build folder). A
+# setting already in the environment wins.
+export CCACHE_BASEDIR ?= $(abspath $(CURDIR)/..)
+export CCACHE_NOHASHDIR ?= 1
+
 .PHONY: all deps build run test bench clean
 
 all: build
@@ -10,7 +19,7 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/build.ninja: CMakeLists.txt CMakePresets.json
+$(BUILD)/build.ninja: CMakeLists.txt CMakePresets.json cmake/BuildSpeed.cmake
 	cmake --preset default
 
 build: deps $(BUILD)/build.ninja

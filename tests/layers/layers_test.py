@@ -122,8 +122,11 @@ def main():
     tmp_dir = tempfile.TemporaryDirectory()
     tmp = tmp_dir.name
     for layer in direct:
-        entry = next((c for c in commands if os.path.relpath(c['file'], src).startswith(layer + '/')
-                      and c['file'].endswith('.cc')), None)
+        # A layer's own source, or under a unity build (cmake/BuildSpeed.cmake) its batch file,
+        # which compiles in the layer's object folder with the same flags.
+        entry = next((c for c in commands if (os.path.relpath(c['file'], src).startswith(layer + '/')
+                      and c['file'].endswith('.cc')) or
+                      os.path.relpath(c['file'], build).startswith(f'{layer}/CMakeFiles/gauntlet_{layer}.dir/Unity/')), None)
         if entry is None:
             failures.append(f'{layer}: no compile command in compile_commands.json')
             continue
