@@ -28,8 +28,7 @@ Response ListTrials(Context& c, Request& r) {
     } else if (k == "suite") f.suite = v;
     else if (k == "state") {
       // An unknown value would match nothing and look like an empty answer: say so instead.
-      static const std::set<std::string> kStates = {"queued", "leased", "running", "done"};
-      if (!kStates.count(v))
+      if (!ParseTrialState(v))
         return http::Problem(422, "Unprocessable Entity", "state '" + v + "' is not one of queued, leased, running, done", "state");
       f.state = v;
     } else if (k == "verdict") {
@@ -125,7 +124,7 @@ std::vector<http::Route> TrialRoutes(Context& c) {
          int64_t size = 0, next = 0;
          if (Status s = c.store.ReadLog(*id, offset, max, &text, &size, &next); !s.ok()) return FromStatus(s);
          auto t = c.store.GetTrial(*id);
-         const bool done = t.ok() && t->state == "done";
+         const bool done = t.ok() && ParseTrialState(t->state) == TrialState::kDone;
          if (r.Query("format") == "json")
            return http::Json({{"trial", *id}, {"offset", offset}, {"next", next}, {"size", size}, {"done", done},
                               {"text", text}});

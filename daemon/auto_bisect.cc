@@ -7,6 +7,8 @@
 // start the same bisection twice.
 #include <spdlog/spdlog.h>
 
+#include "core/bisect_request.h"
+#include "core/verdict.h"
 #include "daemon/coordinator.h"
 #include "store/ordered_regressions.h"
 
@@ -68,14 +70,15 @@ void Coordinator::RunAutoBisections() {
     if (!trials.ok()) continue;
     std::set<std::pair<std::string, std::string>> touched;  // (config key, hardware) this sweep judged
     for (const TrialRow& t : *trials)
-      if (t.state == "done" && t.hardware) touched.insert({t.config_key, *t.hardware});
+      if (ParseTrialState(t.state) == TrialState::kDone && t.hardware) touched.insert({t.config_key, *t.hardware});
     auto regressions = OrderedRegressions(store_, sw->suite);
     if (!regressions.ok()) {
       spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());
       continue;
     }
     for (const json& body : AutoBisections(*regressions, touched, *req)) {
-      auto b = Bisect(body);
+      auto parsed = ParseBisectRequest(body);
+      auto b = parsed.ok() ? Bisect(*parsed) : Result<SubmitResult>(parsed.status());
       if (b.ok())
         spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body["parameter"].get<std::string>(),
                      body["good"].get<std::string>(), body["bad"].get<std::string>(), b->sweep);

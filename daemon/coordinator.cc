@@ -1,6 +1,7 @@
 #include "daemon/coordinator.h"
 
 #include "core/smoke_reference.h"
+#include "core/verdict.h"
 
 #include <spdlog/spdlog.h>
 
@@ -63,7 +64,8 @@ class Coordinator::StoreAdapter : public SchedulerStore {
   // it is what the scheduler depends on; the row is the explanation.
   Status Skip(const std::vector<int64_t>& trials, const std::string& signature, int64_t evidence_trial,
               const std::string& hardware, const std::string& stage, const std::string& text) override {
-    if (Status s = c_.store_.FinishMany(trials, "skipped", signature, evidence_trial, hardware); !s.ok()) return s;
+    const std::string skipped(Name(Verdict::kSkipped));
+    if (Status s = c_.store_.FinishMany(trials, skipped, signature, evidence_trial, hardware); !s.ok()) return s;
     try {
       c_.store_.Write([&](sql::Db& db) {
         auto ins = db.Prepare(
@@ -126,23 +128,28 @@ void Coordinator::Stop() {
     std::lock_guard lock(mu_);
     waiters.swap(waiters_);
   }
-  for (auto& [n, w] : waiters) w.w.answer(std::optional<nlohmann::json>());
+  for (auto& [n, w] : waiters) w.w.answer(std::optional<LeaseGrant>());
 }
 
 Result<const Suite*> Coordinator::SuiteById(int64_t id) {
+  auto s = SuiteShared(id);
+  if (!s.ok()) return s.status();
+  return s->get();
+}
+
+Result<std::shared_ptr<const Suite>> Coordinator::SuiteShared(int64_t id) {
   auto it = suites_.find(id);
-  if (it != suites_.end()) return it->second.get();
+  if (it != suites_.end()) return it->second;
   auto row = store_.GetSuiteById(id);
   if (!row.ok()) return row.status();
   auto parsed = ParseSuite(row->definition);
   if (!parsed.ok()) return Status::Internal("stored suite " + row->name + " no longer parses: " + parsed.status().message());
-  auto s = std::make_unique<Suite>(std::move(*parsed));
+  auto s = std::make_shared<Suite>(std::move(*parsed));
   s->id = id;
   s->version = row->version;
   s->source_dir = row->source_dir;
-  const Suite* p = s.get();
-  suites_[id] = std::move(s);
-  return p;
+  suites_[id] = s;
+  return std::shared_ptr<const Suite>(std::move(s));
 }
 
 std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
@@ -272,12 +279,13 @@ void Coordinator::RestoreLocked() {
     QueuedTrial q = QueuedFromRow(**su, req, t);
     q.attempt = t.attempt;
     q.max_attempts = t.max_attempts;
+    const bool queued_state = ParseTrialState(t.state) == TrialState::kQueued;
     // A trial being confirmed goes on from the attempts it made (each kept with its result).
     if (req.confirm_failures > 0 && t.attempt > 0) {
-      q.tried = store_.AttemptsBefore(t.id, t.state == "queued" ? t.attempt : t.attempt - 1);
+      q.tried = store_.AttemptsBefore(t.id, queued_state ? t.attempt : t.attempt - 1);
       q.max_attempts += static_cast<int>(q.tried.size());
     }
-    if (t.state == "queued") {
+    if (queued_state) {
       queued[t.sweep_id].push_back(std::move(q));
     } else if (t.lease_id && t.node_id) {
       ActiveLease l;
@@ -302,9 +310,9 @@ void Coordinator::RestoreLocked() {
                nodes.ok() ? nodes->size() : 0);
 }
 
-Result<SubmitResult> Coordinator::Submit(const json& body, const SweepOrigin& origin) {
-  auto req = ParseSweepRequest(body);
-  if (!req.ok()) return req.status();
+Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const SweepOrigin& origin) {
+  const SweepRequest* req = &submission.request;
+  const json& body = submission.record;
   auto row = store_.GetSuite(req->suite);
   if (!row.ok()) return row.status();
   const Suite* suite;
@@ -388,14 +396,15 @@ Status Coordinator::CancelTrial(int64_t trial) {
     else sched_->Cancel({}, {trial});
   }
   events_.Publish("trial.changed", {{"trial", trial}, {"sweep", t.ok() ? t->sweep_id : 0},
-                                    {"state", done ? "done" : "stopping"}, {"verdict", done ? "cancelled" : ""}});
+                                    {"state", done ? Name(TrialState::kDone) : "stopping"},
+                                    {"verdict", done ? Name(Verdict::kCancelled) : ""}});
   return Status::Ok();
 }
 
 Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   auto sw = store_.GetSweep(sweep);
   if (!sw.ok()) return sw.status();
-  auto rows = store_.RequeueDone(sweep, {"infra_error", "timeout"});
+  auto rows = store_.RequeueDone(sweep, {std::string(Name(Verdict::kInfraError)), std::string(Name(Verdict::kTimeout))});
   if (!rows.ok()) return rows.status();
   std::lock_guard lock(mu_);
   auto su = SuiteById(sw->suite_id);
