@@ -5,6 +5,7 @@
 #include "api/codec.h"
 #include "api/handlers.h"
 #include "api/sse.h"
+#include "api/views.h"
 #include "core/verdict.h"
 
 namespace gauntlet::api {
@@ -77,7 +78,7 @@ std::vector<http::Route> MetaRoutes(Context& c) {
       {"GET", "/metrics", Role::kRead,
        [&c](Request&) -> Response {
          std::string out;
-         json st = c.coord.Stats();
+         json st = StatsJson(c.coord.Stats());
          Metric(out, "gauntlet_queue_depth", "gauge", "Trials queued and not yet leased.");
          out += "gauntlet_queue_depth " + st["queued"].dump() + "\n";
          Metric(out, "gauntlet_leases_active", "gauge", "Trials leased or running.");

@@ -1,6 +1,9 @@
 // Sweeps: submit, bisect, list, show, cancel, retry.
 #include "api/codec.h"
 #include "api/handlers.h"
+#include "api/requests.h"
+#include "api/views.h"
+#include "core/bisect_request.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -35,15 +38,17 @@ std::vector<http::Route> SweepRoutes(Context& c) {
   return {
       {"POST", "/api/v1/sweeps", Role::kSubmit,
        [&c](Request& r) -> Response {
-         json body = http::ParseJson(r.body);
-         auto res = c.coord.Submit(body, OriginOf(r, "api"));
+         auto sub = ParseSweepSubmission(http::ParseJson(r.body));
+         if (!sub.ok()) return FromStatus(sub.status());
+         auto res = c.coord.Submit(*sub, OriginOf(r, "api"));
          if (!res.ok()) return FromStatus(res.status());
          return Created(*res, std::nullopt);
        }},
       {"POST", "/api/v1/bisect", Role::kSubmit,
        [&c](Request& r) -> Response {
-         json body = http::ParseJson(r.body);
-         auto res = c.coord.Bisect(body);
+         auto req = ParseBisectRequest(http::ParseJson(r.body));
+         if (!req.ok()) return FromStatus(req.status());
+         auto res = c.coord.Bisect(*req);
          if (!res.ok()) return FromStatus(res.status());
          Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials}, {"kind", "bisect"},
                                          {"url", "/api/v1/sweeps/" + std::to_string(res->sweep)}});
@@ -74,7 +79,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          for (size_t i = 0; i < rows->size() && static_cast<int>(i) < limit; ++i) {
            json j = SweepJson((*rows)[i]);
            j.erase("request");
-           j.update(c.coord.SweepExtras((*rows)[i].id));
+           j.update(SweepLiveJson(c.coord.SweepExtras((*rows)[i].id)));
            items.push_back(j);
          }
          json next = static_cast<int>(rows->size()) > limit ? json((*rows)[limit - 1].id) : json();
@@ -100,7 +105,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
            auto s = c.store.GetSweep(id);
            if (!s.ok()) return FromStatus(s.status());
            json j = SweepJson(*s);
-           j.update(c.coord.SweepExtras(id));
+           j.update(SweepLiveJson(c.coord.SweepExtras(id)));
            return http::Json(j);
          });
        }},
@@ -116,8 +121,9 @@ std::vector<http::Route> SweepRoutes(Context& c) {
       {"POST", "/api/v1/sweeps/{id}/rerun", Role::kSubmit,
        [&c, with_sweep](Request& r) -> Response {
          return with_sweep(r, [&](int64_t id) -> Response {
-           json body = r.body.empty() ? json() : http::ParseJson(r.body);
-           auto res = c.coord.Rerun(id, body, OriginOf(r, "rerun"));
+           auto sel = ParseRerunSelection(r.body.empty() ? json() : http::ParseJson(r.body));
+           if (!sel.ok()) return FromStatus(sel.status());
+           auto res = c.coord.Rerun(id, *sel, OriginOf(r, "rerun"));
            if (!res.ok()) return FromStatus(res.status());
            return Created(*res, id);
          });

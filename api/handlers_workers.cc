@@ -1,6 +1,8 @@
 // The worker protocol (docs/DESIGN.md "Worker protocol") and the fleet view.
 #include "api/codec.h"
 #include "api/handlers.h"
+#include "api/requests.h"
+#include "api/views.h"
 
 #include <set>
 
@@ -31,9 +33,9 @@ Response Durable(Coordinator& coord, Response r) {
   return http::Later(std::move(d));
 }
 
-Response LeaseResponse(const LeaseAnswer& a) {
+Response LeaseResponse(const LeaseOutcome& a) {
   if (!a.ok()) return FromStatus(a.status());
-  return *a ? http::Json(**a) : http::NoContent();
+  return *a ? http::Json(GrantJson(**a)) : http::NoContent();
 }
 
 // The long-poll: the coordinator answers through a Deferred whose timer (run by the server) ends an
@@ -45,8 +47,8 @@ Response Lease(Coordinator& coord, int64_t node, const std::vector<int>& free, s
   auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
   // The grant's lease, written before Complete and read by on_undelivered after it.
   auto granted = std::make_shared<std::string>();
-  LeaseWaiter w{[d] { return !d->done(); }, [d, granted, &coord](LeaseAnswer a) {
-                  std::string lease = a.ok() && *a ? (**a).value("lease", "") : "";
+  LeaseWaiter w{[d] { return !d->done(); }, [d, granted, &coord](LeaseOutcome a) {
+                  std::string lease = a.ok() && *a ? (*a)->grant.lease : "";
                   *granted = lease;
                   if (!d->Complete(LeaseResponse(a)) && !lease.empty()) coord.ReturnGrant(lease);
                 }};
@@ -125,13 +127,13 @@ Response RegisterNode(Context& c, Request& r) {
   }
   const std::string fresh = http::NewSecret("gn_");
   cred.fresh = http::Sha256Hex(fresh);
-  auto res = c.coord.Register(body, cred);
+  auto reg = ParseRegistration(body);
+  if (!reg.ok()) return FromStatus(reg.status());
+  auto res = c.coord.Register(*reg, cred);
   if (!res.ok()) return FromStatus(res.status());
-  json out = *res;
-  const std::string how = out.value("credential", "");
-  out.erase("credential");
-  out["node_token"] = how == "kept" ? presented : fresh;
-  return http::Json(out);
+  const bool kept = res->credential == RegistrationAnswer::Credential::kKept;
+  return http::Json({{"node", res->node}, {"heartbeat_ms", res->heartbeat_ms}, {"lease_ttl_ms", res->lease_ttl_ms},
+                     {"state", res->state}, {"hardware", res->hardware}, {"node_token", kept ? presented : fresh}});
 }
 
 }  // namespace
@@ -147,23 +149,21 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        [&c](Request& r) -> Response { return RegisterNode(c, r); }},
       {"GET", "/api/v1/nodes", Role::kRead,
        [&c](Request&) -> Response {
-         return http::Json({{"items", c.coord.NodesJson()}, {"launchers", c.coord.LaunchersJson()}});
+         return http::Json({{"items", NodesJson(c.coord.Nodes())}, {"launchers", LaunchersJson(c.coord.Launchers())}});
        }},
       {"GET", "/api/v1/nodes/{id}", Role::kRead,
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);
          if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
-         auto n = c.coord.NodeJson(*id);
+         auto n = c.coord.Node(*id);
          if (!n.ok()) return FromStatus(n.status());
-         return http::Json(*n);
+         return http::Json(NodeJson(*n));
        }},
       {"PUT", "/api/v1/launchers/{name}", Role::kWorker,
        [&c](Request& r) -> Response {
-         json body = http::ParseJson(r.body);
-         if (!body.is_object()) return http::Problem(422, "Unprocessable Entity", "a launcher report is an object", "body");
-         if (body.contains("jobs") && !body["jobs"].is_array())
-           return http::Problem(422, "Unprocessable Entity", "jobs is a list", "jobs");
-         c.coord.SetLauncher(r.params["name"], body);
+         auto report = ParseLauncherReport(http::ParseJson(r.body));
+         if (!report.ok()) return FromStatus(report.status());
+         c.coord.SetLauncher(r.params["name"], std::move(*report));
          return http::NoContent();
        }},
       {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
@@ -220,9 +220,9 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        [&c](Request& r) -> Response {
          if (auto no = NotYourLease(c, r)) return *no;
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
-         auto res = c.coord.Heartbeat(r.params["lease"], body);
+         auto res = c.coord.Heartbeat(r.params["lease"], ParseHeartbeat(body));
          if (!res.ok()) return FromStatus(res.status());
-         return Durable(c.coord, http::Json(*res));
+         return Durable(c.coord, http::Json(HeartbeatJson(*res)));
        }},
       {"POST", "/api/v1/leases/{lease}/log", Role::kWorker,
        [&c](Request& r) -> Response {
@@ -236,9 +236,11 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
       {"POST", "/api/v1/leases/{lease}/result", Role::kWorker,
        [&c](Request& r) -> Response {
          if (auto no = NotYourLease(c, r)) return *no;
-         auto res = c.coord.Report(r.params["lease"], http::ParseJson(r.body));
+         auto report = ParseReport(http::ParseJson(r.body));
+         if (!report.ok()) return FromStatus(report.status());
+         auto res = c.coord.Report(r.params["lease"], std::move(*report));
          if (!res.ok()) return FromStatus(res.status());
-         return Durable(c.coord, http::Json(*res));
+         return Durable(c.coord, http::Json(ReportJson(*res)));
        }},
   };
   // The worker protocol runs on the I/O threads, ahead of every read queued on the handler pool:

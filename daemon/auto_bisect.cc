@@ -7,6 +7,8 @@
 // start the same bisection twice.
 #include <spdlog/spdlog.h>
 
+#include "core/bisect_request.h"
+#include "core/verdict.h"
 #include "daemon/coordinator.h"
 #include "store/ordered_regressions.h"
 
@@ -75,7 +77,8 @@ void Coordinator::RunAutoBisections() {
       continue;
     }
     for (const json& body : AutoBisections(*regressions, touched, *req)) {
-      auto b = Bisect(body);
+      auto parsed = ParseBisectRequest(body);
+      auto b = parsed.ok() ? Bisect(*parsed) : Result<SubmitResult>(parsed.status());
       if (b.ok())
         spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body["parameter"].get<std::string>(),
                      body["good"].get<std::string>(), body["bad"].get<std::string>(), b->sweep);

@@ -1,6 +1,7 @@
 #include "daemon/coordinator.h"
 
 #include "core/smoke_reference.h"
+#include "core/verdict.h"
 
 #include <spdlog/spdlog.h>
 
@@ -126,23 +127,28 @@ void Coordinator::Stop() {
     std::lock_guard lock(mu_);
     waiters.swap(waiters_);
   }
-  for (auto& [n, w] : waiters) w.w.answer(std::optional<nlohmann::json>());
+  for (auto& [n, w] : waiters) w.w.answer(std::optional<LeaseGrant>());
 }
 
 Result<const Suite*> Coordinator::SuiteById(int64_t id) {
+  auto s = SuiteShared(id);
+  if (!s.ok()) return s.status();
+  return s->get();
+}
+
+Result<std::shared_ptr<const Suite>> Coordinator::SuiteShared(int64_t id) {
   auto it = suites_.find(id);
-  if (it != suites_.end()) return it->second.get();
+  if (it != suites_.end()) return it->second;
   auto row = store_.GetSuiteById(id);
   if (!row.ok()) return row.status();
   auto parsed = ParseSuite(row->definition);
   if (!parsed.ok()) return Status::Internal("stored suite " + row->name + " no longer parses: " + parsed.status().message());
-  auto s = std::make_unique<Suite>(std::move(*parsed));
+  auto s = std::make_shared<Suite>(std::move(*parsed));
   s->id = id;
   s->version = row->version;
   s->source_dir = row->source_dir;
-  const Suite* p = s.get();
-  suites_[id] = std::move(s);
-  return p;
+  suites_[id] = s;
+  return std::shared_ptr<const Suite>(std::move(s));
 }
 
 std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
@@ -302,9 +308,9 @@ void Coordinator::RestoreLocked() {
                nodes.ok() ? nodes->size() : 0);
 }
 
-Result<SubmitResult> Coordinator::Submit(const json& body, const SweepOrigin& origin) {
-  auto req = ParseSweepRequest(body);
-  if (!req.ok()) return req.status();
+Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const SweepOrigin& origin) {
+  const SweepRequest* req = &submission.request;
+  const json& body = submission.record;
   auto row = store_.GetSuite(req->suite);
   if (!row.ok()) return row.status();
   const Suite* suite;
@@ -390,7 +396,8 @@ Status Coordinator::CancelTrial(int64_t trial) {
     else sched_->Cancel({}, {trial});
   }
   events_.Publish("trial.changed", {{"trial", trial}, {"sweep", t.ok() ? t->sweep_id : 0},
-                                    {"state", done ? "done" : "stopping"}, {"verdict", done ? "cancelled" : ""}});
+                                    {"state", done ? Name(TrialState::kDone) : "stopping"},
+                                    {"verdict", done ? Name(Verdict::kCancelled) : ""}});
   return Status::Ok();
 }
 

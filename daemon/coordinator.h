@@ -15,6 +15,8 @@
 #include <unordered_map>
 
 #include "core/bisect.h"
+#include "core/bisect_request.h"
+#include "daemon/coordinator_types.h"
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
 #include "core/sweep.h"
@@ -36,11 +38,6 @@ struct SubmitResult {
   int64_t trials = 0;
 };
 
-// What a lease request comes to: a grant (the trial as the worker protocol's JSON), or nullopt when
-// nothing fits now. An error Status: NotFound (no such node; field "node"), Internal (the store
-// refused the lease), Unavailable (the lease's commit failed).
-using LeaseAnswer = Result<std::optional<nlohmann::json>>;
-
 // One caller waiting for a lease. `answer` is called exactly once unless the caller abandons the
 // wait first, from any thread, possibly before Lease returns; `open` says whether the caller still
 // listens (false once its own timer passed or it went away: a grant is then not given to it). Both
@@ -48,7 +45,7 @@ using LeaseAnswer = Result<std::optional<nlohmann::json>>;
 // the Coordinator from them.
 struct LeaseWaiter {
   std::function<bool()> open;
-  std::function<void(LeaseAnswer)> answer;
+  std::function<void(LeaseOutcome)> answer;
 };
 
 // The bisections (POST /api/v1/bisect bodies) an auto_bisect sweep's finish calls for: the ordered
@@ -72,19 +69,17 @@ class Coordinator {
   // the server has stopped (a wait that starts later is ended only by its own timer).
   void Stop();
 
-  // Validates and stores a sweep, then queues it. Errors: NotFound (suite), Invalid (field at fault).
-  // `origin` is stored with it (who, through what).
-  Result<SubmitResult> Submit(const nlohmann::json& request, const SweepOrigin& origin = {});
-  // A new sweep of exactly the trials of `sweep` that `selection` picks (POST /sweeps/{id}/rerun's
-  // body: {"verdicts": [...], "configs": [...], "targets": [...]}, each optional; default: every done
-  // trial not passed or skipped), each once per original trial, with reuse and pruning off, linked by
-  // rerun_of (origin.rerun_of is set here). Errors: NotFound (sweep), Invalid (the field at fault, or
-  // "verdicts" when nothing matches). rerun.cc.
-  Result<SubmitResult> Rerun(int64_t sweep, const nlohmann::json& selection, SweepOrigin origin);
-  // Validates and stores a bisection (POST /api/v1/bisect: suite, config, target, parameter, good,
-  // bad; docs/API.md), a sweep of kind "bisect" that runs one probe at a time, and queues its first
-  // probe. Errors: NotFound (suite), Invalid (field at fault).
-  Result<SubmitResult> Bisect(const nlohmann::json& request);
+  // Validates a parsed sweep against its suite, stores it (with its record), then queues it.
+  // Errors: NotFound (suite), Invalid (field at fault). `origin` is stored with it (who, through what).
+  Result<SubmitResult> Submit(const SweepSubmission& sweep, const SweepOrigin& origin = {});
+  // A new sweep of exactly the trials of `sweep` that `selection` picks (default: every done trial
+  // not passed or skipped), each once per original trial, with reuse and pruning off, linked by
+  // rerun_of (origin.rerun_of is set here). Errors: NotFound (sweep), Invalid ("verdicts" or "body"
+  // when nothing matches). rerun.cc.
+  Result<SubmitResult> Rerun(int64_t sweep, const RerunSelection& selection, SweepOrigin origin);
+  // Checks a parsed bisection against its suite, stores it as a sweep of kind "bisect" that runs one
+  // probe at a time, and queues its first probe. Errors: NotFound (suite), Invalid (field at fault).
+  Result<SubmitResult> Bisect(const BisectRequest& request);
   // Ends the queued trials cancelled now and flags the running ones for their workers; NotFound.
   Status CancelSweep(int64_t sweep);
   Status CancelTrial(int64_t trial);  // the same for one trial
@@ -92,17 +87,16 @@ class Coordinator {
   // never reused. Returns how many.
   Result<int64_t> RetrySweep(int64_t sweep);
 
-  // Worker protocol. Register adds or updates the node the body describes (Invalid names the field)
-  // and returns {node, heartbeat_ms, lease_ttl_ms, state, hardware, credential}. Credentials are
-  // SHA-256 hex (the coordinator never sees a token): `cred.presented` is what the caller holds
-  // (empty: none), `cred.fresh` what the node gets unless the caller's is already its own
-  // ("credential" in the answer: "kept", "fresh", or "none" when `fresh` is empty). A node whose
-  // credential the caller does not hold and that is live (not offline) is not overwritten:
-  // Conflict (field "name"). Registrations are serialized.
+  // Worker protocol. Register adds or updates the node `reg` describes. Credentials are SHA-256
+  // hex (the coordinator never sees a token): `cred.presented` is what the caller holds (empty:
+  // none), `cred.fresh` what the node gets unless the caller's is already its own (the answer's
+  // `credential`: kept, fresh, or none when `fresh` is empty). A node whose credential the caller
+  // does not hold and that is live (not offline) is not overwritten: Conflict (field "name").
+  // Registrations are serialized.
   struct NodeCredential {
     std::string presented, fresh;
   };
-  Result<nlohmann::json> Register(const nlohmann::json& body, const NodeCredential& cred = {});
+  Result<RegistrationAnswer> Register(const Registration& reg, const NodeCredential& cred = {});
   // The node whose credential hashes to `sha256_hex`, or nullopt. Thread-safe; no store read.
   std::optional<int64_t> NodeForCredential(const std::string& sha256_hex);
   // The node holding live lease `lease`, or nullopt if no such lease is live.
@@ -126,11 +120,12 @@ class Coordinator {
   // Forgets node's wait `wait_id` (timed out or gone); a no-op if it was answered already.
   void AbandonLease(int64_t node, int64_t wait_id);
   // These three stage their writes (group commit): acknowledge them through WhenCommitted, never
-  // directly. A stale lease is Conflict. Heartbeat returns {cancel, epoch, trial}; Report returns
-  // {accepted, duplicate, requeued, skipped} (Invalid for a malformed body).
-  Result<nlohmann::json> Heartbeat(const std::string& lease, const nlohmann::json& body);
+  // directly. A stale lease is Conflict. Report takes the result as the store keeps it, its
+  // verdict one a worker may report (api/requests.h checks it); its trial, attempt, node and times
+  // are filled here.
+  Result<HeartbeatAnswer> Heartbeat(const std::string& lease, const HeartbeatRequest& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
-  Result<nlohmann::json> Report(const std::string& lease, const nlohmann::json& body);
+  Result<ReportAnswer> Report(const std::string& lease, ResultRow result);
   // How a caller acknowledges a staged write: `done` gets the outcome of the commit of every write
   // staged so far (Internal if it failed). When that is known now, returns it and never calls
   // `done`; else returns nullopt and calls `done` once, from the committing thread (which may hold
@@ -142,19 +137,19 @@ class Coordinator {
 
   // Batch launchers (gauntlet slurm) report their jobs each pass; GET /api/v1/nodes shows them, so
   // jobs still pending in the batch queue are visible beside the workers they will start.
-  void SetLauncher(const std::string& name, const nlohmann::json& report);
-  nlohmann::json LaunchersJson();  // reports heard in the last 10 minutes, newest state each
+  void SetLauncher(const std::string& name, LauncherReport report);
+  std::vector<LauncherView> Launchers();  // reports heard in the last 10 minutes, newest state each
 
   // Read side helpers that need scheduler state; each returns a fresh value.
-  nlohmann::json NodesJson();  // stored nodes with their live state; [] on a store error
-  Result<nlohmann::json> NodeJson(int64_t node);  // one of NodesJson; NotFound (field "id")
-  nlohmann::json SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
-  nlohmann::json Stats();                     // for /metrics
+  std::vector<NodeView> Nodes();  // stored nodes with their live state; empty on a store error
+  Result<NodeView> Node(int64_t node);  // one of Nodes; NotFound (field "id")
+  SweepLive SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
+  CoordinatorStats Stats();              // for /metrics
   const CoordinatorOptions& options() const { return opts_; }
   Store& store() { return store_; }  // the Store it was given
 
  private:
-  // mu_ guards the scheduler and the maps below it; *Locked methods, SuiteById and GrantJson need it held.
+  // mu_ guards the scheduler and the maps below it; *Locked methods, SuiteById and MakeGrant need it held.
   class StoreAdapter;
   class WallClock;
   struct Waiter {
@@ -164,8 +159,10 @@ class Coordinator {
     LeaseWaiter w;
   };
   // Answers `w` with `grant` once the writes staged so far (its lease) are committed.
-  void AnswerAfterCommit(LeaseWaiter w, nlohmann::json grant);
-  Result<const Suite*> SuiteById(int64_t id);  // parsed, cached
+  void AnswerAfterCommit(LeaseWaiter w, LeaseGrant grant);
+  // Parsed and cached; never changed or dropped once cached (grants share it).
+  Result<std::shared_ptr<const Suite>> SuiteShared(int64_t id);
+  Result<const Suite*> SuiteById(int64_t id);  // SuiteShared's suite
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
   // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
@@ -179,11 +176,12 @@ class Coordinator {
   void ServeWaitersLocked();
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
-  nlohmann::json GrantJson(const Grant& g, const std::set<std::string>& have_suites);
-  // The grant's "reference" for trial `t` on `hardware` (SUITE_FORMAT.md "Differential
-  // validation"): the reference trial's smoke answers, or why there are none; null when `t` needs
-  // none (no reference declared, or `t` is a reference itself).
-  nlohmann::json ReferenceJsonLocked(const Suite& su, const QueuedTrial& t, const std::string& hardware);
+  LeaseGrant MakeGrant(const Grant& g, const std::set<std::string>& have_suites);
+  // The grant's reference for trial `t` on `hardware` (SUITE_FORMAT.md "Differential validation"):
+  // the reference trial's smoke answers, or which was not found; null when `t` needs none (no
+  // reference declared, or `t` is a reference itself).
+  std::shared_ptr<const GrantReference> ReferenceLocked(const Suite& su, const QueuedTrial& t,
+                                                        const std::string& hardware);
   // Keeps what a reported reference trial answered, for the grants that follow its report (the
   // store may not have committed it yet).
   void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r);
@@ -207,7 +205,7 @@ class Coordinator {
   std::unique_ptr<StoreAdapter> adapter_;
   std::mutex mu_;
   std::unique_ptr<Scheduler> sched_;
-  std::map<int64_t, std::unique_ptr<Suite>> suites_;            // by store id
+  std::map<int64_t, std::shared_ptr<const Suite>> suites_;      // by store id
   std::map<int64_t, std::shared_ptr<SweepRequest>> requests_;   // by sweep id
   std::map<int64_t, Waiter> waiters_;                            // by node
   std::map<int64_t, Bisection> searches_;                        // running searches by sweep
@@ -216,9 +214,9 @@ class Coordinator {
   std::vector<int64_t> auto_bisect_due_;                         // ... and are to be, by the clock thread
   int64_t next_wait_ = 1;
   std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
-  std::map<std::string, std::pair<nlohmann::json, int64_t>> launchers_;  // name -> (report, heard at ms)
-  // (suite id, reference config key, hardware class) -> the grant's "reference" of its latest judged trial.
-  std::map<std::tuple<int64_t, std::string, std::string>, nlohmann::json> references_;
+  std::map<std::string, std::pair<LauncherReport, int64_t>> launchers_;  // name -> (report, heard at ms)
+  // (suite id, reference config key, hardware class) -> the grant's reference: its latest judged trial.
+  std::map<std::tuple<int64_t, std::string, std::string>, std::shared_ptr<const GrantReference>> references_;
   std::mutex register_mu_;  // one registration at a time: the check of a name and its write
   std::mutex cred_mu_;      // guards credentials_ only (never held with mu_ taken after it)
   std::unordered_map<std::string, int64_t> credentials_;  // credential SHA-256 hex -> node

@@ -22,27 +22,12 @@ Status Rename(Status s) {
 }
 }  // namespace
 
-Result<SubmitResult> Coordinator::Bisect(const json& body) {
-  if (!body.is_object()) return Status::Invalid("a bisection is a JSON object", "");
-  static const std::set<std::string> kFields = {"suite", "config", "target", "parameter", "good", "bad",
-                                                "name", "priority", "confirm_failures", "max_attempts"};
-  for (auto& [k, v] : body.items())
-    if (!kFields.count(k)) return Status::Invalid("unknown field (expected one of suite, config, target, parameter, good, bad, name, priority, confirm_failures, max_attempts)", k);
-  for (const char* k : {"suite", "parameter"})
-    if (!body.contains(k) || !body[k].is_string() || body[k].get<std::string>().empty())
-      return Status::Invalid(std::string(k) + " is required", k);
-  std::string good, bad;
-  using Field = std::pair<const char*, std::string*>;
-  for (auto [k, out] : {Field{"good", &good}, Field{"bad", &bad}}) {
-    auto v = body.contains(k) ? ScalarString(body[k]) : std::nullopt;
-    if (!v) return Status::Invalid(std::string(k) + " is required: a value of the parameter", k);
-    *out = *v;
-  }
-  const json config = body.value("config", json::object());
-  if (!config.is_object()) return Status::Invalid("config is an object: parameter -> value", "config");
-  const std::string param = body["parameter"];
-  if (config.contains(param)) return Status::Invalid("config names the parameter being bisected", "config." + param);
-  auto row = store_.GetSuite(body["suite"].get<std::string>());
+Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
+  const json& config = body.config;
+  const std::string& param = body.parameter;
+  const std::string& good = body.good;
+  const std::string& bad = body.bad;
+  auto row = store_.GetSuite(body.suite);
   if (!row.ok()) return row.status();
   const Suite* suite;
   {
@@ -60,10 +45,12 @@ Result<SubmitResult> Coordinator::Bisect(const json& body) {
   for (auto& [k, v] : config.items()) params[k] = json::array({v});
   params[param] = json::array({good});
   json req = {{"suite", suite->name}, {"parameters", params}, {"prune", false},
-              {"name", body.value("name", "bisect " + param + " " + good + ".." + bad)}};
-  if (body.contains("target")) req["targets"] = json::array({body["target"]});
-  for (const char* k : {"priority", "confirm_failures", "max_attempts"})
-    if (body.contains(k)) req[k] = body[k];
+              {"name", body.name.value_or("bisect " + param + " " + good + ".." + bad)}};
+  if (body.target) req["targets"] = json::array({*body.target});
+  using Field = std::pair<const char*, const std::optional<json>*>;
+  for (auto [k, v] : {Field{"priority", &body.priority}, Field{"confirm_failures", &body.confirm_failures},
+                      Field{"max_attempts", &body.max_attempts}})
+    if (*v) req[k] = **v;
   auto parsed = ParseSweepRequest(req);
   if (!parsed.ok()) return Rename(parsed.status());
   auto configs = ExpandSweep(*suite, *parsed);

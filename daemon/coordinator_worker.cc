@@ -13,19 +13,13 @@
 namespace gauntlet {
 using nlohmann::json;
 
-Result<json> Coordinator::Register(const json& body, const NodeCredential& cred) {
-  if (!body.is_object()) return Status::Invalid("body is an object", "");
-  std::string name = body.value("name", "");
-  if (name.empty() || name.size() > 200) return Status::Invalid("name is required (at most 200 characters)", "name");
-  auto inv = ParseInventory(body.value("inventory", json::object()));
-  if (!inv.ok()) return Status::Invalid(inv.status().message(), "inventory." + inv.status().field());
-  if (body.contains("labels") && body["labels"].is_object())
-    for (auto& [k, v] : body["labels"].items())
-      if (v.is_string()) inv->labels[k] = v.get<std::string>();
+Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const NodeCredential& cred) {
+  const std::string& name = reg.name;
+  const Inventory* inv = &reg.inventory;
   const std::string hardware = NodeHardware(*inv);
   // The check of the name and the write that follows must not interleave with another
   // registration of the same name, or two callers could both pass the check.
-  std::lock_guard reg(register_mu_);
+  std::lock_guard registering(register_mu_);
   auto existing = store_.FindNode(name);
   if (!existing.ok()) return existing.status();
   bool kept = false;
@@ -48,8 +42,7 @@ Result<json> Coordinator::Register(const json& body, const NodeCredential& cred)
                     "name");
   }
   const std::string give = kept ? std::string() : cred.fresh;
-  auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, body.value("fingerprint", json::object()),
-                                 hardware, give);
+  auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, reg.fingerprint, hardware, give);
   if (!row.ok()) return row.status();
   if (!give.empty()) {
     std::lock_guard lock(cred_mu_);
@@ -69,9 +62,9 @@ Result<json> Coordinator::Register(const json& body, const NodeCredential& cred)
     ServeWaitersLocked();
   }
   events_.Publish("node.registered", {{"node", row->id}, {"name", name}, {"hardware", hardware}});
-  return json{{"node", row->id}, {"heartbeat_ms", opts_.heartbeat_ms}, {"lease_ttl_ms", opts_.sched.lease_ttl_ms},
-              {"state", row->state}, {"hardware", hardware},
-              {"credential", kept ? "kept" : give.empty() ? "none" : "fresh"}};
+  using Credential = RegistrationAnswer::Credential;
+  return RegistrationAnswer{row->id, opts_.heartbeat_ms, opts_.sched.lease_ttl_ms, row->state, hardware,
+                            kept ? Credential::kKept : give.empty() ? Credential::kNone : Credential::kFresh};
 }
 
 std::optional<int64_t> Coordinator::NodeForCredential(const std::string& sha256_hex) {
@@ -88,58 +81,65 @@ std::optional<int64_t> Coordinator::LeaseNode(const std::string& lease) {
   return it->second.node;
 }
 
-json Coordinator::GrantJson(const Grant& g, const std::set<std::string>& have_suites) {
-  json j = {{"lease", g.lease}, {"epoch", g.epoch}, {"trial", g.trial}, {"gpus", g.gpus},
-            {"hardware", g.hardware}, {"attempt", g.attempt}, {"heartbeat_ms", opts_.heartbeat_ms}};
+LeaseGrant Coordinator::MakeGrant(const Grant& g, const std::set<std::string>& have_suites) {
+  LeaseGrant out;
+  out.grant = g;
+  out.heartbeat_ms = opts_.heartbeat_ms;
   // Everything comes from the lease in memory: a grant costs no read of the store.
   auto it = sched_->leases().find(g.lease);
-  if (it == sched_->leases().end()) return j;
+  if (it == sched_->leases().end()) return out;
   const QueuedTrial& t = it->second.spec;
-  j["sweep"] = it->second.sweep;
-  j["config"] = ConfigJson(t.config);
-  if (auto su = SuiteById(t.suite_id); su.ok()) {
-    const std::string key = (*su)->name + "@" + std::to_string((*su)->version);
-    j["suite"] = {{"name", (*su)->name}, {"version", (*su)->version}, {"source_dir", (*su)->source_dir}, {"key", key}};
+  out.sweep = it->second.sweep;
+  out.config = t.config;
+  if (auto su = SuiteShared(t.suite_id); su.ok()) {
+    out.suite = std::move(*su);
     // A worker that already holds this suite version says so; it is not sent again.
-    if (!have_suites.count(key)) j["suite"]["definition"] = (*su)->definition;
-    if (json ref = ReferenceJsonLocked(**su, t, g.hardware); !ref.is_null()) j["reference"] = std::move(ref);
+    out.send_definition = !have_suites.count(SuiteKey(*out.suite));
+    out.reference = ReferenceLocked(*out.suite, t, g.hardware);
   }
-  return j;
+  return out;
 }
 
 namespace {
 
-std::string ConfigText(const Config& c) {
-  std::string out;
-  for (auto& [k, v] : c) out += (out.empty() ? "" : " ") + k + "=" + v;
-  return out;
-}
-
-// The grant's "reference" made of a judged result of the reference config.
-json ReferenceFromResult(const ResultRow& r, int64_t trial, const Config& config, const std::string& stage) {
-  json j = {{"trial", trial}, {"verdict", Name(r.verdict)}, {"config", ConfigJson(config)}, {"hardware", r.hardware}};
-  if (r.verdict != Verdict::kPassed || !r.stages.is_array()) return j;
+// The grant's reference made of a judged result of the reference config.
+std::shared_ptr<const GrantReference> ReferenceFromResult(const ResultRow& r, Verdict verdict, int64_t trial,
+                                                          const Config& config, const std::string& stage) {
+  auto ref = std::make_shared<GrantReference>();
+  ref->found = true;
+  ref->trial = trial;
+  ref->verdict = verdict;
+  ref->config = config;
+  ref->hardware = r.hardware;
+  if (verdict != Verdict::kPassed || !r.stages.is_array()) return ref;
   for (auto& st : r.stages)
     if (st.is_object() && st.value("name", "") == stage && st.contains("smoke_answers"))
-      j["smoke_answers"] = st["smoke_answers"];
-  return j;
+      ref->smoke_answers = st["smoke_answers"];
+  return ref;
 }
 
 }  // namespace
 
-json Coordinator::ReferenceJsonLocked(const Suite& su, const QueuedTrial& t, const std::string& hardware) {
-  if (t.reference) return json();
+std::shared_ptr<const GrantReference> Coordinator::ReferenceLocked(const Suite& su, const QueuedTrial& t,
+                                                                   const std::string& hardware) {
+  if (t.reference) return nullptr;
   auto ref = SuiteSmokeReference(su.definition);
-  if (!ref) return json();
+  if (!ref) return nullptr;
   const Config rc = ReferenceConfigFor(*ref, t.config);
   const std::string key = ConfigKey(rc);
   auto it = references_.find({su.id, key, hardware});
   if (it != references_.end()) return it->second;
   // Not reported since the daemon started: an earlier one is in the store, committed long since.
   std::optional<ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
-  if (!row)
-    return json{{"missing", "no judged trial of the reference config (" + ConfigText(rc) + ") on " + hardware}};
-  json j = ReferenceFromResult(*row, row->trial_id, rc, ref->stage);
+  if (!row) {
+    auto missing = std::make_shared<GrantReference>();
+    missing->config = rc;
+    missing->hardware = hardware;
+    return missing;
+  }
+  // A found result is judged (FindResult's contract), so its verdict is one of the vocabulary.
+  auto j = ReferenceFromResult(*row, row->verdict, row->trial_id, rc,
+                               ref->stage);
   references_[{su.id, key, hardware}] = j;
   return j;
 }
@@ -153,7 +153,7 @@ void Coordinator::RememberReferenceLocked(const QueuedTrial& t, int64_t trial, c
   if (!ref) return;
   ResultRow copy = r;
   copy.hardware = hardware;
-  references_[{t.suite_id, t.config_key, hardware}] = ReferenceFromResult(copy, trial, t.config, ref->stage);
+  references_[{t.suite_id, t.config_key, hardware}] = ReferenceFromResult(copy, r.verdict, trial, t.config, ref->stage);
 }
 
 void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::string& why) {
@@ -179,9 +179,9 @@ void Coordinator::ServeWaitersLocked() {
     if (!reused.empty())
       store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
     if (g.ok() && *g) {
-      json body = GrantJson(**g, it->second.have_suites);
-      PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
-                                           {"state", "leased"}, {"node", it->first}});
+      LeaseGrant body = MakeGrant(**g, it->second.have_suites);
+      PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.sweep.value_or(0)},
+                                           {"state", Name(TrialState::kLeased)}, {"node", it->first}});
       // The grant is an acknowledgement too: it goes out once the lease is committed. Should the
       // long-poll time out within that moment, the grant is lost as one lost in transit would be:
       // its lease expires and the trial is queued again.
@@ -195,9 +195,10 @@ void Coordinator::ServeWaitersLocked() {
   if (AdvanceSearchesLocked()) ServeWaitersLocked();
 }
 
-void Coordinator::AnswerAfterCommit(LeaseWaiter w, json grant) {
-  store_.AfterCommit(store_.Staged(), [w = std::move(w), grant = std::move(grant)](const Status& s) {
-    if (s.ok()) w.answer(std::optional<json>(grant));
+void Coordinator::AnswerAfterCommit(LeaseWaiter w, LeaseGrant grant) {
+  // Called once (AfterCommit's contract): the grant moves into the answer.
+  store_.AfterCommit(store_.Staged(), [w = std::move(w), grant = std::move(grant)](const Status& s) mutable {
+    if (s.ok()) w.answer(std::optional<LeaseGrant>(std::move(grant)));
     else w.answer(Status(Code::kUnavailable, "the store could not commit the lease"));
   });
 }
@@ -221,9 +222,9 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
     return 0;
   }
   if (*g) {
-    json body = GrantJson(**g, have_suites);
-    PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.value("sweep", int64_t{0})},
-                                         {"state", "leased"}, {"node", node}});
+    LeaseGrant body = MakeGrant(**g, have_suites);
+    PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.sweep.value_or(0)},
+                                         {"state", Name(TrialState::kLeased)}, {"node", node}});
     AnswerAfterCommit(std::move(w), std::move(body));
     return 0;
   }
@@ -231,15 +232,15 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
     // Nothing to grant, but reused trials may have been staged: "nothing" is said once they are kept.
     auto answer = w.answer;
     auto s = WhenCommitted([answer](Status s) {
-      if (s.ok()) answer(std::optional<json>());
+      if (s.ok()) answer(std::optional<LeaseGrant>());
       else answer(Status(Code::kUnavailable, s.message()));
     });
-    if (s) w.answer(s->ok() ? LeaseAnswer(std::optional<json>()) : LeaseAnswer(Status(Code::kUnavailable, s->message())));
+    if (s) w.answer(s->ok() ? LeaseOutcome(std::optional<LeaseGrant>()) : LeaseOutcome(Status(Code::kUnavailable, s->message())));
     return 0;
   }
   auto old = waiters_.find(node);
   if (old != waiters_.end()) {
-    old->second.w.answer(std::optional<json>());
+    old->second.w.answer(std::optional<LeaseGrant>());
     waiters_.erase(old);
   }
   const int64_t id = next_wait_++;
@@ -277,7 +278,7 @@ void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
     }
     any = true;
     spdlog::info("trial {}: its grant never reached the worker (the connection had closed); queued again", *trial);
-    PublishAfterCommit("trial.changed", {{"trial", *trial}, {"state", "queued"}, {"reason", "grant undelivered"}});
+    PublishAfterCommit("trial.changed", {{"trial", *trial}, {"state", Name(TrialState::kQueued)}, {"reason", "grant undelivered"}});
   }
   if (any) ServeWaitersLocked();
 }
@@ -288,17 +289,17 @@ void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
   if (it != waiters_.end() && it->second.id == wait_id) waiters_.erase(it);
 }
 
-Result<json> Coordinator::Heartbeat(const std::string& lease, const json& body) {
+Result<HeartbeatAnswer> Coordinator::Heartbeat(const std::string& lease, const HeartbeatRequest& body) {
   std::lock_guard lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
   auto l = sched_->Heartbeat(lease);
   if (!l.ok()) return l.status();
   const ActiveLease* a = *l;
-  if (body.is_object() && body.value("running", false)) {
+  if (body.running) {
     if (Status s = store_.MarkRunning(a->trial, a->epoch); !s.ok()) return s;
   }
-  return json{{"cancel", a->cancel}, {"epoch", a->epoch}, {"trial", a->trial}};
+  return HeartbeatAnswer{a->cancel, a->epoch, a->trial};
 }
 
 Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::string_view data) {
@@ -314,33 +315,7 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
   return store_.AppendLog(trial, offset, data, opts_.log_cap);
 }
 
-Result<json> Coordinator::Report(const std::string& lease, const json& body) {
-  if (!body.is_object()) return Status::Invalid("body is an object", "");
-  ResultRow r;
-  const std::string verdict = body.value("verdict", "");
-  const std::optional<Verdict> parsed = ParseVerdict(verdict);
-  if (!parsed || !Info(*parsed).reported)
-    return Status::Invalid("verdict '" + verdict + "' is not one of " +
-                               JoinNames(VerdictNames([](const VerdictInfo& i) { return i.reported; })),
-                           "verdict");
-  r.verdict = *parsed;
-  auto str = [&](const char* k) -> std::string {
-    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
-  };
-  r.signature = str("signature");
-  r.evidence = str("evidence").substr(0, 2000);
-  r.failing_stage = str("failing_stage");
-  if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();
-  if (body.contains("signal") && body["signal"].is_string()) r.signal = body["signal"].get<std::string>();
-  if (body.contains("metrics")) {
-    if (!body["metrics"].is_object()) return Status::Invalid("metrics is an object", "metrics");
-    r.metrics = body["metrics"];
-  }
-  if (body.contains("stages")) {
-    if (!body["stages"].is_array()) return Status::Invalid("stages is a list", "stages");
-    r.stages = body["stages"];
-  }
-  if (body.contains("fingerprint")) r.fingerprint = body["fingerprint"];
+Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) {
   std::lock_guard lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
@@ -365,7 +340,8 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
   if (!out->duplicate && !out->requeued) AutoBisectLocked(sweep);
   if (!out->duplicate) {
     if (spec && !out->requeued) RememberReferenceLocked(*spec, trial, hardware, r);
-    json ev = {{"trial", trial}, {"sweep", sweep}, {"state", out->requeued ? "queued" : "done"},
+    json ev = {{"trial", trial}, {"sweep", sweep},
+               {"state", Name(out->requeued ? TrialState::kQueued : TrialState::kDone)},
                {"verdict", out->requeued ? std::string_view() : Name(r.verdict)}, {"signature", r.signature}};
     if (out->confirming) ev["reason"] = "confirming " + std::string(Name(r.verdict));
     PublishAfterCommit("trial.changed", std::move(ev));
@@ -374,8 +350,7 @@ Result<json> Coordinator::Report(const std::string& lease, const json& body) {
                                             {"key", out->prune_key.value_or("")}});
     ServeWaitersLocked();
   }
-  return json{{"accepted", true}, {"duplicate", out->duplicate}, {"requeued", out->requeued},
-              {"confirming", out->confirming}, {"skipped", out->skipped.size()}};
+  return ReportAnswer{out->duplicate, out->requeued, out->confirming, out->skipped.size()};
 }
 
 }  // namespace gauntlet

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/json_text.h"
+#include "core/verdict.h"
 #include "store/compare.h"
 #include "store/ordered_regressions.h"
 
@@ -37,7 +38,7 @@ std::string Slack(const std::string& text) { return json{{"text", text}}.dump();
 std::string SideText(const json& side) {
   if (side.is_null()) return "nothing";
   std::string t = side["verdict"].get<std::string>();
-  if (!side["signature"].get<std::string>().empty() && t != "passed") t += " (" + side["signature"].get<std::string>() + ")";
+  if (!side["signature"].get<std::string>().empty() && ParseVerdict(t) != Verdict::kPassed) t += " (" + side["signature"].get<std::string>() + ")";
   return t + " in trial " + side["trial"].dump();
 }
 

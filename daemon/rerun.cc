@@ -12,65 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-// A parsed selection. Empty lists filter nothing (verdicts: the default below).
-struct Selection {
-  std::set<Verdict> verdicts;
-  std::vector<json> config_matches;  // objects: parameter -> value the trial's config must hold
-  std::set<std::string> config_keys;
-  std::set<int64_t> target_indexes;
-  std::set<std::string> hardware;
-};
-
-Result<Selection> ParseSelection(const json& body) {
-  Selection sel;
-  if (body.is_null()) return sel;
-  if (!body.is_object()) return Status::Invalid("a rerun's body is an object (or empty)", "body");
-  for (auto& [k, v] : body.items())
-    if (k != "verdicts" && k != "configs" && k != "targets")
-      return Status::Invalid("unknown field (allowed: verdicts, configs, targets)", k);
-  auto list = [&](const char* name) -> Result<json> {
-    if (!body.contains(name)) return json::array();
-    if (!body[name].is_array()) return Status::Invalid("must be a list", name);
-    return body[name];
-  };
-  auto verdicts = list("verdicts");
-  if (!verdicts.ok()) return verdicts.status();
-  for (size_t i = 0; i < verdicts->size(); ++i) {
-    const json& v = (*verdicts)[i];
-    const std::string field = "verdicts[" + std::to_string(i) + "]";
-    const std::optional<Verdict> parsed = v.is_string() ? ParseVerdict(v.get<std::string>()) : std::nullopt;
-    if (!parsed) return Status::Invalid("not a verdict (one of " + JoinNames(VerdictNames()) + ")", field);
-    sel.verdicts.insert(*parsed);
-  }
-  auto configs = list("configs");
-  if (!configs.ok()) return configs.status();
-  for (size_t i = 0; i < configs->size(); ++i) {
-    const json& c = (*configs)[i];
-    const std::string field = "configs[" + std::to_string(i) + "]";
-    if (c.is_string()) {
-      sel.config_keys.insert(c.get<std::string>());
-    } else if (c.is_object()) {
-      for (auto& [p, v] : c.items())
-        if (!v.is_string()) return Status::Invalid("a parameter value is a string", field + "." + p);
-      sel.config_matches.push_back(c);
-    } else {
-      return Status::Invalid("a config is a config key (\"a=x&b=y\") or an object of parameter values", field);
-    }
-  }
-  auto targets = list("targets");
-  if (!targets.ok()) return targets.status();
-  for (size_t i = 0; i < targets->size(); ++i) {
-    const json& t = (*targets)[i];
-    if (t.is_number_integer() && t.get<int64_t>() >= 0) sel.target_indexes.insert(t.get<int64_t>());
-    else if (t.is_string()) sel.hardware.insert(t.get<std::string>());
-    else
-      return Status::Invalid("a target is the sweep's target index (0, 1, ...) or a hardware class",
-                             "targets[" + std::to_string(i) + "]");
-  }
-  return sel;
-}
-
-bool Picks(const Selection& sel, const TrialRow& t) {
+bool Picks(const RerunSelection& sel, const TrialRow& t) {
   if (t.state != TrialState::kDone || !t.verdict) return false;
   const Verdict v = *t.verdict;
   if (sel.verdicts.empty() ? (v == Verdict::kPassed || v == Verdict::kSkipped) : !sel.verdicts.count(v)) return false;
@@ -78,8 +20,8 @@ bool Picks(const Selection& sel, const TrialRow& t) {
     bool hit = sel.config_keys.count(t.config_key) > 0;
     for (auto& m : sel.config_matches) {
       bool all = true;
-      for (auto& [p, want] : m.items())
-        if (!t.config.contains(p) || t.config[p] != want) all = false;
+      for (auto& [p, want] : m)
+        if (!t.config.contains(p) || t.config[p] != json(want)) all = false;
       hit = hit || all;
     }
     if (!hit) return false;
@@ -93,9 +35,7 @@ bool Picks(const Selection& sel, const TrialRow& t) {
 
 }  // namespace
 
-Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const json& selection, SweepOrigin origin) {
-  auto sel = ParseSelection(selection);
-  if (!sel.ok()) return sel.status();
+Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel, SweepOrigin origin) {
   auto sw = store_.GetSweep(sweep);
   if (!sw.ok()) return sw.status();
   auto req = ParseSweepRequest(sw->request);
@@ -108,13 +48,13 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const json& selection, Sw
     auto page = store_.ListTrials(f);
     if (!page.ok()) return page.status();
     for (auto& t : *page)
-      if (Picks(*sel, t)) picked.push_back(t);
+      if (Picks(sel, t)) picked.push_back(t);
     if (static_cast<int>(page->size()) < f.limit) break;
     f.after = page->back().id;
   }
   if (picked.empty())
     return Status::Invalid("no trial of sweep " + std::to_string(sweep) + " matches the selection",
-                           selection.is_object() && selection.contains("verdicts") ? "verdicts" : "body");
+                           sel.names_verdicts ? "verdicts" : "body");
   // The stored request is the original's with reuse and pruning off (a rerun asks for fresh runs of
   // each picked trial; a gate must not skip one because a sibling failed again), so a restart
   // rebuilds the same targets, priority and attempts. The trials themselves are the picked ones.

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <iostream>
 
+#include "api/requests.h"
+#include "api/views.h"
 #include "daemon/coordinator.h"
 #include "daemon/suite_loader.h"
 #include "tests/support/harness.h"
@@ -23,7 +25,8 @@ int main(int argc, char** argv) {
   for (int run = 0; run < 3; ++run) {
     json req = {{"suite", "bench-trivial"}, {"max_trials", 100000}, {"name", "bench " + std::to_string(run)}};
     auto t0 = std::chrono::steady_clock::now();
-    auto r = coord.Submit(req);
+    auto sub = api::ParseSweepSubmission(req);
+    auto r = sub.ok() ? coord.Submit(*sub) : Result<SubmitResult>(sub.status());
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok()) {
       std::cerr << r.status().message() << "\n";

@@ -6,6 +6,8 @@
 #include <future>
 #include <set>
 
+#include "api/requests.h"
+#include "api/views.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
 #include "daemon/suite_loader.h"
@@ -18,10 +20,10 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // A lease that does not wait, as the worker gets it: once its commit is settled.
-LeaseAnswer LeaseNow(Coordinator& coord, int64_t node) {
-  std::promise<LeaseAnswer> p;
+LeaseOutcome LeaseNow(Coordinator& coord, int64_t node) {
+  std::promise<LeaseOutcome> p;
   auto f = p.get_future();
-  EXPECT_EQ(coord.Lease(node, {}, 0ms, {}, LeaseWaiter{[] { return true; }, [&p](LeaseAnswer a) { p.set_value(std::move(a)); }}),
+  EXPECT_EQ(coord.Lease(node, {}, 0ms, {}, LeaseWaiter{[] { return true; }, [&p](LeaseOutcome a) { p.set_value(std::move(a)); }}),
             0);
   return f.get();
 }
@@ -64,32 +66,32 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   Store& store = *owned;
   EventBus events;
   Coordinator coord(store, events, {});
-  auto sweep = coord.Submit({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail", "unsupported"}}}}});
+  auto sweep = coord.Submit(*api::ParseSweepSubmission({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail", "unsupported"}}}}}));
   ASSERT_TRUE(sweep.ok()) << sweep.status().message();
   ASSERT_EQ(sweep->trials, 3);
-  auto node = coord.Register({{"name", "n1"}, {"inventory", json::object()}});
+  auto node = coord.Register(*api::ParseRegistration({{"name", "n1"}, {"inventory", json::object()}}));
   ASSERT_TRUE(node.ok()) << node.status().message();
-  const int64_t id = (*node)["node"];
+  const int64_t id = node->node;
 
-  LeaseAnswer first = LeaseNow(coord, id);
+  LeaseOutcome first = LeaseNow(coord, id);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(first->has_value());
-  const json grant = **first;
+  const json grant = api::GrantJson(**first);
 
   FailOneGroupCommit(store);
 
   // The next calls run on the rebuilt scheduler: the committed lease is still live...
-  auto hb = coord.Heartbeat(grant["lease"], {{"running", true}});
+  auto hb = coord.Heartbeat(grant["lease"], api::ParseHeartbeat({{"running", true}}));
   ASSERT_TRUE(hb.ok()) << hb.status().message();
   EXPECT_TRUE(Committed(coord).ok());
   // ...and each of the other two trials is granted once, never the leased one again.
   std::set<int64_t> trials = {grant["trial"].get<int64_t>()};
   for (int i = 0; i < 2; ++i) {
-    LeaseAnswer r = LeaseNow(coord, id);
+    LeaseOutcome r = LeaseNow(coord, id);
     ASSERT_TRUE(r.ok() && r->has_value()) << r.status().message();
-    EXPECT_TRUE(trials.insert((**r)["trial"].get<int64_t>()).second) << (**r).dump();
+    EXPECT_TRUE(trials.insert(api::GrantJson(**r)["trial"].get<int64_t>()).second) << api::GrantJson(**r).dump();
   }
-  LeaseAnswer none = LeaseNow(coord, id);
+  LeaseOutcome none = LeaseNow(coord, id);
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_FALSE(none->has_value());
   coord.Stop();
@@ -113,20 +115,20 @@ TEST(CoordinatorEvents, ASweepIsAnnouncedBeforeAnyOfItsTrials) {
   Store& store = *owned;
   EventBus events;
   Coordinator coord(store, events, {});
-  auto node = coord.Register({{"name", "n1"}, {"inventory", json::object()}});
+  auto node = coord.Register(*api::ParseRegistration({{"name", "n1"}, {"inventory", json::object()}}));
   ASSERT_TRUE(node.ok()) << node.status().message();
-  const int64_t id = (*node)["node"];
+  const int64_t id = node->node;
   auto sub = events.Subscribe(0, 0);
   std::vector<Event> seen;
   for (int i = 0; i < 20; ++i) {
-    std::promise<LeaseAnswer> granted;
+    std::promise<LeaseOutcome> granted;
     auto f = granted.get_future();
-    coord.Lease(id, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseAnswer a) { granted.set_value(std::move(a)); }});
-    auto sweep = coord.Submit({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {std::to_string(i)}}}}});
+    coord.Lease(id, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseOutcome a) { granted.set_value(std::move(a)); }});
+    auto sweep = coord.Submit(*api::ParseSweepSubmission({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {std::to_string(i)}}}}}));
     ASSERT_TRUE(sweep.ok()) << sweep.status().message();
-    LeaseAnswer a = f.get();
+    LeaseOutcome a = f.get();
     ASSERT_TRUE(a.ok() && a->has_value()) << a.status().message();
-    auto r = coord.Report((**a)["lease"], {{"verdict", "passed"}});
+    auto r = coord.Report((*a)->grant.lease, *api::ParseReport({{"verdict", "passed"}}));
     ASSERT_TRUE(r.ok()) << r.status().message();
   }
   // Every change staged so far is committed, so every event is published: drain what is queued.

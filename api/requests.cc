@@ -1,0 +1,142 @@
+#include "api/requests.h"
+
+#include <string>
+#include <utility>
+
+#include "core/hardware.h"
+#include "core/sweep.h"
+#include "core/verdict.h"
+
+namespace gauntlet::api {
+using nlohmann::json;
+
+Result<SweepSubmission> ParseSweepSubmission(json body) {
+  auto req = ParseSweepRequest(body);
+  if (!req.ok()) return req.status();
+  return SweepSubmission{std::move(*req), std::move(body)};
+}
+
+namespace {
+// The rerun's "configs": config keys, or objects of parameter values that a trial's config holds.
+Status ParseRerunConfigs(const json& configs, RerunSelection& sel) {
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const json& c = configs[i];
+    const std::string field = "configs[" + std::to_string(i) + "]";
+    if (c.is_string()) {
+      sel.config_keys.insert(c.get<std::string>());
+    } else if (c.is_object()) {
+      std::map<std::string, std::string> match;
+      for (auto& [p, v] : c.items()) {
+        if (!v.is_string()) return Status::Invalid("a parameter value is a string", field + "." + p);
+        match[p] = v.get<std::string>();
+      }
+      sel.config_matches.push_back(std::move(match));
+    } else {
+      return Status::Invalid("a config is a config key (\"a=x&b=y\") or an object of parameter values", field);
+    }
+  }
+  return Status::Ok();
+}
+}  // namespace
+
+Result<RerunSelection> ParseRerunSelection(const json& body) {
+  RerunSelection sel;
+  if (body.is_null()) return sel;
+  if (!body.is_object()) return Status::Invalid("a rerun's body is an object (or empty)", "body");
+  for (auto& [k, v] : body.items())
+    if (k != "verdicts" && k != "configs" && k != "targets")
+      return Status::Invalid("unknown field (allowed: verdicts, configs, targets)", k);
+  sel.names_verdicts = body.contains("verdicts");
+  auto list = [&](const char* name) -> Result<json> {
+    if (!body.contains(name)) return json::array();
+    if (!body[name].is_array()) return Status::Invalid("must be a list", name);
+    return body[name];
+  };
+  auto verdicts = list("verdicts");
+  if (!verdicts.ok()) return verdicts.status();
+  for (size_t i = 0; i < verdicts->size(); ++i) {
+    const json& v = (*verdicts)[i];
+    const std::optional<Verdict> parsed = v.is_string() ? ParseVerdict(v.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      return Status::Invalid("not a verdict (one of " + JoinNames(VerdictNames()) + ")",
+                             "verdicts[" + std::to_string(i) + "]");
+    sel.verdicts.insert(*parsed);
+  }
+  auto configs = list("configs");
+  if (!configs.ok()) return configs.status();
+  if (Status s = ParseRerunConfigs(*configs, sel); !s.ok()) return s;
+  auto targets = list("targets");
+  if (!targets.ok()) return targets.status();
+  for (size_t i = 0; i < targets->size(); ++i) {
+    const json& t = (*targets)[i];
+    if (t.is_number_integer() && t.get<int64_t>() >= 0) sel.target_indexes.insert(t.get<int64_t>());
+    else if (t.is_string()) sel.hardware.insert(t.get<std::string>());
+    else
+      return Status::Invalid("a target is the sweep's target index (0, 1, ...) or a hardware class",
+                             "targets[" + std::to_string(i) + "]");
+  }
+  return sel;
+}
+
+Result<Registration> ParseRegistration(const json& body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  Registration reg;
+  reg.name = body.value("name", "");
+  if (reg.name.empty() || reg.name.size() > 200)
+    return Status::Invalid("name is required (at most 200 characters)", "name");
+  auto inv = ParseInventory(body.value("inventory", json::object()));
+  if (!inv.ok()) return Status::Invalid(inv.status().message(), "inventory." + inv.status().field());
+  reg.inventory = std::move(*inv);
+  if (body.contains("labels") && body["labels"].is_object())
+    for (auto& [k, v] : body["labels"].items())
+      if (v.is_string()) reg.inventory.labels[k] = v.get<std::string>();
+  reg.fingerprint = body.value("fingerprint", json::object());
+  return reg;
+}
+
+HeartbeatRequest ParseHeartbeat(const json& body) {
+  return HeartbeatRequest{body.is_object() && body.value("running", false)};
+}
+
+Result<ResultRow> ParseReport(json body) {
+  if (!body.is_object()) return Status::Invalid("body is an object", "");
+  ResultRow r;
+  const std::string verdict = body.value("verdict", "");
+  const std::optional<Verdict> parsed = ParseVerdict(verdict);
+  if (!parsed || !Info(*parsed).reported)
+    return Status::Invalid("verdict '" + verdict + "' is not one of " +
+                               JoinNames(VerdictNames([](const VerdictInfo& i) { return i.reported; })),
+                           "verdict");
+  r.verdict = *parsed;
+  auto str = [&](const char* k) -> std::string {
+    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
+  };
+  r.signature = str("signature");
+  r.evidence = str("evidence").substr(0, 2000);
+  r.failing_stage = str("failing_stage");
+  if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();
+  if (body.contains("signal") && body["signal"].is_string()) r.signal = body["signal"].get<std::string>();
+  if (body.contains("metrics")) {
+    if (!body["metrics"].is_object()) return Status::Invalid("metrics is an object", "metrics");
+    r.metrics = std::move(body["metrics"]);
+  }
+  if (body.contains("stages")) {
+    if (!body["stages"].is_array()) return Status::Invalid("stages is a list", "stages");
+    r.stages = std::move(body["stages"]);
+  }
+  if (body.contains("fingerprint")) r.fingerprint = std::move(body["fingerprint"]);
+  return r;
+}
+
+Result<LauncherReport> ParseLauncherReport(const json& body) {
+  if (!body.is_object()) return Status::Invalid("a launcher report is an object", "body");
+  if (body.contains("jobs") && !body["jobs"].is_array()) return Status::Invalid("jobs is a list", "jobs");
+  LauncherReport r;
+  r.kind = body.value("kind", "slurm");
+  r.jobs = body.value("jobs", json::array());
+  r.queued = body.value("queued", json());
+  r.unplaceable = body.value("unplaceable", json());
+  return r;
+}
+
+}  // namespace gauntlet::api
