@@ -8,6 +8,7 @@
 
 #include "workers/daemon_link.h"
 #include "workers/process_runner.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
@@ -45,5 +46,9 @@ int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& proc
 // The same with `gpus` (borrowed; null: as above) saying which processes each GPU holds, in place of
 // NVML, for the GPUs of the inventory whichever way it was found.
 int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus);
+// The same with every wait and deadline of the loop and its trials on `clock` (borrowed; it must
+// outlive the call) instead of the steady clock.
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus,
+              WorkerClock& clock);
 
 }  // namespace gauntlet
