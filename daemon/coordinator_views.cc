@@ -13,7 +13,7 @@ json Coordinator::NodesJson() {
   auto rows = store_.ListNodes();
   json out = json::array();
   if (!rows.ok()) return out;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const int64_t now = NowMs();
   for (auto& n : *rows) {
     json j = {{"id", n.id}, {"name", n.name}, {"inventory", n.inventory}, {"labels", n.labels},
@@ -48,12 +48,12 @@ Result<json> Coordinator::NodeJson(int64_t node) {
 }
 
 void Coordinator::SetLauncher(const std::string& name, const json& report) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   launchers_[name] = {report, NowMs()};
 }
 
 json Coordinator::LaunchersJson() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   json out = json::array();
   const int64_t now = NowMs();
   for (auto it = launchers_.begin(); it != launchers_.end();) {
@@ -75,7 +75,7 @@ json Coordinator::LaunchersJson() {
 }
 
 json Coordinator::SweepExtras(int64_t sweep) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   json j;
   j["running"] = sched_->RunningIn(sweep);
   json unmatched = json::array();
@@ -115,7 +115,7 @@ json Coordinator::SweepExtras(int64_t sweep) {
 }
 
 json Coordinator::Stats() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   json nodes = json::object();
   for (auto& [id, n] : sched_->nodes()) nodes[n.state] = nodes.value(n.state, 0) + 1;
   auto [wait_ms, waits] = sched_->LeaseWait();
