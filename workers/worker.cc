@@ -454,14 +454,6 @@ void Worker::Drain() {
 
 }  // namespace
 
-int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes) {
-  return RunWorker(o, daemon, processes, nullptr);
-}
-
-int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus) {
-  return RunWorker(o, daemon, processes, gpus, SteadyWorkerClock());
-}
-
 int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus,
               WorkerClock& clock) {
   sigset_t stop_set = BlockStopSignals();
