@@ -311,39 +311,19 @@ void EventWatch::Feed(std::string_view chunk) {
     connected_ = true;
     cv_.notify_all();
   }
-  buf_.append(chunk);
-  size_t end;
-  while ((end = buf_.find("\n\n")) != std::string::npos) {
-    std::string frame = buf_.substr(0, end);
-    buf_.erase(0, end + 2);
-    std::string data, event;
-    int64_t id = 0;
-    std::istringstream in(frame);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      auto field = [&](const char* name) -> std::optional<std::string> {
-        std::string p = std::string(name) + ":";
-        if (line.rfind(p, 0) != 0) return std::nullopt;
-        std::string v = line.substr(p.size());
-        if (!v.empty() && v[0] == ' ') v.erase(0, 1);
-        return v;
-      };
-      if (auto v = field("data")) data += *v;
-      else if (auto v = field("id")) id = std::atoll(v->c_str());
-      else if (auto v = field("event")) event = *v;
-    }
-    if (data.empty()) continue;  // comments (": keep-alive") and retry hints
-    if (id > 0) last_id_ = id;
-    last_ = json::parse(data, nullptr, false);
-    if (event == "overflow") {
+  sse_.Feed(chunk, [this](const http::SseEvent& ev) {
+    // Comments (": keep-alive") and retry hints carry no data and never reach here.
+    if (const int64_t id = std::atoll(std::string(ev.id).c_str()); id > 0) last_id_ = id;
+    last_ = json::parse(ev.data, nullptr, false);
+    if (ev.event == "overflow") {
       // The daemon cut this reader off; Run reconnects with ?since=. Count it as a change, since
       // events were dropped and the caller must re-read the state.
       last_ = json();
     }
     ++gen_;
     cv_.notify_all();
-  }
+    return true;
+  });
 }
 
 void EventWatch::Run() {
@@ -354,7 +334,7 @@ void EventWatch::Run() {
       std::lock_guard lock(mu_);
       if (stop_) break;
       ++connections_;
-      buf_.clear();
+      sse_.Reset();
       target = target_;
       if (last_id_ > 0) target += (target.find('?') == std::string::npos ? "?" : "&") + ("since=" + std::to_string(last_id_));
     }

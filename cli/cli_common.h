@@ -17,6 +17,7 @@
 #include "http/client_config.h"
 #include "http/http.h"
 #include "http/http_client.h"
+#include "http/sse_reader.h"
 
 namespace gauntlet::cli {
 
@@ -130,7 +131,7 @@ class EventWatch {
   bool connected_ = false, stop_ = false, exited_ = false;
   int64_t last_id_ = 0;
   nlohmann::json last_;
-  std::string buf_;
+  http::SseReader sse_;  // the stream's framing; reset at each connection
   std::unique_ptr<http::Client> stream_client_;  // the reader thread's; others only Interrupt() it
   std::thread thread_;
 };

@@ -53,7 +53,7 @@ void Coordinator::AutoBisectLocked(int64_t sweep) {
 void Coordinator::RunAutoBisections() {
   std::vector<int64_t> due;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     due.swap(auto_bisect_due_);
   }
   for (int64_t sweep : due) {

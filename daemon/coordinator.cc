@@ -80,8 +80,9 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     }
     return Status::Ok();
   }
+  // The scheduler calls its store only under the Coordinator's mutex (daemon/scheduler.h).
   std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& key, const std::string& hardware,
-                                        int64_t node) override {
+                                        int64_t node) override REQUIRES(c_.mu_) {
     auto sit = c_.suites_.find(suite_id);
     if (sit == c_.suites_.end()) return std::nullopt;
     // A suite that reports no software versions is judged by its version and the hardware alone.
@@ -116,7 +117,7 @@ Coordinator::~Coordinator() { Stop(); }
 
 void Coordinator::Stop() {
   {
-    std::lock_guard lock(tick_mu_);
+    MutexLock lock(tick_mu_);
     if (stopping_) return;
     stopping_ = true;
   }
@@ -124,7 +125,7 @@ void Coordinator::Stop() {
   if (ticker_.joinable()) ticker_.join();
   std::map<int64_t, Waiter> waiters;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     waiters.swap(waiters_);
   }
   for (auto& [n, w] : waiters) w.w.answer(std::optional<LeaseGrant>());
@@ -190,7 +191,7 @@ QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& r
 }
 
 void Coordinator::Restore() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   RestoreLocked();
 }
 
@@ -226,7 +227,7 @@ std::optional<Status> Coordinator::WhenCommitted(std::function<void(Status)> don
 void Coordinator::RestoreLocked() {
   auto nodes = store_.ListNodes();
   if (nodes.ok()) {
-    std::lock_guard creds(cred_mu_);
+    MutexLock creds(cred_mu_);
     credentials_.clear();
     for (auto& n : *nodes)
       if (!n.credential.empty()) credentials_[n.credential] = n.id;
@@ -315,7 +316,7 @@ Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, cons
   if (!row.ok()) return row.status();
   const Suite* suite;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto s = SuiteById(row->id);
     if (!s.ok()) return s.status();
     suite = *s;
@@ -354,7 +355,7 @@ Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, cons
     const size_t end = std::min(queued.size(), at + kChunk);
     std::vector<QueuedTrial> chunk(std::make_move_iterator(queued.begin() + at),
                                    std::make_move_iterator(queued.begin() + end));
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (at == 0) requests_[*sweep] = std::make_shared<SweepRequest>(*req);
     sched_->AddOrdered(info, std::move(chunk));
     ServeWaitersLocked();
@@ -368,7 +369,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
   std::vector<int64_t> cancelled, stopping;
   if (Status s = store_.CancelSweep(sweep, &cancelled, &stopping); !s.ok()) return s;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (auto it = searches_.find(sweep); it != searches_.end()) {
       it->second.state = "cancelled";
       it->second.detail = "cancelled by a user";
@@ -391,7 +392,7 @@ Status Coordinator::CancelTrial(int64_t trial) {
   if (Status s = store_.CancelTrial(trial, &done); !s.ok()) return s;
   auto t = store_.GetTrial(trial);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (done) sched_->Cancel({trial}, {});
     else sched_->Cancel({}, {trial});
   }
@@ -406,7 +407,7 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   if (!sw.ok()) return sw.status();
   auto rows = store_.RequeueDone(sweep, {Verdict::kInfraError, Verdict::kTimeout});
   if (!rows.ok()) return rows.status();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto su = SuiteById(sw->suite_id);
   if (!su.ok()) return su.status();
   auto rit = requests_.find(sweep);
@@ -432,7 +433,7 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
 Status Coordinator::Drain(int64_t node) { return SetNodeState(node, "draining", "drained by an admin"); }
 
 Status Coordinator::SetNodeState(int64_t node, const std::string& state, const std::string& reason) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Status s = sched_->SetNodeState(node, state, reason);
   if (s.ok()) {
     events_.Publish("node.changed", {{"node", node}, {"state", state}, {"reason", reason}});
@@ -444,14 +445,15 @@ Status Coordinator::SetNodeState(int64_t node, const std::string& state, const s
 void Coordinator::Ticker() {
   int64_t last_keepalive = NowMs();
   int64_t last_touch = NowMs();
-  std::unique_lock lk(tick_mu_);
+  UniqueLock lk(tick_mu_);
   while (!stopping_) {
-    tick_cv_.wait_for(lk, std::chrono::milliseconds(opts_.tick_ms), [&] { return stopping_ || !returns_.empty(); });
+    tick_cv_.wait_for(lk.native(), std::chrono::milliseconds(opts_.tick_ms),
+                      [&]() REQUIRES(tick_mu_) { return stopping_ || !returns_.empty(); });
     if (stopping_) break;
     std::vector<std::string> returns = std::exchange(returns_, {});
     lk.unlock();
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (!returns.empty()) ReturnGrantsLocked(std::move(returns));
       auto changed = sched_->Tick();
       PublishSettled(changed, "expired");

@@ -14,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "core/bisect.h"
 #include "core/bisect_request.h"
 #include "daemon/coordinator_types.h"
@@ -161,41 +162,42 @@ class Coordinator {
   // Answers `w` with `grant` once the writes staged so far (its lease) are committed.
   void AnswerAfterCommit(LeaseWaiter w, LeaseGrant grant);
   // Parsed and cached; never changed or dropped once cached (grants share it).
-  Result<std::shared_ptr<const Suite>> SuiteShared(int64_t id);
-  Result<const Suite*> SuiteById(int64_t id);  // SuiteShared's suite
+  Result<std::shared_ptr<const Suite>> SuiteShared(int64_t id) REQUIRES(mu_);
+  Result<const Suite*> SuiteById(int64_t id) REQUIRES(mu_);  // SuiteShared's suite
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
   // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
   QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t);
   void Restore();
-  void RestoreLocked();
+  void RestoreLocked() REQUIRES(mu_);
   // After a failed group commit (writes lost): rebuilds the scheduler from the store, as a restart does.
-  void ReloadIfNeededLocked();
+  void ReloadIfNeededLocked() REQUIRES(mu_);
   // Publishes `type` once the writes staged so far are committed (a reader told of a change finds it).
   void PublishAfterCommit(const std::string& type, nlohmann::json data);
-  void ServeWaitersLocked();
+  void ServeWaitersLocked() REQUIRES(mu_);
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
-  LeaseGrant MakeGrant(const Grant& g, const std::set<std::string>& have_suites);
+  LeaseGrant MakeGrant(const Grant& g, const std::set<std::string>& have_suites) REQUIRES(mu_);
   // The grant's reference for trial `t` on `hardware` (SUITE_FORMAT.md "Differential validation"):
   // the reference trial's smoke answers, or which was not found; null when `t` needs none (no
   // reference declared, or `t` is a reference itself).
   std::shared_ptr<const GrantReference> ReferenceLocked(const Suite& su, const QueuedTrial& t,
-                                                        const std::string& hardware);
+                                                        const std::string& hardware) REQUIRES(mu_);
   // Keeps what a reported reference trial answered, for the grants that follow its report (the
   // store may not have committed it yet).
-  void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r);
+  void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r)
+      REQUIRES(mu_);
   // Takes the verdicts of the search probes the scheduler settled and queues each search's next
   // probe (or ends it). True if a probe was queued (waiters may now be served).
-  bool AdvanceSearchesLocked();
+  bool AdvanceSearchesLocked() REQUIRES(mu_);
   // Stores and queues probe `index` of the search of `sweep`; false on a store error (logged; the
   // search then ends undecided).
-  bool QueueProbeLocked(int64_t sweep, Bisection& b, int index);
+  bool QueueProbeLocked(int64_t sweep, Bisection& b, int index) REQUIRES(mu_);
   // A finished sweep with auto_bisect: starts a bisection for each config that got worse between
   // two values of an ordered parameter on one target (daemon/auto_bisect.cc).
-  void AutoBisectLocked(int64_t sweep);
+  void AutoBisectLocked(int64_t sweep) REQUIRES(mu_);
   void RunAutoBisections();  // the clock thread's part: without mu_ held
-  void ReturnGrantsLocked(std::vector<std::string> leases);  // the clock thread's part of ReturnGrant
+  void ReturnGrantsLocked(std::vector<std::string> leases) REQUIRES(mu_);  // the clock thread's part of ReturnGrant
   void Ticker();
 
   Store& store_;
@@ -203,27 +205,28 @@ class Coordinator {
   CoordinatorOptions opts_;
   std::unique_ptr<WallClock> clock_;
   std::unique_ptr<StoreAdapter> adapter_;
-  std::mutex mu_;
-  std::unique_ptr<Scheduler> sched_;
-  std::map<int64_t, std::shared_ptr<const Suite>> suites_;      // by store id
-  std::map<int64_t, std::shared_ptr<SweepRequest>> requests_;   // by sweep id
-  std::map<int64_t, Waiter> waiters_;                            // by node
-  std::map<int64_t, Bisection> searches_;                        // running searches by sweep
-  std::map<int64_t, int64_t> probes_;                            // a search's pending trial -> its sweep
-  std::set<int64_t> auto_bisected_;                              // sweeps whose regressions were looked at
-  std::vector<int64_t> auto_bisect_due_;                         // ... and are to be, by the clock thread
-  int64_t next_wait_ = 1;
-  std::map<std::pair<int64_t, std::string>, std::string> fingerprints_;  // (node, suite) -> fingerprint
-  std::map<std::string, std::pair<LauncherReport, int64_t>> launchers_;  // name -> (report, heard at ms)
+  Mutex mu_;
+  std::unique_ptr<Scheduler> sched_ GUARDED_BY(mu_);
+  std::map<int64_t, std::shared_ptr<const Suite>> suites_ GUARDED_BY(mu_);      // by store id
+  std::map<int64_t, std::shared_ptr<SweepRequest>> requests_ GUARDED_BY(mu_);   // by sweep id
+  std::map<int64_t, Waiter> waiters_ GUARDED_BY(mu_);                            // by node
+  std::map<int64_t, Bisection> searches_ GUARDED_BY(mu_);                        // running searches by sweep
+  std::map<int64_t, int64_t> probes_ GUARDED_BY(mu_);                            // a search's pending trial -> its sweep
+  std::set<int64_t> auto_bisected_ GUARDED_BY(mu_);                              // sweeps whose regressions were looked at
+  std::vector<int64_t> auto_bisect_due_ GUARDED_BY(mu_);                         // ... and are to be, by the clock thread
+  int64_t next_wait_ GUARDED_BY(mu_) = 1;
+  std::map<std::pair<int64_t, std::string>, std::string> fingerprints_ GUARDED_BY(mu_);  // (node, suite) -> fingerprint
+  std::map<std::string, std::pair<LauncherReport, int64_t>> launchers_ GUARDED_BY(mu_);  // name -> (report, heard at ms)
   // (suite id, reference config key, hardware class) -> the grant's reference: its latest judged trial.
-  std::map<std::tuple<int64_t, std::string, std::string>, std::shared_ptr<const GrantReference>> references_;
-  std::mutex register_mu_;  // one registration at a time: the check of a name and its write
-  std::mutex cred_mu_;      // guards credentials_ only (never held with mu_ taken after it)
-  std::unordered_map<std::string, int64_t> credentials_;  // credential SHA-256 hex -> node
-  std::mutex tick_mu_;
+  std::map<std::tuple<int64_t, std::string, std::string>, std::shared_ptr<const GrantReference>> references_
+      GUARDED_BY(mu_);
+  Mutex register_mu_;  // one registration at a time: the check of a name and its write
+  Mutex cred_mu_;      // guards credentials_ only (never held with mu_ taken after it)
+  std::unordered_map<std::string, int64_t> credentials_ GUARDED_BY(cred_mu_);  // credential SHA-256 hex -> node
+  Mutex tick_mu_;
   std::condition_variable tick_cv_;
-  bool stopping_ = false;
-  std::vector<std::string> returns_;  // grants to give back (ReturnGrant); guarded by tick_mu_
+  bool stopping_ GUARDED_BY(tick_mu_) = false;
+  std::vector<std::string> returns_ GUARDED_BY(tick_mu_);  // grants to give back (ReturnGrant); guarded by tick_mu_
   std::atomic<bool> reload_{false};
   std::thread ticker_;
 };

@@ -31,7 +31,7 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   if (!row.ok()) return row.status();
   const Suite* suite;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto s = SuiteById(row->id);
     if (!s.ok()) return s.status();
     suite = *s;
@@ -73,7 +73,7 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   b.pending_trial = first_id;
   if (Status s = store_.SetSweepSearch(*sweep, "bisect", BisectionJson(b)); !s.ok()) return s;
   events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", 1}, {"suite", suite->name}, {"kind", "bisect"}});
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   requests_[*sweep] = std::make_shared<SweepRequest>(*parsed);
   auto queued = MakeQueued(*suite, *parsed, first_id, {c});
   for (auto& q : queued) q.sweep = *sweep;

@@ -14,7 +14,7 @@ std::vector<NodeView> Coordinator::Nodes() {
   std::vector<NodeView> out;
   if (!rows.ok()) return out;
   out.reserve(rows->size());
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const int64_t now = NowMs();
   for (auto& n : *rows) {
     NodeView v;
@@ -43,12 +43,12 @@ Result<NodeView> Coordinator::Node(int64_t node) {
 }
 
 void Coordinator::SetLauncher(const std::string& name, LauncherReport report) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   launchers_[name] = {std::move(report), NowMs()};
 }
 
 std::vector<LauncherView> Coordinator::Launchers() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<LauncherView> out;
   const int64_t now = NowMs();
   for (auto it = launchers_.begin(); it != launchers_.end();) {
@@ -64,7 +64,7 @@ std::vector<LauncherView> Coordinator::Launchers() {
 }
 
 SweepLive Coordinator::SweepExtras(int64_t sweep) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   SweepLive j;
   j.running = sched_->RunningIn(sweep);
   auto rit = requests_.find(sweep);
@@ -96,7 +96,7 @@ SweepLive Coordinator::SweepExtras(int64_t sweep) {
 }
 
 CoordinatorStats Coordinator::Stats() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   CoordinatorStats st;
   for (auto& [id, n] : sched_->nodes()) ++st.nodes[n.state];
   std::tie(st.lease_wait_sum_ms, st.lease_wait_count) = sched_->LeaseWait();

@@ -19,7 +19,7 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
   const std::string hardware = NodeHardware(*inv);
   // The check of the name and the write that follows must not interleave with another
   // registration of the same name, or two callers could both pass the check.
-  std::lock_guard registering(register_mu_);
+  MutexLock registering(register_mu_);
   auto existing = store_.FindNode(name);
   if (!existing.ok()) return existing.status();
   bool kept = false;
@@ -28,7 +28,7 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
     kept = !cred.presented.empty() && n.credential == cred.presented;
     bool live = false;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       const NodeState* st = sched_->Node(n.id);
       live = st && st->state != "offline" && NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
     }
@@ -45,13 +45,13 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
   auto row = store_.RegisterNode(name, InventoryJson(*inv), inv->labels, reg.fingerprint, hardware, give);
   if (!row.ok()) return row.status();
   if (!give.empty()) {
-    std::lock_guard lock(cred_mu_);
+    MutexLock lock(cred_mu_);
     for (auto it = credentials_.begin(); it != credentials_.end();)
       it = it->second == row->id ? credentials_.erase(it) : std::next(it);
     credentials_[give] = row->id;
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     NodeState st;
     st.id = row->id;
     st.name = name;
@@ -68,14 +68,14 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
 }
 
 std::optional<int64_t> Coordinator::NodeForCredential(const std::string& sha256_hex) {
-  std::lock_guard lock(cred_mu_);
+  MutexLock lock(cred_mu_);
   auto it = credentials_.find(sha256_hex);
   if (it == credentials_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<int64_t> Coordinator::LeaseNode(const std::string& lease) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = sched_->leases().find(lease);
   if (it == sched_->leases().end()) return std::nullopt;
   return it->second.node;
@@ -205,7 +205,7 @@ void Coordinator::AnswerAfterCommit(LeaseWaiter w, LeaseGrant grant) {
 
 int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
                            const std::set<std::string>& have_suites, LeaseWaiter w) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
   std::vector<int64_t> reused;
@@ -252,7 +252,7 @@ void Coordinator::SetHeldBack(int64_t node, std::map<int, HeldGpu> held) {
   json gpus = json::array();
   for (auto& [g, h] : held) gpus.push_back(g);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!sched_->SetHeldBack(node, std::move(held))) return;
   }
   events_.Publish("node.gpus_held", {{"node", node}, {"gpus", gpus}});
@@ -260,7 +260,7 @@ void Coordinator::SetHeldBack(int64_t node, std::map<int, HeldGpu> held) {
 
 void Coordinator::ReturnGrant(const std::string& lease) {
   {
-    std::lock_guard lock(tick_mu_);
+    MutexLock lock(tick_mu_);
     returns_.push_back(lease);
   }
   tick_cv_.notify_all();
@@ -284,13 +284,13 @@ void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
 }
 
 void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = waiters_.find(node);
   if (it != waiters_.end() && it->second.id == wait_id) waiters_.erase(it);
 }
 
 Result<HeartbeatAnswer> Coordinator::Heartbeat(const std::string& lease, const HeartbeatRequest& body) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
   auto l = sched_->Heartbeat(lease);
@@ -305,7 +305,7 @@ Result<HeartbeatAnswer> Coordinator::Heartbeat(const std::string& lease, const H
 Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::string_view data) {
   int64_t trial;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ReloadIfNeededLocked();
     auto t = sched_->CheckLease(lease);
     if (!t.ok()) return t.status();
@@ -316,7 +316,7 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
 }
 
 Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ReloadIfNeededLocked();
   Store::Group group;
   int64_t sweep = 0, trial = 0, node = 0;

@@ -75,7 +75,7 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
                                &first, origin);
   if (!id.ok()) return id.status();
   events_.Publish("sweep.created", {{"sweep", *id}, {"trials", trials.size()}, {"suite", sw->suite}, {"rerun_of", sweep}});
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto su = SuiteById(sw->suite_id);
   if (!su.ok()) return su.status();
   SweepRequest stored = *req;

@@ -50,7 +50,7 @@ struct Shared {
   std::atomic<bool> stopping{false};
 };
 
-Request ToRequest(const bhttp::request<bhttp::string_body>& in) {
+Request ToRequest(bhttp::request<bhttp::string_body>&& in) {
   Request r;
   r.method = std::string(in.method_string());
   r.target = std::string(in.target());
@@ -60,7 +60,7 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in) {
     for (auto& c : name) c = static_cast<char>(tolower(c));
     r.headers[name] = std::string(f.value());
   }
-  r.body = in.body();
+  r.body = std::move(in.body());  // a big upload is not copied on its way to the handler
   return r;
 }
 
@@ -161,22 +161,25 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     version_ = in.version();
     keep_alive_ = in.keep_alive();
     head_ = in.method() == bhttp::verb::head;
-    Request req = ToRequest(in);
-    if (shared_->router.LaneOf(req) == Lane::kIo) return Answer(Run(req));
+    Request req = ToRequest(std::move(in));
+    // One match per request: the lane is chosen by it and the dispatch reuses it.
+    RouteMatch match = shared_->router.Match(req);
+    if (match.lane() == Lane::kIo) return Answer(Run(req, std::move(match)));
     // A pooled handler: the I/O thread goes back to other connections meanwhile. The guard keeps
     // the I/O context running (a stop waits for this answer).
     auto guard = asio::make_work_guard(stream_.get_executor());
-    asio::post(*shared_->pool, [self = shared_from_this(), req = std::move(req), guard]() mutable {
-      Response res = self->Run(req);
+    asio::post(*shared_->pool, [self = shared_from_this(), req = std::move(req), match = std::move(match),
+                                guard]() mutable {
+      Response res = self->Run(req, std::move(match));
       asio::post(self->stream_.get_executor(), [self, res = std::move(res), guard]() mutable {
         self->Answer(std::move(res));
       });
     });
   }
 
-  Response Run(Request& req) {
+  Response Run(Request& req, RouteMatch match) {
     auto t0 = std::chrono::steady_clock::now();
-    Response res = shared_->router.Dispatch(req);
+    Response res = shared_->router.Dispatch(req, std::move(match));
     if (spdlog::should_log(spdlog::level::debug)) {
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
       spdlog::debug("{} {} -> {} ({} us)", req.method, req.target, res.status, us);

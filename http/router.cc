@@ -6,7 +6,7 @@
 
 namespace gauntlet::http {
 
-bool Router::Match(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params) {
+bool Router::MatchPattern(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params) {
   size_t pi = 0, si = 0;
   params->clear();
   while (pi < pattern.size() && si <= path.size()) {
@@ -76,42 +76,38 @@ std::string CrossSite(const Request& req) {
 }
 }  // namespace
 
-Lane Router::LaneOf(const Request& req) const {
+RouteMatch Router::Match(const Request& req) const {
+  RouteMatch m;
   std::map<std::string, std::string> p;
-  for (const auto& r : routes_)
-    if ((r.method == req.method || (r.method == "GET" && req.method == "HEAD")) && Match(r.pattern, req.path, &p))
-      return r.lane;
-  return Lane::kIo;
+  for (const auto& r : routes_) {
+    if (!MatchPattern(r.pattern, req.path, &p)) continue;
+    bool method_ok = r.method == req.method || (r.method == "GET" && req.method == "HEAD");
+    if (method_ok) {  // the first fit wins; `allowed` matters only when none fits
+      m.route = &r;
+      m.params = std::move(p);
+      return m;
+    }
+    m.allowed.push_back(r.method);
+  }
+  return m;
 }
 
-Response Router::Dispatch(Request& req) const {
+Response Router::Dispatch(Request& req, RouteMatch m) const {
   if (std::string bad = NotUtf8(req); !bad.empty())
     return Problem(400, "Bad Request", "the request's " + bad + " is not valid UTF-8", bad);
   if (local_only_)
     if (std::string why = CrossSite(req); !why.empty()) return Problem(403, "Forbidden", why);
-  std::vector<std::string> allowed;
-  const Route* hit = nullptr;
-  std::map<std::string, std::string> params;
-  for (const auto& r : routes_) {
-    std::map<std::string, std::string> p;
-    if (!Match(r.pattern, req.path, &p)) continue;
-    bool method_ok = r.method == req.method || (r.method == "GET" && req.method == "HEAD");
-    if (method_ok && !hit) {
-      hit = &r;
-      params = std::move(p);
-    }
-    allowed.push_back(r.method);
-  }
+  const Route* hit = m.route;
   if (!hit) {
-    if (allowed.empty()) return Problem(404, "Not Found", "no route for " + req.path);
+    if (m.allowed.empty()) return Problem(404, "Not Found", "no route for " + req.path);
     std::string allow;
-    for (auto& m : allowed)
-      if (allow.find(m) == std::string::npos) allow += (allow.empty() ? "" : ", ") + m;
+    for (auto& verb : m.allowed)
+      if (allow.find(verb) == std::string::npos) allow += (allow.empty() ? "" : ", ") + verb;
     Response r = Problem(405, "Method Not Allowed", req.method + " is not allowed on " + req.path + "; use " + allow);
     r.headers.emplace_back("Allow", allow);
     return r;
   }
-  req.params = std::move(params);
+  req.params = std::move(m.params);
   if (auth_ && hit->role != Role::kPublic) {
     auto token = auth_->Find(req.Header("authorization"));
     std::optional<Role> who;

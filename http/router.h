@@ -30,6 +30,17 @@ struct Route {
 // per-node credential registration hands a worker), or nullopt. Called on server threads.
 using NodeCredentials = std::function<std::optional<int64_t>(const std::string& token)>;
 
+// What Router::Match found for a request: the route it goes to (null: none; `allowed` then says
+// whether the path exists under other verbs: 405, or not: 404), and the path's parameters. A plain
+// value pointing into the Router's table: valid while the Router lives.
+struct RouteMatch {
+  const Route* route = nullptr;
+  std::map<std::string, std::string> params;
+  std::vector<std::string> allowed;  // with no route: the verbs of every route whose pattern fits the path
+  // Where the handler runs (kIo when no route matches: a 404 or 405 costs nothing).
+  Lane lane() const { return route ? route->lane : Lane::kIo; }
+};
+
 // Immutable after construction: every method is thread-safe.
 class Router {
  public:
@@ -45,13 +56,19 @@ class Router {
   // Finds the route (HEAD is served by GET's), checks the token (401, 403), sets req.params and
   // req.role, runs the handler. A BadJson it throws is answered 400; any other std::exception is
   // logged and answered 500 without internals.
-  Response Dispatch(Request& req) const;
-  // The lane of the route `req` goes to (kIo when none matches: a 404 or 405 costs nothing). Pure.
-  Lane LaneOf(const Request& req) const;
+  Response Dispatch(Request& req) const { return Dispatch(req, Match(req)); }
+  // Dispatch with the match already made (the server chose the lane by it): `m` must be
+  // Match(req) of this router, so the route table is walked once per request.
+  Response Dispatch(Request& req, RouteMatch m) const;
+  // The route `req` goes to (HEAD is served by GET's: the first route whose pattern and verb fit),
+  // its parameters and the verbs the path allows. Pure.
+  RouteMatch Match(const Request& req) const;
+  // The lane of the route `req` goes to (kIo when none matches). Pure.
+  Lane LaneOf(const Request& req) const { return Match(req).lane(); }
   const std::vector<Route>& routes() const { return routes_; }
 
  private:
-  static bool Match(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params);
+  static bool MatchPattern(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params);
   std::vector<Route> routes_;
   const Auth* auth_;
   bool local_only_;

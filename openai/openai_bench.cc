@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "http/sse_reader.h"
 #include "openai/bench_connection.h"
 #include "classifier/garbage.h"
 #include "openai/stream_event.h"
@@ -95,26 +96,11 @@ class BenchThread final : public BodySink {
       if (r->samples.size() < 5) r->samples.push_back(smp);
   }
 
-  // SSE: events are "data: ..." lines; complete lines are handled in place.
+  // SSE (http/sse_reader.h): each event's data is one streamed piece; complete lines are read in
+  // place, without a copy.
   bool OnBody(std::string_view chunk) override {
     if (raw_.size() < 4096) raw_.append(chunk.substr(0, 4096 - raw_.size()));
-    sse_.append(chunk);
-    size_t eol;
-    while ((eol = sse_.find('\n', sse_pos_)) != std::string::npos) {
-      std::string_view line(sse_.data() + sse_pos_, eol - sse_pos_);
-      sse_pos_ = eol + 1;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.size() >= 5 && line.substr(0, 5) == "data:") {
-        line.remove_prefix(5);
-        if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-        OnEvent(line);
-      }
-    }
-    if (sse_pos_ == sse_.size()) {
-      sse_.clear();
-      sse_pos_ = 0;
-    }
-    return true;
+    return sse_.Feed(chunk, on_sse_);
   }
 
  private:
@@ -150,8 +136,7 @@ class BenchThread final : public BodySink {
     usage_tokens_ = -1;
     text_.clear();
     raw_.clear();
-    sse_.clear();
-    sse_pos_ = 0;
+    sse_.Reset();
     auto st = conn_.Request(wire_, idle_limit, *this, &err_);
     if (!st || *st != 200 || chunks_ == 0) {
       ++errors_;
@@ -208,8 +193,13 @@ class BenchThread final : public BodySink {
   bool first_ = true;
   int chunks_ = 0;
   double usage_tokens_ = -1;
-  std::string body_, wire_, text_, raw_, sse_, err_;
-  size_t sse_pos_ = 0;
+  std::string body_, wire_, text_, raw_, err_;
+  http::SseReader sse_;
+  // Made once, so a chunk costs no std::function of its own.
+  const http::SseReader::OnEvent on_sse_ = [this](const http::SseEvent& e) {
+    OnEvent(e.data);
+    return true;
+  };
   StreamEvent ev_;
 };
 

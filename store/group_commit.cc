@@ -19,7 +19,7 @@ Store::Group::~Group() { --group_depth; }
 
 Store::~Store() {
   {
-    std::lock_guard lock(write_mu_);
+    MutexLock lock(write_mu_);
     stop_ = true;
   }
   commit_cv_.notify_all();
@@ -44,7 +44,7 @@ Status StoreErrorStatus(const sql::Error& e) {
 }
 
 void Store::NoteWriteErrorLocked(const sql::Error* e) {
-  std::lock_guard lock(trouble_mu_);
+  MutexLock lock(trouble_mu_);
   if (!e) {
     if (no_space_) spdlog::info("store: writes commit again (disk space is back)");
     no_space_.reset();
@@ -57,7 +57,7 @@ void Store::NoteWriteErrorLocked(const sql::Error* e) {
 
 std::optional<std::string> Store::WriteTrouble() {
   {
-    std::lock_guard lock(trouble_mu_);
+    MutexLock lock(trouble_mu_);
     if (!no_space_) return std::nullopt;
     const int64_t now = NowMs();
     if (now - last_probe_ms_ < 1000) return no_space_;
@@ -72,11 +72,11 @@ std::optional<std::string> Store::WriteTrouble() {
     });
   } catch (const sql::Error&) {
   }
-  std::lock_guard lock(trouble_mu_);
+  MutexLock lock(trouble_mu_);
   return no_space_;
 }
 
-void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
+void Store::AbortWriteLocked() {
   // Called from Write's catch: the exception in flight says whether the disk is full.
   if (std::exception_ptr ep = std::current_exception()) {
     try {
@@ -110,22 +110,22 @@ void Store::AbortWriteLocked(std::unique_lock<std::mutex>& lock) {
     // Derived state is marked stale before any waiter hears of the loss, so a client retrying at
     // once after its 503 already meets the reloaded state.
     if (on_failure_) on_failure_();
-    SettleLocked(lock, staged_, Status(Code::kUnavailable, "store: a write failed and took the staged writes with it"));
+    SettleLocked(staged_, Status(Code::kUnavailable, "store: a write failed and took the staged writes with it"));
   }
 }
 
-void Store::EndWriteLocked(std::unique_lock<std::mutex>& lock) {
+void Store::EndWriteLocked() {
   writer_->ResetAll();  // statements left mid-row must not outlive the transaction's snapshot
   if (savepoint_) writer_->Cached("RELEASE w").Run();
   ++staged_;
   if (group_depth == 0) {
-    CommitLocked(lock);
+    CommitLocked();
   } else {
     commit_cv_.notify_one();
   }
 }
 
-void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
+void Store::CommitLocked() {
   if (!open_) return;
   const Ticket upto = staged_;
   try {
@@ -144,19 +144,19 @@ void Store::CommitLocked(std::unique_lock<std::mutex>& lock) {
     if (on_failure_) on_failure_();  // before the waiters hear of it (see AbortWriteLocked)
     // Unavailable: what the commit held was lost, and the client's retry is what recovers it.
     Status why = StoreErrorStatus(e);
-    SettleLocked(lock, upto, Status(Code::kUnavailable, "store: commit failed: " + why.message()));
+    SettleLocked(upto, Status(Code::kUnavailable, "store: commit failed: " + why.message()));
     throw;
   }
   open_ = false;
   NoteWriteErrorLocked(nullptr);
-  SettleLocked(lock, upto, Status::Ok());
+  SettleLocked(upto, Status::Ok());
 }
 
-void Store::SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s) {
+void Store::SettleLocked(Ticket upto, const Status& s) {
   committing_ = upto;
   std::vector<std::function<void(const Status&)>> run;
   {
-    std::lock_guard tickets(tickets_mu_);
+    MutexLock tickets(tickets_mu_);
     if (!s.ok()) {
       failed_.emplace_back(settled_ + 1, upto);
       if (failed_.size() > kFailedKept) failed_.pop_front();
@@ -172,15 +172,15 @@ void Store::SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const 
     }
   }
   if (run.empty()) return;
-  lock.unlock();  // callbacks answer clients and publish events; they must not hold up writers
+  // Callbacks answer clients and publish events: they must not hold up writers.
+  MutexUnlock unlocked(write_mu_);
   for (auto& fn : run) fn(s);
-  lock.lock();
 }
 
 void Store::CommitLoop() {
-  std::unique_lock lock(write_mu_);
+  UniqueLock lock(write_mu_);
   while (true) {
-    commit_cv_.wait(lock, [&] { return stop_ || (open_ && staged_ > committing_); });
+    commit_cv_.wait(lock.native(), [&]() REQUIRES(write_mu_) { return stop_ || (open_ && staged_ > committing_); });
     if (!stop_) {
       // Let the threads that are ready to stage a write do so first: on a busy daemon this puts
       // several writes in one commit; on an idle one the yield returns at once.
@@ -190,7 +190,7 @@ void Store::CommitLoop() {
     }
     if (open_ && staged_ > committing_) {
       try {
-        CommitLocked(lock);
+        CommitLocked();
       } catch (const sql::Error&) {
         // Settled with the error above: the waiting answers say so, on_failure_ reloads.
       }
@@ -203,7 +203,7 @@ void Store::CommitLoop() {
 Store::Ticket Store::Staged() { return staged_.load(); }
 
 std::optional<Status> Store::Outcome(Ticket t) {
-  std::lock_guard lock(tickets_mu_);
+  MutexLock lock(tickets_mu_);
   if (t > settled_) return std::nullopt;
   for (auto& [lo, hi] : failed_)
     if (t >= lo && t <= hi) return Status(Code::kUnavailable, "store: the commit of this write failed");
@@ -212,7 +212,7 @@ std::optional<Status> Store::Outcome(Ticket t) {
 
 void Store::AfterCommit(Ticket t, std::function<void(const Status&)> done) {
   {
-    std::lock_guard lock(tickets_mu_);
+    MutexLock lock(tickets_mu_);
     if (t > settled_) {
       waiting_.emplace_back(t, std::move(done));
       commit_cv_.notify_one();  // a nudge only: the write that staged `t` woke the committer already
@@ -223,9 +223,9 @@ void Store::AfterCommit(Ticket t, std::function<void(const Status&)> done) {
 }
 
 Status Store::Flush() {
-  std::unique_lock lock(write_mu_);
+  MutexLock lock(write_mu_);
   try {
-    CommitLocked(lock);
+    CommitLocked();
   } catch (const sql::Error& e) {
     return StoreErrorStatus(e);
   }

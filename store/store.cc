@@ -40,12 +40,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
 
 Store::Lease::Lease(Store* s) : store(s), db(nullptr) {
   if (s->memory_) {
-    mem_lock = std::unique_lock(s->write_mu_);
+    mem_lock = std::unique_lock(s->write_mu_.native());
     db = s->writer_.get();
     return;
   }
   {
-    std::lock_guard lock(s->pool_mu_);
+    MutexLock lock(s->pool_mu_);
     if (!s->pool_.empty()) {
       owned = std::move(s->pool_.back());
       s->pool_.pop_back();
@@ -58,7 +58,7 @@ Store::Lease::Lease(Store* s) : store(s), db(nullptr) {
 Store::Lease::~Lease() {
   db->ResetAll();
   if (owned) {
-    std::lock_guard lock(store->pool_mu_);
+    MutexLock lock(store->pool_mu_);
     store->pool_.push_back(std::move(owned));
   }
 }
@@ -189,7 +189,7 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
                                    const SweepOrigin& origin) {
   // One sweep's trials get consecutive ids (the caller counts from *first_trial): no other insert
   // of trials may come between its chunks.
-  std::lock_guard create(create_mu_);
+  MutexLock create(create_mu_);
   const bool chunked = trials.size() > kSweepChunk;
   const int64_t now = NowMs();
   *first_trial = 0;

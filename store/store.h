@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "store/sqlite.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "core/verdict.h"
 
@@ -278,7 +279,7 @@ class Store {
   template <typename F>
   auto Write(F&& fn) {
     waiting_writers_.fetch_add(1);
-    std::unique_lock lock(write_mu_);
+    MutexLock lock(write_mu_);
     waiting_writers_.fetch_sub(1);
     BeginWriteLocked();
     using R = decltype(fn(*writer_));
@@ -286,19 +287,19 @@ class Store {
       try {
         fn(*writer_);
       } catch (...) {
-        AbortWriteLocked(lock);
+        AbortWriteLocked();
         throw;
       }
-      EndWriteLocked(lock);
+      EndWriteLocked();
     } else {
       std::optional<R> r;
       try {
         r.emplace(fn(*writer_));
       } catch (...) {
-        AbortWriteLocked(lock);
+        AbortWriteLocked();
         throw;
       }
-      EndWriteLocked(lock);
+      EndWriteLocked();
       return std::move(*r);
     }
   }
@@ -345,26 +346,28 @@ class Store {
     Store* store;
     sql::Db* db;
     std::unique_ptr<sql::Db> owned;
-    std::unique_lock<std::mutex> mem_lock;  // in-memory databases read through the writer
+    // In-memory databases read through the writer, under write_mu_. A lock taken or not by the
+    // store's kind, which the analysis cannot follow: writer_, all it guards, is not annotated.
+    std::unique_lock<std::mutex> mem_lock;
   };
-  void BeginWriteLocked();
-  void AbortWriteLocked(std::unique_lock<std::mutex>& lock);
-  void EndWriteLocked(std::unique_lock<std::mutex>& lock);
-  // Commits the open transaction, settles its tickets and runs their callbacks (unlocked meanwhile);
-  // throws sql::Error when the commit failed.
-  void CommitLocked(std::unique_lock<std::mutex>& lock);
-  void SettleLocked(std::unique_lock<std::mutex>& lock, Ticket upto, const Status& s);
+  void BeginWriteLocked() REQUIRES(write_mu_);
+  void AbortWriteLocked() REQUIRES(write_mu_);
+  void EndWriteLocked() REQUIRES(write_mu_);
+  // Commits the open transaction, settles its tickets and runs their callbacks (write_mu_ released
+  // meanwhile, held again on return, also when it throws); throws sql::Error when the commit failed.
+  void CommitLocked() REQUIRES(write_mu_);
+  void SettleLocked(Ticket upto, const Status& s) REQUIRES(write_mu_);
   void CommitLoop();
   // The suite's "key_metric" (cached: a stored suite version never changes). Under write_mu_.
-  const std::string& KeyMetricName(sql::Db& db, int64_t suite_id);
+  const std::string& KeyMetricName(sql::Db& db, int64_t suite_id) REQUIRES(write_mu_);
   // Writes `r` as one row of results and returns the cell it updates (its trial's suite, config and
   // hardware, its key metric); NotFound for an unknown trial. Under write_mu_, inside Write.
-  Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r);
+  Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
 
   std::string path_;
   bool memory_;
-  std::mutex write_mu_;
-  std::mutex create_mu_;  // CreateSweep and AddTrial: a sweep's trial ids stay consecutive
+  Mutex write_mu_;
+  Mutex create_mu_;  // CreateSweep and AddTrial: a sweep's trial ids stay consecutive
   // Writers blocked on write_mu_: a sweep stored in chunks lets them go first between its chunks
   // (std::mutex is not fair: the thread that just unlocked it would take it again at once).
   std::atomic<int> waiting_writers_{0};
@@ -373,26 +376,29 @@ class Store {
   // Group commit state. Under write_mu_: the connection's transaction. Under tickets_mu_: what is
   // settled and who waits for it, so that answering threads never wait for a COMMIT's I/O (which
   // runs under write_mu_) just to look up or wait for a ticket.
-  bool open_ = false;       // a transaction is open on writer_
-  bool savepoint_ = false;  // the write in progress runs in a savepoint (it joined a transaction)
+  // writer_ itself is not annotated: Open uses it before any other thread exists, and Lease locks
+  // for it only on an in-memory store.
+  bool open_ GUARDED_BY(write_mu_) = false;       // a transaction is open on writer_
+  bool savepoint_ GUARDED_BY(write_mu_) = false;  // the write in progress runs in a savepoint (it joined a transaction)
   std::atomic<Ticket> staged_{0};  // written under write_mu_
-  Ticket committing_ = 0;          // under write_mu_: the last ticket a commit (or abort) settled
-  std::mutex tickets_mu_;
-  Ticket settled_ = 0;
-  std::deque<std::pair<Ticket, Ticket>> failed_;  // recent ticket ranges whose commit failed
-  std::vector<std::pair<Ticket, std::function<void(const Status&)>>> waiting_;
+  Ticket committing_ GUARDED_BY(write_mu_) = 0;  // the last ticket a commit (or abort) settled
+  Mutex tickets_mu_;
+  Ticket settled_ GUARDED_BY(tickets_mu_) = 0;
+  // Recent ticket ranges whose commit failed.
+  std::deque<std::pair<Ticket, Ticket>> failed_ GUARDED_BY(tickets_mu_);
+  std::vector<std::pair<Ticket, std::function<void(const Status&)>>> waiting_ GUARDED_BY(tickets_mu_);
   std::condition_variable commit_cv_;
   // WriteTrouble's: set when a write or commit failed for lack of space, cleared by a commit.
-  void NoteWriteErrorLocked(const sql::Error* e);
-  std::mutex trouble_mu_;
-  std::optional<std::string> no_space_;  // under trouble_mu_
-  int64_t last_probe_ms_ = 0;            // under trouble_mu_
-  bool stop_ = false;
+  void NoteWriteErrorLocked(const sql::Error* e) REQUIRES(write_mu_);
+  Mutex trouble_mu_;
+  std::optional<std::string> no_space_ GUARDED_BY(trouble_mu_);
+  int64_t last_probe_ms_ GUARDED_BY(trouble_mu_) = 0;
+  bool stop_ GUARDED_BY(write_mu_) = false;
   std::function<void()> on_failure_;
   std::thread committer_;
-  std::unordered_map<int64_t, std::string> key_metrics_;  // suite id -> key metric, under write_mu_
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<sql::Db>> pool_;
+  std::unordered_map<int64_t, std::string> key_metrics_ GUARDED_BY(write_mu_);  // suite id -> key metric
+  Mutex pool_mu_;
+  std::vector<std::unique_ptr<sql::Db>> pool_ GUARDED_BY(pool_mu_);
 };
 
 }  // namespace gauntlet

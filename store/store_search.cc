@@ -17,7 +17,7 @@ Status Store::SetSweepSearch(int64_t sweep, const std::string& kind, const json&
 }
 
 Result<int64_t> Store::AddTrial(int64_t sweep, int max_attempts, const NewTrial& nt) {
-  std::lock_guard create(create_mu_);  // not between the chunks of another sweep's trials
+  MutexLock create(create_mu_);  // not between the chunks of another sweep's trials
   return Guard([&]() -> Result<int64_t> {
     return Write([&](sql::Db& db) -> Result<int64_t> {
       auto& q = db.Cached("SELECT suite_id FROM sweeps WHERE id=?");

@@ -185,7 +185,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
 
 Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_trial) {
   return Guard([&]() -> Status {
-    return Write([&](sql::Db& db) -> Status {
+    return Write([&](sql::Db& db) REQUIRES(write_mu_) -> Status {  // Write runs it under write_mu_
       auto cell_or = InsertResultLocked(db, r);
       if (!cell_or.ok()) return cell_or.status();
       CellUpdate& cell = *cell_or;
@@ -220,7 +220,7 @@ Status Store::RequeueTrial(int64_t trial, int attempt) {
 
 Status Store::RecordAttempt(const ResultRow& r) {
   return Guard([&]() -> Status {
-    return Write([&](sql::Db& db) -> Status {
+    return Write([&](sql::Db& db) REQUIRES(write_mu_) -> Status {  // Write runs it under write_mu_
       auto cell_or = InsertResultLocked(db, r);
       if (!cell_or.ok()) return cell_or.status();
       const CellUpdate& cell = *cell_or;

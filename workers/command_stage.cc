@@ -77,7 +77,7 @@ int StageRanks(const TrialContext& ctx, const json& stage) {
 StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const std::vector<SignatureRule>& rules) {
   StageOutcome out;
   out.stage = stage.value("name", "stage");
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = ctx.clock->Now();
   const int port = FreePort();
   const std::string result_file = ctx.workdir + "/" + out.stage + ".result.json";
   std::error_code ec;
@@ -139,7 +139,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   if (!partial.empty() && partial.find_first_not_of(" \t\r") != std::string::npos) last_line = partial;
   out.exit_code = exit.exit_code;
   if (exit.signal) out.signal = SignalName(*exit.signal);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.seconds = std::chrono::duration<double>(ctx.clock->Now() - t0).count();
   std::optional<Verdict> file_verdict;
   std::string detail;
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();

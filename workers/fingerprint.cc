@@ -19,7 +19,7 @@ json RunFingerprint(const TrialContext& ctx, const json& cmd) {
   if (!p.ok()) return {{"error", p.status().message()}};
   std::string out;
   auto ex = (*p)->Run(
-      std::chrono::steady_clock::now() + std::chrono::seconds(60),
+      ctx.clock->Now() + std::chrono::seconds(60),
       [&](std::string_view c) {
         if (out.size() < 65536) out.append(c);
       },

@@ -58,8 +58,8 @@ bool IsTrialProcess(pid_t pid, const std::string& workdir) {
 }
 
 std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus, const std::string& workdir,
-                                      std::chrono::milliseconds wait) {
-  const auto until = std::chrono::steady_clock::now() + wait;
+                                      std::chrono::milliseconds wait, WorkerClock& clock) {
+  const auto until = clock.Now() + wait;
   std::vector<HeldBackGpu> busy;
   while (true) {
     busy.clear();
@@ -73,9 +73,9 @@ std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<i
       }
       busy.push_back({g, "GPU " + std::to_string(g) + " still has processes after its trial: " + who, *pids});
     }
-    if (busy.empty() || std::chrono::steady_clock::now() >= until) return busy;
+    if (busy.empty() || clock.Now() >= until) return busy;
     // The driver releases a killed process's memory some time after it dies: polled, bounded.
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    clock.SleepFor(std::chrono::milliseconds(100));
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "workers/daemon_link.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
@@ -32,9 +33,9 @@ std::unique_ptr<GpuProbe> OpenNvmlProbe();
 // (SIGKILL) those of this worker's trials (in a gauntlet-stage-* cgroup, or GAUNTLET_WORKDIR under
 // `workdir`; never anyone else's), for up to `wait`. Returns each GPU still busy then, with the
 // reason to keep it from further trials (pids, their commands) and the pids; empty when all are
-// free. Thread-safe.
-std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus,
-                                                      const std::string& workdir, std::chrono::milliseconds wait);
+// free. `wait` and the polls are on `clock`. Thread-safe.
+std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<int>& gpus, const std::string& workdir,
+                                      std::chrono::milliseconds wait, WorkerClock& clock = SteadyWorkerClock());
 
 // Whether `pid` is a process of one of this worker's trials (see HandBackGpus).
 bool IsTrialProcess(pid_t pid, const std::string& workdir);

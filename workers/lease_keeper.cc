@@ -9,8 +9,9 @@ constexpr size_t kChunk = 512 * 1024;  // bytes per log call: a few calls for a 
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(DaemonLink& daemon, std::string lease, std::chrono::milliseconds heartbeat, LogSink& log,
-                         const std::atomic<bool>* abort_all)
-    : daemon_(daemon), lease_(std::move(lease)), heartbeat_(heartbeat), log_(log), abort_all_(abort_all) {
+                         const std::atomic<bool>* abort_all, WorkerClock& clock)
+    : daemon_(daemon), lease_(std::move(lease)), heartbeat_(heartbeat), log_(log), abort_all_(abort_all),
+      clock_(clock) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -27,24 +28,24 @@ void LeaseKeeper::Finish() {
 }
 
 void LeaseKeeper::Loop() {
-  auto next_beat = std::chrono::steady_clock::now();  // the first beat says "running" at once
+  auto next_beat = clock_.Now();  // the first beat says "running" at once
   while (true) {
     bool done;
     {
       // Wakes every 200 ms at most, so log lines reach the daemon while a stage runs (followers
       // of `gauntlet logs --follow` see them), and at once on Finish.
       std::unique_lock lock(mu_);
-      cv_.wait_until(lock, std::min(next_beat, std::chrono::steady_clock::now() + std::chrono::milliseconds(200)),
-                     [&] { return done_; });
+      clock_.WaitUntil(cv_, lock, std::min(next_beat, clock_.Now() + std::chrono::milliseconds(200)),
+                       [&] { return done_; });
       done = done_;
     }
     if (lost_) return;
     Ship(done ? 20 : 1);
     if (done || lost_) return;
-    if (std::chrono::steady_clock::now() >= next_beat) {
+    if (clock_.Now() >= next_beat) {
       Beat();
       if (lost_) return;
-      next_beat = std::chrono::steady_clock::now() + heartbeat_;
+      next_beat = clock_.Now() + heartbeat_;
     }
   }
 }
@@ -74,7 +75,7 @@ void LeaseKeeper::Ship(int rounds) {
       return;
     }
     if (abort_all_ && *abort_all_) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100 * (i + 1)));  // backoff between retries
+    clock_.SleepFor(std::chrono::milliseconds(100 * (i + 1)));  // backoff between retries
   }
 }
 

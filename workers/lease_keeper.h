@@ -11,16 +11,18 @@
 
 #include "workers/daemon_link.h"
 #include "workers/log_sink.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
-// Starts its thread on construction. `daemon` and `log` are borrowed and must outlive the keeper;
+// Starts its thread on construction. `daemon`, `log` and `clock` (the heartbeat cadence and the
+// retry backoff) are borrowed and must outlive the keeper;
 // `abort_all` (may be null) cuts log retries short when the worker stops. cancel() and lost() are
 // safe from any thread; Finish() and the destructor from the owning thread.
 class LeaseKeeper {
  public:
   LeaseKeeper(DaemonLink& daemon, std::string lease, std::chrono::milliseconds heartbeat, LogSink& log,
-              const std::atomic<bool>* abort_all);
+              const std::atomic<bool>* abort_all, WorkerClock& clock = SteadyWorkerClock());
   ~LeaseKeeper();  // Finish()
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
@@ -41,6 +43,7 @@ class LeaseKeeper {
   const std::chrono::milliseconds heartbeat_;
   LogSink& log_;
   const std::atomic<bool>* abort_all_;
+  WorkerClock& clock_;
   std::atomic<bool> cancel_{false}, lost_{false};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -8,7 +8,7 @@ using classifier::ExitInfo;
 using Clock = std::chrono::steady_clock;
 
 RunningServer::RunningServer(std::unique_ptr<RunningProcess> p, const TrialContext& ctx, std::vector<SignatureRule> rules)
-    : proc_(std::move(p)), classifier_(std::move(rules)) {
+    : proc_(std::move(p)), clock_(*ctx.clock), classifier_(std::move(rules)) {
   pump_ = std::thread([this, &ctx] {
     // No deadline of its own: the stage's steps keep the time and Stop() ends the pump.
     ExitInfoProc e = proc_->Run(
@@ -35,7 +35,7 @@ bool RunningServer::exited() {
 
 bool RunningServer::WaitExit(Clock::duration d) {
   std::unique_lock lock(mu_);
-  return exited_cv_.wait_for(lock, d, [this] { return exited_; });
+  return clock_.WaitUntil(exited_cv_, lock, clock_.Now() + d, [this] { return exited_; });
 }
 
 ExitInfoProc RunningServer::Stop() {

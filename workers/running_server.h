@@ -27,7 +27,7 @@ class RunningServer {
   RunningServer& operator=(const RunningServer&) = delete;
 
   bool exited();  // the process ended, on its own or stopped
-  // Waits up to `d` for the process to exit on its own; true if it has. This is how the ready loop
+  // Waits up to `d` (on the trial's clock) for the process to exit on its own; true if it has. This is how the ready loop
   // and a failed request learn of a death at once instead of after a fixed pause.
   bool WaitExit(std::chrono::steady_clock::duration d);
   // Stops the whole group (SIGTERM, grace, SIGKILL), waits for the pump, and returns how the
@@ -38,6 +38,7 @@ class RunningServer {
 
  private:
   std::unique_ptr<proc::RunningProcess> proc_;
+  WorkerClock& clock_;  // ctx's: WaitExit's time
   std::mutex mu_;
   std::condition_variable exited_cv_;
   classifier::Classifier classifier_;  // guarded by mu_

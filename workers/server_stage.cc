@@ -70,9 +70,10 @@ std::optional<double> Seconds(const json& v, const std::map<std::string, std::st
 
 Clock::duration Secs(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
 
-std::chrono::milliseconds Left(Clock::time_point deadline) {
+// What is left of `deadline` on `clock`, as a client timeout: a second at least.
+std::chrono::milliseconds Left(WorkerClock& clock, Clock::time_point deadline) {
   return std::max(std::chrono::milliseconds(1000),
-                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.Now()));
 }
 
 // One server stage, step by step: launch, ready, smoke, bench, finish. Each step returns true when
@@ -163,17 +164,17 @@ bool ServerStageRun::WaitReady() {
       return false;
     }
     if (Stopped()) return Cancel();
-    if (Clock::now() >= ready_deadline_) {
+    if (ctx_.clock->Now() >= ready_deadline_) {
       NotReady();
       return false;
     }
     if (ProbeReady(probe)) break;
     // Nothing announces readiness but polling; the wait ends early if the process exits.
-    const auto until_deadline = ready_deadline_ - Clock::now();
+    const auto until_deadline = ready_deadline_ - ctx_.clock->Now();
     srv_->WaitExit(std::min<Clock::duration>(delay, std::max<Clock::duration>(until_deadline, Clock::duration::zero())));
     delay = std::min(delay * 2, std::chrono::milliseconds(500));
   }
-  ready_at_ = Clock::now();
+  ready_at_ = ctx_.clock->Now();
   out_.metrics["ready_s"] = {{"value", std::chrono::duration<double>(ready_at_ - t0_).count()}, {"unit", "s"}};
   ctx_.log->Append("gauntlet: server ready (model " + model_ + ")\n");
   return true;
@@ -183,7 +184,8 @@ bool ServerStageRun::WaitReady() {
 bool ServerStageRun::ProbeReady(http::Client& probe) {
   // Short per-probe limits: a server that accepts but never answers must not hold the loop past
   // its deadline or keep a death from being noticed.
-  const auto probe_limit = std::min<std::chrono::milliseconds>(std::chrono::seconds(5), Left(ready_deadline_));
+  const auto probe_limit =
+      std::min<std::chrono::milliseconds>(std::chrono::seconds(5), Left(*ctx_.clock, ready_deadline_));
   auto h = probe.Send("GET", ready_path_, "", "application/json", probe_limit);
   if (!h.ok() || h->status != 200) return false;
   auto m = probe.Send("GET", "/v1/models", "", "application/json", probe_limit);
@@ -250,7 +252,7 @@ bool ServerStageRun::SmokeOne(const json& sm, int index) {
   }
   http::Client c(base_, "");
   auto r = c.Send("POST", chat ? "/v1/chat/completions" : "/v1/completions", body.dump(), "application/json",
-                  Left(stage_deadline_));
+                  Left(*ctx_.clock, stage_deadline_));
   const std::string what = "smoke[" + std::to_string(index) + "]" + (chat ? " (chat)" : "");
   if (!r.ok() || r->status != 200) return SmokeRequestFailed(r, what);
   return CheckSmokeAnswer(sm, what, r->body, index);
@@ -264,7 +266,7 @@ bool ServerStageRun::SmokeRequestFailed(const Result<http::ClientResponse>& r, c
     return false;
   }
   if (Stopped()) return Cancel();
-  if (Clock::now() >= stage_deadline_) {
+  if (ctx_.clock->Now() >= stage_deadline_) {
     Fail(&out_, Verdict::kTimeout, "timeout:" + out_.stage, what + ": no answer before the stage timeout");
     return false;
   }
@@ -304,7 +306,7 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
     return false;
   }
   if (index == 0)  // the server's first real answer: the part of bring-up that is not loading
-    out_.metrics["first_smoke_s"] = {{"value", std::chrono::duration<double>(Clock::now() - ready_at_).count()},
+    out_.metrics["first_smoke_s"] = {{"value", std::chrono::duration<double>(ctx_.clock->Now() - ready_at_).count()},
                                      {"unit", "s"}};
   ctx_.log->Append("gauntlet: " + f + " answered: " + text.substr(0, 200) + "\n");
   if (auto g = FindGarbage(text)) {
@@ -374,7 +376,7 @@ bool ServerStageRun::BenchLevel(const json& b, int concurrency) {
          "bench output: " + br.garbage_reason + ": \"" + br.garbage_sample.substr(0, 120) + "\"");
     return false;
   }
-  if (Clock::now() >= stage_deadline_) {
+  if (ctx_.clock->Now() >= stage_deadline_) {
     Fail(&out_, Verdict::kTimeout, "timeout:" + out_.stage, "the benchmark outlived the stage timeout");
     return false;
   }
@@ -388,7 +390,7 @@ bool ServerStageRun::BenchLevel(const json& b, int concurrency) {
 StageOutcome ServerStageRun::Finish() {
   ExitInfoProc e = srv_->Stop();
   if (!out_.exit_code && e.exit_code) out_.exit_code = e.exit_code;
-  out_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+  out_.seconds = std::chrono::duration<double>(ctx_.clock->Now() - t0_).count();
   WaitGpusFree();
   ctx_.log->Append("=== stage " + out_.stage + " ended: " + std::string(Name(out_.verdict)) +
                    (out_.signature.empty() ? "" : " (" + out_.signature + ")") + " after " +
@@ -402,13 +404,13 @@ void ServerStageRun::WaitGpusFree() {
   std::string why;
   auto nvml = Nvml::Open(&why);
   if (!nvml || ctx_.gpus.empty()) return;
-  auto until = Clock::now() + std::chrono::seconds(60);
+  auto until = ctx_.clock->Now() + std::chrono::seconds(60);
   bool busy = true;
-  while (busy && Clock::now() < until) {
+  while (busy && ctx_.clock->Now() < until) {
     busy = false;
     for (int g : ctx_.gpus)
       if (auto s = nvml->State(g); s && !s->pids.empty()) busy = true;
-    if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // NVML has no event for this
+    if (busy) ctx_.clock->SleepFor(std::chrono::milliseconds(200));  // NVML has no event for this
   }
   ctx_.log->Append(busy ? "gauntlet: GPUs still busy 60 s after the server stopped\n"
                         : "gauntlet: GPUs confirmed free after the server stopped\n");
@@ -426,7 +428,7 @@ StageOutcome Run(const TrialContext& ctx, const json& stage, const std::vector<S
 
 StageOutcome RunServerStage(const TrialContext& ctx, const json& stage, const std::vector<SignatureRule>& rules) {
   StageOutcome out;
-  const auto t0 = Clock::now();
+  const auto t0 = ctx.clock->Now();
   try {
     out.stage = stage.value("name", "serve");
     return Run(ctx, stage, rules, out, t0);
@@ -434,7 +436,7 @@ StageOutcome RunServerStage(const TrialContext& ctx, const json& stage, const st
     // A malformed stage spec (a string where a number belongs): the suite's fault, reported as such;
     // the server, if it started, was stopped by RunningServer's destructor during unwinding.
     Fail(&out, Verdict::kCrashed, "crashed:invalid_stage", std::string("invalid server stage: ") + e.what());
-    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    out.seconds = std::chrono::duration<double>(ctx.clock->Now() - t0).count();
     if (ctx.log) ctx.log->Append("gauntlet: " + out.evidence + "\n");
     return out;
   }

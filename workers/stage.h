@@ -14,6 +14,7 @@
 #include "core/verdict.h"
 #include "workers/log_sink.h"
 #include "proc/process_runner.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
@@ -35,6 +36,9 @@ struct TrialContext {
   // Every process a stage starts goes through this runner (TrialRunnerEnv's, so RunWorker's).
   proc::ProcessRunner* processes = nullptr;
   std::chrono::milliseconds kill_grace{5000};
+  // Every wait and deadline of the stage (poll intervals, ready and stage timeouts); RunTrial's is
+  // TrialRunnerEnv's, so RunWorker's.
+  WorkerClock* clock = &SteadyWorkerClock();
   // The grant's "reference" (SUITE_FORMAT.md "Differential validation"): the reference trial's
   // recorded smoke answers, or why there are none; null when the daemon sent none.
   nlohmann::json reference;

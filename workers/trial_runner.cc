@@ -38,6 +38,7 @@ TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log)
   ctx.exe_dir = env.exe_dir;
   ctx.pass_env = env.pass_env;
   ctx.log = log;
+  ctx.clock = env.clock;
   ctx.processes = env.processes;
   ctx.kill_grace = env.kill_grace;
   if (g.contains("reference")) ctx.reference = g["reference"];
@@ -126,7 +127,7 @@ Delivery Deliver(const TrialRunnerEnv& env, int64_t trial, const std::string& le
       }
     }
     if (env.abort_all && *env.abort_all && delay_ms > 2000) return Delivery::kGaveUp;
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));  // backoff while the daemon is away
+    env.clock->SleepFor(std::chrono::milliseconds(delay_ms));  // backoff while the daemon is away
     delay_ms = std::min(delay_ms * 2, 2000);
   }
 }
@@ -142,7 +143,7 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   fs::create_directories(ctx.workdir, ec);
 
   LeaseKeeper keeper(*env.daemon, lease, std::chrono::milliseconds(g.value("heartbeat_ms", int64_t{5000})), log,
-                     env.abort_all);
+                     env.abort_all, *env.clock);
   auto aborting = [&] { return env.abort_all && *env.abort_all; };
   ctx.should_stop = [&] { return keeper.cancel() || keeper.lost() || aborting(); };
 

@@ -13,6 +13,7 @@
 #include "workers/daemon_link.h"
 #include "workers/fingerprint.h"
 #include "proc/process_runner.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
@@ -30,6 +31,7 @@ struct TrialRunnerEnv {
   std::vector<std::string> pass_env;
   std::chrono::milliseconds kill_grace{5000};
   std::atomic<bool>* abort_all = nullptr;  // set when the worker must stop its trials now; may be null
+  WorkerClock* clock = &SteadyWorkerClock();  // every wait and deadline of the trial
 };
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when

@@ -75,7 +75,7 @@ bool LoadInventory(const WorkerOptions& o, Inventory* inv, std::string* note) {
 
 // Runs the preflight program; returns "" when the node may take trials, else the reason.
 std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::string& exe_dir,
-                      ProcessRunner& processes) {
+                      ProcessRunner& processes, WorkerClock& clock) {
   if (o.preflight == "off" || inv.gpus.empty()) return "";
   std::string prog = o.preflight == "auto" ? exe_dir + "/gauntlet-kernels" : o.preflight;
   if (o.preflight == "auto" && access(prog.c_str(), X_OK) != 0) return "";
@@ -88,7 +88,7 @@ std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::s
   if (!p.ok()) return "preflight could not start: " + p.status().message();
   std::string out;
   auto e = (*p)->Run(
-      Clock::now() + std::chrono::minutes(5),
+      clock.Now() + std::chrono::minutes(5),
       [&](std::string_view c) {
         if (out.size() < 65536) out.append(c);
       },
@@ -131,8 +131,9 @@ class Worker {
   // inventory came from, for the start-up line.
   // `gpus`: what says which processes use a GPU (borrowed); null: NVML on a node whose GPUs were
   // discovered, none on one declared by --inventory.
+  // `clock` (borrowed) times every wait of the loop and of its trials.
   Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes,
-         GpuProbe* gpus);
+         GpuProbe* gpus, WorkerClock& clock);
   ~Worker() { JoinAll(); }
 
   std::atomic<bool> draining{false}, abort_all{false};
@@ -173,6 +174,7 @@ class Worker {
   const WorkerOptions& o_;
   DaemonLink& daemon_;
   ProcessRunner& processes_;
+  WorkerClock& clock_;
   const Inventory inv_;
   const std::string name_, exe_dir_;
   std::string workdir_;
@@ -202,8 +204,9 @@ class Worker {
 };
 
 Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon,
-               ProcessRunner& processes, GpuProbe* gpus)
-    : o_(o), daemon_(daemon), processes_(processes), inv_(std::move(inv)), name_(o.name.empty() ? HostName() : o.name),
+               ProcessRunner& processes, GpuProbe* gpus, WorkerClock& clock)
+    : o_(o), daemon_(daemon), processes_(processes), clock_(clock), inv_(std::move(inv)),
+      name_(o.name.empty() ? HostName() : o.name),
       exe_dir_(SelfExeDir()) {
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
@@ -222,6 +225,7 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
                    {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda}}}};
   env_.daemon = &daemon_;
   env_.processes = &processes_;
+  env_.clock = &clock_;
   env_.fingerprints = &fingerprints_;
   env_.node_name = name_;
   env_.inv = &inv_;
@@ -268,15 +272,15 @@ bool Worker::Register() {
       return false;
     }
     spdlog::warn("cannot register with {}: {}", o_.server, a.detail);
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay));  // backoff while the daemon is away
+    clock_.SleepFor(std::chrono::milliseconds(delay));  // backoff while the daemon is away
     delay = std::min(delay * 2, 2000);
   }
   return false;
 }
 
 void Worker::FirstPreflight() {
-  std::string why = Preflight(o_, inv_, exe_dir_, processes_);
-  last_preflight_ = Clock::now();
+  std::string why = Preflight(o_, inv_, exe_dir_, processes_, clock_);
+  last_preflight_ = clock_.Now();
   if (why.empty()) return;
   spdlog::error("{}: quarantining this node", why);
   daemon_.Quarantine(node_, why);
@@ -289,7 +293,7 @@ std::optional<Worker::Room> Worker::WaitForRoom() {
   Room room;
   FillGpusLocked(room);
   room.idle = running_ == 0;
-  if (room.idle) room.idle_for = Clock::now() - idle_since_;
+  if (room.idle) room.idle_for = clock_.Now() - idle_since_;
   return room;
 }
 
@@ -308,10 +312,10 @@ bool Worker::IdleTooLong(const Room& room) const {
 // Preflight again now and then, but only between trials: it must not compete with one for the GPUs.
 void Worker::PreflightWhenDue(const Room& room) {
   if (o_.preflight_period_s <= 0 || !room.idle ||
-      Clock::now() - last_preflight_ <= std::chrono::seconds(o_.preflight_period_s))
+      clock_.Now() - last_preflight_ <= std::chrono::seconds(o_.preflight_period_s))
     return;
-  last_preflight_ = Clock::now();
-  if (std::string why = Preflight(o_, inv_, exe_dir_, processes_); !why.empty()) daemon_.Quarantine(node_, why);
+  last_preflight_ = clock_.Now();
+  if (std::string why = Preflight(o_, inv_, exe_dir_, processes_, clock_); !why.empty()) daemon_.Quarantine(node_, why);
 }
 
 LeaseRequest Worker::Request(const Room& room) const {
@@ -327,7 +331,7 @@ LeaseRequest Worker::Request(const Room& room) const {
 void Worker::LeaseLoop() {
   {
     std::lock_guard lock(mu_);
-    idle_since_ = Clock::now();  // registration and preflight are not idleness
+    idle_since_ = clock_.Now();  // registration and preflight are not idleness
   }
   int delay = 50;
   while (!draining) {
@@ -343,7 +347,7 @@ void Worker::LeaseLoop() {
     // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
     if (draining && !a.grant) break;
     if (a.status == LinkStatus::kUnavailable) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay));  // backoff while the daemon is away
+      clock_.SleepFor(std::chrono::milliseconds(delay));  // backoff while the daemon is away
       delay = std::min(delay * 2, 2000);
       continue;
     }
@@ -354,7 +358,7 @@ void Worker::LeaseLoop() {
     }
     if (!a.ok()) {
       spdlog::error("lease answer {}", a.detail);
-      std::this_thread::sleep_for(std::chrono::seconds(1));
+      clock_.SleepFor(std::chrono::seconds(1));
       continue;
     }
     if (a.grant) StartTrial(std::move(*a.grant));
@@ -385,7 +389,7 @@ void Worker::StartTrial(json grant) {
       for (int g : gpus) busy_.erase(g);
       // Idle time counts from the last trial's end: a worker whose every slot was busy for longer
       // than idle_exit_s is not idle the moment its trial ends.
-      if (--running_ == 0) idle_since_ = Clock::now();
+      if (--running_ == 0) idle_since_ = clock_.Now();
     }
     *done = true;
     cv_.notify_all();
@@ -396,7 +400,7 @@ void Worker::HandBack(int64_t trial, const std::vector<int>& gpus) {
   KillStrayChildren();
   if (!gpu_probe_ || gpus.empty()) return;
   auto stuck = HandBackGpus(*gpu_probe_, gpus, workdir_,
-                            std::chrono::milliseconds(static_cast<int64_t>(o_.gpu_free_wait_s * 1000)));
+                            std::chrono::milliseconds(static_cast<int64_t>(o_.gpu_free_wait_s * 1000)), clock_);
   std::lock_guard lock(mu_);
   for (auto& held : stuck) {
     spdlog::error("{}{}: holding GPU {} back from further trials until NVML shows it free", held.reason,
@@ -446,8 +450,8 @@ void Worker::Drain() {
   {
     std::unique_lock lock(mu_);
     if (running_ > 0) spdlog::info("waiting for {} running trial(s)", running_);
-    if (!cv_.wait_for(lock, std::chrono::milliseconds(o_.drain_timeout_ms),
-                      [&] { return running_ == 0 || abort_all; })) {
+    if (!clock_.WaitUntil(cv_, lock, clock_.Now() + std::chrono::milliseconds(o_.drain_timeout_ms),
+                          [&] { return running_ == 0 || abort_all; })) {
       spdlog::warn("drain timeout: stopping running trials");
       abort_all = true;
     }
@@ -458,11 +462,8 @@ void Worker::Drain() {
 
 }  // namespace
 
-int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes) {
-  return RunWorker(o, daemon, processes, nullptr);
-}
-
-int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus) {
+int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& processes, GpuProbe* gpus,
+              WorkerClock& clock) {
   sigset_t stop_set = BlockStopSignals();
   // Orphans of a stage keeper that was itself killed come here, not to init: the worker reaps and
   // kills them (KillStrayChildren), so nothing escapes through a dead keeper.
@@ -476,7 +477,7 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
     spdlog::error("{}", lock.status().message());
     return 2;
   }
-  Worker worker(o, std::move(inv), note, daemon, processes, gpus);
+  Worker worker(o, std::move(inv), note, daemon, processes, gpus, clock);
   StopSignalThread signals(
       stop_set,
       [&](int sig) {

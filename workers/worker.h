@@ -8,6 +8,7 @@
 
 #include "workers/daemon_link.h"
 #include "proc/process_runner.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet {
 
@@ -40,10 +41,10 @@ struct WorkerOptions {
 // registration was refused). Blocks SIGINT/SIGTERM for the process: call it before any thread exists.
 int RunWorker(const WorkerOptions& opts);
 // The same over the given seams (borrowed; they must outlive the call). opts.server and opts.token
-// are then only named in logs.
-int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes);
-// The same with `gpus` (borrowed; null: as above) saying which processes each GPU holds, in place of
-// NVML, for the GPUs of the inventory whichever way it was found.
-int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes, GpuProbe* gpus);
+// are then only named in logs. `gpus` (null: NVML on a node whose GPUs were discovered, none on one
+// declared by --inventory) says which processes each GPU holds, for the GPUs of the inventory
+// whichever way it was found. `clock` times every wait and deadline of the loop and its trials.
+int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes, GpuProbe* gpus = nullptr,
+              WorkerClock& clock = SteadyWorkerClock());
 
 }  // namespace gauntlet

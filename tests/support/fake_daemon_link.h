@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "workers/daemon_link.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet::test {
 
@@ -25,6 +26,9 @@ class FakeDaemonLink : public DaemonLink {
   // Lease answers, one per call; when they run out, "nothing to run" after a short pause (a
   // long-poll that found nothing), so a worker loop does not spin.
   std::deque<LeaseAnswer> lease_answers;
+  // The clock that pause is on (borrowed); null: a real 10 ms. With a FakeWorkerClock the pause
+  // moves the clock on at once, so a worker's idle time passes without real time.
+  WorkerClock* clock = nullptr;
   // The heartbeat's answer, asked at each call; default: ok, no cancel.
   std::function<HeartbeatAnswer()> heartbeat;
   // The first N log calls, and the first N report calls, answer kUnavailable (a daemon away).
@@ -55,7 +59,7 @@ class FakeDaemonLink : public DaemonLink {
         return a;
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    (clock ? *clock : SteadyWorkerClock()).SleepFor(std::chrono::milliseconds(10));
     LeaseAnswer a;
     a.status = LinkStatus::kOk;
     return a;

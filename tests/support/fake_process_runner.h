@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proc/process_runner.h"
+#include "workers/worker_clock.h"
 
 namespace gauntlet::test {
 
@@ -33,6 +34,11 @@ struct FakeProgram {
 
 class FakeProcessRunner : public proc::ProcessRunner {
  public:
+  // The clock a running program keeps its deadline and poll interval on (borrowed; set before any
+  // Start). Null: the steady clock, polled in real time. A FakeWorkerClock makes each poll of a
+  // program that runs until stopped move the clock on by the poll interval, at once.
+  WorkerClock* clock = nullptr;
+
   // Programs by argv[0]; Start refuses any other name as a missing program would be (NotFound).
   void Add(const std::string& argv0, FakeProgram p) {
     std::lock_guard lock(mu_);
@@ -53,7 +59,7 @@ class FakeProcessRunner : public proc::ProcessRunner {
     }
     if (p.adapt) p.adapt(spec, p);
     if (p.on_start) p.on_start(spec);
-    return std::unique_ptr<proc::RunningProcess>(std::make_unique<Proc>(this, std::move(p)));
+    return std::unique_ptr<proc::RunningProcess>(std::make_unique<Proc>(this, std::move(p), clock));
   }
 
   std::vector<proc::ProcessSpec> started() const {  // every spec Start took, in order
@@ -76,7 +82,8 @@ class FakeProcessRunner : public proc::ProcessRunner {
  private:
   class Proc : public proc::RunningProcess {
    public:
-    Proc(FakeProcessRunner* owner, FakeProgram p) : owner_(owner), p_(std::move(p)) {}
+    Proc(FakeProcessRunner* owner, FakeProgram p, WorkerClock* clock)
+        : owner_(owner), p_(std::move(p)), clock_(clock ? *clock : SteadyWorkerClock()) {}
     ~Proc() override { StopGroup(std::chrono::milliseconds(0)); }  // as the real one: no group outlives its handle
 
     proc::ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
@@ -85,12 +92,12 @@ class FakeProcessRunner : public proc::ProcessRunner {
       for (auto& chunk : p_.output) on_output(chunk);
       // The real pump checks its deadline and stop before it reaps a leader that has exited.
       while (true) {
-        if (std::chrono::steady_clock::now() >= deadline) return End(true, false);
+        const auto now = clock_.Now();
+        if (now >= deadline) return End(true, false);
         if (should_stop && should_stop()) return End(false, true);
         if (!p_.until_stopped) return End(false, false);
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-            poll, std::max<std::chrono::steady_clock::duration>(deadline - std::chrono::steady_clock::now(),
-                                                                std::chrono::milliseconds(1))));
+        clock_.SleepFor(std::min<std::chrono::steady_clock::duration>(
+            poll, std::max<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(1))));
       }
     }
     void StopGroup(std::chrono::milliseconds) override {
@@ -127,6 +134,7 @@ class FakeProcessRunner : public proc::ProcessRunner {
 
     FakeProcessRunner* owner_;
     FakeProgram p_;
+    WorkerClock& clock_;
     bool ended_ = false;
     proc::ExitInfoProc exit_;
   };

@@ -1,14 +1,14 @@
 // The server stage's steps that settle before any request reaches the server, with a scripted
 // server process (tests/support/fake_process_runner.h): a stop while it loads, a ready timeout with
-// and without a log that explains it, a stage spec it cannot run. The ready probe, smoke prompts
+// and without a log that explains it, a stage spec it cannot run. Time is a FakeWorkerClock, so
+// a ready timeout passes without real time. The ready probe, smoke prompts
 // and benchmark against a real server are tests/integration/server_stage_test.cc's.
 #include "workers/server_stage.h"
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include "tests/support/fake_process_runner.h"
+#include "tests/support/fake_worker_clock.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet {
@@ -27,9 +27,17 @@ class ServerStageUnitTest : public ::testing::Test {
     ctx.log = &log;
     ctx.processes = &runner;
     ctx.kill_grace = std::chrono::milliseconds(10);
+    ctx.clock = &clock;
+    runner.clock = &clock;
+  }
+  // The server takes 20 ms to start: the ready deadline has passed by the time the ready loop
+  // first looks, so no probe is sent.
+  std::function<void(const ProcessSpec&)> SlowStart() {
+    return [this](const ProcessSpec&) { clock.Advance(std::chrono::milliseconds(20)); };
   }
   std::string Log() { return log.Peek(1 << 20).second; }
 
+  test::FakeWorkerClock clock;
   test::TempDir dir;
   LogSink log;
   test::FakeProcessRunner runner;
@@ -54,9 +62,6 @@ TEST_F(ServerStageUnitTest, AStopWhileTheServerLoadsCancelsTheStageAndStopsTheSe
   EXPECT_NE(Log().find("=== stage e2e ended: cancelled"), std::string::npos);
 }
 
-// The ready deadline has passed by the time the ready loop first looks, so no probe is sent.
-void SlowStart(const ProcessSpec&) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
-
 TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
   const std::string out =
       "Loading weights\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
@@ -64,7 +69,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
   test::FakeProgram p;
   p.output = {out};
   p.until_stopped = true;
-  p.on_start = SlowStart;
+  p.on_start = SlowStart();
   runner.Add("serve", p);
 
   StageOutcome o =
@@ -82,7 +87,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
 TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
   test::FakeProgram p;
   p.until_stopped = true;
-  p.on_start = SlowStart;
+  p.on_start = SlowStart();
   runner.Add("serve", p);
 
   StageOutcome o = RunServerStage(

@@ -2,7 +2,8 @@
 // (tests/support/): what it registers, which GPUs it offers, that a grant is run and reported, that
 // a daemon which forgot the node gets it registered again, and that a refused registration ends
 // the worker, and that a SIGTERM drain past its timeout stops the trial and returns. Most tests end
-// the worker through --exit-when-idle.
+// the worker through --exit-when-idle. Time is a FakeWorkerClock: backoffs, the daemon's empty
+// long-polls, idleness and the drain timeout pass on it, without real sleeps.
 #include "workers/worker.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -19,6 +21,7 @@
 
 #include "tests/support/fake_daemon_link.h"
 #include "tests/support/fake_process_runner.h"
+#include "tests/support/fake_worker_clock.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet {
@@ -39,7 +42,10 @@ class WorkerLoopTest : public ::testing::Test {
     opts.exit_when_idle = true;
     opts.idle_exit_s = 0.3;
     opts.kill_grace_ms = 10;
+    daemon.clock = &clock;
+    runner.clock = &clock;
   }
+  int Run(GpuProbe* gpus = nullptr) { return RunWorker(opts, daemon, runner, gpus, clock); }
   static LeaseAnswer Grant(int64_t trial, const std::string& program = "ok") {
     LeaseAnswer a;
     a.status = LinkStatus::kOk;
@@ -55,6 +61,7 @@ class WorkerLoopTest : public ::testing::Test {
     return a;
   }
 
+  test::FakeWorkerClock clock;
   test::TempDir dir;
   WorkerOptions opts;
   test::FakeDaemonLink daemon;
@@ -65,7 +72,7 @@ TEST_F(WorkerLoopTest, AGrantIsRunAndReportedAndAForgottenNodeRegistersAgain) {
   runner.Add("ok", {});
   daemon.lease_answers = {Grant(1), Answer(LinkStatus::kUnknownNode), Answer(LinkStatus::kUnavailable)};
 
-  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+  EXPECT_EQ(Run(), 0);
 
   const auto regs = daemon.registrations();
   ASSERT_EQ(regs.size(), 2u) << "once at start, once after the daemon forgot the node";
@@ -116,7 +123,7 @@ TEST_F(WorkerLoopTest, AHeldBackGpuIsToldToTheDaemonUntilItIsFree) {
   gpus.pid = static_cast<unsigned>(getpid());  // not a trial's: it is never killed
   gpus.busy_calls = 3;  // the check at start, then the rechecks before the first two lease calls
 
-  EXPECT_EQ(RunWorker(opts, daemon, runner, &gpus), 0);
+  EXPECT_EQ(Run(&gpus), 0);
 
   const auto leases = daemon.lease_requests();
   ASSERT_GE(leases.size(), 3u);
@@ -136,13 +143,13 @@ TEST_F(WorkerLoopTest, AHeldBackGpuIsToldToTheDaemonUntilItIsFree) {
 
 TEST_F(WorkerLoopTest, ATrialLongerThanTheIdleLimitDoesNotMakeTheWorkerIdle) {
   test::FakeProgram slow;
-  slow.on_start = [](const ProcessSpec&) { std::this_thread::sleep_for(std::chrono::milliseconds(600)); };
+  slow.on_start = [this](const ProcessSpec&) { clock.Advance(std::chrono::milliseconds(600)); };
   runner.Add("slow", slow);
   runner.Add("ok", {});
   // Its only slot is busy for twice the idle limit; the next lease must still be asked for.
   daemon.lease_answers = {Grant(1, "slow"), Grant(2)};
 
-  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+  EXPECT_EQ(Run(), 0);
 
   EXPECT_EQ(daemon.report("L1")["verdict"], "passed");
   EXPECT_EQ(daemon.report("L2")["verdict"], "passed");
@@ -166,18 +173,26 @@ TEST_F(WorkerLoopTest, ASigtermDrainPastItsTimeoutStopsTheTrialAndTheWorkerRetur
     return a;
   };
   // The only slot is busy, so the loop waits for room when the signal comes; and the drain times
-  // out, which once left the signal thread waiting for a second signal. Either hang ends the run.
-  std::atomic<bool> returned{false};
+  // out, which once left the signal thread waiting for a second signal. Either hang ends the run:
+  // the watchdog's wait is woken at once when RunWorker returns, and times out (real time) only on
+  // a hang.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool returned = false;
   std::thread watchdog([&] {
-    for (int i = 0; i < 100 && !returned; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!returned) {
+    std::unique_lock lock(mu);
+    if (!cv.wait_for(lock, std::chrono::seconds(10), [&] { return returned; })) {
       std::fprintf(stderr, "RunWorker did not return 10 s after SIGTERM with a 200 ms drain timeout\n");
       std::_Exit(1);
     }
   });
 
-  const int code = RunWorker(opts, daemon, runner);
-  returned = true;
+  const int code = Run();
+  {
+    std::lock_guard lock(mu);
+    returned = true;
+  }
+  cv.notify_all();
   watchdog.join();
 
   EXPECT_EQ(code, 0);
@@ -194,7 +209,7 @@ TEST_F(WorkerLoopTest, ARefusedRegistrationEndsTheWorkerWithoutLeasing) {
   refused.detail = "401: bad token";
   daemon.register_answers = {refused};
 
-  EXPECT_EQ(RunWorker(opts, daemon, runner), 3);
+  EXPECT_EQ(Run(), 3);
   EXPECT_TRUE(daemon.lease_requests().empty());
 }
 
@@ -203,7 +218,7 @@ TEST_F(WorkerLoopTest, ARegistrationTheDaemonCannotTakeYetIsRetried) {
   away.status = LinkStatus::kUnavailable;
   daemon.register_answers = {away, away};
 
-  EXPECT_EQ(RunWorker(opts, daemon, runner), 0);
+  EXPECT_EQ(Run(), 0);
   EXPECT_EQ(daemon.registrations().size(), 3u);
   EXPECT_FALSE(daemon.lease_requests().empty()) << "the idle clock starts once the node is registered";
 }
