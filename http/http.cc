@@ -50,7 +50,18 @@ void Deferred::Expire() {
     cb = std::move(cb_);
   }
   if (on_abandon) on_abandon();
-  if (cb) cb(on_timeout_());
+  Response r = on_timeout_();
+  if (cb) return cb(std::move(r));
+  // Nobody waits yet (the server expires a deferred it is about to wait on when it is stopping or
+  // its client has closed): keep the answer for Wait, or it would never be sent and the connection
+  // would hang until the client gave up. A Wait that came meanwhile took the callback slot.
+  std::function<void(Response)> late;
+  {
+    std::lock_guard lock(mu_);
+    if (cb_) late = std::move(cb_);
+    else ready_ = std::move(r);
+  }
+  if (late) late(std::move(r));
 }
 
 std::optional<Response> Deferred::TakeReady() {

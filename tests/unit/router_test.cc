@@ -260,6 +260,40 @@ TEST(Router, ALocalDaemonRefusesCrossSitePages) {
   EXPECT_EQ(open.Dispatch(r).status, 200);
 }
 
+// A server that is stopping (or whose client has closed) expires a long-poll's deferred before it
+// calls Wait on it: the timeout answer must still reach Wait, or the connection hangs until the
+// client gives up (a SIGTERM raced a lease call: the daemon waited out the worker's 30 s poll).
+TEST(Deferred, AnExpiryBeforeTheWaitIsStillAnswered) {
+  auto d = std::make_shared<Deferred>(std::chrono::milliseconds(30000), [] {
+    Response r;
+    r.status = 204;
+    return r;
+  });
+  int abandoned = 0;
+  d->on_abandon = [&] { ++abandoned; };
+  d->Expire();
+  EXPECT_TRUE(d->done());
+  std::optional<int> got;
+  d->Wait([&](Response r) { got = r.status; });
+  ASSERT_TRUE(got.has_value()) << "the expiry's answer was lost";
+  EXPECT_EQ(*got, 204);
+  EXPECT_EQ(abandoned, 1);
+  EXPECT_FALSE(d->Complete(Response{})) << "an expired deferred takes no later answer";
+}
+
+TEST(Deferred, AnExpiryAfterTheWaitAnswersOnce) {
+  auto d = std::make_shared<Deferred>(std::chrono::milliseconds(30000), [] {
+    Response r;
+    r.status = 204;
+    return r;
+  });
+  int calls = 0;
+  d->Wait([&](Response r) { ++calls; EXPECT_EQ(r.status, 204); });
+  d->Expire();
+  d->Expire();
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace gauntlet::http
 
