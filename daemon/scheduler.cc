@@ -480,26 +480,4 @@ std::vector<int64_t> Scheduler::Tick() {
   return changed;
 }
 
-std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
-  std::vector<int> out;
-  auto it = sweeps_.find(sweep);
-  if (it == sweeps_.end()) return out;
-  for (auto& [key, dq] : it->second.by_target) {
-    if (dq.empty()) continue;
-    bool any = false;
-    for (auto& [id, n] : nodes_)
-      if (n.state != "offline" && CouldEverFit(n.inv, dq.front().need)) any = true;
-    if (!any) out.push_back(key.target);
-  }
-  return out;
-}
-
-std::optional<Need> Scheduler::TargetNeed(int64_t sweep, int target) const {
-  auto it = sweeps_.find(sweep);
-  if (it == sweeps_.end()) return std::nullopt;
-  auto dq = FindQueue(it->second, target);
-  if (dq == it->second.by_target.end() || dq->second.empty()) return std::nullopt;
-  return dq->second.front().need;
-}
-
 }  // namespace gauntlet

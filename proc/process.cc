@@ -8,7 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -303,6 +309,28 @@ Result<std::unique_ptr<RunningProcess>> SystemProcessRunner::Start(const Process
   auto p = Process::Start(spec);
   if (!p.ok()) return p.status();
   return std::unique_ptr<RunningProcess>(std::make_unique<SupervisedProcess>(std::move(*p)));
+}
+
+// Matches a process by its environment, not its parent: what a SIGKILLed worker left was
+// re-parented, and its stage keeper died with it.
+void KillTrialLeftovers(const std::string& workdir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string needle = "GAUNTLET_WORKDIR=" + workdir + "/trial-";
+  int killed = 0;
+  for (auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.empty() || !isdigit(static_cast<unsigned char>(pid[0])) || std::stoi(pid) == getpid()) continue;
+    std::ifstream in(e.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(in)), {});
+    size_t at = env.find(needle);
+    if (at != std::string::npos && (at == 0 || env[at - 1] == '\0')) {
+      if (kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+    }
+  }
+  for (auto& e : fs::directory_iterator(workdir, ec))
+    if (e.path().filename().string().rfind("trial-", 0) == 0) fs::remove_all(e.path(), ec);
+  if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
 
 }  // namespace gauntlet::proc

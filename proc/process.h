@@ -27,6 +27,10 @@ std::string FindProgram(const std::string& name, const std::string& path);
 // Only this module's own children are waited for by pid, so no one else's exit status is taken.
 // Thread-safe.
 int KillStrayChildren();
+// Kills what an earlier run of a worker on `workdir` left behind (it was SIGKILLed mid-trial):
+// every process whose environment names a trial folder under `workdir`, whatever its parent now
+// is, then removes those trial folders. Logs how many it killed. Not for concurrent use on one workdir.
+void KillTrialLeftovers(const std::string& workdir);
 
 // One child and its process group, owned by the caller of Start. Not thread-safe: one thread drives
 // it. Used directly where no seam is wanted (slurm's sbatch/squeue), else through

@@ -158,7 +158,7 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   SettleStop(&t.last, ctx.should_stop(), keeper.cancel(), aborting());
   log.Append("=== trial " + std::to_string(ctx.trial) + ": " + std::string(Name(t.last.verdict)) + "\n");
   keeper.Finish();
-  // A lease lost while delivering leaves the work folder to the next worker start (SweepLeftovers).
+  // A lease lost while delivering leaves the work folder to the next worker start (proc::KillTrialLeftovers).
   if (Deliver(env, ctx.trial, lease, log, ReportJson(t, fingerprint)) == Delivery::kLeaseLost) return;
   fs::remove_all(ctx.workdir, ec);
 }

@@ -32,6 +32,7 @@
 namespace gauntlet {
 using proc::Containment;
 using proc::KillStrayChildren;
+using proc::KillTrialLeftovers;
 using proc::ProcessRunner;
 using proc::ProcessSpec;
 using proc::SetContainment;
@@ -100,27 +101,6 @@ std::string Preflight(const WorkerOptions& o, const Inventory& inv, const std::s
   std::string last = out.substr(out.rfind('\n', out.size() > 1 ? out.size() - 2 : 0) + 1);
   return "preflight failed (" + (e.exit_code ? "exit " + std::to_string(*e.exit_code) : "signal") + "): " +
          last.substr(0, 300);
-}
-
-// Kills what a previous run of this worker left behind (it was SIGKILLed mid-trial): every process
-// whose environment names a trial folder under this workdir, whatever its parent now is.
-void SweepLeftovers(const std::string& workdir) {
-  std::error_code ec;
-  const std::string needle = "GAUNTLET_WORKDIR=" + workdir + "/trial-";
-  int killed = 0;
-  for (auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string pid = e.path().filename().string();
-    if (pid.empty() || !isdigit(static_cast<unsigned char>(pid[0])) || std::stoi(pid) == getpid()) continue;
-    std::ifstream in(e.path() / "environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(in)), {});
-    size_t at = env.find(needle);
-    if (at != std::string::npos && (at == 0 || env[at - 1] == '\0')) {
-      if (kill(std::stoi(pid), SIGKILL) == 0) ++killed;
-    }
-  }
-  for (auto& e : fs::directory_iterator(workdir, ec))
-    if (e.path().filename().string().rfind("trial-", 0) == 0) fs::remove_all(e.path(), ec);
-  if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
 
 // The lease loop and the trials it runs. The loop runs on the thread that calls LeaseLoop and
@@ -211,7 +191,7 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
   workdir_ = fs::absolute(o.workdir).string();
-  SweepLeftovers(workdir_);
+  KillTrialLeftovers(workdir_);
   if (gpus) gpu_probe_ = gpus;
   else if (o.inventory_file.empty() && !inv_.gpus.empty()) gpu_probe_ = (nvml_ = OpenNvmlProbe()).get();
   max_trials_ = o.max_trials > 0 ? o.max_trials

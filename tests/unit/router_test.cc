@@ -260,15 +260,20 @@ TEST(Router, ALocalDaemonRefusesCrossSitePages) {
   EXPECT_EQ(open.Dispatch(r).status, 200);
 }
 
-// A server that is stopping (or whose client has closed) expires a long-poll's deferred before it
-// calls Wait on it: the timeout answer must still reach Wait, or the connection hangs until the
-// client gives up (a SIGTERM raced a lease call: the daemon waited out the worker's 30 s poll).
-TEST(Deferred, AnExpiryBeforeTheWaitIsStillAnswered) {
-  auto d = std::make_shared<Deferred>(std::chrono::milliseconds(30000), [] {
+// A long-poll whose timeout answer is a 204, as the worker protocol's lease is.
+std::shared_ptr<Deferred> NoContentLongPoll() {
+  return std::make_shared<Deferred>(std::chrono::milliseconds(30000), [] {
     Response r;
     r.status = 204;
     return r;
   });
+}
+
+// A server that is stopping (or whose client has closed) expires a long-poll's deferred before it
+// calls Wait on it: the timeout answer must still reach Wait, or the connection hangs until the
+// client gives up (a SIGTERM raced a lease call: the daemon waited out the worker's 30 s poll).
+TEST(Deferred, AnExpiryBeforeTheWaitIsStillAnswered) {
+  auto d = NoContentLongPoll();
   int abandoned = 0;
   d->on_abandon = [&] { ++abandoned; };
   d->Expire();
@@ -282,11 +287,7 @@ TEST(Deferred, AnExpiryBeforeTheWaitIsStillAnswered) {
 }
 
 TEST(Deferred, AnExpiryAfterTheWaitAnswersOnce) {
-  auto d = std::make_shared<Deferred>(std::chrono::milliseconds(30000), [] {
-    Response r;
-    r.status = 204;
-    return r;
-  });
+  auto d = NoContentLongPoll();
   int calls = 0;
   d->Wait([&](Response r) { ++calls; EXPECT_EQ(r.status, 204); });
   d->Expire();
