@@ -1,5 +1,6 @@
 // The answers: matrix, history, failure clusters, flaky cells, regressions.
 #include "api/codec.h"
+#include "api/config_query.h"
 #include "api/handlers.h"
 #include "core/suite.h"
 #include "core/sweep.h"
@@ -25,27 +26,19 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
-// The config key that param.NAME=VALUE query entries name, every parameter of the suite given (or
-// taking its default). Invalid names the parameter missing or not declared.
+// The config key that param.NAME=VALUE query entries name (api/config_query.h).
 Result<std::string> ConfigKeyFromParams(Store& store, const std::string& suite, const Request& r) {
   auto s = store.GetSuite(suite);
   if (!s.ok()) return s.status();
   auto parsed = ParseSuite(s->definition);
   if (!parsed.ok()) return parsed.status();
-  Config cfg;
-  for (auto& [k, v] : r.query)
-    if (k.rfind("param.", 0) == 0) {
-      const std::string name = k.substr(6);
-      if (!parsed->Param(name)) return Status::Invalid("'" + name + "' is not a parameter of " + suite, k);
-      cfg[name] = v;
-    }
-  if (cfg.empty()) return Status::Invalid("config (a trial's config_key) or param.NAME=VALUE is required", "config");
-  for (const auto& p : parsed->params)
-    if (!cfg.count(p.name)) {
-      if (!p.def) return Status::Invalid("param." + p.name + " is required: a history is of one whole config", "param." + p.name);
-      cfg[p.name] = *p.def;
-    }
-  return ConfigKey(cfg);
+  auto cfg = ConfigFromQuery(*parsed, suite, r, "param.", false);
+  if (!cfg.ok()) {
+    if (cfg.status().field() == "param.")
+      return Status::Invalid("config (a trial's config_key) or param.NAME=VALUE is required", "config");
+    return cfg.status();
+  }
+  return ConfigKey(*cfg);
 }
 
 // "passed=3 crashed=1": a cell's counts in one CSV field, in the vocabulary's order.

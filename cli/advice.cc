@@ -1,0 +1,157 @@
+// `gauntlet best` (GET /api/v1/recommend) and `gauntlet check` (GET /api/v1/check): what to run on
+// each hardware class, and whether one configuration is known to work before any GPU time is spent.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+
+namespace gauntlet::cli {
+using nlohmann::json;
+
+namespace advice_cli {
+
+std::string Num(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string MetricOf(const json& c) {
+  const json& m = c["metric"];
+  if (m.is_null()) return "";
+  std::string s = Num(m["mean"]) + " " + m["unit"].get<std::string>();
+  if (m["n"].get<int64_t>() > 1) s += " ±" + Num((m["high"].get<double>() - m["low"].get<double>()) / 2);
+  return s + " (" + m["n"].dump() + (m["n"] == 1 ? " run)" : " runs)");
+}
+
+std::string FlagsOf(const json& c) {
+  std::string s;
+  for (auto& e : c["env"]) s += (s.empty() ? "" : " ") + e.get<std::string>();
+  for (auto& f : c["flags"]) s += (s.empty() ? "" : " ") + f.get<std::string>();
+  return s.empty() ? c["config_key"].get<std::string>() : s;
+}
+
+std::string RegionOf(const json& region) {
+  std::string s;
+  for (auto& [k, v] : region.items()) s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
+  return s;
+}
+
+std::string RateOf(const json& c) {
+  const json& p = c["pass_rate"];
+  if (p.is_null()) return "";
+  std::string s = p["passed"].dump() + "/" + p["runs"].dump();
+  if (c["reused"].get<int64_t>() > 0) s += " (+" + c["reused"].dump() + " reused)";
+  return s;
+}
+
+}  // namespace advice_cli
+using namespace advice_cli;
+
+void AddAdviceCommands(CLI::App& app, int* code) {
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto suite = std::make_shared<std::string>();
+    auto hardware = std::make_shared<std::string>();
+    auto metric = std::make_shared<std::string>();
+    auto by = std::make_shared<std::vector<std::string>>();
+    auto c = app.add_subcommand("best", "The fastest configuration that passed with confidence, per hardware class");
+    c->add_option("--suite", *suite, "suite name")->required();
+    c->add_option("--hardware", *hardware, "one hardware class (default: every class the suite ran on)");
+    c->add_option("--by", *by, "parameters whose values split the answer into regions (shape, batch...)")->delimiter(',');
+    c->add_option("--metric", *metric, "the metric to rank by (default: the suite's key metric)");
+    AddClientOptions(c, o.get(), {"table", "json", "markdown", "shell"});
+    c->callback([=] {
+      auto client = Connect(*o);
+      std::string target = "/api/v1/recommend?suite=" + http::UrlEncode(*suite);
+      if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
+      if (!metric->empty()) target += "&metric=" + http::UrlEncode(*metric);
+      if (!by->empty()) {
+        std::string list;
+        for (auto& b : *by) list += (list.empty() ? "" : ",") + b;
+        target += "&by=" + http::UrlEncode(list);
+      }
+      if (o->format == "markdown" || o->format == "shell") {
+        auto r = CallRaw(*client, "GET", target + "&format=" + o->format);
+        if (!r) return void(*code = 2);
+        return void(std::cout << r->body);
+      }
+      auto r = Call(*client, "GET", target);
+      if (!r) return void(*code = 2);
+      if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
+      Rows rows;
+      for (auto& i : (*r)["items"]) {
+        const json& b = i["best"];
+        const json& u = i["runner_up"];
+        rows.push_back({i["hardware"].get<std::string>(), RegionOf(i["region"]), b.is_null() ? "none passes" : FlagsOf(b),
+                        b.is_null() ? "" : MetricOf(b), b.is_null() ? "" : RateOf(b),
+                        u.is_null() ? "" : FlagsOf(u) + " " + MetricOf(u), i["decision"].get<std::string>(),
+                        b.is_null() ? "" : b["evidence"].get<std::string>()});
+      }
+      if (rows.empty()) return void(std::cout << "no runs of " << *suite << " to judge yet\n");
+      PrintTable({"hardware", "region", "run", "metric", "passed", "runner-up", "decision", "evidence"}, rows,
+                 TerminalWidth(), 2);
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto suite = std::make_shared<std::string>();
+    auto hardware = std::make_shared<std::string>();
+    auto fingerprint = std::make_shared<std::string>();
+    auto sets = std::make_shared<std::vector<std::string>>();
+    auto c = app.add_subcommand("check",
+                                "Is this configuration known to work here? Exit 0 passes, 1 fails, 3 unknown (2: error)");
+    c->add_option("--suite", *suite, "suite name")->required();
+    c->add_option("--hardware", *hardware, "hardware class (default: the one class the suite ran on)");
+    c->add_option("--fingerprint", *fingerprint, "only runs under this software fingerprint (canonical JSON)");
+    c->add_option("--set", *sets, "a parameter's value, K=V (repeat; omitted ones take their default)");
+    AddClientOptions(c, o.get(), {"table", "json", "markdown"});
+    c->callback([=] {
+      std::string target = "/api/v1/check?suite=" + http::UrlEncode(*suite);
+      if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
+      if (!fingerprint->empty()) target += "&fingerprint=" + http::UrlEncode(*fingerprint);
+      for (auto& kv : *sets) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          std::cerr << "gauntlet: --set " << kv << ": expected K=V\n";
+          return void(*code = 2);
+        }
+        target += "&config." + http::UrlEncode(kv.substr(0, eq)) + "=" + http::UrlEncode(kv.substr(eq + 1));
+      }
+      auto client = Connect(*o);
+      auto r = Call(*client, "GET", target);
+      if (!r) return void(*code = 2);
+      *code = (*r)["exit_code"].get<int>();
+      if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
+      if (o->format == "markdown") {
+        auto m = CallRaw(*client, "GET", target + "&format=markdown");
+        if (!m) return void(*code = 2);
+        return void(std::cout << m->body);
+      }
+      const json& j = *r;
+      std::cout << j["known"].get<std::string>() << ": " << FlagsOf(j) << " on " << j["hardware"].get<std::string>() << "\n";
+      if (!j["latest"].is_null()) {
+        const json& l = j["latest"];
+        std::cout << "  latest: " << l["verdict"].get<std::string>()
+                  << (l["signature"].get<std::string>().empty() ? "" : " " + l["signature"].get<std::string>()) << " (trial "
+                  << l["trial"] << ", gauntlet logs " << l["trial"] << ")\n  passed: " << RateOf(j) << ", evidence "
+                  << j["evidence"].get<std::string>() << "\n";
+      } else {
+        std::cout << "  never ran on this hardware";
+        if (!(*fingerprint).empty()) std::cout << " under this fingerprint";
+        std::cout << "\n";
+      }
+      if (!j["nearest"].empty()) std::cout << "nearest passing:\n";
+      for (auto& n : j["nearest"]) {
+        std::string changed;
+        for (auto& ch : n["changed"]) changed += (changed.empty() ? "" : ",") + ch.get<std::string>();
+        std::cout << "  " << FlagsOf(n) << "  (changes " << changed << "; " << MetricOf(n) << (MetricOf(n).empty() ? "" : "; ")
+                  << n["evidence"].get<std::string>() << ")\n";
+      }
+    });
+  }
+}
+
+}  // namespace gauntlet::cli

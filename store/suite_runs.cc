@@ -1,0 +1,85 @@
+#include "store/suite_runs.h"
+
+#include <map>
+
+#include "store/results_index.h"
+#include "store/store_rows.h"
+
+namespace gauntlet {
+using nlohmann::json;
+
+namespace {
+
+Config ConfigOf(std::string_view text) {
+  Config c;
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return c;
+  for (auto& [k, v] : j.items())
+    if (auto s = ScalarString(v)) c[k] = *s;
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery& q) {
+  return store_detail::Guard([&]() -> Result<std::vector<ConfigRuns>> {
+    return store.Read([&](sql::Db& db) -> Result<std::vector<ConfigRuns>> {
+      std::string where = " FROM trials t WHERE t.suite_id = ? AND t.state = 'done' AND t.hardware IS NOT NULL";
+      if (q.hardware) where += " AND t.hardware = ?";
+      if (q.fingerprint) where += " AND t.fingerprint = ?";
+      auto bind = [&](sql::Stmt& s) {
+        int i = 1;
+        s.Bind(i++, q.suite_id);
+        if (q.hardware) s.Bind(i++, *q.hardware);
+        if (q.fingerprint) s.Bind(i++, *q.fingerprint);
+      };
+      // The bound is checked before anything is read, so an over-large question costs one count.
+      auto count = db.Prepare("SELECT COUNT(*)" + where);
+      bind(count);
+      count.Step();
+      if (count.Int(0) > q.max_trials)
+        return Status::Invalid(std::to_string(count.Int(0)) + " trials match, more than the " +
+                                   std::to_string(q.max_trials) + " one answer reads: name a hardware class",
+                               "hardware");
+      const std::string metrics_col =
+          q.metric.empty() ? "NULL" : "(SELECT metrics FROM results r WHERE r.trial_id = t.id ORDER BY attempt DESC LIMIT 1)";
+      auto s = db.Prepare(
+          "SELECT t.config_key, t.hardware, t.config, t.verdict, COALESCE(t.signature, ''), t.id,"
+          " COALESCE(t.fingerprint, ''), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''),"
+          " t.started_at IS NULL AND t.evidence_trial IS NOT NULL, " +
+          metrics_col + where + " ORDER BY t.id");
+      bind(s);
+      std::map<std::pair<std::string, std::string>, ConfigRuns> by;
+      while (s.Step()) {
+        ConfigRuns& c = by[{s.Text(1), s.Text(0)}];
+        if (c.config_key.empty()) {
+          c.config_key = s.Text(0);
+          c.hardware = s.Text(1);
+          c.config = ConfigOf(s.TextView(2));
+        }
+        std::optional<double> metric;
+        if (q.metric.empty()) {
+          if (!s.IsNull(8)) {
+            metric = s.Double(8);
+            if (!s.IsNull(7)) c.metric_name = s.Text(7);
+            c.metric_unit = s.Text(9);
+          }
+        } else if (!s.IsNull(11)) {
+          const json metrics = store_detail::ParseOr(s.TextView(11), json::object());
+          if (auto m = metrics.contains(q.metric) ? KeyMetric(q.metric, metrics) : std::nullopt) {
+            metric = m->value;
+            c.metric_name = m->name;
+            c.metric_unit = m->unit;
+          }
+        }
+        AddRun(c, store_detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, s.Int(10) != 0);
+      }
+      std::vector<ConfigRuns> out;
+      out.reserve(by.size());
+      for (auto& [k, c] : by) out.push_back(std::move(c));
+      return out;
+    });
+  });
+}
+
+}  // namespace gauntlet

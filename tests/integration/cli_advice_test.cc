@@ -1,0 +1,125 @@
+// Issue 32's "what to run here" and "will this work" through a real daemon and worker on loopback:
+// GET /api/v1/recommend and /check in JSON, markdown and shell, and `gauntlet best` / `gauntlet
+// check` with their exit statuses, over a suite whose throughput depends on its backend and shape
+// (tests/fixtures/backends_stage.py) and whose broken backend crashes.
+#include "tests/integration/cli_fixture.h"
+
+namespace gauntlet::test {
+namespace {
+
+class AdviceTest : public CliTest {
+ protected:
+  static void SetUpTestSuite() {
+    CliTest::SetUpTestSuite();
+    const json def = {
+        {"name", "advice-moe"},
+        {"parameters", {{"backend", {"cutlass", "triton", "broken"}}, {"shape", {"small", "large"}}}},
+        {"stages",
+         {{{"name", "serve"},
+           {"kind", "command"},
+           {"argv", {"python3", SourceDir() + "/tests/fixtures/backends_stage.py", "--moe-runner-backend", "{backend}",
+                     "--shape={shape}", "--trial", "{trial_id}"}},
+           {"env", {{"FP4_GEMM_BACKEND", "{backend}"}}}}}}};
+    http::Client c(d_->url(), "");
+    auto put = c.Send("PUT", "/api/v1/suites/advice-moe", def.dump());
+    ASSERT_TRUE(put.ok());
+    ASSERT_EQ(put->status, 201) << put->body;
+    // Three real runs of each config (no reuse, no pruning): enough to measure noise.
+    json s = d_->PostJson("/api/v1/sweeps", {{"suite", "advice-moe"}, {"repeats", 3}, {"reuse", false}, {"prune", false}}, 201);
+    json done = d_->WaitSweep(s["id"], std::chrono::seconds(120));
+    ASSERT_TRUE(done["finished"].get<bool>()) << done.dump();
+  }
+};
+
+const json* Region(const json& rec, const std::string& shape) {
+  for (auto& i : rec["items"])
+    if (i["region"]["shape"] == shape) return &i;
+  return nullptr;
+}
+
+TEST_F(AdviceTest, RecommendNamesTheFastestPassingConfigAndWhetherItBeatsTheNoise) {
+  json rec = d_->GetJson("/api/v1/recommend?suite=advice-moe&by=shape");
+  const json* large = Region(rec, "large");
+  const json* small = Region(rec, "small");
+  ASSERT_TRUE(large && small) << rec.dump();
+  EXPECT_EQ((*large)["best"]["config"]["backend"], "cutlass") << large->dump();
+  EXPECT_EQ((*large)["runner_up"]["config"]["backend"], "triton");
+  EXPECT_EQ((*large)["decision"], "beyond_noise");
+  // 100 against 99.5 with a 1% spread: the answer says either will do.
+  EXPECT_EQ((*small)["decision"], "within_noise") << small->dump();
+  EXPECT_EQ((*small)["configs"], 3);     // broken ran too,
+  EXPECT_EQ((*small)["candidates"], 2);  // but does not pass
+  const json& best = (*large)["best"];
+  EXPECT_EQ(best["runs"], 3);
+  EXPECT_EQ(best["reused"], 0);
+  EXPECT_EQ(best["evidence"], "benchmarked");
+  EXPECT_EQ(best["metric"]["n"], 3);
+  EXPECT_NEAR(best["metric"]["mean"].get<double>(), 200, 2.5);
+  EXPECT_EQ(best["flags"], json::array({"--moe-runner-backend", "cutlass", "--shape=large"}));
+  EXPECT_EQ(best["env"], json::array({"FP4_GEMM_BACKEND=cutlass"}));
+  EXPECT_NE(best["shell"].get<std::string>().find("FP4_GEMM_BACKEND=cutlass python3 "), std::string::npos);
+  // The exports: markdown for an issue, a shell line for a script.
+  auto md = d_->Get("/api/v1/recommend?suite=advice-moe&by=shape&format=markdown");
+  EXPECT_EQ(md.status, 200);
+  EXPECT_NE(md.body.find("| cpu | shape=large | `FP4_GEMM_BACKEND=cutlass --moe-runner-backend cutlass --shape=large` |"),
+            std::string::npos)
+      << md.body;
+  auto sh = d_->Get("/api/v1/recommend?suite=advice-moe&by=shape&format=shell");
+  EXPECT_NE(sh.body.find("# cpu · shape=large: beyond_noise\nFP4_GEMM_BACKEND=cutlass python3 "), std::string::npos) << sh.body;
+  // A `by` that is no parameter, a format that does not exist: named.
+  auto bad = d_->Get("/api/v1/recommend?suite=advice-moe&by=shap");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_NE(bad.body.find("\"by\""), std::string::npos) << bad.body;
+  EXPECT_EQ(d_->Get("/api/v1/recommend?suite=advice-moe&format=pdf").status, 422);
+  EXPECT_EQ(d_->Get("/api/v1/recommend?suite=advice-moe&sort=x").status, 400);
+}
+
+TEST_F(AdviceTest, CheckAnswersKnownPassKnownFailAndUnknownWithExitStatuses) {
+  json fail = d_->GetJson("/api/v1/check?suite=advice-moe&config.backend=broken&config.shape=small");
+  EXPECT_EQ(fail["known"], "fails") << fail.dump();
+  EXPECT_EQ(fail["exit_code"], 1);
+  EXPECT_EQ(fail["hardware"], "cpu");  // the one class the suite ran on
+  EXPECT_EQ(fail["latest"]["verdict"], "crashed");
+  EXPECT_EQ(fail["runs"], 3);
+  ASSERT_GE(fail["nearest"].size(), 2u);
+  EXPECT_EQ(fail["nearest"][0]["changed"], json::array({"backend"}));
+  EXPECT_EQ(fail["nearest"][0]["config"]["shape"], "small");
+  json pass = d_->GetJson("/api/v1/check?suite=advice-moe&hardware=cpu&config.backend=cutlass&config.shape=large");
+  EXPECT_EQ(pass["known"], "passes");
+  EXPECT_EQ(pass["evidence"], "benchmarked");
+  json other = d_->GetJson("/api/v1/check?suite=advice-moe&hardware=NVIDIA%20B200&config.backend=cutlass&config.shape=large");
+  EXPECT_EQ(other["known"], "unknown");
+  EXPECT_EQ(other["exit_code"], 3);
+  // A typo names the field; a value the parameter does not declare too.
+  auto typo = d_->Get("/api/v1/check?suite=advice-moe&config.bakend=cutlass&config.shape=large");
+  EXPECT_EQ(typo.status, 422);
+  EXPECT_NE(typo.body.find("config.bakend"), std::string::npos) << typo.body;
+  auto value = d_->Get("/api/v1/check?suite=advice-moe&config.backend=cutlas&config.shape=large");
+  EXPECT_EQ(value.status, 422);
+  EXPECT_NE(value.body.find("cutlass, triton, broken"), std::string::npos) << value.body;
+  // The CLI's exit statuses are the pre-flight contract: 0 passes, 1 fails, 3 unknown, 2 an error.
+  EXPECT_EQ(G({"check", "--suite", "advice-moe", "--set", "backend=cutlass", "--set", "shape=large"}).code, 0);
+  Out f = G({"check", "--suite", "advice-moe", "--set", "backend=broken", "--set", "shape=small"});
+  EXPECT_EQ(f.code, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("fails: FP4_GEMM_BACKEND=broken --moe-runner-backend broken --shape=small on cpu"), std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("nearest passing:\n  FP4_GEMM_BACKEND="), std::string::npos) << f.out;
+  EXPECT_EQ(G({"check", "--suite", "advice-moe", "--hardware", "B200", "--set", "backend=cutlass", "--set", "shape=large"}).code, 3);
+  Out err = G({"check", "--suite", "advice-moe", "--set", "bakend=cutlass"});
+  EXPECT_EQ(err.code, 2);
+  EXPECT_NE(err.err.find("config.bakend"), std::string::npos) << err.err;
+}
+
+TEST_F(AdviceTest, BestPrintsATableAndExports) {
+  Out t = G({"best", "--suite", "advice-moe", "--by", "shape"});
+  EXPECT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("beyond_noise"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("within_noise"), std::string::npos) << t.out;
+  Out sh = G({"best", "--suite", "advice-moe", "--by", "shape", "--format", "shell"});
+  EXPECT_NE(sh.out.find("--moe-runner-backend cutlass --shape=large"), std::string::npos) << sh.out;
+  Out md = G({"best", "--suite", "advice-moe", "--format", "markdown"});
+  EXPECT_NE(md.out.find("**Best configuration per hardware**"), std::string::npos) << md.out;
+}
+
+}  // namespace
+}  // namespace gauntlet::test
