@@ -7,6 +7,8 @@
 #include "api/codec.h"
 #include "api/config_query.h"
 #include "api/handlers.h"
+#include "core/declared.h"
+#include "store/declared_support.h"
 #include "store/suite_runs.h"
 
 namespace gauntlet::api {
@@ -17,67 +19,13 @@ using nlohmann::json;
 
 namespace advice_handlers {
 
-// The suite version a query names (?suite=, ?version=), parsed.
-Result<Suite> SuiteOf(Store& store, const Request& r) {
-  auto name = r.Query("suite");
-  if (!name || name->empty()) return Status::Invalid("suite is required", "suite");
-  std::optional<int> version;
-  if (auto v = r.Query("version")) {
-    auto n = ParseId(*v);
-    if (!n || *n < 1 || *n > 1000000) return Status::Invalid("a suite version (1, 2, ...)", "version");
-    version = static_cast<int>(*n);
-  }
-  auto row = store.GetSuite(*name, version);
-  if (!row.ok()) return row.status();
-  auto parsed = ParseSuite(row->definition);
-  if (!parsed.ok()) return parsed.status();
-  parsed->id = row->id;
-  parsed->version = row->version;
-  return parsed;
-}
-
-// 400 naming the first query key not in `allowed` (a key starting with `prefix` is allowed when
-// `prefix` is not empty).
-std::optional<Response> UnknownKey(const Request& r, const std::set<std::string>& allowed, const std::string& prefix) {
-  for (auto& [k, v] : r.query) {
-    if (allowed.count(k) || (!prefix.empty() && k.rfind(prefix, 0) == 0)) continue;
-    std::string list;
-    for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    if (!prefix.empty()) list += ", " + prefix + "NAME";
-    return http::Problem(400, "Bad Request", "unknown query parameter (allowed: " + list + ")", k);
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-Result<std::string> FormatOf(const Request& r, const std::set<std::string>& formats) {
-  const std::string f = r.Query("format").value_or("json");
-  if (!formats.count(f)) {
-    std::string list;
-    for (auto& x : formats) list += (list.empty() ? "" : ", ") + x;
-    return Status::Invalid("format is one of " + list, "format");
-  }
-  return f;
-}
-
 Response RecommendAnswer(Context& c, Request& r) {
-  if (auto bad = UnknownKey(r, {"suite", "version", "hardware", "fingerprint", "by", "metric", "format"}, "")) return *bad;
-  auto format = FormatOf(r, {"json", "markdown", "shell"});
+  if (auto bad = UnknownQueryKey(r, {"suite", "version", "hardware", "fingerprint", "by", "metric", "format"}, "")) return *bad;
+  auto format = FormatOfQuery(r, {"json", "markdown", "shell"});
   if (!format.ok()) return FromStatus(format.status());
-  auto suite = SuiteOf(c.store, r);
+  auto suite = SuiteOfQuery(c.store, r);
   if (!suite.ok()) return FromStatus(suite.status());
-  std::vector<std::string> by = SplitList(r.Query("by").value_or(""));
+  std::vector<std::string> by = SplitQueryList(r.Query("by").value_or(""));
   for (const auto& p : by)
     if (!suite->Param(p)) return FromStatus(Status::Invalid("'" + p + "' is not a parameter of " + suite->name, "by"));
   SuiteRunsQuery q{suite->id, r.Query("hardware"), r.Query("fingerprint"), r.Query("metric").value_or("")};
@@ -96,10 +44,10 @@ Response RecommendAnswer(Context& c, Request& r) {
 }
 
 Response CheckAnswer(Context& c, Request& r) {
-  if (auto bad = UnknownKey(r, {"suite", "version", "hardware", "fingerprint", "format"}, "config.")) return *bad;
-  auto format = FormatOf(r, {"json", "markdown"});
+  if (auto bad = UnknownQueryKey(r, {"suite", "version", "hardware", "fingerprint", "format"}, "config.")) return *bad;
+  auto format = FormatOfQuery(r, {"json", "markdown"});
   if (!format.ok()) return FromStatus(format.status());
-  auto suite = SuiteOf(c.store, r);
+  auto suite = SuiteOfQuery(c.store, r);
   if (!suite.ok()) return FromStatus(suite.status());
   auto config = ConfigFromQuery(*suite, suite->name, r, "config.", true);
   if (!config.ok()) return FromStatus(config.status());
@@ -121,7 +69,21 @@ Response CheckAnswer(Context& c, Request& r) {
     }
     hardware = *classes.begin();
   }
-  const json j = CheckJson(*suite, hardware, *config, gauntlet::Check(*runs, *config));
+  json j = CheckJson(*suite, hardware, *config, gauntlet::Check(*runs, *config));
+  // What a published support table claims about it (PUT .../declared), beside what ran: the
+  // weakest evidence, and the only word there is about a config that never ran here.
+  j["declared"] = nullptr;
+  auto stored = GetDeclared(c.store, suite->name);
+  if (!stored.ok()) return FromStatus(stored.status());
+  if (*stored) {
+    json body = **stored;
+    body.erase("updated_at");
+    if (auto d = ParseDeclared(body, *suite); d.ok())
+      if (const DeclaredRule* rule = MatchDeclared(*d, *config, hardware)) {
+        j["declared"] = {{"supported", rule->supported}, {"note", rule->note}, {"source", body["source"]}};
+        if (j["known"] == "unknown") j["evidence"] = EvidenceName(Evidence::kDeclared);
+      }
+  }
   if (*format == "markdown") return http::Text(200, "text/markdown; charset=utf-8", CheckMarkdown(j));
   return http::Json(j);
 }

@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "core/yaml_json.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -150,6 +151,69 @@ void AddAdviceCommands(CLI::App& app, int* code) {
         std::cout << "  " << FlagsOf(n) << "  (changes " << changed << "; " << MetricOf(n) << (MetricOf(n).empty() ? "" : "; ")
                   << n["evidence"].get<std::string>() << ")\n";
       }
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto suite = std::make_shared<std::string>();
+    auto hardware = std::make_shared<std::string>();
+    auto agrees = std::make_shared<bool>(false);
+    auto c = app.add_subcommand("drift", "Where the runs disagree with the suite's declared support (a published support table)");
+    c->add_option("--suite", *suite, "suite name")->required();
+    c->add_option("--hardware", *hardware, "one hardware class");
+    c->add_flag("--agrees", *agrees, "list the configs that behave as declared too");
+    AddClientOptions(c, o.get(), {"table", "json", "markdown"});
+    c->callback([=] {
+      auto client = Connect(*o);
+      std::string target = "/api/v1/drift?suite=" + http::UrlEncode(*suite);
+      if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
+      if (*agrees) target += "&agrees=1";
+      if (o->format == "markdown") {
+        auto r = CallRaw(*client, "GET", target + "&format=markdown");
+        if (!r) return void(*code = 2);
+        return void(std::cout << r->body);
+      }
+      auto r = Call(*client, "GET", target);
+      if (!r) return void(*code = 2);
+      if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
+      Rows rows;
+      for (auto& i : (*r)["items"]) {
+        const json& l = i["observed"]["latest"];
+        const json& d = i["declared"];
+        std::string observed = l["verdict"].get<std::string>();
+        if (!l["signature"].get<std::string>().empty()) observed += " " + l["signature"].get<std::string>();
+        if (i["kind"] == "unsupported_but_passing") observed = "passed " + MetricOf(i["observed"]);
+        rows.push_back({i["kind"].get<std::string>(), i["hardware"].get<std::string>(), FlagsOf(i),
+                        d.is_null() ? "" : (d["supported"].get<bool>() ? "supported" : "unsupported"), observed,
+                        l["trial"].dump()});
+      }
+      const json& sum = (*r)["summary"];
+      std::cout << "declared by " << (*r)["source"]["url"].get<std::string>() << ": " << sum["supported_but_failing"]
+                << " supported but failing, " << sum["unsupported_but_passing"] << " unsupported but passing, "
+                << sum["undeclared"] << " undeclared, " << sum["agrees"] << " agree\n";
+      if (!rows.empty())
+        PrintTable({"drift", "hardware", "config", "declared", "observed", "trial"}, rows, TerminalWidth(), 2);
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto suite = std::make_shared<std::string>();
+    auto file = std::make_shared<std::string>();
+    auto c = app.add_subcommand("declare", "Register a suite's declared support (source and rules, JSON or YAML file)");
+    c->add_option("--suite", *suite, "suite name")->required();
+    c->add_option("file", *file, "the declaration: {\"source\": {\"url\", \"version\"}, \"rules\": [...]}")->required();
+    AddClientOptions(c, o.get());
+    c->callback([=] {
+      auto body = ReadJsonOrYaml(*file);
+      if (!body.ok()) {
+        std::cerr << "gauntlet: " << *file << ": " << body.status().message() << "\n";
+        return void(*code = 2);
+      }
+      auto client = Connect(*o);
+      auto r = Call(*client, "PUT", "/api/v1/suites/" + http::UrlEncode(*suite) + "/declared", body->dump());
+      if (!r) return void(*code = 2);
+      std::cout << "declared support of " << *suite << ": " << (*r)["rules_count"] << " rules from "
+                << (*r)["source"]["url"].get<std::string>() << "; gauntlet drift --suite " << *suite << " compares\n";
     });
   }
 }

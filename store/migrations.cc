@@ -238,6 +238,14 @@ ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
       R"sql(
 ALTER TABLE sweeps ADD COLUMN creating INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 10 (answers): declared support per suite name (PUT /api/v1/suites/{name}/declared): the
+      // claims of a published support table, held against the runs by GET /api/v1/drift.
+      R"sql(
+CREATE TABLE declared(
+  suite TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  updated_at INTEGER NOT NULL) WITHOUT ROWID;
+)sql",
   };
   return k;
 }

@@ -123,3 +123,57 @@ TEST_F(AdviceTest, BestPrintsATableAndExports) {
 
 }  // namespace
 }  // namespace gauntlet::test
+
+namespace gauntlet::test {
+namespace {
+
+TEST_F(AdviceTest, DriftHoldsTheDeclaredSupportAgainstTheRuns) {
+  http::Client c(d_->url(), "");
+  // A typo in a rule names the rule and the field; nothing is stored.
+  auto typo = c.Send("PUT", "/api/v1/suites/advice-moe/declared",
+                     R"({"source": {"url": "https://example.org/support"}, "rules": [{"when": {"bakend": "triton"}, "supported": false}]})");
+  ASSERT_TRUE(typo.ok());
+  EXPECT_EQ(typo->status, 422) << typo->body;
+  EXPECT_NE(typo->body.find("rules[0].when.bakend"), std::string::npos) << typo->body;
+  EXPECT_EQ(d_->Get("/api/v1/drift?suite=advice-moe").status, 404);
+  const std::string decl = dir_->Write("declared.yaml",
+                                       "source: {url: 'https://example.org/support', version: '1.2'}\n"
+                                       "rules:\n"
+                                       "  - {when: {backend: broken}, supported: true}\n"
+                                       "  - {when: {backend: triton}, hardware: cpu, supported: false, note: GPU only}\n"
+                                       "  - {when: {backend: cutlass, shape: large}, supported: true}\n");
+  Out put = G({"declare", "--suite", "advice-moe", decl});
+  ASSERT_EQ(put.code, 0) << put.err;
+  EXPECT_NE(put.out.find("3 rules from https://example.org/support"), std::string::npos) << put.out;
+  json drift = d_->GetJson("/api/v1/drift?suite=advice-moe");
+  EXPECT_EQ(drift["summary"]["supported_but_failing"], 2) << drift.dump();   // broken, both shapes
+  EXPECT_EQ(drift["summary"]["unsupported_but_passing"], 2);                 // triton, both shapes
+  EXPECT_EQ(drift["summary"]["undeclared"], 1);                              // cutlass small
+  EXPECT_EQ(drift["summary"]["agrees"], 1);                                  // cutlass large
+  ASSERT_EQ(drift["items"].size(), 5u);
+  EXPECT_EQ(drift["items"][0]["kind"], "supported_but_failing");
+  EXPECT_EQ(drift["items"][0]["observed"]["latest"]["verdict"], "crashed");
+  EXPECT_EQ(drift["items"][2]["kind"], "unsupported_but_passing");
+  EXPECT_EQ(drift["items"][2]["declared"]["note"], "GPU only");
+  EXPECT_EQ(drift["items"][2]["observed"]["metric"]["n"], 3);
+  EXPECT_EQ(d_->GetJson("/api/v1/drift?suite=advice-moe&agrees=1")["items"].size(), 6u);
+  // Markdown for the upstream issue names the source and its version, the hardware and the trials.
+  auto md = d_->Get("/api/v1/drift?suite=advice-moe&format=markdown");
+  EXPECT_NE(md.body.find("Source: https://example.org/support (version 1.2)"), std::string::npos) << md.body;
+  EXPECT_NE(md.body.find("- cpu: `FP4_GEMM_BACKEND=broken --moe-runner-backend broken --shape=large`: declared supported, but crashed"),
+            std::string::npos)
+      << md.body;
+  Out table = G({"drift", "--suite", "advice-moe"});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("2 supported but failing, 2 unsupported but passing, 1 undeclared, 1 agree"), std::string::npos) << table.out;
+  // The check says what the table claims beside what ran.
+  json chk = d_->GetJson("/api/v1/check?suite=advice-moe&config.backend=triton&config.shape=small");
+  EXPECT_EQ(chk["known"], "passes");
+  EXPECT_EQ(chk["declared"]["supported"], false) << chk.dump();
+  json never = d_->GetJson("/api/v1/check?suite=advice-moe&hardware=NVIDIA%20B200&config.backend=broken&config.shape=small");
+  EXPECT_EQ(never["known"], "unknown");
+  EXPECT_EQ(never["evidence"], "declared");
+}
+
+}  // namespace
+}  // namespace gauntlet::test

@@ -3,6 +3,7 @@
 // ranking, which neighbour a failing config is pointed to, and the flags a config means.
 #include <gtest/gtest.h>
 
+#include "core/drift.h"
 #include "core/launch_line.h"
 #include "core/preflight.h"
 #include "core/recommend.h"
@@ -144,6 +145,71 @@ TEST(LaunchLine, FlagsEnvAndAShellLineFromTheSuitesArgv) {
   EXPECT_EQ(line.env, std::vector<std::string>{"FP4_BACKEND=cutlass"});
   EXPECT_EQ(line.shell,
             "FP4_BACKEND=cutlass python3 -m sglang.launch_server --port {port} --moe-runner-backend cutlass --shape=l 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+Suite MoeSuite() {
+  auto s = ParseSuite(nlohmann::json::parse(R"({"name": "moe", "parameters": {"backend": ["cutlass", "triton", "trtllm"],
+      "shape": ["s", "l"]}, "stages": [{"name": "run", "kind": "command", "argv": ["true"]}]})"));
+  EXPECT_TRUE(s.ok());
+  return *s;
+}
+
+TEST(Declared, RulesAreCheckedAgainstTheSuiteAndFirstMatchWins) {
+  const Suite s = MoeSuite();
+  auto bad = ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "u"}, "rules": [{"when": {"bakend": "x"}, "supported": true}]})"), s);
+  EXPECT_EQ(bad.status().field(), "rules[0].when.bakend");
+  auto value = ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "u"}, "rules": [{"when": {"backend": ["cutlass", "nope"]}, "supported": true}]})"), s);
+  EXPECT_EQ(value.status().field(), "rules[0].when.backend");
+  EXPECT_EQ(ParseDeclared(nlohmann::json::parse(R"({"rules": []})"), s).status().field(), "source");
+  EXPECT_EQ(ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "u"}, "rules": [{"hardware": "sm_90||x", "supported": true}]})"), s)
+                .status().field(), "rules[0].hardware");
+  EXPECT_EQ(ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "u"}, "rules": [{"supported": "yes"}]})"), s).status().field(),
+            "rules[0].supported");
+  auto d = ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "https://docs", "version": "0.2"}, "rules": [
+      {"when": {"backend": "trtllm"}, "hardware": "sm_100|SM_103", "supported": true},
+      {"when": {"backend": "trtllm"}, "supported": false, "note": "Blackwell only"},
+      {"hardware": "*", "supported": true}]})"), s);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const std::string b200 = "NVIDIA B200 ×1 (sm_100)", h200 = "NVIDIA H200 ×1 (sm_90)";
+  EXPECT_TRUE(MatchDeclared(*d, {{"backend", "trtllm"}, {"shape", "s"}}, b200)->supported);
+  EXPECT_FALSE(MatchDeclared(*d, {{"backend", "trtllm"}, {"shape", "s"}}, h200)->supported);
+  EXPECT_TRUE(MatchDeclared(*d, {{"backend", "cutlass"}, {"shape", "s"}}, h200)->supported);
+  EXPECT_TRUE(HardwareMatches("h200", h200));
+  EXPECT_FALSE(HardwareMatches("sm_100", h200));
+  // The canonical form reads back to the same rules.
+  auto again = ParseDeclared(DeclaredJson(*d), s);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(DeclaredJson(*again), DeclaredJson(*d));
+}
+
+TEST(Drift, DisagreementsComeFirstAndUndeclaredIsItsOwnKind) {
+  const Suite s = MoeSuite();
+  auto d = ParseDeclared(nlohmann::json::parse(R"({"source": {"url": "u"}, "rules": [
+      {"when": {"backend": "trtllm"}, "supported": false},
+      {"when": {"backend": "cutlass"}, "supported": true}]})"), s);
+  ASSERT_TRUE(d.ok());
+  std::vector<ConfigRuns> cells = {
+      Runs({{"backend", "cutlass"}, {"shape", "s"}}, {Verdict::kPassed}, {1}),
+      Runs({{"backend", "cutlass"}, {"shape", "l"}}, {Verdict::kCrashed}, {}),
+      Runs({{"backend", "trtllm"}, {"shape", "s"}}, {Verdict::kPassed, Verdict::kPassed}, {5, 6}),
+      Runs({{"backend", "trtllm"}, {"shape", "l"}}, {Verdict::kUnsupported}, {}),
+      Runs({{"backend", "triton"}, {"shape", "s"}}, {Verdict::kPassed}, {2}),
+  };
+  auto items = Drift(cells, *d);
+  ASSERT_EQ(items.size(), 5u);
+  EXPECT_EQ(items[0].kind, DriftKind::kSupportedButFailing);
+  EXPECT_EQ(items[0].runs->config.at("shape"), "l");
+  EXPECT_EQ(items[1].kind, DriftKind::kUnsupportedButPassing);
+  EXPECT_EQ(items[2].kind, DriftKind::kUndeclared);
+  EXPECT_EQ(items[2].rule, nullptr);
+  EXPECT_EQ(items[3].kind, DriftKind::kAgrees);
+  EXPECT_EQ(items[4].kind, DriftKind::kAgrees);
 }
 
 }  // namespace
