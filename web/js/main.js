@@ -16,6 +16,9 @@ const PAGES = {
   clusters: () => import('./pages/clusters.js'),
   history: () => import('./pages/history.js'),
   compare: () => import('./pages/compare.js'),
+  best: () => import('./pages/best.js'),
+  check: () => import('./pages/check.js'),
+  drift: () => import('./pages/drift.js'),
 };
 
 function pick(parts) {
