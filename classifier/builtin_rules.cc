@@ -28,11 +28,15 @@ constexpr std::array<std::string_view, 9> kFallbackWords = {
 bool MentionsFallback(std::string_view lower) { return HasAny(lower, kFallbackWords); }
 
 // A notice rather than a refusal: logged below ERROR, or says how it carries on.
+// Several rules may ask about one line: computed once per line.
 bool IsAdvisory(const LineContext& c) {
+  if (c.advisory >= 0) return c.advisory != 0;
   const LogLevel l = c.parsed->level;
-  if (l == LogLevel::kInfo || l == LogLevel::kDebug || l == LogLevel::kWarning) return true;
   static constexpr std::array<std::string_view, 5> kMore = {"warn", "disabl", ", using", "ignor", "not recommended"};
-  return MentionsFallback(c.lower) || HasAny(c.lower, kMore);
+  const bool advisory = l == LogLevel::kInfo || l == LogLevel::kDebug || l == LogLevel::kWarning ||
+                        MentionsFallback(c.lower) || HasAny(c.lower, kMore);
+  c.advisory = advisory ? 1 : 0;
+  return advisory;
 }
 
 RuleHit Hit(std::string_view rule, Verdict verdict, std::string key, Tier tier = Tier::kSpecific,
@@ -129,7 +133,11 @@ BuiltinRules::BuiltinRules() {
       });
 
   // --- the backend has no code for this GPU -----------------------------------------------------
-  Add("ptxas", {"ptxas", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture", ".target"},
+  // ptxas's own error grammar ("ptxas fatal", "ptxas x.ptx, line 9; error : ..."), not every ptxas line:
+  // "ptxas info : Used 128 registers" is how a healthy verbose build talks.
+  Add("ptxas",
+      {"ptxas fatal", "ptxas error", "; error", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture",
+       ".target", "cannot be compiled for architecture"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (std::string v = QuotedAfter(c.raw, c.lower, "value"); !v.empty() && Has(c.lower, "gpu-name"))
           return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_arch:" + v, Tier::kSpecific, true, true);
@@ -302,8 +310,8 @@ BuiltinRules::BuiltinRules() {
 
   // --- arch gates: the framework refuses this GPU in words ---------------------------------------------
   Add("arch_gate", ArchGateNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (!c.exc && IsAdvisory(c)) return std::nullopt;  // first: a WARNING line is settled by its level
     if (!((HasArchRefusalPhrase(c.lower) && MentionsArch(c.lower)) || ArchOnly(c.lower))) return std::nullopt;
-    if (!c.exc && IsAdvisory(c)) return std::nullopt;
     return Hit("arch_gate", Verdict::kUnsupported, "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
   });
 
@@ -330,8 +338,9 @@ BuiltinRules::BuiltinRules() {
 
   // --- output checks inside the stage ------------------------------------------------------------------
   Add("mismatch",
-      {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch", "differ",
-       "tolerance", "tol=", "margin of error", "nan detected", "contains nan", "accuracy check failed"},
+      {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch",
+       "elements differ", "values differ", "tolerance", "tol=", "margin of error", "nan detected", "contains nan",
+       "accuracy check failed"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         const bool nan = Has(c.lower, "nan detected") || Has(c.lower, "contains nan");
         if (!nan && !IsMismatchReport(c.lower)) return std::nullopt;

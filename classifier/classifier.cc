@@ -83,8 +83,9 @@ struct Classifier::State {
     if (last_line_pending) last_line.assign(last_line_view.substr(0, kLastLineBytes));
     last_line_pending = false;
   }
-  // Scratch for one line's needle hits.
+  // Scratch for one line's needle hits, and its lowercased text.
   std::vector<uint8_t> hit;
+  std::string lower_buf;
   std::vector<uint32_t> touched;
 
   void ProcessLine(std::string_view line);
@@ -228,8 +229,11 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   }
   if (!any_needle) return;
   std::string_view raw = line.substr(0, kMaxRuleScan);
-  std::string lower = ToLowerAscii(raw);
-  LineContext ctx{raw, lower, &parsed, nullptr};
+  // Lowercased into a buffer that keeps its capacity: no allocation per candidate line.
+  lower_buf.assign(raw);
+  for (char& ch : lower_buf)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch + ('a' - 'A'));
+  LineContext ctx{raw, lower_buf, &parsed, nullptr};
   std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
   if (!h) return;
   if (h->needs_sigkill) {
