@@ -106,7 +106,10 @@ bool MentionsArch(std::string_view lower) {
     if (i + 8 < lower.size() && GrDigit(lower[i + 8])) return true;
   for (auto noun : kHardwareNouns) {
     for (size_t i = lower.find(noun); i != std::string_view::npos; i = lower.find(noun, i + 1)) {
-      if (i > 0 && GrWordChar(lower[i - 1]) ) continue;
+      if (i > 0 && GrWordChar(lower[i - 1])) continue;
+      size_t end = i + noun.size();  // "device(s)" but not "device-side" / "device_map"
+      if (end < lower.size() && lower[end] == 's') ++end;
+      if (end < lower.size() && (GrWordChar(lower[end]) || lower[end] == '-')) continue;
       for (auto det : kDeterminers)
         if (i >= det.size() && lower.substr(i - det.size(), det.size()) == det) return true;
     }

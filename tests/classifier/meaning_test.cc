@@ -88,9 +88,11 @@ TEST(ByMeaning, ExceptionsLoggedAsWarningsDecideNothing) {
 
 TEST(ReportGrammar, ArchWordsNeedTheirGrammar) {
   EXPECT_TRUE(MentionsArch("not supported on this gpu"));
+  EXPECT_TRUE(MentionsArch("not supported on your gpus"));
   EXPECT_TRUE(MentionsArch("requires sm_100a"));
   EXPECT_TRUE(MentionsArch("only supports ampere gpus or newer"));
   EXPECT_FALSE(MentionsArch("device-side assertions are not supported"));
+  EXPECT_FALSE(MentionsArch("compile with the cuda device-side assertions"));
   EXPECT_FALSE(MentionsArch("gpu 0 does not support this dtype"));
   EXPECT_TRUE(ArchOnly("trtllm-gen moe kernels are sm100-only"));
   EXPECT_TRUE(ArchOnly("this path is hopper-only"));
