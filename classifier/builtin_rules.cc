@@ -6,6 +6,7 @@
 
 #include "classifier/normalize.h"
 #include "classifier/refusals.h"
+#include "classifier/report_grammar.h"
 
 namespace gauntlet::classifier {
 namespace {
@@ -27,31 +28,15 @@ constexpr std::array<std::string_view, 9> kFallbackWords = {
 bool MentionsFallback(std::string_view lower) { return HasAny(lower, kFallbackWords); }
 
 // A notice rather than a refusal: logged below ERROR, or says how it carries on.
+// Several rules may ask about one line: computed once per line.
 bool IsAdvisory(const LineContext& c) {
+  if (c.advisory >= 0) return c.advisory != 0;
   const LogLevel l = c.parsed->level;
-  if (l == LogLevel::kInfo || l == LogLevel::kDebug || l == LogLevel::kWarning) return true;
   static constexpr std::array<std::string_view, 5> kMore = {"warn", "disabl", ", using", "ignor", "not recommended"};
-  return MentionsFallback(c.lower) || HasAny(c.lower, kMore);
-}
-
-// "sm_90", "sm90", "SM100", "sm_120a", "SM>=80", "sm 90" with a non-letter before "sm".
-bool MentionsSmArch(std::string_view lower) {
-  for (size_t i = lower.find("sm"); i != std::string_view::npos; i = lower.find("sm", i + 1)) {
-    if (i > 0 && std::isalpha(static_cast<unsigned char>(lower[i - 1]))) continue;
-    size_t j = i + 2;
-    while (j < lower.size() && j < i + 5 && (lower[j] == '_' || lower[j] == ' ' || lower[j] == '>' ||
-                                             lower[j] == '<' || lower[j] == '='))
-      ++j;
-    if (j < lower.size() && std::isdigit(static_cast<unsigned char>(lower[j]))) return true;
-  }
-  return false;
-}
-
-bool MentionsArch(std::string_view lower) {
-  static constexpr std::array<std::string_view, 16> kArchWords = {
-      "compute capability", "capability", "architecture", " arch", "hopper", "blackwell", "ampere",
-      "lovelace", "volta", "turing", "gpu", "device", "cc ", "compute_", "platform", "hardware"};
-  return MentionsSmArch(lower) || HasAny(lower, kArchWords);
+  const bool advisory = l == LogLevel::kInfo || l == LogLevel::kDebug || l == LogLevel::kWarning ||
+                        MentionsFallback(c.lower) || HasAny(c.lower, kMore);
+  c.advisory = advisory ? 1 : 0;
+  return advisory;
 }
 
 RuleHit Hit(std::string_view rule, Verdict verdict, std::string key, Tier tier = Tier::kSpecific,
@@ -148,8 +133,11 @@ BuiltinRules::BuiltinRules() {
       });
 
   // --- the backend has no code for this GPU -----------------------------------------------------
+  // ptxas's own error grammar ("ptxas fatal", "ptxas x.ptx, line 9; error : ..."), not every ptxas line:
+  // "ptxas info : Used 128 registers" is how a healthy verbose build talks.
   Add("ptxas",
-      {"ptxas fatal", "ptxas error", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture"},
+      {"ptxas fatal", "ptxas error", "; error", "nvcc fatal", "for option 'gpu-name'", "unsupported gpu architecture",
+       ".target", "cannot be compiled for architecture"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (std::string v = QuotedAfter(c.raw, c.lower, "value"); !v.empty() && Has(c.lower, "gpu-name"))
           return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_arch:" + v, Tier::kSpecific, true, true);
@@ -160,9 +148,9 @@ BuiltinRules::BuiltinRules() {
         }
         if (Has(c.lower, "unsupported .version") || Has(c.lower, "unsupported .target"))
           return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_version", Tier::kSpecific, true, true);
-        if (Has(c.lower, "requires .target") || Has(c.lower, "not supported on .target"))
-          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_feature:" + Norm(c, 80), Tier::kSpecific, true,
-                     true);
+        // "error : Instruction 'x' not supported on .target 'sm_120'", "requires .target sm_80 or higher".
+        if (std::optional<std::string> detail = PtxasTargetError(c.raw, c.lower))
+          return Hit("ptxas", Verdict::kUnsupported, "unsupported:ptxas_feature:" + *detail, Tier::kSpecific, true, true);
         if (Has(c.lower, "ptxas fatal") || Has(c.lower, "nvcc fatal"))
           return Hit("ptxas", Verdict::kCrashed, "crashed:ptxas:" + Norm(c, 80));
         return std::nullopt;
@@ -194,22 +182,21 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("ptx_toolchain", Verdict::kUnsupported, "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
       });
-  Add("cutlass_arch_conditional", {"arch conditional mma", "arch conditional"},
-      [](const LineContext& c) -> std::optional<RuleHit> {
-        return Hit("cutlass_arch_conditional", Verdict::kUnsupported, "unsupported:cutlass_arch_conditional", Tier::kSpecific,
-                   true, true);
-      });
 
   // --- memory ------------------------------------------------------------------------------------
-  Add("kv_cache_oom",
-      {"no available memory for the cache blocks", "can be stored in kv cache", "mem-fraction-static",
-       "not enough memory for kv cache", "insufficient memory for kv cache"},
+  // vLLM's "No available memory for the cache blocks", "... can be stored in KV cache"; a framework
+  // saying memory ran out in its own words ("RuntimeError: Not enough memory. ..."): the KV cache when
+  // it says so, otherwise which memory is not said (oom:memory).
+  Add("memory_oom",
+      {"no available memory for the cache blocks", "can be stored in kv cache", "memory for kv cache",
+       "not enough memory", "insufficient memory", "not enough gpu memory", "not enough free memory"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        const bool hit = Has(c.lower, "no available memory for the cache blocks") ||
-                         Has(c.lower, "can be stored in kv cache") || Has(c.lower, "memory for kv cache") ||
-                         (Has(c.lower, "not enough memory") && Has(c.lower, "mem-fraction-static"));
-        if (!hit || (!c.exc && c.parsed->level == LogLevel::kInfo)) return std::nullopt;
-        return Hit("kv_cache_oom", Verdict::kOom, "oom:kv_cache");
+        if (!c.exc && (c.parsed->level == LogLevel::kInfo || IsAdvisory(c))) return std::nullopt;
+        if (Has(c.lower, "no available memory for the cache blocks") || Has(c.lower, "can be stored in kv cache") ||
+            Has(c.lower, "memory for kv cache") || (SaysOutOfMemory(c.lower) && Has(c.lower, "kv cache")))
+          return Hit("memory_oom", Verdict::kOom, "oom:kv_cache");
+        if (SaysOutOfMemory(c.lower)) return Hit("memory_oom", Verdict::kOom, "oom:memory");
+        return std::nullopt;
       });
   Add("host_oom",
       {"std::bad_alloc", "cannot allocate memory", "oom-kill", "killed process", "memoryerror",
@@ -279,13 +266,17 @@ BuiltinRules::BuiltinRules() {
 
   // --- libraries that refuse the problem on this GPU -------------------------------------------------
   Add("cudnn",
-      {"no execution plans", "cudnn_status_not_supported", "cudnn_status_arch_mismatch", "no valid execution plans"},
+      {"no execution plans", "cudnn_status_not_supported", "cudnn_status_arch_mismatch", "no valid execution plans",
+       "unable to find an engine"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         if (Has(c.lower, "arch_mismatch"))
           return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_arch_mismatch", Tier::kSpecific, true, true);
         if (Has(c.lower, "execution plans"))
           return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_no_execution_plans");
+        // PyTorch's cuDNN v8 API: "GET was unable to find an engine to execute this computation".
+        if (Has(c.lower, "unable to find an engine"))
+          return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_no_engine");
         return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_not_supported");
       });
   Add("cublas",
@@ -318,27 +309,11 @@ BuiltinRules::BuiltinRules() {
       });
 
   // --- arch gates: the framework refuses this GPU in words ---------------------------------------------
-  Add("arch_gate",
-      {"only supported on", "only supported for", "only supported with", "supported only on", "only supports",
-       "only available on", "only runs on", "requires compute capability", "requires a gpu", "requires gpu",
-       "requires sm", "requires an sm", "require sm", "requires cuda capability", "requires nvidia",
-       "requires hopper", "requires blackwell", "requires ampere", "requires compute", "requires at least sm",
-       "need sm", "needs sm", "not supported on", "not supported for", "not supported in this",
-       "not supported by this", "not supported by the current", "unsupported arch", "unsupported gpu",
-       "unsupported compute capability", "unsupported device", "unsupported sm", "does not support",
-       "doesn't support", "not compatible with", "minimum capability", "compute capability of at least",
-       "not implemented for sm", "no implementation for sm", "not available on", "must be run on", "-only"},
-      [](const LineContext& c) -> std::optional<RuleHit> {
-        if (!MentionsArch(c.lower)) return std::nullopt;
-        if (!c.exc && IsAdvisory(c)) return std::nullopt;
-        // "SM100-only" needs the arch right before it.
-        if (c.lower.find("-only") != std::string_view::npos && !MentionsSmArch(c.lower) &&
-            !Has(c.lower, "supported") && !Has(c.lower, "require") && !Has(c.lower, "capability") &&
-            !Has(c.lower, "support") && !Has(c.lower, "available") && !Has(c.lower, "compatible") &&
-            !Has(c.lower, "implement") && !Has(c.lower, "must be run"))
-          return std::nullopt;
-        return Hit("arch_gate", Verdict::kUnsupported, "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
-      });
+  Add("arch_gate", ArchGateNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (!c.exc && IsAdvisory(c)) return std::nullopt;  // first: a WARNING line is settled by its level
+    if (!((HasArchRefusalPhrase(c.lower) && MentionsArch(c.lower)) || ArchOnly(c.lower))) return std::nullopt;
+    return Hit("arch_gate", Verdict::kUnsupported, "unsupported:arch_gate:" + Norm(c), Tier::kSpecific, false, true);
+  });
 
   // --- the node, not the config ------------------------------------------------------------------------
   Add("infra",
@@ -363,11 +338,13 @@ BuiltinRules::BuiltinRules() {
 
   // --- output checks inside the stage ------------------------------------------------------------------
   Add("mismatch",
-      {"tensor-likes are not close", "mismatched elements", "nan detected", "output contains nan",
-       "contains nan", "results mismatch", "accuracy check failed"},
+      {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch",
+       "elements differ", "values differ", "tolerance", "tol=", "margin of error", "nan detected", "contains nan",
+       "accuracy check failed"},
       [](const LineContext& c) -> std::optional<RuleHit> {
-        if (!c.exc && IsAdvisory(c)) return std::nullopt;
         const bool nan = Has(c.lower, "nan detected") || Has(c.lower, "contains nan");
+        if (!nan && !IsMismatchReport(c.lower)) return std::nullopt;
+        if (!c.exc && IsAdvisory(c)) return std::nullopt;
         return Hit("mismatch", Verdict::kWrongOutput, nan ? "wrong_output:nan" : "wrong_output:mismatch", Tier::kSpecific,
                    false);
       });

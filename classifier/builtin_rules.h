@@ -41,6 +41,7 @@ struct LineContext {
   std::string_view lower;     // raw, ASCII-lowercased (capped)
   const LogLine* parsed;      // prefixes split off
   const ExceptionLine* exc;   // set when this line ends a Python traceback
+  mutable signed char advisory = -1;  // the line's IsAdvisory, computed once (-1: not yet)
 };
 
 class BuiltinRules {

@@ -13,6 +13,7 @@
 #include "core/verdict.h"
 #include "classifier/builtin_rules.h"
 #include "classifier/engine.h"
+#include "classifier/exception_judge.h"
 #include "classifier/log_line.h"
 #include "classifier/normalize.h"
 #include "classifier/rank_triage.h"
@@ -35,6 +36,7 @@ struct Incident {
   bool keyed = false;      // a fixed-key fact (no kernel image, OOM...), not an exception's own words
   bool exception = false;  // came from the exception line that ended a traceback
   std::string rank = {};   // the writer's key (RankState::key)
+  bool test = false;       // one test's outcome in a test runner's report (pytest "E" / "FAILED" lines)
 };
 
 struct RankState {
@@ -44,16 +46,6 @@ struct RankState {
   uint64_t first[5] = {kNever, kNever, kNever, kNever, kNever};  // first line of each tier
   std::optional<Incident> last[5];                                 // last incident of each tier
 };
-
-std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const std::string& frame) {
-  std::string sig(Name(verdict));
-  sig += ':';
-  sig += e.type;
-  std::string msg = NormalizeMessage(e.message);
-  if (!msg.empty()) sig += ":" + msg;
-  if (!frame.empty()) sig += "@" + SanitizeUtf8(frame);
-  return sig;
-}
 
 bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 || sig == 8; }
 
@@ -91,8 +83,9 @@ struct Classifier::State {
     if (last_line_pending) last_line.assign(last_line_view.substr(0, kLastLineBytes));
     last_line_pending = false;
   }
-  // Scratch for one line's needle hits.
+  // Scratch for one line's needle hits, and its lowercased text.
   std::vector<uint8_t> hit;
+  std::string lower_buf;
   std::vector<uint32_t> touched;
 
   void ProcessLine(std::string_view line);
@@ -101,7 +94,7 @@ struct Classifier::State {
   void SpawnExitIncident(const SpawnExit& e, std::string_view line);
   Classification Attribute(const Incident& i, bool consequence) const;
   Classification DecideInner(const ExitInfo& exit) const;
-  void ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed, bool any_needle);
+  void ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed);
   RankState& Rank(const std::string& key);
   void Record(RankState& rs, Tier tier, Incident inc);
   std::optional<Incident> Pick(int lo, int hi) const;
@@ -140,6 +133,16 @@ void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
   // Otherwise the last one wins (the final exception of a chain ended the process), except that
   // a second fixed-key fact of the same kind is a consequence of the first, and the lines that
   // continue an exception's message ("Mismatched elements: ...") do not replace the exception.
+  // Among one run's test outcomes the worst stands: a refusal never hides a real failure of
+  // another test, whatever order the runner printed them in.
+  if (rs.last[t] && inc.test && rs.last[t]->test) {
+    const bool kept_refusal = rs.last[t]->verdict == Verdict::kUnsupported;
+    if (!kept_refusal && inc.verdict == Verdict::kUnsupported) return;
+    if (kept_refusal != (inc.verdict == Verdict::kUnsupported)) {
+      rs.last[t] = std::move(inc);
+      return;
+    }
+  }
   if (tier == Tier::kSpecific && rs.last[t]) {
     const Incident& kept = *rs.last[t];
     const int before = CausePriority(kept.verdict), now = CausePriority(inc.verdict);
@@ -221,13 +224,16 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   if (benign || role == TracebackTracker::Role::kFrame || role == TracebackTracker::Role::kBody) return;
 
   if (role == TracebackTracker::Role::kException) {
-    ExceptionIncident(rs, line, parsed, any_needle);
+    ExceptionIncident(rs, line, parsed);
     return;
   }
   if (!any_needle) return;
   std::string_view raw = line.substr(0, kMaxRuleScan);
-  std::string lower = ToLowerAscii(raw);
-  LineContext ctx{raw, lower, &parsed, nullptr};
+  // Lowercased into a buffer that keeps its capacity: no allocation per candidate line.
+  lower_buf.assign(raw);
+  for (char& ch : lower_buf)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch + ('a' - 'A'));
+  LineContext ctx{raw, lower_buf, &parsed, nullptr};
   std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
   if (!h) return;
   if (h->needs_sigkill) {
@@ -237,15 +243,18 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   Incident inc;
   Tier tier = h->tier;
   if (h->rule == "pytest_failed") {
-    // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg"
+    // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg": one test's exception, judged
+    // as any exception is, and a test outcome (the worst of them stands).
     std::string_view msg = parsed.message;
     size_t dash = msg.find(" - ");
     std::string_view node = msg.substr(7, dash - 7);
     std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
     if (!pe) return;
-    std::string file(PathBasename(node.substr(0, node.find("::"))));
-    const Verdict verdict = pe->type == "AssertionError" ? Verdict::kWrongOutput : Verdict::kCrashed;
-    inc = {verdict, ExceptionSignature(verdict, *pe, file), TrimEvidence(line)};
+    *pe = UnwrapCause(std::move(*pe));
+    const std::string file(PathBasename(node.substr(0, node.find("::"))));
+    Judgement j = JudgeException(*engine, *pe, pe->type + ": " + pe->message, parsed, file);
+    inc = {j.verdict, j.signature, TrimEvidence(line), j.keyed, true};
+    inc.test = true;
     tier = Tier::kGeneric;
   } else {
     inc = {h->verdict, h->key, TrimEvidence(line), h->keyed};
@@ -282,53 +291,23 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
 // A line that completed an exception (its own "Type: msg", or the cause / message that followed
 // an open-ended one). Rules read "Type: message" when the text came from two lines, so their
 // needles are found again in that text; the evidence is always the physical line.
-void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed,
-                                          bool any_needle) {
+void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, const LogLine& parsed) {
   const ExceptionLine& exc = rs.tb.exception();
   if (exc.type == "ProcessExitedException") {
     if (std::optional<SpawnExit> se = ParseSpawnExit(exc.message)) return SpawnExitIncident(*se, line);
   }
-  std::string synthetic;
-  std::vector<uint32_t> ids;
-  const std::vector<uint32_t>* hits = &touched;
-  if (rs.tb.exception_continued()) {
-    synthetic = exc.type + ": " + exc.message;
-    engine->ac->Scan(synthetic, [&ids](uint32_t id) { ids.push_back(id); });
-    hits = &ids;
-    any_needle = !ids.empty();
+  const std::string synthetic = rs.tb.exception_continued() ? exc.type + ": " + exc.message : std::string();
+  Judgement j = JudgeException(*engine, exc, synthetic.empty() ? parsed.message : std::string_view(synthetic),
+                               parsed, rs.tb.innermost_file());
+  Incident inc{j.verdict, j.signature, TrimEvidence(line), j.keyed, true};
+  Tier tier = j.tier;
+  // pytest's "E" lines report one test's exception: a test outcome, weighed with the others.
+  if (parsed.test_report) {
+    inc.test = true;
+    tier = std::min(tier, Tier::kGeneric);
   }
-  std::string_view raw = (synthetic.empty() ? line : std::string_view(synthetic)).substr(0, kMaxRuleScan);
-  std::string lower = ToLowerAscii(raw);
-  LineContext ctx{raw, lower, &parsed, &exc};
-  std::optional<RuleHit> h = any_needle ? engine->builtin->Match(*hits, ctx) : std::nullopt;
-
-  const std::string& frame = rs.tb.innermost_file();
-  Incident inc;
-  Tier tier;
-  bool strong = false;
-  if (h && h->keyed && !h->needs_sigkill) {
-    inc = {h->verdict, h->key, TrimEvidence(line), true};
-    tier = h->tier;
-    strong = h->strong;
-  } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
-    tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
-    inc = {h->verdict, ExceptionSignature(h->verdict, exc, frame), TrimEvidence(line)};
-  } else {
-    Verdict verdict = Verdict::kCrashed;
-    tier = Tier::kGeneric;
-    if (exc.type == "AssertionError") verdict = Verdict::kWrongOutput;
-    if (exc.type == "TimeoutError") {
-      verdict = Verdict::kTimeout;
-      tier = Tier::kSecondary;
-    }
-    // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
-    if (exc.type == "KeyboardInterrupt" || exc.type == "SystemExit" || IsWrapperException(exc))
-      tier = Tier::kSecondary;
-    inc = {verdict, ExceptionSignature(verdict, exc, frame), TrimEvidence(line)};
-  }
-  inc.exception = true;
   inc.rank = rs.key;
-  if (strong && !first_strong) first_strong = inc;
+  if (j.strong && !first_strong) first_strong = inc;
   Record(rs, tier, std::move(inc));
 }
 

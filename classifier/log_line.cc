@@ -127,6 +127,10 @@ bool PeelVllmLevel(std::string_view& s, LogLevel& level) {
   if (i < rest.size() && rest[i] == '[') {
     size_t close = rest.find(']', i);
     if (close != std::string_view::npos && close - i < 80) i = close + 1;
+  } else if (size_t close = rest.find("] ", i); close != std::string_view::npos && close - i < 80 &&
+                                                   rest.substr(i, close - i).find(' ') == std::string_view::npos &&
+                                                   rest.substr(i, close - i).find(".py:") != std::string_view::npos) {
+    i = close + 1;  // vLLM before 0.7: "ERROR 01-11 13:09:40 engine.py:366] msg"
   }
   level = l;
   s = rest.substr(i);
@@ -195,6 +199,16 @@ bool PeelGlogBare(std::string_view& s, LogLevel& level) {
   return true;
 }
 
+// pytest's failure report: "E       RuntimeError: msg" / "E   NotImplementedError: msg". The
+// message keeps no indentation (pytest indents the whole exception text uniformly).
+bool PeelPytestE(std::string_view& s, bool& test_report) {
+  if (s.size() < 4 || s[0] != 'E' || s[1] != ' ' || s[2] != ' ' || s[3] != ' ') return false;
+  s.remove_prefix(1);
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  test_report = true;
+  return true;
+}
+
 bool PeelAnsi(std::string_view& s) {
   if (s.empty() || s[0] != '\x1b') return false;
   size_t i = 1;
@@ -215,7 +229,7 @@ LogLine ParseLogLine(std::string_view raw) {
   for (int round = 0; round < 8; ++round) {
     if (PeelAnsi(s) || PeelTorchrun(s, out.rank) || PeelPidTag(s, out.rank) ||
         PeelBracket(s, out.rank, out.level) || PeelVllmLevel(s, out.level) || PeelNccl(s, out.rank) ||
-        PeelIsoTime(s) || PeelGlogBare(s, out.level))
+        PeelIsoTime(s) || PeelGlogBare(s, out.level) || (!out.test_report && PeelPytestE(s, out.test_report)))
       continue;
     if (IsUpper(s.empty() ? ' ' : s[0]) && PeelPythonLogging(s, out.level)) continue;
     break;

@@ -18,6 +18,9 @@ struct LogLine {
   // The line after the recognised prefixes; the single separator space after a prefix is removed
   // so Python traceback indentation survives ("  File ...").
   std::string_view message;
+  // The line is one of pytest's "E   " lines: the failure report of one test (the "E" and its
+  // indentation are not part of the message).
+  bool test_report = false;
 };
 
 LogLine ParseLogLine(std::string_view raw);

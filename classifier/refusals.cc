@@ -86,7 +86,31 @@ bool HasAnyOf(std::string_view lower, const std::array<std::string_view, N>& phr
   return false;
 }
 
-bool SaysRefusal(std::string_view lower) { return HasAnyOf(lower, kRefusalPhrases) || HasMustBeConstraint(lower); }
+// "No dot product attention backend is available for the provided inputs" (TransformerEngine), "no
+// kernel found for ...", "No valid algorithm": the library looked for a code path and has none.
+// "no" (at a word start), then within a few words a code-path noun, then a word saying it is absent.
+bool SaysNoCodePath(std::string_view lower) {
+  static constexpr std::array<std::string_view, 7> kPaths = {"backend", "kernel", "implementation", "support",
+                                                             "engine",  "algorithm", "code path"};
+  static constexpr std::array<std::string_view, 5> kAbsent = {"available", "found", "for the provided", "for this",
+                                                              "for the given"};
+  for (size_t i = lower.find("no "); i != std::string_view::npos; i = lower.find("no ", i + 1)) {
+    if (i > 0 && IsAlnum(lower[i - 1])) continue;
+    std::string_view rest = lower.substr(i + 3, 80);
+    for (auto p : kPaths) {
+      const size_t at = rest.find(p);
+      if (at == std::string_view::npos) continue;
+      std::string_view after = rest.substr(at + p.size());
+      for (auto a : kAbsent)
+        if (after.find(a) != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
+bool SaysRefusal(std::string_view lower) {
+  return HasAnyOf(lower, kRefusalPhrases) || HasMustBeConstraint(lower) || SaysNoCodePath(lower);
+}
 
 // --- the family: what the refusal is about --------------------------------------------------------
 
@@ -113,13 +137,12 @@ std::string_view Family(std::string_view lower) {
 
 // Packages a config selects as a backend and a node may lack: a missing one of these is the
 // node's limitation. Any other missing module is the program's (or the image's) fault.
-constexpr std::array<std::string_view, 40> kOptionalBackends = {
+constexpr std::array<std::string_view, 39> kOptionalBackends = {
     "flash_attn", "flash_attn_interface", "flash_mla", "flashinfer", "xformers", "triton", "tvm", "deep_gemm",
     "deep_ep", "sgl_kernel", "vllm_flash_attn", "apex", "bitsandbytes", "auto_gptq", "gptqmodel", "awq",
     "optimum", "transformer_engine", "tensorrt", "tensorrt_llm", "torch_tensorrt", "onnxruntime", "openvino",
     "intel_extension_for_pytorch", "torch_xla", "jax_triton", "mamba_ssm", "causal_conv1d", "liger_kernel",
-    "cutlass", "quack", "sageattention", "aiter", "torchao", "hidet", "natten", "mscclpp", "nixl", "lmcache",
-    "sentencepiece"};
+    "cutlass", "quack", "sageattention", "aiter", "torchao", "hidet", "natten", "mscclpp", "nixl", "lmcache"};
 
 bool IsOptionalBackend(std::string_view name) {
   for (auto b : kOptionalBackends)
@@ -232,8 +255,10 @@ std::optional<std::string> MissingPackage(const ExceptionLine& e) {
 }
 
 std::vector<std::string> RefusalNeedles() {
+  // "error:" / "exception:": every exception line is a candidate, so a refusal is judged by its
+  // type and message wherever it appears, not only when one of the phrases below is in it.
   std::vector<std::string> out = {"notimplementederror", "unsupported", "invalidbackend", "must be ",
-                                  "no module named"};
+                                  "no module named",     "error:",      "exception:"};
   for (auto p : kRefusalPhrases) out.emplace_back(p);
   for (auto p : kInstallPhrases) out.emplace_back(p);
   return out;

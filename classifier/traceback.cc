@@ -89,6 +89,16 @@ bool HasAlnum(std::string_view s) {
 
 }  // namespace
 
+std::optional<ExceptionLine> BareException(std::string_view msg) {
+  if (msg.empty() || IsSpace(msg[0])) return std::nullopt;
+  std::optional<ExceptionLine> e = ParseExceptionLine(msg);
+  // Not a bare "Error:" (a word), not a warning category, and a "Type: ..." form: a lone word
+  // ("KeyboardInterrupt", "Failed") on a line of its own is no report.
+  if (!e || !IsSpecificExceptionName(e->type) || e->type.ends_with("Warning")) return std::nullopt;
+  if (TrimSpace(msg).find(':') == std::string_view::npos) return std::nullopt;
+  return e;
+}
+
 std::optional<ExceptionLine> ParseExceptionLine(std::string_view msg) {
   if (msg.empty() || !IsIdentStart(msg[0])) return std::nullopt;
   size_t i = 0;
@@ -162,6 +172,10 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg, LogLevel 
       return InsideFrames(msg);
     case State::kAwaitContinuation:
       return Continue(msg, level);
+    case State::kAfterException:
+      state_ = State::kClosed;
+      if (!group_ && !TrimSpace(msg).empty() && ParseExceptionLine(TrimSpace(msg))) return Role::kBody;
+      break;
     case State::kClosed:
       break;
   }
@@ -170,6 +184,14 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg, LogLevel 
     if (!msg.empty() && !IsSpace(msg[0]))
       if (std::optional<ExceptionLine> e = ParseExceptionLine(msg)) return Complete(std::move(*e), false);
     return Role::kBody;
+  }
+  // An exception line with no traceback before it: a tail whose head was cut, a pasted excerpt,
+  // pytest's "E" lines, a framework that logs only "Type: message". It is judged like any other.
+  const bool notice = level == LogLevel::kInfo || level == LogLevel::kDebug || level == LogLevel::kWarning;
+  if (std::optional<ExceptionLine> e = notice ? std::nullopt : BareException(msg)) {
+    innermost_.clear();
+    innermost_glue_.clear();
+    return Complete(std::move(*e), TrimSpace(msg).ends_with(':'));
   }
   return Role::kNone;
 }
@@ -203,7 +225,7 @@ TracebackTracker::Role TracebackTracker::Complete(ExceptionLine e, bool open_end
   exc_ = UnwrapCause(std::move(e));
   continued_ = false;
   blank_ = 0;
-  state_ = open_ended ? State::kAwaitContinuation : State::kClosed;
+  state_ = open_ended ? State::kAwaitContinuation : State::kAfterException;
   return Role::kException;
 }
 

@@ -33,6 +33,11 @@ struct ExceptionLine {
 // CamelCase class followed by ": " ("torch._dynamo.exc.Unsupported: ...").
 std::optional<ExceptionLine> ParseExceptionLine(std::string_view msg);
 
+// An exception line that stands without a traceback ("NotImplementedError: x" as the last line of
+// a cut log, after pytest's "E"): a specific exception type (not a bare "Error", not a *Warning)
+// followed by ':'; nullopt otherwise.
+std::optional<ExceptionLine> BareException(std::string_view msg);
+
 // The exception a wrapper carries in its own message, if any: "JaxStackTraceBeforeTransformation:
 // NotImplementedError: x" and "BackendCompilerFailed: backend='inductor' raised: RuntimeError: x"
 // both give the inner exception; anything else comes back unchanged.
@@ -65,7 +70,10 @@ class TracebackTracker {
  private:
   // kOpen: inside frames. kAwaitContinuation: an exception line ended with "Type:" or "...:";
   // its cause or the rest of its message is on the next non-blank line.
-  enum class State { kClosed, kOpen, kAwaitContinuation };
+  // kAfterException: the line right after a completed exception, which continues a multi-line
+  // message even when it looks like an exception itself (NCCL's "ncclRemoteError: ..." after
+  // DistBackendError's line); one line, then closed.
+  enum class State { kClosed, kOpen, kAwaitContinuation, kAfterException };
 
   Role Complete(ExceptionLine e, bool open_ended);
   Role Continue(std::string_view msg, LogLevel level);

@@ -1,7 +1,10 @@
 // gauntlet-classify-bench: writes a deterministic ~100 MB SGLang/vLLM-style server log (multi-rank,
 // with near-miss warnings and a rank failure at the end) to a temp file, classifies it with
-// ClassifyFile (1 MiB chunks), and prints {"bytes","seconds","mb_per_s","peak_rss_kb","verdict",...}.
-// Usage: gauntlet-classify-bench [--mb N] [--file PATH (kept)]
+// ClassifyFile (1 MiB chunks), and prints {"bytes","lines","seconds","mb_per_s","lines_per_s",
+// "peak_rss_kb","verdict",...}. --candidates P makes P % of the lines near misses that reach the
+// rules (exception-looking lines, tolerance reports that pass, ptxas info, fallbacks at WARNING).
+// The generator uses only the public API, so the same source times any classifier version.
+// Usage: gauntlet-classify-bench [--mb N] [--candidates P] [--file PATH (kept)]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -30,7 +33,22 @@ struct Rng {
   uint32_t Below(uint32_t n) { return Next() % n; }
 };
 
-void AppendLine(std::string& out, Rng& r, uint64_t i) {
+// Lines that reach the rules' predicates and must decide nothing (healthy-run noise).
+constexpr const char* kNearMisses[] = {
+    "WARNING 06-01 12:00:00 [topk_topp_sampler.py:58] FlashInfer is not available. Falling back to the PyTorch-native "
+    "implementation of top-p & top-k sampling.\n",
+    "W0601 12:00:00.123000 4242 torch/_dynamo/convert_frame.py:900] RuntimeError: recompiling, cache limit hit\n",
+    "check gemm_fp8[128x128x128]: max_abs_diff=1.2e-04 tol=1.0e-02 PASS\n",
+    "ptxas info    : Used 128 registers, 384 bytes cmem[0]\n",
+    "INFO 06-01 12:00:00 [gpu_model_runner.py:1532] Model loading took 15.6 GiB; results differ from fp32 by < 1e-3\n",
+    "tests/kernels/test_moe.py::test_fused_moe[64-128-fp16] PASSED                  [ 42%]\n",
+};
+
+void AppendLine(std::string& out, Rng& r, uint64_t i, uint32_t candidates_pct) {
+  if (candidates_pct > 0 && r.Below(100) < candidates_pct) {
+    out += kNearMisses[r.Below(sizeof kNearMisses / sizeof kNearMisses[0])];
+    return;
+  }
   char buf[512];
   const int sec = static_cast<int>((i / 40) % 60), min = static_cast<int>((i / 2400) % 60);
   const int tp = static_cast<int>(r.Below(8));
@@ -101,19 +119,22 @@ long PeakRssKb() {
 
 int main(int argc, char** argv) {
   uint64_t mb = 100;
+  uint32_t candidates = 0;
   std::string path;
   bool keep = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--mb" && i + 1 < argc) mb = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--candidates" && i + 1 < argc) candidates = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
     else if (a == "--file" && i + 1 < argc) { path = argv[++i]; keep = true; }
-    else { std::fprintf(stderr, "usage: %s [--mb N] [--file PATH]\n", argv[0]); return 2; }
+    else { std::fprintf(stderr, "usage: %s [--mb N] [--candidates P] [--file PATH]\n", argv[0]); return 2; }
   }
   if (path.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     path = std::string(tmp && *tmp ? tmp : "/tmp") + "/gauntlet-classify-bench-" + std::to_string(getpid()) + ".log";
   }
   const uint64_t target = mb * 1000 * 1000;
+  uint64_t lines = 0;
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) { std::perror(path.c_str()); return 2; }
@@ -122,12 +143,13 @@ int main(int argc, char** argv) {
     uint64_t written = 0, line = 0;
     while (written < target) {
       block.clear();
-      while (block.size() < (1 << 20)) AppendLine(block, r, line++);
+      while (block.size() < (1 << 20)) AppendLine(block, r, line++, candidates);
       std::fwrite(block.data(), 1, block.size(), f);
       written += block.size();
     }
     std::fputs(kFailure, f);
     std::fclose(f);
+    lines = line + 8;  // kFailure's lines
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   std::fseek(f, 0, SEEK_END);
@@ -143,8 +165,11 @@ int main(int argc, char** argv) {
 
   nlohmann::json out = {{"bench", "classify"},
                         {"bytes", bytes},
+                        {"lines", lines},
+                        {"candidates_pct", candidates},
                         {"seconds", secs},
                         {"mb_per_s", bytes / 1e6 / secs},
+                        {"lines_per_s", static_cast<double>(lines) / secs},
                         {"peak_rss_kb", PeakRssKb()},
                         {"verdict", gauntlet::Name(c.verdict)},
                         {"signature", c.signature}};

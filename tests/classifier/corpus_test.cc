@@ -1,9 +1,14 @@
-// Runs every tests/classifier/NN-name.log against its NN-name.expect.json and reports accuracy.
+// The classifier's two corpora (docs/CLASSIFIER.md "Corpus and accuracy"):
+//   dev/      logs written together with the rules: every one must keep its verdict and signature;
+//   heldout/  logs taken from public reports and labelled before the rules that judge them
+//             (frozen): a floor of 95 % on verdict (+ family where given), misses printed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "classifier/classifier.h"
@@ -21,9 +26,9 @@ struct Case {
   nlohmann::json expect;
 };
 
-std::vector<Case> LoadCorpus() {
+std::vector<Case> LoadCorpus(const std::string& subdir) {
   std::vector<Case> out;
-  for (const auto& entry : fs::directory_iterator(GAUNTLET_CLASSIFIER_CORPUS)) {
+  for (const auto& entry : fs::directory_iterator(fs::path(GAUNTLET_CLASSIFIER_CORPUS) / subdir)) {
     if (entry.path().extension() != ".log") continue;
     fs::path expect = entry.path();
     expect.replace_extension(".expect.json");
@@ -34,6 +39,12 @@ std::vector<Case> LoadCorpus() {
   }
   std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
   return out;
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> all = LoadCorpus("dev");
+  for (auto& c : LoadCorpus("heldout")) all.push_back(std::move(c));
+  return all;
 }
 
 ExitInfo ExitFor(const nlohmann::json& e) {
@@ -48,9 +59,11 @@ ExitInfo ExitFor(const nlohmann::json& e) {
   return x;
 }
 
-TEST(Corpus, EveryLogMatchesItsExpectation) {
-  auto corpus = LoadCorpus();
-  ASSERT_GE(corpus.size(), 30u) << "the corpus needs at least 30 logs";
+std::string Describe(const Classification& got) { return gauntlet::classifier::ToJson(got).dump(); }
+
+TEST(Corpus, EveryDevLogMatchesItsExpectation) {
+  auto corpus = LoadCorpus("dev");
+  ASSERT_GE(corpus.size(), 30u) << "the development corpus needs at least 30 logs";
   size_t verdict_ok = 0, signature_ok = 0;
   for (const auto& c : corpus) {
     SCOPED_TRACE(c.name);
@@ -64,31 +77,59 @@ TEST(Corpus, EveryLogMatchesItsExpectation) {
                    (!c.expect.contains("rank") || got.rank == c.expect["rank"].get<std::string>());
     verdict_ok += v;
     signature_ok += v && s;
-    EXPECT_TRUE(v && s) << "got " << gauntlet::classifier::ToJson(got).dump() << "\nwant verdict="
-                        << c.expect["verdict"] << " signature=" << c.expect["signature"] << " rank=" << c.expect.value("rank", std::string("(any)"));
+    EXPECT_TRUE(v && s) << "got " << Describe(got) << "\nwant verdict=" << c.expect["verdict"]
+                        << " signature=" << c.expect["signature"] << " rank=" << c.expect.value("rank", std::string("(any)"));
     if (got.verdict != gauntlet::Verdict::kPassed) {
       EXPECT_FALSE(got.evidence.empty());
     }
     EXPECT_LE(got.evidence.size(), 300u);
   }
   const double n = static_cast<double>(corpus.size());
-  std::printf("corpus: %zu logs, verdict accuracy %.1f%%, verdict+signature accuracy %.1f%%\n", corpus.size(),
+  std::printf("dev corpus: %zu logs, verdict %.1f%%, verdict+signature %.1f%%\n", corpus.size(),
               100.0 * verdict_ok / n, 100.0 * signature_ok / n);
-  // docs/CLASSIFIER.md states the accuracy; keep it true.
-  EXPECT_EQ(verdict_ok, corpus.size());
-  EXPECT_EQ(signature_ok, corpus.size());
+}
+
+// Right = the verdict, and where the expectation names a family, a signature that starts with it.
+TEST(Corpus, HeldOutScoresAtLeastTheFloor) {
+  auto corpus = LoadCorpus("heldout");
+  ASSERT_GE(corpus.size(), 40u) << "the held-out corpus needs at least 40 logs";
+  size_t verdict_ok = 0, right = 0;
+  std::string misses;
+  for (const auto& c : corpus) {
+    SCOPED_TRACE(c.name);
+    ASSERT_TRUE(c.expect.is_object()) << "missing or invalid " << c.name << ".expect.json";
+    ASSERT_TRUE(c.expect.contains("verdict"));
+    ASSERT_TRUE(c.expect.value("source", std::string()).starts_with("https://")) << "name the public report";
+    Classification got = gauntlet::classifier::ClassifyFile(c.log.string(), ExitFor(c.expect));
+    const bool v = gauntlet::Name(got.verdict) == c.expect["verdict"].get<std::string>();
+    const std::string family = c.expect.value("family", std::string());
+    const bool f = family.empty() || got.signature.starts_with(family);
+    verdict_ok += v;
+    right += v && f;
+    if (!(v && f))
+      misses += "  " + c.name + ": got " + Describe(got) + " want " + c.expect["verdict"].get<std::string>() +
+                (family.empty() ? "" : " (" + family + ")") + "\n";
+    EXPECT_LE(got.evidence.size(), 300u);
+  }
+  const size_t n = corpus.size();
+  std::printf("held-out corpus: %zu logs, verdict %zu/%zu (%.1f%%), verdict+family %zu/%zu (%.1f%%)\n%s", n,
+              verdict_ok, n, 100.0 * verdict_ok / n, right, n, 100.0 * right / n,
+              misses.empty() ? "" : ("misses:\n" + misses).c_str());
+  // docs/CLASSIFIER.md states the score; the floor is the 95 %.
+  const auto floor = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(n)));
+  EXPECT_GE(right, floor) << "held-out below the 95% floor; misses:\n" << misses;
 }
 
 TEST(Corpus, CoversEveryFailureVerdict) {
   std::set<std::string> seen;
-  for (const auto& c : LoadCorpus())
+  for (const auto& c : LoadCorpus("dev"))
     if (c.expect.is_object()) seen.insert(c.expect["verdict"].get<std::string>());
   for (const char* v : {"passed", "unsupported", "crashed", "wrong_output", "timeout", "oom", "infra_error"})
     EXPECT_TRUE(seen.count(v)) << v;
 }
 
 TEST(Corpus, ChunkingDoesNotChangeAnyResult) {
-  for (const auto& c : LoadCorpus()) {
+  for (const auto& c : AllCases()) {
     SCOPED_TRACE(c.name);
     std::ifstream in(c.log, std::ios::binary);
     std::stringstream ss;

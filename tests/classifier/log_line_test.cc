@@ -62,6 +62,8 @@ TEST(Traceback, TracksInnermostFrame) {
   EXPECT_EQ(t.Observe("    ^^^^^"), TracebackTracker::Role::kBody);
   EXPECT_EQ(t.Observe("ValueError: bad"), TracebackTracker::Role::kException);
   EXPECT_EQ(t.innermost_file(), "inner.py");
+  EXPECT_TRUE(t.open()) << "the next line may still continue a multi-line message";
+  EXPECT_EQ(t.Observe("all done"), TracebackTracker::Role::kNone);
   EXPECT_FALSE(t.open());
 }
 

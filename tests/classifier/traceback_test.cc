@@ -74,8 +74,8 @@ TEST(Traceback, RaisedWrapperTakesItsCauseFromTheNextLine) {
   EXPECT_EQ(t.exception().message, "No module named 'tvm'");
   EXPECT_FALSE(t.exception_continued()) << "the cause line is itself the exception line";
   EXPECT_EQ(t.innermost_file(), "output_graph.py");
-  EXPECT_FALSE(t.open());
   EXPECT_EQ(t.Observe("Set TORCH_LOGS=\"+dynamo\" for more information"), Role::kNone);
+  EXPECT_FALSE(t.open());
 }
 
 TEST(Traceback, EmptyMessageContinuesOnTheNextLine) {
@@ -102,6 +102,7 @@ TEST(Traceback, WhatDoesNotContinueAnException) {
 
   Feed(t, {"Traceback (most recent call last):", "  File \"/t/run.py\", line 1, in main"});
   EXPECT_EQ(t.Observe("KeyboardInterrupt"), Role::kException);
+  EXPECT_EQ(t.Observe(""), Role::kNone);
   EXPECT_FALSE(t.open());
 
   // A message that ends with ':' takes only a cause, never plain text (Triton's "at 34:12:" is
@@ -134,5 +135,31 @@ TEST(Traceback, ExceptionGroupGutter) {
   EXPECT_EQ(t.Observe("    +------------------------------------"), Role::kBody);
   EXPECT_TRUE(t.open());
   EXPECT_EQ(t.Observe("[serve-bench] done"), Role::kNone) << "a line without gutter ends the group";
+  EXPECT_FALSE(t.open());
+}
+
+// Issue 29: an exception is judged by what it is wherever it appears, also without a traceback.
+TEST(Traceback, AnExceptionLineWithoutTracebackIsAnException) {
+  TracebackTracker t;
+  EXPECT_EQ(t.Observe("NotImplementedError: The head dim must be <= 256"), Role::kException);
+  EXPECT_EQ(t.exception().type, "NotImplementedError");
+  EXPECT_EQ(t.exception().message, "The head dim must be <= 256");
+  EXPECT_EQ(t.innermost_file(), "") << "no frame was printed";
+  // Not exceptions: a bare word, a warning category, a log line at WARNING, an indented line.
+  TracebackTracker u;
+  EXPECT_EQ(u.Observe("Error: disk almost full"), Role::kNone);
+  EXPECT_EQ(u.Observe("UserWarning: TypedStorage is deprecated"), Role::kNone);
+  EXPECT_EQ(u.Observe("RuntimeError: retrying", LogLevel::kWarning), Role::kNone);
+  EXPECT_EQ(u.Observe("    ValueError: in a code listing"), Role::kNone);
+  EXPECT_EQ(u.Observe("KeyboardInterrupt"), Role::kNone) << "a lone name is no report";
+}
+
+// NCCL's message spans lines that look like exceptions of their own; they continue the first.
+TEST(Traceback, TheLineAfterAnExceptionContinuesItsMessage) {
+  TracebackTracker t;
+  EXPECT_EQ(t.Observe("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356, remote process"),
+            Role::kException);
+  EXPECT_EQ(t.Observe("ncclRemoteError: A call failed possibly due to a network error"), Role::kBody);
+  EXPECT_EQ(t.exception().type, "DistBackendError");
   EXPECT_FALSE(t.open());
 }

@@ -258,7 +258,7 @@ TEST_F(CliTest, ExampleSweepsValidateAgainstTheExampleSuites) {
   }
   EXPECT_GE(n, 2);
   // The SGLang suite's rules name the arch refusal in a real log.
-  Out c = RunProgram(*dir_, {GauntletBin(), "classify", SourceDir() + "/tests/classifier/01-sglang-trtllm-moe-sm100-only.log",
+  Out c = RunProgram(*dir_, {GauntletBin(), "classify", SourceDir() + "/tests/classifier/dev/01-sglang-trtllm-moe-sm100-only.log",
                              "--exit-code", "1", "--suite", SourceDir() + "/suites/examples/sglang-nvfp4.json"});
   ASSERT_EQ(c.code, 0) << c.err;
   json cl = json::parse(c.out);

@@ -1,0 +1,52 @@
+#include "classifier/exception_judge.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "classifier/normalize.h"
+
+namespace gauntlet::classifier {
+
+namespace {
+constexpr size_t kMaxJudgedBytes = 4096;  // rules read the first 4 KiB, as for any candidate line
+}  // namespace
+
+std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const std::string& frame) {
+  std::string sig(Name(verdict));
+  sig += ':';
+  sig += e.type;
+  std::string msg = NormalizeMessage(e.message);
+  if (!msg.empty()) sig += ":" + msg;
+  if (!frame.empty()) sig += "@" + SanitizeUtf8(frame);
+  return sig;
+}
+
+Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::string_view text, const LogLine& parsed,
+                         const std::string& frame) {
+  std::vector<uint32_t> ids;
+  engine.ac->Scan(text, [&ids](uint32_t id) { ids.push_back(id); });
+  std::string_view raw = text.substr(0, kMaxJudgedBytes);
+  std::string lower = ToLowerAscii(raw);
+  LineContext ctx{raw, lower, &parsed, &e};
+  std::optional<RuleHit> h = ids.empty() ? std::nullopt : engine.builtin->Match(ids, ctx);
+  Judgement j;
+  if (h && h->keyed && !h->needs_sigkill) {
+    j = {h->verdict, h->key, h->tier, true, h->strong};
+  } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
+    j.verdict = h->verdict;
+    j.tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
+    j.signature = ExceptionSignature(h->verdict, e, frame);
+  } else {
+    if (e.type == "AssertionError") j.verdict = Verdict::kWrongOutput;
+    if (e.type == "TimeoutError") {
+      j.verdict = Verdict::kTimeout;
+      j.tier = Tier::kSecondary;
+    }
+    // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
+    if (e.type == "KeyboardInterrupt" || e.type == "SystemExit" || IsWrapperException(e)) j.tier = Tier::kSecondary;
+    j.signature = ExceptionSignature(j.verdict, e, frame);
+  }
+  return j;
+}
+
+}  // namespace gauntlet::classifier
