@@ -77,6 +77,7 @@ void Scheduler::RestoreLease(const ActiveLease& l) {
   if (nit != nodes_.end())
     for (int g : l.gpus) nit->second.busy_gpus.insert(g);
   Sweep& sw = sweeps_[l.sweep];
+  if (sw.info.id == 0) sw.info.id = l.sweep;  // its AddSweep (with the info) may come later
   sw.target_cost.try_emplace(l.spec.target, TrialCost(l.spec));  // it may be queued again
   sw.running++;
   if (l.spec.reference) sw.reference_trials[l.spec.target].push_back(l.trial);
@@ -99,6 +100,8 @@ void Scheduler::UpsertNode(NodeState node) {
   for (auto& [id, l] : leases_)
     if (l.node == node.id)
       for (int g : l.gpus) node.busy_gpus.insert(g);
+  node_classes_.erase(node.id);  // its inventory may have changed: what it could serve is asked again
+  FleetChanged();
   nodes_[node.id] = std::move(node);
 }
 
@@ -114,6 +117,7 @@ Status Scheduler::SetNodeState(int64_t id, const std::string& state, const std::
   it->second.state = state;
   it->second.reason = reason;
   if (state == "online") it->second.infra_streak = 0;
+  FleetChanged();
   return Status::Ok();
 }
 
@@ -122,6 +126,7 @@ void Scheduler::Touch(int64_t id) {
   if (it == nodes_.end()) return;
   it->second.last_seen = clock_.NowMs();
   if (it->second.state == "offline") {
+    FleetChanged();
     it->second.state = "online";
     it->second.reason.clear();
     if (Status s = store_.SetNodeState(id, "online", ""); !s.ok())
@@ -167,11 +172,12 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
   std::vector<int> free;
   for (int g : free_gpus)
     if (!node.busy_gpus.count(g) && !node.held_gpus.count(g)) free.push_back(g);
-  // Priority first, then fair share (fewest running), then the older sweep.
+  // Only sweeps with queued work of a class this node could ever serve (scheduler_classes.cc):
+  // work no node can run, however much, is never looked at. Priority first, then fair share
+  // (fewest running), then the older sweep.
   std::vector<Sweep*> order;
-  order.reserve(sweeps_.size());
-  for (auto& [id, sw] : sweeps_)
-    if (!sw.by_target.empty()) order.push_back(&sw);
+  CandidateSweeps(node, &order);
+  lease_steps_ += order.size();
   std::sort(order.begin(), order.end(), [](const Sweep* a, const Sweep* b) {
     if (a->info.priority != b->info.priority) return a->info.priority > b->info.priority;
     if (a->running != b->running) return a->running < b->running;
@@ -197,6 +203,14 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
   for (int pass = sw.info.settle_first && sw.by_target.size() > 1 ? 0 : 1; pass < 2; ++pass)
   for (auto it = sw.by_target.begin(); it != sw.by_target.end();) {
     auto& dq = it->second;
+    ++lease_steps_;
+    // A queue of a class this node could never serve is passed over before its tombstones are
+    // dropped: the node that can serve it drops them (or the cancelled sweep's end does).
+    if (auto c = sw.target_class.find(it->first.target);
+        c != sw.target_class.end() && !ClassesOf(node).fit[c->second]) {
+      ++it;
+      continue;
+    }
     while (!dq.empty() && tombstones_.count(dq.front().id)) {
       tombstones_.erase(dq.front().id);
       queued_references_.erase(dq.front().id);
@@ -471,6 +485,7 @@ std::vector<int64_t> Scheduler::Tick() {
       for (auto& [lid, l] : leases_) has_lease = has_lease || l.node == id;
       if (!has_lease && n.state == "online") {
         n.state = "offline";
+        FleetChanged();
         n.reason = "no heartbeat for " + std::to_string((now - n.last_seen) / 1000) + " s";
         if (Status s = store_.SetNodeState(id, "offline", n.reason); !s.ok())
           spdlog::warn("node {}: offline, but the store still says online: {}", id, s.message());

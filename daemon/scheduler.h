@@ -237,6 +237,9 @@ class Scheduler {
   // What the queued trials of `sweep`'s `target` need (nullopt when none is queued).
   std::optional<Need> TargetNeed(int64_t sweep, int target) const;
   size_t queued() const { return queued_count_; }
+  // Sweeps and queues the lease calls have looked at since start: the work a lease does, counted
+  // rather than timed (tests assert it does not grow with work no node can run).
+  uint64_t lease_steps() const { return lease_steps_; }
   // Sum (ms) and count of queue-to-lease waits since start.
   std::pair<int64_t, int64_t> LeaseWait() const { return {lease_wait_sum_ms_, lease_wait_count_}; }
   size_t leased() const { return leases_.size(); }
@@ -269,7 +272,24 @@ class Scheduler {
     std::map<int, std::vector<int64_t>> reference_trials;
     // (target, stage, gate key values, signature) -> the distinct trials that crashed so.
     std::map<std::tuple<int, std::string, std::string, std::string>, std::vector<int64_t>> crash_signatures;
+    std::map<int, int> target_class;  // target -> its requirement class (ClassOf), fixed when first queued
   };
+  // Requirement classes (daemon/scheduler_classes.cc). Each distinct Need of a queued target is a
+  // class; each class lists the sweeps that may hold queued trials of it, and each node caches
+  // which classes it could ever serve. A lease visits only the sweeps of the classes the asking
+  // node could serve, so work no node can run costs a lease nothing however much of it is queued.
+  struct NodeClasses {
+    std::vector<int8_t> fit;  // by class id: 1 if the node could ever serve it (CouldEverFit)
+    std::vector<int> fits;    // the class ids with fit 1, ascending
+  };
+  int ClassOf(const Need& need);                       // `need`'s class id, made if new
+  NodeClasses& ClassesOf(const NodeState& node);       // brought up to date with every class
+  // The sweeps with queued trials of a class `node` could serve (each once, in id order); drops
+  // sweeps that no longer hold trials of a class from its list.
+  void CandidateSweeps(const NodeState& node, std::vector<Sweep*>* out);
+  bool HasQueueOf(const Sweep& sw, int cls) const;     // a non-empty queue of class `cls`
+  bool AnyNodeCouldServe(int cls) const;               // cached until the fleet changes
+  void FleetChanged() { ++fleet_version_; }
   // Files `t` with the verdict already judged for its config on `hardware` (reuse), and prunes what
   // that settles. True if it did; false if nothing is reusable or the store failed (then *err).
   bool SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string& hardware, int64_t node,
@@ -283,8 +303,9 @@ class Scheduler {
   // True if `r` (a finished attempt of `l`) is to be run again to confirm it; then it has been
   // recorded and requeued (*err set instead on a store error).
   bool ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* err);
-  // The queue of `t`'s target, made (and the target's cost fixed) if it has none.
-  static std::deque<QueuedTrial>& QueueOf(Sweep& sw, const QueuedTrial& t);
+  // The queue of `t`'s target, made (and the target's cost and class fixed) if it has none; a queue
+  // that was empty is listed under its class again.
+  std::deque<QueuedTrial>& QueueOf(Sweep& sw, const QueuedTrial& t);
   // The queue of `target`, or by_target.end().
   static std::map<TargetKey, std::deque<QueuedTrial>>::iterator FindQueue(Sweep& sw, int target);
   static std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator FindQueue(const Sweep& sw, int target);
@@ -326,6 +347,13 @@ class Scheduler {
   uint64_t rng_state_;
   std::set<int64_t> watched_;
   std::vector<std::pair<int64_t, Verdict>> settled_;
+  std::vector<Need> class_needs_;                     // by class id
+  std::unordered_map<std::string, int> class_ids_;    // ClassKey(need) -> class id
+  std::vector<std::set<int64_t>> class_sweeps_;       // by class id: sweeps that may queue it
+  std::unordered_map<int64_t, NodeClasses> node_classes_;
+  uint64_t fleet_version_ = 1;  // bumped whenever a node is added, changed, or changes state
+  mutable std::vector<std::pair<uint64_t, bool>> class_served_;  // by class: (fleet version, any node)
+  uint64_t lease_steps_ = 0;
 };
 
 }  // namespace gauntlet

@@ -83,10 +83,6 @@ void Scheduler::OrderToSettle(const SweepInfo& info, std::vector<QueuedTrial>& t
   trials = std::move(out);
 }
 
-std::deque<QueuedTrial>& Scheduler::QueueOf(Sweep& sw, const QueuedTrial& t) {
-  const double cost = sw.target_cost.try_emplace(t.target, TrialCost(t)).first->second;
-  return sw.by_target[TargetKey{cost, t.target}];
-}
 
 std::map<TargetKey, std::deque<QueuedTrial>>::iterator Scheduler::FindQueue(Sweep& sw, int target) {
   auto c = sw.target_cost.find(target);

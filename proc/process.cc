@@ -52,6 +52,38 @@ void SetWaitStatus(int st, ExitInfoProc* e) {
   if (WIFEXITED(st)) e->exit_code = WEXITSTATUS(st);
   if (WIFSIGNALED(st)) e->signal = WTERMSIG(st);
 }
+
+// This process's children, from each thread's /proc/self/task/TID/children (a child's parent is
+// the thread that forked it, or for an orphan the thread that took it): a few small reads, where
+// the whole process table is one open and read per process of the machine (hundreds on a shared
+// host, three times per trial: issue 31). False where the kernel has no such files.
+bool ChildrenOfSelf(std::vector<pid_t>* out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  bool any_file = false;
+  for (auto& t : fs::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(t.path() / "children");
+    if (!in) continue;
+    any_file = true;
+    pid_t p;
+    while (in >> p) out->push_back(p);
+  }
+  return any_file;
+}
+
+// Direct children of this process that are not stage keepers (g_children_mu held).
+std::vector<pid_t> StrayChildrenLocked() {
+  std::vector<pid_t> out;
+  if (!ChildrenOfSelf(&out)) {
+    constexpr size_t kMax = 32768;
+    std::vector<pid_t> desc(kMax), spid(kMax), sppid(kMax);
+    size_t n = ListDescendants(getpid(), desc.data(), kMax, spid.data(), sppid.data(), kMax);
+    for (size_t i = 0; i < n; ++i)
+      if (ParentOf(desc[i]) == getpid()) out.push_back(desc[i]);
+  }
+  std::erase_if(out, [](pid_t p) { return g_keepers.count(p) > 0; });
+  return out;
+}
 }  // namespace
 
 int KillStrayChildren() {
@@ -59,16 +91,12 @@ int KillStrayChildren() {
   prctl(PR_GET_CHILD_SUBREAPER, &is_subreaper);
   if (!is_subreaper) return 0;  // orphans go to init, not here: there are no strays to take
   std::lock_guard lock(g_children_mu);
-  constexpr size_t kMax = 32768;
-  std::vector<pid_t> desc(kMax), spid(kMax), sppid(kMax);
   int killed = 0;
   // Rounds, because a stray's own children are re-parented here only once it is dead.
   for (int round = 0; round < 50; ++round) {
-    size_t n = ListDescendants(getpid(), desc.data(), kMax, spid.data(), sppid.data(), kMax);
+    const std::vector<pid_t> strays = StrayChildrenLocked();
     int this_round = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const pid_t p = desc[i];
-      if (g_keepers.count(p) || ParentOf(p) != getpid()) continue;  // a keeper, or not a child
+    for (const pid_t p : strays) {
       kill(p, SIGKILL);
       ++this_round;
       // SIGKILL is prompt unless the process is inside the kernel (a GPU driver's teardown): bounded.
@@ -166,6 +194,28 @@ void Process::ReadStatus() {
   }
 }
 
+void Process::AwaitStatus(std::chrono::milliseconds max) {
+  if (status_fd_ < 0) {
+    std::this_thread::sleep_for(max);
+    return;
+  }
+  pollfd pfd{status_fd_, POLLIN, 0};
+  if (::poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, max.count()))) <= 0) return;
+  ReadStatus();
+  // Closed: the keeper is exiting, and is reapable a moment later. A short pause, not a spin.
+  if (pfd.revents & (POLLHUP | POLLERR)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+bool Process::AwaitKeeper(std::chrono::milliseconds max) {
+  const auto until = std::chrono::steady_clock::now() + max;
+  while (!KeeperGone()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return KeeperGone();
+    AwaitStatus(std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(10)));
+  }
+  return true;
+}
+
 bool Process::KeeperGone() {
   if (keeper_reaped_) return true;
   int st = 0;
@@ -200,20 +250,20 @@ bool Process::Reap(ExitInfoProc* out) {
 
 void Process::StopGroup(std::chrono::milliseconds grace) {
   if (pid_ <= 0) return;
+  // The leader has ended: with nothing else left the keeper exits by itself a moment after writing
+  // its status. Waiting that moment spares it the SIGTERM below, on which it walks the process table.
+  if (leader_done_ && !KeeperGone()) AwaitKeeper(std::min(grace, std::chrono::milliseconds(5)));
   if (!KeeperGone()) {
     // The group, and through the keeper every descendant that left it.
     kill(-pid_, SIGTERM);
     kill(pid_, SIGTERM);
-    auto until = std::chrono::steady_clock::now() + grace;
-    // Polled: there is no wait-for-exit call with a timeout, and the grace is short.
-    while (std::chrono::steady_clock::now() < until && !KeeperGone())
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Woken by the keeper's status pipe closing as it exits (a fixed 10 ms sleep here cost every
+    // stage that much: issue 31).
+    AwaitKeeper(grace);
   }
   if (!KeeperGone()) {
     kill(pid_, SIGUSR1);  // the keeper SIGKILLs all it has until none is left, then exits
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    while (std::chrono::steady_clock::now() < until && !KeeperGone())
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    AwaitKeeper(std::chrono::seconds(3));
   }
   if (!KeeperGone()) {
     kill(-pid_, SIGKILL);
@@ -271,8 +321,10 @@ ExitInfoProc Process::Run(std::chrono::steady_clock::time_point deadline,
     }
     if (Reap(nullptr)) break;
     if (eof) {
-      // Output closed but the leader lives: wait for it without spinning.
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(wait.count(), 20)));
+      // Output closed but the leader's status is not in yet: wait for the keeper's record of it
+      // (or its exit) on the status pipe, woken the moment it comes. A fixed 20 ms sleep here was
+      // most of a trivial stage's time: the keeper writes the status just after the output closes.
+      AwaitStatus(std::min<std::chrono::milliseconds>(wait, std::chrono::milliseconds(20)));
     }
   }
   // A stop, a timeout, or a leader gone with descendants left (daemonized helpers, a stray server,

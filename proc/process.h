@@ -62,6 +62,11 @@ class Process {
   Process() = default;
   bool KeeperGone();     // reaps the keeper if it has exited
   void ReadStatus();     // the keeper's records: the leader's pid, then its wait status
+  // Waits up to `max` for news from the keeper: a record on its status pipe, or the pipe's close
+  // (the keeper exiting). Woken by the pipe, not by a fixed sleep: a stage's end costs no timer.
+  void AwaitStatus(std::chrono::milliseconds max);
+  // Waits up to `max` for the keeper to end and be reaped; true once it is.
+  bool AwaitKeeper(std::chrono::milliseconds max);
   void Contain();        // after the keeper: the cgroup's kill, then strays
   pid_t pid_ = -1;
   pid_t leader_ = -1;
