@@ -58,7 +58,22 @@ void Scheduler::SecondLook(Sweep& sw, int target, const Config& gate) {
 
 void Scheduler::NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r) {
   const std::pair<int, std::string> k{spec.target, spec.config_key};
-  if (r.verdict == Verdict::kPassed) sw.passed.insert(k);
+  if (r.verdict == Verdict::kPassed) {
+    sw.passed.insert(k);
+    for (auto& [stage, keys] : sw.info.gate_on) {
+      std::string key;
+      bool all = !keys.empty();
+      for (auto& g : keys) {
+        auto v = spec.config.find(g);
+        if (v == spec.config.end()) {
+          all = false;
+          break;
+        }
+        key += (key.empty() ? "" : "&") + g + "=" + v->second;
+      }
+      if (all) sw.passed_gates.insert({spec.target, stage, key});
+    }
+  }
   // Judged both ways within one trial (a failure, then a passing confirmation): still measured.
   if (r.flaky) sw.measuring.insert(k);
   else if (r.confirmed > 0) sw.measuring.erase(k);  // a failure seen alike every time: measured, it stands
@@ -82,6 +97,8 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     gate[k] = v->second;
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
+  // A trial with these very gate values passed here: they do not decide this failure.
+  if (sw.passed_gates.count({spec.target, r.failing_stage, key})) return;
   std::vector<int64_t> settled_by = {evidence};
   if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput)) {
     // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with

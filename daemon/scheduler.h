@@ -276,6 +276,9 @@ class Scheduler {
     // (under confirmation, or judged more than one way): pruning never skips their repeats, and a
     // crash of such a config settles nothing (it has been seen to pass, so the crash is a flake).
     std::set<std::pair<int, std::string>> passed, measuring;
+    // (target, stage, gate key values) that a passing trial of this sweep held: a failure with those
+    // values is not theirs (one of them passed), so it prunes nothing.
+    std::set<std::tuple<int, std::string, std::string>> passed_gates;
   };
   // Files `t` with the verdict already judged for its config on `hardware` (reuse), and prunes what
   // that settles. True if it did; false if nothing is reusable or the store failed (then *err).

@@ -100,7 +100,8 @@ TEST(Differential, TheDefaultToleranceIsTightAgainstAReferenceOfTheSameDtype) {
                                {"parameters", {{"dtype", {"fp32"}}, {"bias", {"0", "0.6"}}}},
                                {"include", {{{"dtype", "bf16"}, {"bias", "0"}}}}});
   std::map<std::string, json> by;
-  for (auto& it : d.GetJson("/api/v1/trials?limit=50&sweep=" + std::to_string(s))["items"]) {
+  const json items = d.GetJson("/api/v1/trials?limit=50&sweep=" + std::to_string(s))["items"];
+  for (auto& it : items) {
     json t = d.GetJson("/api/v1/trials/" + it["id"].dump());
     by[t["config"]["dtype"].get<std::string>() + "/" + t["config"]["bias"].get<std::string>()] = t;
   }

@@ -464,5 +464,26 @@ TEST_F(SchedulerTest, AConfirmedFailureNeverSkipsATrialBeingConfirmed) {
   EXPECT_NE(store.verdicts[g1->trial], "skipped");
 }
 
+// A pass with the same gate values refutes "these values fail": two later crashes alike of other
+// configs with those values settle nothing (bench/elimination: one flaky config's confirmed crash
+// used to skip every other config of its gate pair, passing ones included).
+TEST_F(SchedulerTest, GateValuesThatPassedInTheSweepArePrunedByNoFailure) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  std::vector<QueuedTrial> ts;
+  for (int i = 1; i <= 4; ++i) ts.push_back(Trial(i, 1, {{"mode", "x"}, {"i", std::to_string(i)}}));
+  SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
+  info.settle_first = false;
+  s.AddSweep(info, ts);
+  const char* outcomes[] = {"passed", "crashed", "crashed", "passed"};
+  int leased = 0;
+  for (const char* v : outcomes) {
+    auto g = Lease(1, {});
+    ASSERT_TRUE(g) << "trial " << leased + 1 << " was not run";
+    ++leased;
+    Report(*g, v, "k", std::string(v) == "crashed" ? "crashed:RuntimeError:NCCL error" : "");
+  }
+  EXPECT_EQ(store.skipped, 0);
+}
+
 }  // namespace
 }  // namespace gauntlet
