@@ -64,7 +64,7 @@ std::string MatrixCsv(const json& m) {
   std::vector<std::string> head;
   for (auto& r : m["rows"]) head.push_back(r);
   head.insert(head.end(), {m["cols"].get<std::string>(), "state", "verdict", "passed_configs", "configs", "counts",
-                           "metric", "metric_min", "metric_max", "metric_unit", "signature"});
+                           "metric", "metric_min", "metric_max", "metric_unit", "signature", "reused"});
   std::string csv = CsvLine(head);
   std::map<std::pair<json, std::string>, const json*> at;
   for (auto& cell : m["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
@@ -80,7 +80,8 @@ std::string MatrixCsv(const json& m) {
                              std::to_string(c["passed"].get<int64_t>()), std::to_string(c["configs"].get<int64_t>()),
                              CountsText(c["counts"]), mx.is_object() ? mx["name"].get<std::string>() : "",
                              MetricValue(c["metric_min"]), MetricValue(mx), mx.is_object() ? mx.value("unit", "") : "",
-                             c["signature"].is_string() ? c["signature"].get<std::string>() : ""});
+                             c["signature"].is_string() ? c["signature"].get<std::string>() : "",
+                             std::to_string(c.value("reused", int64_t{0}))});
       csv += CsvLine(row);
     }
   return csv;
@@ -162,12 +163,12 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          auto f = FlakyCells(c.store, *suite, version);
          if (!f.ok()) return FromStatus(f.status());
          if (!WantsCsv(r)) return http::Json(*f);
-         std::string csv = CsvLine({"config_key", "hardware", "verdict", "passed", "runs", "rate", "low", "high"});
+         std::string csv = CsvLine({"config_key", "hardware", "verdict", "passed", "runs", "rate", "low", "high", "reused"});
          for (auto& i : (*f)["items"]) {
            const json& p = i["pass_rate"];
            auto num = [&](const char* k) { return p.is_object() ? p[k].dump() : std::string(); };
            csv += CsvLine({i["config_key"], i["hardware"], i["verdict"], num("passed"), num("runs"), num("rate"),
-                           num("low"), num("high")});
+                           num("low"), num("high"), std::to_string(i.value("reused", int64_t{0}))});
          }
          return http::Text(200, "text/csv; charset=utf-8", csv);
        }},

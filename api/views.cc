@@ -102,7 +102,12 @@ json SweepLiveJson(const SweepLive& s) {
   if (s.reuse_keyed_on_fingerprint)
     j["reuse"] = {{"keyed_on", *s.reuse_keyed_on_fingerprint
                                    ? "suite version, hardware class and fingerprint"
-                                   : "suite version and hardware class (the suite has no fingerprint command)"}};
+                                   : "suite version and hardware class (the suite has no fingerprint command)"},
+                 {"first_run_only", true}};
+  // A repeat is a run: a copied verdict stands in for a config's first run at most.
+  if (s.reuse_keyed_on_fingerprint && s.repeats > 1)
+    j["reuse"]["repeats"] = "reuse may stand in for each config's first run only; repeats 2.." +
+                            std::to_string(s.repeats) + " always run";
   return j;
 }
 

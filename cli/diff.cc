@@ -52,8 +52,9 @@ void AddDiffCommand(CLI::App& app, int* code) {
   auto c = app.add_subcommand("diff", "What changed between two sweeps (or two suite versions or fingerprints)");
   c->footer(
       "Per config x hardware: broke (passed before, fails now; a more severe failure; or the key metric fell by "
-      "more than --threshold), fixed, changed (another failing verdict or signature), new, gone, same. "
-      "Exit status: 0 nothing broke, 1 something broke, 2 error.");
+      "more than --threshold), became flaky (passed before and fails now, but the same software passed it too), "
+      "fixed, changed (another failing verdict or signature), new, gone, same. "
+      "Exit status: 0 nothing broke (a config that became flaky did not break), 1 something broke, 2 error.");
   c->add_option("a", *a, "the earlier run: a sweep id, or with --suite a version (v1) or a fingerprint")->required();
   c->add_option("b", *b, "the later run, as A")->required();
   c->add_option("--suite", *suite, "the suite whose versions or fingerprints A and B name");
@@ -79,15 +80,17 @@ void AddDiffCommand(CLI::App& app, int* code) {
     Rows rows;
     for (auto& it : (*r)["items"]) {
       if (!*all && o->format != "csv" && it["change"] == "same") continue;
-      rows.push_back({Str(it["config_key"]), Str(it["hardware"]), Str(it["change"]), VerdictText(it["a"]),
+      const std::string change = Str(it["change"]) == "flaky" ? "became flaky" : Str(it["change"]);
+      rows.push_back({Str(it["config_key"]), Str(it["hardware"]), change, VerdictText(it["a"]),
                       VerdictText(it["b"]), MetricText(it)});
     }
     Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
     if (o->format != "csv") {
       std::string line;
-      for (const char* k : {"broke", "fixed", "changed", "new", "gone", "same", "pending"})
+      for (const char* k : {"broke", "flaky", "fixed", "changed", "new", "gone", "same", "pending"})
         if ((*r)["summary"].value(k, int64_t{0}) > 0)
-          line += (line.empty() ? "" : ", ") + std::to_string((*r)["summary"][k].get<int64_t>()) + " " + k;
+          line += (line.empty() ? "" : ", ") + std::to_string((*r)["summary"][k].get<int64_t>()) + " " +
+                  (std::string(k) == "flaky" ? "became flaky" : k);
       std::cout << (o->format == "markdown" ? "\n" : "") << (line.empty() ? "nothing to compare" : line) << "\n";
       for (const char* side : {"a", "b"})
         if ((*r)[side].contains("dashboard_url"))

@@ -122,7 +122,19 @@ std::string ShortReason(const std::string& verdict, const std::string& signature
 
 std::string CellVerdict(const json& c) { return StrField(c, "verdict"); }
 
+namespace {
+std::string CellFace(const json& c);
+}  // namespace
+
 std::string CellText(const json& c) {
+  // Results filed by reuse are copies, not runs: the cell says how many there were.
+  const json& reused = Field(c, "reused");
+  const int64_t n = reused.is_number_integer() ? reused.get<int64_t>() : 0;
+  return CellFace(c) + (n > 0 ? " (+" + std::to_string(n) + " reused)" : "");
+}
+
+namespace {
+std::string CellFace(const json& c) {
   // An older daemon's cells have no state: read them by their verdict alone.
   const std::string v = CellVerdict(c);
   std::string state = StrField(c, "state");
@@ -144,6 +156,7 @@ std::string CellText(const json& c) {
   std::string r = ShortReason(v, StrField(c, "signature"));
   return r.empty() ? t : t + ": " + r;
 }
+}  // namespace
 
 namespace {
 
@@ -203,6 +216,7 @@ std::string FlakyLine(const json& c, const json& hidden) {
     snprintf(buf, sizeof buf, "; pass rate %.0f%% of %lld runs (95%%: %.0f-%.0f%%)", 100 * p["rate"].get<double>(),
              static_cast<long long>(p["runs"].get<int64_t>()), 100 * p["low"].get<double>(), 100 * p["high"].get<double>());
     rate = buf;
+    if (p.value("reused", int64_t{0}) > 0) rate += "; " + std::to_string(p["reused"].get<int64_t>()) + " reused, not counted";
   }
   return "flaky: " + which + " judged more than one way (latest " + (configs.size() == 1 ? "trial " : "trials ") + trials +
          "); trials: " + PerVerdict(n, ", ", [](const std::string& v) { return VerdictSeverity(v) >= 0; }) + rate;

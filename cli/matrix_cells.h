@@ -16,6 +16,7 @@ namespace gauntlet::cli {
 //   mixed    "◐ mixed: 1/3 passed · unsupported 1 · wrong_output 1" (configs per verdict)
 //   flaky    "↯ flaky: passed 2 · crashed 1" (trials per verdict: one config was judged both ways)
 //   pending  "… 2 queued, 1 running";  skipped "· skipped: unsupported: ..."
+// with " (+N reused)" where N of its results were filed by reuse (copies, counted as no run).
 std::string CellText(const nlohmann::json& cell);
 
 // The verdict whose colour the cell takes: a cell's `verdict` (for mixed and flaky cells the most

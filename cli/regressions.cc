@@ -2,6 +2,7 @@
 // hardware (GET /api/v1/regressions): a worse latest verdict, a key metric that fell, or a failure
 // at a later value of an ordered parameter than one that passed, with the bisection that searches
 // that gap or the command that starts one.
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -96,10 +97,21 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
                        "after_value", "after_verdict", "after_trial", "untested", "bisection", "bisection_state", "first_bad",
                        "start_command"},
                       rows);
-    if (rows.empty()) return void(std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n");
-    PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows);
+    if (rows.empty()) std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n";
+    else PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows);
     if (!starts.empty()) std::cout << "\nno bisection was started for these; to start one:\n";
     for (auto& s : starts) std::cout << "  " << s << "\n";
+    // Flaky configs are no regressions: said apart, with the pass rate that shows it.
+    const json& flaky = r->contains("flaky") ? (*r)["flaky"] : json::array();
+    if (!flaky.empty()) std::cout << "\nflaky, not regressions (passed and failed under one fingerprint):\n";
+    for (auto& i : flaky) {
+      const json& p = i["pass_rate"];
+      char rate[96] = "";
+      if (p.is_object())
+        snprintf(rate, sizeof rate, ": %lld/%lld passed (95%%: %.0f-%.0f%%)", static_cast<long long>(p["passed"].get<int64_t>()),
+                 static_cast<long long>(p["runs"].get<int64_t>()), 100 * p["low"].get<double>(), 100 * p["high"].get<double>());
+      std::cout << "  " << Str(i, "suite") << " " << Config(i) << " on " << Str(i, "hardware") << rate << "\n";
+    }
   });
 }
 

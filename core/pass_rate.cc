@@ -22,7 +22,7 @@ bool CountsAsRun(const std::string& verdict) {
   return v && CountsAsRun(*v);
 }
 
-nlohmann::json PassRateJson(const nlohmann::json& counts) {
+nlohmann::json PassRateJson(const nlohmann::json& counts, int64_t reused) {
   int64_t passed = 0, runs = 0;
   if (counts.is_object())
     for (auto& [k, v] : counts.items()) {
@@ -35,7 +35,7 @@ nlohmann::json PassRateJson(const nlohmann::json& counts) {
   // Three decimals: what a person compares; the counts are there for anyone who wants more.
   auto r3 = [](double x) { return std::round(x * 1000) / 1000; };
   return {{"passed", passed}, {"runs", runs}, {"rate", r3(static_cast<double>(passed) / runs)},
-          {"low", r3(ci.low)}, {"high", r3(ci.high)}};
+          {"low", r3(ci.low)}, {"high", r3(ci.high)}, {"reused", reused}};
 }
 
 }  // namespace gauntlet

@@ -24,8 +24,9 @@ Interval WilsonInterval(int64_t passed, int64_t runs, double z = 1.96);
 bool CountsAsRun(Verdict verdict);
 bool CountsAsRun(const std::string& verdict);
 
-// {"passed", "runs", "rate", "low", "high"} from counts (verdict -> trials, as cells keep them);
+// {"passed", "runs", "rate", "low", "high", "reused"} from counts (verdict -> trials that ran, as
+// cells keep them) and `reused` (results filed by reuse: copies, never counted as runs, only said);
 // null when no run counts.
-nlohmann::json PassRateJson(const nlohmann::json& counts);
+nlohmann::json PassRateJson(const nlohmann::json& counts, int64_t reused = 0);
 
 }  // namespace gauntlet

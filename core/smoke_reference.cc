@@ -82,8 +82,10 @@ Result<SmokeReference> ParseSmokeReference(const json& ref, const std::string& s
           return Status::Invalid("value '" + k + "' is not declared for " + r.tolerance_by, ft + "." + k);
         r.tolerance[k] = d;
       }
-    } else if (Status s = CheckTolerance(t, ft, &r.default_tolerance); !s.ok()) {
-      return s;
+    } else {
+      double d = 0;
+      if (Status s = CheckTolerance(t, ft, &d); !s.ok()) return s;
+      r.default_tolerance = d;
     }
   }
   return r;
@@ -117,12 +119,20 @@ bool IsReferenceConfig(const SmokeReference& r, const Config& c) {
   return true;
 }
 
-double ToleranceFor(const SmokeReference& r, const Config& c) {
-  if (r.tolerance_by.empty()) return r.default_tolerance;
-  auto it = c.find(r.tolerance_by);
-  if (it == c.end()) return r.default_tolerance;
-  auto t = r.tolerance.find(it->second);
-  return t == r.tolerance.end() ? r.default_tolerance : t->second;
+ToleranceChoice ChooseTolerance(const SmokeReference& r, const Config& c) {
+  const std::string dtype_param = r.tolerance_by.empty() ? "dtype" : r.tolerance_by;
+  auto it = c.find(dtype_param);
+  if (!r.tolerance_by.empty() && it != c.end())
+    if (auto t = r.tolerance.find(it->second); t != r.tolerance.end()) return {t->second, "suite"};
+  if (r.default_tolerance) return {*r.default_tolerance, "suite"};
+  // The reference is the trial's own config with the reference's values put in: it has the trial's
+  // dtype unless it sets the dtype parameter to another value.
+  auto set = r.config.find(dtype_param);
+  const bool same = set == r.config.end() || (it != c.end() && it->second == set->second);
+  return same ? ToleranceChoice{kSameDtypeTolerance, "default: same dtype"}
+              : ToleranceChoice{kCrossDtypeTolerance, "default: other dtype"};
 }
+
+double ToleranceFor(const SmokeReference& r, const Config& c) { return ChooseTolerance(r, c).value; }
 
 }  // namespace gauntlet

@@ -19,6 +19,8 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   }
   QueuedTrial t = l.spec;
   t.tried.emplace_back(r.verdict, r.signature);
+  // Being measured: pruning by another trial leaves this config's repeats alone until it stands.
+  sit->second.measuring.insert({t.target, t.config_key});
   // On another node when one could run it; with none, here, now: a confirmation that waited for
   // the rest of the grid would hold back the pruning that waits for it. Only the node of this
   // attempt is avoided: a trial that avoided every node it failed on would, after as many attempts

@@ -88,7 +88,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     // A suite that reports no software versions is judged by its version and the hardware alone.
     if (!sit->second->definition.contains("fingerprint"))
       return c_.store_.FindResult(suite_id, key, hardware, std::nullopt);
-    auto fit = c_.fingerprints_.find({node, sit->second->name});
+    auto fit = c_.fingerprints_.find({node, suite_id});
     if (fit == c_.fingerprints_.end()) return std::nullopt;  // unknown software: run it
     return c_.store_.FindResult(suite_id, key, hardware, fit->second);
   }
@@ -175,6 +175,7 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
         q.cost_s = cost;
         q.price = req.targets[t].Price();
         q.reference = ref && IsReferenceConfig(*ref, c);
+        q.repeat = r;
         out.push_back(std::move(q));
       }
   return out;
@@ -187,6 +188,7 @@ QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& r
   QueuedTrial q = std::move(MakeQueued(suite, one, t.id, {ConfigFromJson(t.config)})[0]);
   q.target = t.target_index;
   q.sweep = t.sweep_id;
+  q.repeat = t.repeat_index;
   return q;
 }
 

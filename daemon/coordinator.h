@@ -215,7 +215,9 @@ class Coordinator {
   std::set<int64_t> auto_bisected_ GUARDED_BY(mu_);                              // sweeps whose regressions were looked at
   std::vector<int64_t> auto_bisect_due_ GUARDED_BY(mu_);                         // ... and are to be, by the clock thread
   int64_t next_wait_ GUARDED_BY(mu_) = 1;
-  std::map<std::pair<int64_t, std::string>, std::string> fingerprints_ GUARDED_BY(mu_);  // (node, suite) -> fingerprint
+  // (node, suite version's id) -> the fingerprint its latest judged report carried: per version, since
+  // a new version may fingerprint other software; an infra error's (a failed command's) is never kept.
+  std::map<std::pair<int64_t, int64_t>, std::string> fingerprints_ GUARDED_BY(mu_);
   std::map<std::string, std::pair<LauncherReport, int64_t>> launchers_ GUARDED_BY(mu_);  // name -> (report, heard at ms)
   // (suite id, reference config key, hardware class) -> the grant's reference: its latest judged trial.
   std::map<std::tuple<int64_t, std::string, std::string>, std::shared_ptr<const GrantReference>> references_

@@ -154,6 +154,7 @@ struct SweepLive {
   double saved_gpu_s = 0;
   std::optional<double> cost_saved;     // set where the request priced a target
   std::optional<bool> reuse_keyed_on_fingerprint;  // set where the sweep reuses results
+  int repeats = 1;  // the sweep's repeats: reuse stands in for a config's first run only
 };
 
 // The /metrics numbers.

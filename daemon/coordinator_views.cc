@@ -91,6 +91,7 @@ SweepLive Coordinator::SweepExtras(int64_t sweep) {
     for (auto& [id, s] : suites_)
       if (s->name == rit->second->suite) su = s.get();
     j.reuse_keyed_on_fingerprint = !su || su->definition.contains("fingerprint");
+    j.repeats = rit->second->repeats;
   }
   return j;
 }

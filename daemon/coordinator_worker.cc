@@ -331,8 +331,10 @@ Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) 
       spec = it->second.spec;
       hardware = it->second.hardware;
     }
-    if (auto su = SuiteById(it->second.spec.suite_id); su.ok() && !r.fingerprint.empty())
-      fingerprints_[{node, (*su)->name}] = r.fingerprint.dump();
+    // The software this node runs this suite version with, for reuse; an infrastructure error's
+    // report (a fingerprint command that failed among them) says nothing about it.
+    if (!r.fingerprint.empty() && r.verdict != Verdict::kInfraError)
+      fingerprints_[{node, it->second.spec.suite_id}] = r.fingerprint.dump();
   }
   auto out = sched_->Report(lease, r);
   if (!out.ok()) return out.status();

@@ -56,10 +56,39 @@ void Scheduler::SecondLook(Sweep& sw, int target, const Config& gate) {
   }
 }
 
+void Scheduler::NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r) {
+  const std::pair<int, std::string> k{spec.target, spec.config_key};
+  if (r.verdict == Verdict::kPassed) {
+    sw.passed.insert(k);
+    for (auto& [stage, keys] : sw.info.gate_on) {
+      std::string key;
+      bool all = !keys.empty();
+      for (auto& g : keys) {
+        auto v = spec.config.find(g);
+        if (v == spec.config.end()) {
+          all = false;
+          break;
+        }
+        key += (key.empty() ? "" : "&") + g + "=" + v->second;
+      }
+      if (all) sw.passed_gates.insert({spec.target, stage, key});
+    }
+  }
+  // Judged both ways within one trial (a failure, then a passing confirmation): still measured.
+  if (r.flaky) sw.measuring.insert(k);
+  else if (r.confirmed > 0) sw.measuring.erase(k);  // a failure seen alike every time: measured, it stands
+}
+
 void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware,
                       const ResultRow& r, ReportOutcome* out) {
   auto g = sw.info.gate_on.find(r.failing_stage);
   if (g == sw.info.gate_on.end() || g->second.empty()) return;
+  // A config seen to pass in this sweep, or being measured, fails only sometimes: what it ended with
+  // now settles nothing, and its crash is no second look for another config's.
+  const auto measured = [&](const QueuedTrial& t) {
+    return !t.tried.empty() || sw.passed.count({t.target, t.config_key}) || sw.measuring.count({t.target, t.config_key});
+  };
+  if (sw.passed.count({spec.target, spec.config_key}) || sw.measuring.count({spec.target, spec.config_key})) return;
   std::string key;
   Config gate;
   for (auto& k : g->second) {
@@ -68,6 +97,8 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     gate[k] = v->second;
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
+  // A trial with these very gate values passed here: they do not decide this failure.
+  if (sw.passed_gates.count({spec.target, r.failing_stage, key})) return;
   std::vector<int64_t> settled_by = {evidence};
   if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput)) {
     // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with
@@ -105,7 +136,8 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
         break;
       }
     }
-    if (!same || tombstones_.count(t.id)) continue;
+    // Never a repeat of a config that passed here or is being measured, nor a trial being confirmed.
+    if (!same || tombstones_.count(t.id) || measured(t)) continue;
     ids.push_back(t.id);
     saved += t.cost_s * t.need.gpus;  // GPU-hours: a CPU-only trial saves none
     saved_cost += TrialCost(t);

@@ -263,7 +263,9 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
     --queued_count_;
     queued_references_.erase(t.id);
     const std::string hardware = HardwareClass(node.inv, *pick);
-    const bool settled = sw.info.reuse && t.reuse && SettleByReuse(sw, t, hardware, node.id, reused, err);
+    // Reuse stands in for a config's first run only: repeats 2..N are runs (docs/SCHEDULING.md "Reuse").
+    const bool settled =
+        sw.info.reuse && t.reuse && t.repeat == 0 && SettleByReuse(sw, t, hardware, node.id, reused, err);
     std::optional<Grant> g;
     if (!settled && err->ok()) g = GrantLease(sw, t, node, *pick, hardware, err);
     if (err->code() == Code::kConflict) {
@@ -433,6 +435,7 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r
   EndLease(lease_id, true);
   Settled(l.trial, r.verdict);
   auto sit = sweeps_.find(l.sweep);
+  if (sit != sweeps_.end()) NoteRun(sit->second, l.spec, r);
   if (sit != sweeps_.end() && sit->second.info.prune) Prune(sit->second, l.spec, l.trial, l.hardware, r, &out);
   return out;
 }

@@ -84,6 +84,9 @@ struct QueuedTrial {
   int timeouts = 0;               // a first timeout is retried once (docs/DESIGN.md "Trial lifecycle"); then it stands
   int64_t queued_at = 0;          // when it (last) entered the queue, for lease-wait metrics
   bool reuse = true;              // false for a retried trial: a retry asks for a fresh run
+  // Which repeat of its config and target this is (the sweep's `repeats`, from 0). Only repeat 0
+  // may be settled by reuse: a repeat is a run, and a copy of a verdict measures nothing.
+  int repeat = 0;
   // A smoke reference config's trial (SUITE_FORMAT.md "Differential validation"): leased before
   // the other trials of its target, which wait while it is queued or running, so that they are
   // judged against its answers.
@@ -273,6 +276,13 @@ class Scheduler {
     // (target, stage, gate key values, signature) -> the distinct trials that crashed so.
     std::map<std::tuple<int, std::string, std::string, std::string>, std::vector<int64_t>> crash_signatures;
     std::map<int, int> target_class;  // target -> its requirement class (ClassOf), fixed when first queued
+    // (target, config key) of the configs that passed in this sweep, or whose runs are being measured
+    // (under confirmation, or judged more than one way): pruning never skips their repeats, and a
+    // crash of such a config settles nothing (it has been seen to pass, so the crash is a flake).
+    std::set<std::pair<int, std::string>> passed, measuring;
+    // (target, stage, gate key values) that a passing trial of this sweep held: a failure with those
+    // values is not theirs (one of them passed), so it prunes nothing.
+    std::set<std::tuple<int, std::string, std::string>> passed_gates;
   };
   // Requirement classes (daemon/scheduler_classes.cc). Each distinct Need of a queued target is a
   // class; each class lists the sweeps that may hold queued trials of it, and each node caches
@@ -311,6 +321,8 @@ class Scheduler {
   static std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator FindQueue(const Sweep& sw, int target);
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
+  // Notes what `r` says about `spec`'s config for pruning (Sweep::passed, Sweep::measuring).
+  static void NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r);
   // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.
   void Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware, const ResultRow& r,
              ReportOutcome* out);

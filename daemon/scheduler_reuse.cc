@@ -18,6 +18,7 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
   r.attempt = t.attempt + 1;
   r.finished_at = clock_.NowMs();
   r.node_id.reset();
+  r.reused = true;  // a copy: the results index counts it as reused, never as a run
   const int64_t evidence = prior->trial_id;
   r.evidence = "reused the verdict of trial " + std::to_string(evidence) + (r.evidence.empty() ? "" : ": " + r.evidence);
   if (Status s = store_.Finish(r, evidence); !s.ok()) {
@@ -26,6 +27,7 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
   }
   if (reused) reused->push_back(t.id);
   Settled(t.id, r.verdict);
+  NoteRun(sw, t, r);
   // A reused verdict settles as much as the same verdict reported now would: without this, a
   // second identical sweep would run the configs the first one's pruning skipped.
   if (sw.info.prune) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/pass_rate.h"
 #include "store/ordered_regressions.h"
 #include "store/store_rows.h"
 #include "store/results_index.h"
@@ -123,14 +124,26 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
   return json{{"items", items}};
 }
 
+namespace {
+// True when the cell's judged verdicts under the fingerprint of its latest one (`judged`: fingerprint
+// -> verdicts, as the results index keeps them) hold a pass and a failure: with the same software it
+// passed and failed, so its pass rate's interval holds neither 0 nor 1.
+bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
+  const json j = json::parse(judged, nullptr, false);
+  if (!j.is_object() || !j.contains(fingerprint) || !j[fingerprint].is_array()) return false;
+  const json& vs = j[fingerprint];
+  return vs.size() > 1 && std::find(vs.begin(), vs.end(), "passed") != vs.end();
+}
+}  // namespace
+
 Result<json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold) {
-  json items = json::array();
+  json items = json::array(), flaky = json::array();
   try {
     store.Read([&](sql::Db& db) {
       std::string sql =
           "SELECT suite, config_key, config, hardware, verdict, signature, trial_id, metric_name, metric_value,"
-          " COALESCE(metric_unit, ''), prev_verdict, COALESCE(prev_signature, ''), prev_trial, prev_metric, last_seen"
-          " FROM cells WHERE prev_verdict IS NOT NULL";
+          " COALESCE(metric_unit, ''), prev_verdict, COALESCE(prev_signature, ''), prev_trial, prev_metric, last_seen,"
+          " judged, COALESCE(fingerprint, ''), counts, reused FROM cells WHERE prev_verdict IS NOT NULL";
       if (suite) sql += " AND suite = ?";
       auto s = db.Prepare(sql);
       if (suite) s.Bind(1, *suite);
@@ -146,9 +159,17 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
                  s.Double(8) < s.Double(13) * (1 - threshold))
           kind = "metric";
         if (kind.empty()) continue;
-        items.push_back({{"suite", s.Text(0)}, {"config_key", s.Text(1)}, {"config", json::parse(s.TextView(2))},
-                         {"hardware", s.Text(3)}, {"kind", kind}, {"before", prev}, {"after", after},
-                         {"at", s.Int(14)}});
+        json item = {{"suite", s.Text(0)}, {"config_key", s.Text(1)}, {"config", json::parse(s.TextView(2))},
+                     {"hardware", s.Text(3)}, {"kind", kind}, {"before", prev}, {"after", after}, {"at", s.Int(14)}};
+        // A verdict that got worse while the same software also passed it is a flake, not a
+        // regression: listed apart with its measured pass rate.
+        if (kind == "verdict" && FlakyUnderLatest(s.TextView(15), s.Text(16))) {
+          item["flaky"] = true;
+          item["pass_rate"] = PassRateJson(json::parse(s.TextView(17), nullptr, false), s.Int(18));
+          flaky.push_back(std::move(item));
+          continue;
+        }
+        items.push_back(std::move(item));
       }
     });
   } catch (const sql::Error& e) {
@@ -157,7 +178,7 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
   auto ordered = OrderedRegressions(store, suite);
   if (!ordered.ok()) return ordered.status();
   for (auto& i : (*ordered)["items"]) items.push_back(std::move(i));
-  return json{{"items", items}, {"threshold", threshold}};
+  return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};
 }
 
 }  // namespace gauntlet

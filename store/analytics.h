@@ -24,8 +24,9 @@ struct MatrixQuery {
 // Each takes the Store for the call only. Errors: NotFound (suite, sweep), Invalid (field at fault),
 // Internal (store).
 // {"suite", "suite_version", "rows", "cols", "hidden", "key_metric", "row_keys", "col_keys",
-// "cells": [{"row", "col", "state", "verdict", "signature", "counts", "configs", "passed", "metric",
-// "metric_min", "metric_max", "breakdown"?, "flaky"?, "last_seen", "trial"}]}; see docs/API.md.
+// "cells": [{"row", "col", "state", "verdict", "signature", "counts", "reused", "pass_rate", "configs",
+// "passed", "metric", "metric_min", "metric_max", "breakdown"?, "flaky"?, "last_seen", "trial"}]}; see
+// docs/API.md. `counts` and `pass_rate` count runs only; `reused` the results filed by reuse.
 // A cell's `state`: passed (every config passed), failed (every config failed one way), mixed (its
 // configs disagree: `breakdown` says which values of the hidden parameters go with each verdict),
 // flaky (one config got different judged verdicts under one fingerprint), pending, skipped.
@@ -37,12 +38,14 @@ Result<nlohmann::json> History(Store& store, const std::string& suite, const std
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
 // Configs whose latest verdict is worse than the one before on the same hardware ("kind": "verdict"),
 // or whose key metric fell by more than `threshold` (0.1 = 10%; "metric"), then the regressions
-// along ordered parameters (store/ordered_regressions.h; "ordered").
+// along ordered parameters (store/ordered_regressions.h; "ordered"). {"items", "flaky", "threshold"}: a
+// verdict that got worse while the same fingerprint also passed the config is flaky, not a regression,
+// and is listed in "flaky" (each with "flaky": true and its "pass_rate"), never in "items".
 Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold);
 // The flaky cells of `suite` (one config on one hardware class that both passed and failed under
 // one fingerprint, or failed and then passed its confirmation) at `version` (unset: the latest; 0:
 // all): {"suite", "suite_version", "items": [{"config_key", "config", "hardware", "suite_version",
-// "verdict", "signature", "trial", "last_seen", "counts", "verdicts_by_fingerprint", "pass_rate"}]},
+// "verdict", "signature", "trial", "last_seen", "counts", "reused", "verdicts_by_fingerprint", "pass_rate"}]},
 // the lowest pass rate first. NotFound for an unknown suite.
 Result<nlohmann::json> FlakyCells(Store& store, const std::string& suite, std::optional<int> version);
 

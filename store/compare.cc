@@ -16,7 +16,8 @@ struct Entry {
   Verdict verdict = Verdict::kPassed;
   std::string signature, metric_name, metric_unit;
   json config;
-  int64_t trial = 0, sweep = 0;
+  int64_t trial = 0, sweep = 0, suite_id = 0;
+  std::string fingerprint;  // canonical JSON, as trials store it
   std::optional<double> metric;
 };
 using Key = std::pair<std::string, std::string>;  // config key, hardware class
@@ -24,7 +25,8 @@ using Side = std::map<Key, Entry>;
 
 constexpr const char* kEntryCols =
     "t.config_key, COALESCE(t.hardware, ''), t.verdict, COALESCE(t.signature, ''), t.id, t.sweep_id, t.config,"
-    " t.metric_name, t.metric_value, COALESCE(t.metric_unit, '') FROM trials t JOIN suites su ON su.id = t.suite_id";
+    " t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.suite_id, COALESCE(t.fingerprint, '')"
+    " FROM trials t JOIN suites su ON su.id = t.suite_id";
 // Done, judged or failing, on known hardware: a cancelled trial says nothing, a queued one nothing yet.
 constexpr const char* kDone = " t.state = 'done' AND t.hardware IS NOT NULL AND t.verdict != 'cancelled'";
 
@@ -40,7 +42,23 @@ Entry ReadEntry(sql::Stmt& s) {
   if (!s.IsNull(7)) e.metric_name = s.Text(7);
   if (!s.IsNull(8)) e.metric = s.Double(8);
   e.metric_unit = s.Text(9);
+  e.suite_id = s.Int(10);
+  e.fingerprint = s.Text(11);
   return e;
+}
+
+// True when the config of `e` (suite version, config, hardware class) also passed under e's own
+// fingerprint: failing now with the same software, it is flaky (its pass rate's interval holds
+// neither 0 nor 1), not broken. A suite without a fingerprint command pools all its runs so, as the
+// matrix's `flaky` state does.
+bool PassedUnderSameSoftware(sql::Db& db, const Entry& e) {
+  auto& q = db.Cached(
+      "SELECT 1 FROM trials WHERE suite_id = ? AND config_key = ? AND hardware = ? AND COALESCE(fingerprint, '') = ?"
+      " AND state = 'done' AND verdict = 'passed' LIMIT 1");
+  q.Bind(1, e.suite_id).Bind(2, e.config_key).Bind(3, e.hardware).Bind(4, e.fingerprint);
+  const bool found = q.Step();
+  q.Reset();
+  return found;
 }
 
 // A sweep's repeats of one config × hardware disagree: the most severe verdict stands (the matrix
@@ -113,7 +131,7 @@ json EntryJson(const Entry* e) {
 }
 
 int Rank(const std::string& change) {
-  static const std::vector<std::string> kOrder = {"broke", "fixed", "changed", "new", "gone", "same"};
+  static const std::vector<std::string> kOrder = {"broke", "flaky", "fixed", "changed", "new", "gone", "same"};
   return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), change) - kOrder.begin());
 }
 
@@ -144,7 +162,7 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
       for (auto& [k, e] : *sa) all[k].first = &e;
       for (auto& [k, e] : *sb) all[k].second = &e;
       json items = json::array();
-      json summary = {{"broke", 0}, {"fixed", 0}, {"changed", 0}, {"new", 0}, {"gone", 0}, {"same", 0}};
+      json summary = {{"broke", 0}, {"flaky", 0}, {"fixed", 0}, {"changed", 0}, {"new", 0}, {"gone", 0}, {"same", 0}};
       std::string key_metric;
       for (auto& [k, pr] : all) {
         auto [ea, eb] = pr;
@@ -157,12 +175,18 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
         }
         for (const Entry* e : {ea, eb})
           if (e && key_metric.empty()) key_metric = e->metric_name;
-        const std::string change =
+        const std::string changed =
             CompareChange(ea ? std::optional(ea->verdict) : std::nullopt, ea ? ea->signature : "",
                           eb ? std::optional(eb->verdict) : std::nullopt, eb ? eb->signature : "", fell);
         std::string why;
-        if (change == "broke")
+        if (changed == "broke")
           why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? "metric" : "verdict";
+        // Passed before and fails now, but passed under this same software too: it became flaky.
+        std::string change = changed;
+        if (change == "broke" && why == "verdict" && ea->verdict == Verdict::kPassed && PassedUnderSameSoftware(db, *eb)) {
+          change = "flaky";
+          why = "passed and failed under one fingerprint";
+        }
         summary[change] = summary[change].get<int64_t>() + 1;
         const Entry* any = eb ? eb : ea;
         items.push_back({{"config_key", k.first}, {"config", any->config}, {"hardware", k.second}, {"change", change},

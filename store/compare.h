@@ -33,8 +33,11 @@ std::string CompareChange(std::optional<Verdict> a_verdict, const std::string& a
 
 // {"a": side, "b": side, "threshold", "key_metric", "summary": {change: count, "pending": trials not
 // done in a side's sweeps}, "items": [{"config_key", "config", "hardware", "change", "why"
-// ("verdict"|"metric"|""), "a": {"verdict", "signature", "trial", "sweep", "metric"}|null, "b": ...,
-// "metric_change": (b - a) / a | null}]}, changes first (broke, fixed, changed, new, gone, same), then
+// ("verdict"|"metric"|"passed and failed under one fingerprint"|""), "a": {"verdict", "signature",
+// "trial", "sweep", "metric"}|null, "b": ..., "metric_change": (b - a) / a | null}]}. Change "flaky"
+// (became flaky) is a "broke" by verdict whose config also passed under b's own fingerprint (same
+// suite version and hardware class): not broken, flaky. Changes first (broke, flaky, fixed, changed,
+// new, gone, same), then
 // by config key and hardware. Errors: NotFound (sweep, suite), Invalid (a side names nothing: field
 // "a"/"b"), Internal. Takes `store` for the call only; thread-safe.
 Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold);

@@ -15,8 +15,8 @@ Result<json> FlakyCells(Store& store, const std::string& suite, std::optional<in
   try {
     store.Read([&](sql::Db& db) {
       std::string sql =
-          "SELECT config_key, config, hardware, suite_version, verdict, signature, trial_id, last_seen, counts, judged"
-          " FROM cells WHERE suite = ? AND flaky = 1";
+          "SELECT config_key, config, hardware, suite_version, verdict, signature, trial_id, last_seen, counts, judged,"
+          " reused FROM cells WHERE suite = ? AND flaky = 1";
       if (shown > 0) sql += " AND suite_version = ?";
       auto s = db.Prepare(sql);
       s.Bind(1, suite);
@@ -29,7 +29,7 @@ Result<json> FlakyCells(Store& store, const std::string& suite, std::optional<in
                          {"trial", s.Int(6)}, {"last_seen", s.Int(7)},
                          {"counts", counts.is_object() ? counts : json::object()},
                          {"verdicts_by_fingerprint", judged.is_object() ? judged : json::object()},
-                         {"pass_rate", PassRateJson(counts)}});
+                         {"reused", s.Int(10)}, {"pass_rate", PassRateJson(counts, s.Int(10))}});
       }
     });
   } catch (const sql::Error& e) {

@@ -25,6 +25,7 @@ struct ConfigCell {
   std::string hardware, verdict, signature;
   int64_t trial = 0, at = -1;
   json metric, counts = json::object();
+  int64_t reused = 0;  // results filed by reuse: said beside the runs, never counted as one
   bool flaky = false;
   std::unordered_map<std::string, std::string> judged;  // fingerprint -> its first judged verdict (trial rows)
 };
@@ -61,7 +62,10 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
       " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
-      " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts FROM trials t"
+      " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts,"
+      // Filed by reuse: never started, linked to the trial whose verdict it took (a skip is pruning's).
+      " t.state = 'done' AND t.started_at IS NULL AND t.evidence_trial IS NOT NULL"
+      " AND t.verdict NOT IN ('skipped', 'cancelled') FROM trials t"
       " JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
   if (q.sweep) sql += " AND t.sweep_id = ?";
   if (q.fingerprint) sql += " AND t.fingerprint = ?";
@@ -83,9 +87,13 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
     c.hardware = hardware;
     const std::string raw = s.Text(2);
     const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
+    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
+    if (s.Int(14) != 0) {  // a copy of an earlier verdict: shown, counted apart, judged by no fingerprint
+      ++c.reused;
+      continue;
+    }
     json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
     n = n.is_number() ? n.get<int64_t>() + 1 : 1;
-    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13))
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
@@ -103,7 +111,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
 void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>* configs, ConfigMap* out) {
   std::string sql =
       "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
-      " COALESCE(metric_unit, ''), counts, config_key, flaky FROM cells WHERE suite = ?";
+      " COALESCE(metric_unit, ''), counts, config_key, flaky, reused FROM cells WHERE suite = ?";
   if (version > 0) sql += " AND suite_version = ?";
   auto s = db.Prepare(sql);
   s.Bind(1, q.suite);
@@ -114,6 +122,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
     c.hardware = s.Text(1);
     Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
+    c.reused += s.Int(12);
   }
 }
 
@@ -140,11 +149,12 @@ std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
 json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const std::vector<std::string>& hidden) {
   json counts = json::object(), metric_min, metric_max;
   std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
-  int64_t at = -1, trial = 0, passed = 0, pending = 0;
+  int64_t at = -1, trial = 0, passed = 0, pending = 0, reused = 0;
   std::string latest_signature;
   json flaky = json::array();
   for (const ConfigCell* c : cs) {
     for (auto& [k, v] : c->counts.items()) counts[k] = counts.value(k, int64_t{0}) + v.get<int64_t>();
+    reused += c->reused;
     const std::string& e = c->verdict;
     if (e.empty()) {
       ++pending;
@@ -152,7 +162,8 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
     }
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
-    if (c->flaky) flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts)}});
+    if (c->flaky)
+      flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts, c->reused)}});
     if (e != "passed") continue;
     ++passed;
     if (c->metric.is_object()) {
@@ -175,10 +186,11 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
   else if (run.size() > 1 || (run.count("passed") && skipped)) state = "mixed";
   else if (by.empty() || pending) state = "pending";
   else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
-  json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}};
+  json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}, {"reused", reused}};
   // Over every run of the cell's configs (repeats, confirmations, earlier sweeps): a measured rate
-  // with its 95% Wilson interval, not a single verdict.
-  c["pass_rate"] = PassRateJson(counts);
+  // with its 95% Wilson interval, not a single verdict. Reused results are copies, not runs: `counts`
+  // and the rate leave them out, `reused` says how many there were.
+  c["pass_rate"] = PassRateJson(counts, reused);
   c["verdict"] = verdict.empty() ? json() : json(verdict);
   // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
   // for a mixed cell, the breakdown does.

@@ -238,13 +238,37 @@ ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
       R"sql(
 ALTER TABLE sweeps ADD COLUMN creating INTEGER NOT NULL DEFAULT 0;
 )sql",
-      // 10 (answers): declared support per suite name (PUT /api/v1/suites/{name}/declared): the
+      // 10: declared support per suite name (PUT /api/v1/suites/{name}/declared): the
       // claims of a published support table, held against the runs by GET /api/v1/drift.
       R"sql(
 CREATE TABLE declared(
   suite TEXT PRIMARY KEY,
   body TEXT NOT NULL,
   updated_at INTEGER NOT NULL) WITHOUT ROWID;
+)sql",
+      // 11: a cell's results filed by reuse are counted apart from its runs (issue 29: a
+      // copied verdict is no run; "6/6 passed" from one run). Those already counted as runs are moved:
+      // a reused trial never started and links the trial whose verdict it took.
+      R"sql(
+ALTER TABLE cells ADD COLUMN reused INTEGER NOT NULL DEFAULT 0;
+CREATE TEMP TABLE reused_runs AS
+  SELECT su.name AS suite, su.version AS version, t.config_key AS config_key, t.hardware AS hardware,
+         t.verdict AS verdict, COUNT(*) AS n
+  FROM trials t JOIN suites su ON su.id = t.suite_id
+  WHERE t.state = 'done' AND t.started_at IS NULL AND t.evidence_trial IS NOT NULL AND t.hardware IS NOT NULL
+    AND t.verdict NOT IN ('skipped', 'cancelled')
+  GROUP BY 1, 2, 3, 4, 5;
+UPDATE cells SET
+  reused = (SELECT SUM(n) FROM reused_runs r WHERE r.suite = cells.suite AND r.version = cells.suite_version
+            AND r.config_key = cells.config_key AND r.hardware = cells.hardware),
+  counts = (SELECT json_group_object(key, value) FROM (
+              SELECT c.key AS key, c.value - COALESCE((SELECT r.n FROM reused_runs r WHERE r.suite = cells.suite
+                AND r.version = cells.suite_version AND r.config_key = cells.config_key AND r.hardware = cells.hardware
+                AND r.verdict = c.key), 0) AS value
+              FROM json_each(cells.counts) c) WHERE value > 0)
+  WHERE EXISTS(SELECT 1 FROM reused_runs r WHERE r.suite = cells.suite AND r.version = cells.suite_version
+               AND r.config_key = cells.config_key AND r.hardware = cells.hardware);
+DROP TABLE reused_runs;
 )sql",
   };
   return k;

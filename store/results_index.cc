@@ -69,6 +69,13 @@ std::string AddJudged(const std::string& judged, const CellUpdate& u, bool* flak
 
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
   if (u.hardware.empty() || u.verdict == "cancelled") return;
+  if (u.reused) {
+    // Reuse copies a verdict of the same suite version, config and hardware class, so its cell exists
+    // (unless its trial's was removed): said beside the runs, counted as none of them.
+    auto& r = db.Cached("UPDATE cells SET reused = reused + 1 WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
+    r.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware).Run();
+    return;
+  }
   auto& q = db.Cached(
       "SELECT verdict, judged, flaky, last_seen, trial_id FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   q.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware);

@@ -33,6 +33,7 @@ struct CellUpdate {
   std::optional<Metric> metric;
   int64_t suite_version = 1;
   bool flaky = false;  // the trial itself failed and then passed a confirming attempt: the cell is flaky
+  bool reused = false;  // filed by reuse: counted in the cell's `reused`, never as a run, and shown by no verdict
 };
 
 // Records a finished trial in its cell (suite version, config, hardware class), inside the write that
@@ -41,7 +42,8 @@ struct CellUpdate {
 // counts: it never hides a real verdict. A real verdict replaces the cell's; the replaced one
 // becomes "previous" (for regressions) if real. A judged verdict is also filed under its
 // fingerprint: the cell turns flaky once one fingerprint has two different judged verdicts, or when
-// `u.flaky` says so; a flaky cell stays flaky.
+// `u.flaky` says so; a flaky cell stays flaky. A reused result (u.reused) only adds one to the cell's
+// `reused`: a copy of an earlier verdict is no run, and shows nothing the cell does not already hold.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
 }  // namespace gauntlet

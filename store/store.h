@@ -144,6 +144,9 @@ struct ResultRow {
   nlohmann::json attempt_counts = nlohmann::json::object();
   int confirmed = 0;
   bool flaky = false;
+  // Filed by reuse (a copy of an earlier trial's verdict, never run): the results index counts it as
+  // reused beside the runs, never as a run (docs/SCHEDULING.md "Reuse").
+  bool reused = false;
 };
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.

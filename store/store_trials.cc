@@ -200,6 +200,7 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
       else u.BindNull(8).BindNull(9).BindNull(10);
       u.Bind(11, r.confirmed).Bind(12, r.flaky ? 1 : 0).Bind(13, r.trial_id).Run();
       cell.flaky = r.flaky;
+      cell.reused = r.reused;
       UpsertCell(db, cell);
       return Status::Ok();
     });

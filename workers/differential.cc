@@ -30,7 +30,9 @@ DifferentialCheck::DifferentialCheck(const TrialContext& ctx, const std::string&
   auto r = SuiteSmokeReference(ctx.suite);
   if (!r || r->stage != stage_name) return;
   ref_ = std::move(*r);
-  tolerance_ = ToleranceFor(*ref_, ctx.config);
+  const ToleranceChoice tol = ChooseTolerance(*ref_, ctx.config);
+  tolerance_ = tol.value;
+  tolerance_basis_ = tol.basis;
   if (IsReferenceConfig(*ref_, ctx.config)) {
     role_ = "reference";
     return;
@@ -63,7 +65,7 @@ std::string DifferentialCheck::Plan() const {
   if (role_ == "checked")
     return "gauntlet: differential check: against reference trial " + std::to_string(ref_trial_) + " (" +
            ConfigText(ctx_.reference.value("config", json::object())) + "), top-" + std::to_string(ref_->top_k) +
-           ", logprob tolerance " + tol;
+           ", logprob tolerance " + tol + " (" + tolerance_basis_ + ")";
   return "gauntlet: differential check skipped: " + reason_;
 }
 
@@ -98,7 +100,7 @@ std::optional<DiffFailure> DifferentialCheck::Check(int index, const std::string
 
 json DifferentialCheck::Summary() const {
   if (!ref_) return json::object();
-  json d = {{"role", role_}, {"tolerance", tolerance_}, {"top_k", ref_->top_k}};
+  json d = {{"role", role_}, {"tolerance", tolerance_}, {"tolerance_basis", tolerance_basis_}, {"top_k", ref_->top_k}};
   if (ref_trial_) d["reference_trial"] = ref_trial_;
   if (!reason_.empty()) d["reason"] = reason_;
   if (role_ == "checked") {

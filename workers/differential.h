@@ -43,6 +43,7 @@ class DifferentialCheck {
   std::string reason_;  // why unchecked
   int64_t ref_trial_ = 0;
   double tolerance_ = 0;
+  std::string tolerance_basis_;  // ToleranceChoice::basis: the suite's, or which default
   const nlohmann::json* ref_answers_ = nullptr;  // into ctx_.reference
   nlohmann::json answers_ = nlohmann::json::array();
   int checked_ = 0;

@@ -148,8 +148,20 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   ctx.should_stop = [&] { return keeper.cancel() || keeper.lost() || aborting(); };
 
   const std::vector<SignatureRule> rules = SuiteRules(ctx.suite, log);
-  const json fingerprint = env.fingerprints->Get(ctx);
-  TrialOutcome t = RunStages(ctx, rules);
+  // The software a result is filed under: unknown when its command failed, and then the trial is
+  // an infrastructure error of this node, never a result filed under a failure's text.
+  const Result<json> fp = env.fingerprints->Get(ctx);
+  const json fingerprint = fp.ok() ? *fp : json::object();
+  TrialOutcome t;
+  if (fp.ok()) {
+    t = RunStages(ctx, rules);
+  } else {
+    log.Append("gauntlet: " + fp.status().message() + "\n");
+    t.last.stage = "fingerprint";
+    t.last.verdict = Verdict::kInfraError;
+    t.last.signature = "infra_error:fingerprint_failed";
+    t.last.evidence = fp.status().message().substr(0, 1000);
+  }
   if (keeper.lost()) {
     keeper.Finish();
     spdlog::warn("trial {}: lease lost; not reporting", ctx.trial);

@@ -85,7 +85,8 @@ TEST_F(AnswersTest, ACellOfConfigsThatDisagreeIsMixedAndSaysWhich) {
   auto csv = d_->Get("/api/v1/matrix?sweep=" + std::to_string(id) + "&rows=tag&format=csv");
   ASSERT_EQ(csv.status, 200);
   EXPECT_EQ(csv.body.substr(0, csv.body.find("\r\n")),
-            "tag,hardware,state,verdict,passed_configs,configs,counts,metric,metric_min,metric_max,metric_unit,signature");
+            "tag,hardware,state,verdict,passed_configs,configs,counts,metric,metric_min,metric_max,metric_unit,signature,"
+            "reused");
   EXPECT_NE(csv.body.find("\r\na,cpu,mixed,crashed,1,2,passed=1 crashed=1,score,1,1,pts,"), std::string::npos) << csv.body;
   // The suite-wide matrix (the results index) tells the same story.
   json suite_wide = d_->GetJson("/api/v1/matrix?suite=fixture-cmd&rows=tag");

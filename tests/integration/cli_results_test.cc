@@ -101,8 +101,9 @@ TEST_F(CliResultsTest, MatrixInEveryFormat) {
   auto cl = Lines(csv.out);
   ASSERT_EQ(cl.size(), 4u) << csv.out;
   // The daemon's CSV as it is: one line per cell, each fact in its own column.
-  EXPECT_EQ(cl[0], "mode,hardware,state,verdict,passed_configs,configs,counts,metric,metric_min,metric_max,metric_unit,signature");
-  EXPECT_EQ(cl[1], "pass,cpu,passed,passed,1,1,passed=1,score,1,1,pts,");
+  EXPECT_EQ(cl[0], "mode,hardware,state,verdict,passed_configs,configs,counts,metric,metric_min,metric_max,metric_unit,signature,"
+                   "reused");
+  EXPECT_EQ(cl[1], "pass,cpu,passed,passed,1,1,passed=1,score,1,1,pts,,0");
 
   Out js = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--cols", "hardware", "--format", "json"});
   ASSERT_EQ(js.code, 0) << js.err;

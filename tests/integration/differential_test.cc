@@ -88,6 +88,40 @@ TEST(Differential, JudgedAgainstTheReferenceTrialsAnswers) {
   EXPECT_EQ(Serve(later)["differential"]["reference_trial"], ref["id"]) << later.dump();
 }
 
+// Issue 29: with no logprob_tolerance, the default used to be 0.5 whatever the dtypes, so a backend
+// whose logits are biased by 0.6 standard deviations (logprobs 0.07-0.21 off, the fixture's
+// model_logprob) passed against a reference of its own dtype. Now the same dtype means the tight
+// default; another dtype keeps the loose one, and each trial says which it got.
+TEST(Differential, TheDefaultToleranceIsTightAgainstAReferenceOfTheSameDtype) {
+  TempDir dir;
+  Daemon d(dir.path(), Suites());
+  auto worker = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "2000"});
+  const int64_t s = Submit(d, {{"suite", "fixture-dtype"}, {"prune", false}, {"reuse", false},
+                               {"parameters", {{"dtype", {"fp32"}}, {"bias", {"0", "0.6"}}}},
+                               {"include", {{{"dtype", "bf16"}, {"bias", "0"}}}}});
+  std::map<std::string, json> by;
+  const json items = d.GetJson("/api/v1/trials?limit=50&sweep=" + std::to_string(s))["items"];
+  for (auto& it : items) {
+    json t = d.GetJson("/api/v1/trials/" + it["id"].dump());
+    by[t["config"]["dtype"].get<std::string>() + "/" + t["config"]["bias"].get<std::string>()] = t;
+  }
+  ASSERT_EQ(by.size(), 3u);
+  ASSERT_EQ(by["fp32/0"]["verdict"], "passed") << by["fp32/0"].dump();
+  const json& biased = by["fp32/0.6"];
+  EXPECT_EQ(biased["verdict"], "wrong_output") << biased.dump();
+  EXPECT_EQ(biased["signature"], "wrong_output:differential:logprob") << biased.dump();
+  EXPECT_EQ(Serve(biased)["differential"]["tolerance"], 0.05) << biased.dump();
+  EXPECT_EQ(Serve(biased)["differential"]["tolerance_basis"], "default: same dtype") << biased.dump();
+  EXPECT_NE(biased["result"]["evidence"].get<std::string>().find("> tolerance 0.05)"), std::string::npos)
+      << biased["result"]["evidence"];
+  // bf16 against the fp32 reference: rounding alone moves logprobs, so the loose default applies.
+  const json& other = by["bf16/0"];
+  EXPECT_EQ(other["verdict"], "passed") << other.dump();
+  EXPECT_EQ(Serve(other)["differential"]["role"], "checked") << other.dump();
+  EXPECT_EQ(Serve(other)["differential"]["tolerance"], 0.5) << other.dump();
+  EXPECT_EQ(Serve(other)["differential"]["tolerance_basis"], "default: other dtype") << other.dump();
+}
+
 TEST(Differential, AReferenceThatCrashedJudgesNobody) {
   TempDir dir;
   Daemon d(dir.path(), Suites());

@@ -4,6 +4,7 @@
 // folder: run 1 fails, runs 2 and 3 pass, run 4 fails.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "tests/integration/cli_fixture.h"
@@ -108,7 +109,7 @@ TEST_F(Workflow, ARerunQueuedAcrossADaemonRestartStillRunsFresh) {
 }
 
 TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {
-  json s1 = Sweep({"flaky", "pass", "fail"});  // flaky run 1: crashed
+  json s1 = Sweep({"flaky", "pass", "fail", "stack"});  // flaky run 1: crashed
   const int64_t id1 = s1["id"];
   const int64_t id2 = Rerun(id1, {{"verdicts", {"crashed"}}})["id"];  // flaky run 2: passed
   d->WaitSweep(id2);
@@ -123,17 +124,20 @@ TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {
   EXPECT_EQ(cmp["summary"]["broke"], 0);
   EXPECT_EQ(cmp["items"][0]["change"], "fixed");  // changes first
   EXPECT_EQ(cmp["a"]["dashboard_url"], "/#/sweeps/" + std::to_string(id1));
-  // The other way round, the flaky config broke.
+  // The other way round, the flaky config passed and then failed, but the same software passed it:
+  // it became flaky, it did not break (issue 29).
   json back = d->GetJson("/api/v1/compare?a=" + std::to_string(id2) + "&b=" + std::to_string(id1));
-  EXPECT_EQ(ByMode(back)["flaky"]["change"], "broke");
-  EXPECT_EQ(ByMode(back)["flaky"]["why"], "verdict");
+  EXPECT_EQ(ByMode(back)["flaky"]["change"], "flaky") << back.dump();
+  EXPECT_EQ(ByMode(back)["flaky"]["why"], "passed and failed under one fingerprint");
+  EXPECT_EQ(back["summary"]["broke"], 0);
+  EXPECT_EQ(back["summary"]["flaky"], 1);
   EXPECT_EQ(ByMode(back)["pass"]["change"], "new");
   // CSV: a header and one line per config × hardware.
   auto csv = d->Get("/api/v1/compare?a=" + std::to_string(id1) + "&b=" + std::to_string(id2) + "&format=csv");
   EXPECT_EQ(csv.status, 200);
   EXPECT_EQ(csv.content_type.rfind("text/csv", 0), 0u);
   auto lines = Lines(csv.body);
-  ASSERT_EQ(lines.size(), 4u) << csv.body;
+  ASSERT_EQ(lines.size(), 5u) << csv.body;
   EXPECT_EQ(lines[0].rfind("config_key,hardware,change,why,a_verdict,b_verdict", 0), 0u) << lines[0];
   EXPECT_NE(lines[1].find(",fixed,"), std::string::npos) << lines[1];
   // Errors.
@@ -144,24 +148,45 @@ TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {
   EXPECT_EQ(d->Get("/api/v1/compare?a_version=1&b_version=1").status, 422);  // no suite
   // Suite versions: version 1 against itself is all "same".
   json ver = d->GetJson("/api/v1/compare?suite=fixture-flaky&a_version=1&b_version=1");
-  EXPECT_EQ(ver["summary"]["same"], 3) << ver.dump();
+  EXPECT_EQ(ver["summary"]["same"], 4) << ver.dump();
 
-  // gauntlet diff: 0 when nothing broke, 1 when something did; table, markdown, json.
+  // Other software breaks the stack config: the worker now passes FIXTURE_STACK=broken, which its
+  // fingerprint reports, and the config crashes. That broke.
+  w.reset();
+  ASSERT_TRUE(WaitFor([&] {
+    json nodes = d->GetJson("/api/v1/nodes");
+    return !nodes["items"].empty() && !nodes["items"][0].value("waiting", true);
+  }));
+  setenv("FIXTURE_STACK", "broken", 1);
+  w = StartWorker(dir.path(), d->url(), "cpu-node", json::object(), {"--pass-env", "FIXTURE_STACK"});
+  unsetenv("FIXTURE_STACK");
+  const int64_t id3 = Rerun(id1, {{"verdicts", {"passed"}}, {"configs", json::array({json{{"mode", "stack"}}})}})["id"];
+  d->WaitSweep(id3);
+  json broke_cmp = d->GetJson("/api/v1/compare?a=" + std::to_string(id1) + "&b=" + std::to_string(id3));
+  EXPECT_EQ(ByMode(broke_cmp)["stack"]["change"], "broke") << broke_cmp.dump();
+  EXPECT_EQ(ByMode(broke_cmp)["stack"]["why"], "verdict");
+
+  // gauntlet diff: 0 when nothing broke (a config that became flaky did not), 1 when something did;
+  // table, markdown, json.
   Out ok = G({"diff", std::to_string(id1), std::to_string(id2)});
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("fixed"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find(d->url() + "/#/sweeps/" + std::to_string(id2)), std::string::npos) << ok.out;
-  Out broke = G({"diff", std::to_string(id2), std::to_string(id1), "--format", "markdown"});
+  Out flaky = G({"diff", std::to_string(id2), std::to_string(id1)});
+  EXPECT_EQ(flaky.code, 0) << flaky.err << flaky.out;
+  EXPECT_NE(flaky.out.find("became flaky"), std::string::npos) << flaky.out;
+  EXPECT_EQ(flaky.out.find("broke"), std::string::npos) << flaky.out;
+  Out broke = G({"diff", std::to_string(id1), std::to_string(id3), "--format", "markdown"});
   EXPECT_EQ(broke.code, 1) << broke.err;
   EXPECT_NE(broke.out.find("| CONFIG | HARDWARE | CHANGE |"), std::string::npos) << broke.out;
   EXPECT_NE(broke.out.find("| broke |"), std::string::npos) << broke.out;
   EXPECT_EQ(broke.out.find("| same |"), std::string::npos) << broke.out;  // unchanged rows left out
-  Out js = G({"diff", std::to_string(id2), std::to_string(id1), "--format", "json"});
+  Out js = G({"diff", std::to_string(id1), std::to_string(id3), "--format", "json"});
   EXPECT_EQ(js.code, 1);
   EXPECT_EQ(json::parse(js.out)["summary"]["broke"], 1);
   Out csvo = G({"diff", std::to_string(id1), std::to_string(id2), "--format", "csv"});
   EXPECT_EQ(csvo.code, 0);
-  EXPECT_EQ(Lines(csvo.out).size(), 4u) << csvo.out;
+  EXPECT_EQ(Lines(csvo.out).size(), 5u) << csvo.out;
   Out err = G({"diff", std::to_string(id1), "999999"});
   EXPECT_EQ(err.code, 2);
   EXPECT_NE(err.err.find("404"), std::string::npos) << err.err;

@@ -79,6 +79,42 @@ TEST_F(StatisticsTest, RepeatsMeasureAPassRateWithItsInterval) {
   EXPECT_EQ(d_->Get("/api/v1/flaky?suite=nope").status, 404);
 }
 
+// Issue 29, as a new user met it: a config run once, then a sweep of it with `repeats: 5` and reuse
+// on (the default). Every repeat took the first run's verdict, and the matrix said "6/6 passed, 95%
+// interval 61-100%" from one run. A repeat is a run: reuse stands in for the first repeat only, the
+// other four run, and the copy is counted apart.
+TEST_F(StatisticsTest, ARepeatIsARunAndReusedResultsAreSaidApart) {
+  const json pass = {{"mode", {"pass"}}};
+  RunSweep({{"suite", "fixture-flaky"}, {"parameters", pass}});
+  const int64_t id = RunSweep({{"suite", "fixture-flaky"}, {"repeats", 5}, {"parameters", pass}});
+  json sw = d_->GetJson("/api/v1/sweeps/" + std::to_string(id));
+  EXPECT_EQ(sw["reused"], 1) << sw.dump();
+  EXPECT_EQ(sw["by_verdict"]["passed"], 5) << sw.dump();
+  EXPECT_NE(sw["reuse"].value("repeats", "").find("first run only"), std::string::npos) << sw.dump();
+  json trials = d_->GetJson("/api/v1/trials?sweep=" + std::to_string(id));
+  int started = 0;
+  for (auto& t : trials["items"]) started += !t["started_at"].is_null();
+  EXPECT_EQ(started, 4) << trials.dump();
+  // Over the suite: one run before, four now; the copy is said, not counted.
+  json m = d_->GetJson("/api/v1/matrix?suite=fixture-flaky&rows=mode");
+  const json* cell = Cell(m, json::array({"pass"}));
+  ASSERT_TRUE(cell) << m.dump();
+  EXPECT_EQ((*cell)["counts"], json({{"passed", 5}})) << cell->dump();
+  EXPECT_EQ((*cell)["reused"], 1) << cell->dump();
+  EXPECT_EQ((*cell)["pass_rate"]["runs"], 5) << cell->dump();
+  EXPECT_EQ((*cell)["pass_rate"]["reused"], 1) << cell->dump();
+  EXPECT_NEAR((*cell)["pass_rate"]["low"].get<double>(), 0.566, 1e-3);  // Wilson, 5 of 5 (not 6 of 6: 0.61)
+  // Within the sweep: four runs and the one reused.
+  json ms = d_->GetJson("/api/v1/matrix?sweep=" + std::to_string(id) + "&rows=mode");
+  const json* in = Cell(ms, json::array({"pass"}));
+  ASSERT_TRUE(in) << ms.dump();
+  EXPECT_EQ((*in)["pass_rate"]["runs"], 4) << in->dump();
+  EXPECT_EQ((*in)["reused"], 1) << in->dump();
+  // The CLI's matrix says so in the cell.
+  Out mx = RunProgram(dir_, {GauntletBin(), "matrix", "--suite", "fixture-flaky", "--rows", "mode", "--server", d_->url()});
+  EXPECT_NE(mx.out.find("(+1 reused)"), std::string::npos) << mx.out;
+}
+
 TEST_F(StatisticsTest, AConfirmedFlakeIsFlakyWithEveryAttemptKept) {
   const std::string runs = dir_.path() + "/confirm-runs";
   // Two configs of the flaky mode (value 1, 2), gated on mode: without confirmation, the first

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -73,7 +74,7 @@ webhooks:
   const std::string runs = dir.path() + "/runs";
   fs::create_directories(runs);
   std::ofstream(runs + "/runs") << "xx";
-  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"flaky", "pass"}}, {"dir", {runs}}}}}, 201);
+  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"flaky", "pass", "stack"}}, {"dir", {runs}}}}}, 201);
   const int64_t id1 = s1["id"];
   d.WaitSweep(id1);
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 1; })) << d.Log();
@@ -81,7 +82,7 @@ webhooks:
   EXPECT_TRUE(fin["signature_ok"].get<bool>());
   EXPECT_EQ(fin["n"], 3);  // after two refusals
   EXPECT_EQ(fin["body"]["sweep"]["id"], id1);
-  EXPECT_EQ(fin["body"]["counts"]["passed"], 2);
+  EXPECT_EQ(fin["body"]["counts"]["passed"], 3);
   EXPECT_EQ(fin["body"]["dashboard_url"], "http://gauntlet.example:8080/#/sweeps/" + std::to_string(id1));
   // Each attempt is on the delivery's record.
   ASSERT_TRUE(WaitFor([&] {
@@ -97,22 +98,46 @@ webhooks:
   EXPECT_NE(slack["body"]["text"].get<std::string>().find("<http://gauntlet.example:8080/#/sweeps/" + std::to_string(id1) + "|"),
             std::string::npos) << slack.dump();
 
-  // A rerun of the passing flaky config fails (run 4): a regression, with the two trials.
+  // A rerun of the passing flaky config fails (run 4) on the same software that passed it: it is
+  // flaky, not a regression (issue 29: it fired regression.found). Its sweep announces none.
   json r = d.PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/rerun",
                       {{"verdicts", {"passed"}}, {"configs", json::array({json{{"mode", "flaky"}}})}}, 201);
-  const int64_t id2 = r["id"];
-  json s2 = d.WaitSweep(id2);
+  json s2 = d.WaitSweep(r["id"]);
   ASSERT_EQ(s2["by_verdict"].value("crashed", 0), 1) << s2.dump();
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 2; })) << d.Log();
+  EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[1]["body"]["regressions"], 0);
+  EXPECT_TRUE(rx.Delivered("/json", "regression.found").empty());
+  json regs = d.GetJson("/api/v1/regressions?suite=fixture-flaky");
+  ASSERT_EQ(regs["flaky"].size(), 1u) << regs.dump();
+  EXPECT_EQ(regs["flaky"][0]["config"]["mode"], "flaky");
+  EXPECT_EQ(regs["flaky"][0]["pass_rate"]["runs"], 2) << regs.dump();
+  for (auto& i : regs["items"]) EXPECT_NE(i["config"]["mode"], "flaky") << regs.dump();
+
+  // Other software (the worker now passes FIXTURE_STACK=broken: another fingerprint) breaks the
+  // stack config: that is a regression, with the two trials.
+  w.reset();
+  ASSERT_TRUE(WaitFor([&] {
+    json nodes = d.GetJson("/api/v1/nodes");
+    return !nodes["items"].empty() && !nodes["items"][0].value("waiting", true);
+  }));
+  setenv("FIXTURE_STACK", "broken", 1);
+  w = StartWorker(dir.path(), d.url(), "cpu-node", json::object(), {"--pass-env", "FIXTURE_STACK"});
+  unsetenv("FIXTURE_STACK");
+  json r3 = d.PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/rerun",
+                       {{"verdicts", {"passed"}}, {"configs", json::array({json{{"mode", "stack"}}})}}, 201);
+  const int64_t id3 = r3["id"];
+  json s3 = d.WaitSweep(id3);
+  ASSERT_EQ(s3["by_verdict"].value("crashed", 0), 1) << s3.dump();
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "regression.found").size() == 1; })) << d.Log();
   json reg = rx.Delivered("/json", "regression.found")[0]["body"];
-  EXPECT_EQ(reg["config"]["mode"], "flaky");
+  EXPECT_EQ(reg["config"]["mode"], "stack");
   EXPECT_EQ(reg["before"]["verdict"], "passed");
   EXPECT_EQ(reg["before"]["sweep"], id1);
   EXPECT_EQ(reg["after"]["verdict"], "crashed");
-  EXPECT_EQ(reg["after"]["sweep"], id2);
+  EXPECT_EQ(reg["after"]["sweep"], id3);
   EXPECT_EQ(reg["why"], "verdict");
-  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 2; }));
-  EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[1]["body"]["regressions"], 1);
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 3; }));
+  EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[2]["body"]["regressions"], 1);
   // The first Slack hook did not subscribe to regressions; the second gets them, and only them.
   EXPECT_TRUE(rx.Delivered("/slack", "regression.found").empty());
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack-regressions", "regression.found").size() == 1; }));

@@ -6,6 +6,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ namespace gauntlet::test {
 struct Truth {
   std::string verdict = "passed";  // the deterministic outcome
   std::string stage, signature;    // where and how it fails (empty for a pass)
-  bool flaky = false;              // a passing config that fails one run in three (1st, 4th, ...)
+  bool flaky = false;              // a passing config whose every run fails at random (ReplayOptions::flaky_fail_rate)
 };
 
 struct Grid {
@@ -37,6 +38,11 @@ struct ReplayOptions {
   bool prune = true;
   bool settle_first = true;
   int confirm_failures = 0;
+  // Each run of a flaky config fails (a crash with a message, the same every time) with this
+  // probability, drawn from a generator seeded with `seed`: independent runs, as a real flake's are,
+  // so that no policy can count on which run fails.
+  uint64_t seed = 1;
+  double flaky_fail_rate = 1.0 / 3;
 };
 
 struct ReplayResult {
@@ -59,8 +65,24 @@ struct ReplayResult {
 
 // Runs `g` through a Scheduler with `o`. A cell is wrong when the truth passes and the recorded
 // verdict is not passed, or the truth fails and the recorded verdict is passed (skipped counts as
-// the failure that pruned it, which the truth must then be).
+// the failure that pruned it, which the truth must then be). The same grid, options and seed give
+// the same result.
 ReplayResult Replay(const Grid& g, const ReplayOptions& o);
+
+// A policy over many seeds (seed, seed + 1, ...): what a person can expect of it, not what one lucky
+// draw gave.
+struct SeededSummary {
+  int seeds = 0;
+  double wrong_mean = 0, wrong_sd = 0, wrong_upper95 = 0;  // mean wrong cells, and its one-sided 95% bound
+  int64_t wrong_p95 = 0, wrong_max = 0;                    // per seed: the 95th percentile and the worst
+  int seeds_with_wrong = 0;                                // seeds that got any cell wrong
+  double seeds_with_wrong_upper95 = 0;                     // Wilson 95% upper bound on that share
+  double fraction_mean = 0, fraction_min = 0, fraction_max = 0;  // GPU-hours of exhaustive
+  double runs_mean = 0, flaky_recorded_mean = 0, hours_mean = 0;
+  nlohmann::json ToJson() const;
+};
+// Replays `g` under `o` once per seed, from o.seed up.
+SeededSummary ReplaySeeds(const Grid& g, ReplayOptions o, int seeds);
 
 // The grids of docs/BENCHMARKS.md "Elimination": the seed's 4 x 3 NVFP4 bring-up on sm_90, sm_100
 // and sm_120; a 5 x 5 x 4 grid with per-value and per-pair failures on the same three; a 10,000-trial

@@ -383,5 +383,107 @@ TEST_F(SchedulerTest, SilentNodesGoOfflineAndTargetsNoNodeServesAreReported) {
   EXPECT_EQ(s.Node(1)->state, "online");
 }
 
+// Issue 29: a repeat is a run. With repeats and reuse on, an earlier verdict may stand in for a
+// config's first run only; its other repeats run. (Before, every repeat took the copy: one run
+// read as "6/6 passed".)
+TEST_F(SchedulerTest, ReuseStandsInForAConfigsFirstRepeatOnly) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  ResultRow prior;
+  prior.trial_id = 99;
+  prior.verdict = Verdict::kPassed;
+  store.reusable = prior;
+  std::vector<QueuedTrial> ts;
+  for (int r = 0; r < 3; ++r) {
+    ts.push_back(Trial(r + 1, 1, {{"a", "1"}}));
+    ts.back().repeat = r;
+  }
+  s.AddSweep({1, 0, true, true, {}}, ts);
+  std::vector<int64_t> reused;
+  std::set<int64_t> ran;
+  while (true) {
+    auto g = s.TryLease(1, {}, &reused);
+    ASSERT_TRUE(g.ok());
+    if (!*g) break;
+    ran.insert((*g)->trial);
+    Report(**g, "passed");
+  }
+  EXPECT_EQ(reused, std::vector<int64_t>{1});
+  EXPECT_EQ(ran, (std::set<int64_t>{2, 3}));
+  EXPECT_TRUE(store.results[1].reused);
+  EXPECT_FALSE(store.results[2].reused);
+}
+
+// Issue 29: with reuse off, a config that crashed, passed, and crashed alike again used to have its
+// remaining repeats skipped (two crashes with one signature "settled" it). It has passed in this
+// sweep: it is flaky, and every repeat runs.
+TEST_F(SchedulerTest, PruningNeverSkipsARepeatOfAConfigThatPassedInTheSweep) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  std::vector<QueuedTrial> ts;
+  for (int r = 0; r < 5; ++r) {
+    ts.push_back(Trial(r + 1, 1, {{"mode", "flaky"}}));
+    ts.back().repeat = r;
+  }
+  s.AddSweep({1, 0, true, false, {{"k", {"mode"}}}}, ts);
+  const char* outcomes[] = {"crashed", "passed", "crashed", "passed", "passed"};
+  int leased = 0;
+  for (const char* v : outcomes) {
+    auto g = Lease(1, {});
+    ASSERT_TRUE(g) << "repeat " << leased + 1 << " was not run";
+    ++leased;
+    Report(*g, v, "k", std::string(v) == "crashed" ? "crashed:RuntimeError:NCCL error" : "");
+  }
+  EXPECT_EQ(leased, 5);
+  EXPECT_EQ(store.skipped, 0);
+  EXPECT_EQ(s.Saved(1).first, 0);
+}
+
+// A trial being confirmed is being measured: another trial's confirmed failure of the same gate
+// values prunes the rest, never it.
+TEST_F(SchedulerTest, AConfirmedFailureNeverSkipsATrialBeingConfirmed) {
+  s.UpsertNode(MakeNode(1, "a", 0, 0));
+  s.UpsertNode(MakeNode(2, "b", 0, 0));
+  SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
+  info.confirm_failures = 1;
+  info.settle_first = false;
+  s.AddSweep(info, {Trial(1, 1, {{"mode", "x"}, {"i", "1"}}), Trial(2, 1, {{"mode", "x"}, {"i", "2"}}),
+                    Trial(3, 1, {{"mode", "x"}, {"i", "3"}})});
+  const std::string sig = "crashed:RuntimeError:fixture exploded";
+  auto g1 = Lease(1, {});
+  auto g2 = Lease(2, {});
+  ASSERT_TRUE(g1 && g2);
+  Report(*g1, "crashed", "k", sig);  // trial 1: first attempt, queued to confirm (not on node 1)
+  Report(*g2, "crashed", "k", sig);  // trial 2: the same (not on node 2)
+  auto g3 = Lease(1, {});            // trial 2's confirmation
+  ASSERT_TRUE(g3);
+  EXPECT_EQ(g3->trial, g2->trial);
+  Report(*g3, "crashed", "k", sig);  // confirmed: prunes trial 3, not trial 1 (being confirmed)
+  EXPECT_EQ(store.verdicts[3], "skipped");
+  auto g4 = Lease(2, {});
+  ASSERT_TRUE(g4) << "trial 1's confirmation was pruned away";
+  EXPECT_EQ(g4->trial, g1->trial);
+  EXPECT_NE(store.verdicts[g1->trial], "skipped");
+}
+
+// A pass with the same gate values refutes "these values fail": two later crashes alike of other
+// configs with those values settle nothing (bench/elimination: one flaky config's confirmed crash
+// used to skip every other config of its gate pair, passing ones included).
+TEST_F(SchedulerTest, GateValuesThatPassedInTheSweepArePrunedByNoFailure) {
+  s.UpsertNode(MakeNode(1, "cpu", 0, 0));
+  std::vector<QueuedTrial> ts;
+  for (int i = 1; i <= 4; ++i) ts.push_back(Trial(i, 1, {{"mode", "x"}, {"i", std::to_string(i)}}));
+  SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
+  info.settle_first = false;
+  s.AddSweep(info, ts);
+  const char* outcomes[] = {"passed", "crashed", "crashed", "passed"};
+  int leased = 0;
+  for (const char* v : outcomes) {
+    auto g = Lease(1, {});
+    ASSERT_TRUE(g) << "trial " << leased + 1 << " was not run";
+    ++leased;
+    Report(*g, v, "k", std::string(v) == "crashed" ? "crashed:RuntimeError:NCCL error" : "");
+  }
+  EXPECT_EQ(store.skipped, 0);
+}
+
 }  // namespace
 }  // namespace gauntlet

@@ -209,5 +209,34 @@ TEST_F(TrialRunnerTest, TheFingerprintRunsOncePerSuiteAndTravelsWithEveryReport)
   EXPECT_EQ(daemon.report("L9")["fingerprint"], daemon.report("L8")["fingerprint"]);
 }
 
+// Issue 29: a fingerprint command that failed was kept as the suite's software ({"exit_code": 1,
+// ...}) and filed with every later trial. Now the trial it failed for is an infrastructure error of
+// this node, no stage runs, nothing is kept, and the next trial runs the command again.
+TEST_F(TrialRunnerTest, AFailedFingerprintIsAnInfraErrorAndIsNeverKept) {
+  test::FakeProgram broken;
+  broken.output = {"Traceback (most recent call last):\nModuleNotFoundError: No module named 'torch'\n"};
+  broken.exit_code = 1;
+  runner.Add("versions", broken);
+  runner.Add("ok", {});
+  const json with_fp = {{"fingerprint", {{"argv", {"versions"}}}}};
+
+  RunTrial(env, Grant(10, {Command("only", "ok")}, with_fp));
+  const json r = daemon.report("L10");
+  EXPECT_EQ(r["verdict"], "infra_error") << r.dump();
+  EXPECT_EQ(r["signature"], "infra_error:fingerprint_failed");
+  EXPECT_NE(r["evidence"].get<std::string>().find("exited 1"), std::string::npos) << r.dump();
+  EXPECT_NE(r["evidence"].get<std::string>().find("No module named 'torch'"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["fingerprint"], json::object()) << "a failure's output is no software";
+  for (auto& st : runner.started()) EXPECT_NE(st.argv[0], "ok") << "a stage ran without a fingerprint";
+
+  // The command works again: the next trial runs it anew and is filed under what it printed.
+  test::FakeProgram fixed;
+  fixed.output = {"{\"torch\": \"2.9\"}\n"};
+  runner.Add("versions", fixed);
+  RunTrial(env, Grant(11, {Command("only", "ok")}, with_fp));
+  EXPECT_EQ(daemon.report("L11")["verdict"], "passed") << daemon.report("L11").dump();
+  EXPECT_EQ(daemon.report("L11")["fingerprint"], json({{"torch", "2.9"}}));
+}
+
 }  // namespace
 }  // namespace gauntlet

@@ -60,7 +60,8 @@ export function cellFace(c) {
 const pct = (x) => `${Math.round(100 * x)}%`;
 /** "4/6 passed = 67% (95% Wilson interval 30–90%)": a cell's or config's measured pass rate. */
 export function fmtRate(p) {
-  return p ? `${fmtNum(p.passed)}/${fmtNum(p.runs)} passed = ${pct(p.rate)} (95% Wilson interval ${pct(p.low)}–${pct(p.high)})` : '';
+  return p ? `${fmtNum(p.passed)}/${fmtNum(p.runs)} passed = ${pct(p.rate)} (95% Wilson interval ${pct(p.low)}–${pct(p.high)})` +
+    (p.reused ? `; ${fmtNum(p.reused)} reused, not counted` : '') : '';
 }
 
 function cellTitle(c) {
@@ -70,7 +71,8 @@ function cellTitle(c) {
     : c.state === 'flaky' ? `flaky: ${plural(c.flaky?.length || 0, 'config')} got different verdicts under one fingerprint`
     : c.configs > 1 ? `${plural(c.configs, 'config')}, ${fmtNum(c.passed || 0)} passed` : '';
   return [state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
-    `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.pass_rate && c.pass_rate.runs > 1 ? fmtRate(c.pass_rate) : '',
+    `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.reused ? `reused: ${fmtNum(c.reused)} (copies of earlier verdicts, not runs)` : '',
+    c.pass_rate && c.pass_rate.runs > 1 ? fmtRate(c.pass_rate) : '',
     c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
     opens(c) ? 'click for the breakdown by hidden parameter' : '']
     .filter(Boolean).join('\n');
@@ -87,7 +89,8 @@ const RERUN = '<button type="button" class="mx-rerun" aria-label="Rerun the fail
 function cellHtml(c, rerun) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
   const f = cellFace(c);
-  const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n">×${f.runs}</span>` : ''}`;
+  // ×N counts runs only; results filed by reuse are said apart (`+N reused`), never counted as runs.
+  const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n">×${f.runs}</span>` : ''}${c.reused ? `<span class="n reused">+${c.reused} reused</span>` : ''}`;
   const open = `<div role="cell" class="mx-cell ${f.cls}">`;
   const more = rerun && rerunnable(c) ? RERUN : '';
   if (opens(c)) return `${open}<button type="button" class="mx-open" aria-haspopup="dialog">${body}</button>${more}</div>`;
