@@ -69,7 +69,8 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
     key += (key.empty() ? "" : "&") + k + "=" + v->second;
   }
   std::vector<int64_t> settled_by = {evidence};
-  if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput)) {
+  if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput ||
+                                    r.verdict == Verdict::kFallback)) {
     // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with
     // one signature each time: the confirming attempts are the second look that the rule below
     // takes from another trial. A crash that says nothing still never prunes.

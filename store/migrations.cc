@@ -238,6 +238,13 @@ ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
       R"sql(
 ALTER TABLE sweeps ADD COLUMN creating INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 10 (kernrec): the kernels a trial's attempt launched, as the kernel recorder saw them
+      // (core/kernel_record.h: top kernels by time, totals, dropped records; bounded by the API),
+      // and the family that carried it, for the matrix's dispatch layer. NULL: not recorded.
+      R"sql(
+ALTER TABLE results ADD COLUMN kernels TEXT;
+ALTER TABLE trials ADD COLUMN dispatch TEXT;
+)sql",
   };
   return k;
 }

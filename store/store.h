@@ -144,6 +144,9 @@ struct ResultRow {
   nlohmann::json attempt_counts = nlohmann::json::object();
   int confirmed = 0;
   bool flaky = false;
+  // What the kernel recorder saw (core/kernel_record.h KernelRecordJson, bounded to the top
+  // kernels); null when the trial was not recorded.
+  nlohmann::json kernels;
 };
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
