@@ -17,7 +17,7 @@ if [[ "${1:-}" == "--stage" ]]; then
   B=${2:?--stage DIR}
   rm -rf "$B" && mkdir -p "$B/bin" "$B/lib" "$B/suites" "$B/bench"
   cp build/bin/gauntlet build/bin/gauntlet-kernels build/bin/libgauntlet_kernrec.so "$B/bin/"
-  [[ -x build/kernels/tests_gpu/kernrec_gpu_test ]] && cp build/kernels/tests_gpu/kernrec_gpu_test "$B/bin/"
+  cp build/bin/kernrec_gpu_test "$B/bin/"
   cp -L /usr/local/cuda-13.0/lib64/libcupti.so.13 "$B/bin/"  # a fallback: PyTorch's own copy wins by soname
   strip --strip-debug "$B/bin/"*
   for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|re2|absl'); do cp -L "$l" "$B/lib/"; done
@@ -48,11 +48,11 @@ say "== env"; cat "$R/env.txt" | head -8 | tee -a "$S"
 
 say "== 1. recorder GPU test"
 GAUNTLET_KERNREC_LIB="$B/bin/libgauntlet_kernrec.so" GAUNTLET_KERNELS_BIN="$B/bin/gauntlet-kernels" \
-  timeout 120 "$B/bin/kernrec_gpu_test" >"$R/gpu_test.log" 2>&1
+  timeout 90 "$B/bin/kernrec_gpu_test" >"$R/gpu_test.log" 2>&1
 say "kernrec_gpu_test rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |OK \]|FAILED \]" "$R/gpu_test.log" | tee -a "$S"
 # One recorded process by hand, its record kept: what the file looks like on this machine.
 mkdir -p "$R/by-hand"
-CUDA_INJECTION64_PATH="$B/bin/libgauntlet_kernrec.so" GAUNTLET_KERNREC_DIR="$R/by-hand" timeout 120 \
+CUDA_INJECTION64_PATH="$B/bin/libgauntlet_kernrec.so" GAUNTLET_KERNREC_DIR="$R/by-hand" timeout 60 \
   python3 "$B/suites/torch_sdpa.py" --backend FLASH_ATTENTION --dtype fp32 --head-dim 128 --select flags >"$R/by-hand.out" 2>&1
 say "by hand (flags, FLASH, fp32) rc=$?"; head -c 3000 "$R"/by-hand/kernrec.*.txt | cut -c1-220 | tee -a "$S"
 
@@ -81,7 +81,7 @@ JSON
 "$G" submit "$D/sdpa.json" >"$R/submit.log" 2>&1
 "$G" submit "$D/hf.json" >>"$R/submit.log" 2>&1
 cat "$R/submit.log" | tail -4
-python3 - "$GAUNTLET_SERVER" "${FOLLOW_S:-300}" <<'PY'
+python3 - "$GAUNTLET_SERVER" "${FOLLOW_S:-240}" <<'PY'
 import json, sys, time, urllib.request
 base, limit = sys.argv[1], float(sys.argv[2])
 t0 = time.time()
@@ -123,8 +123,8 @@ kill %2 2>/dev/null; sleep 1; kill %1 2>/dev/null; wait
 tail -3 "$R/worker.log"
 
 say "== 3. overhead bench"
-timeout "${BENCH_S:-220}" python3 "$B/bench/overhead.py" --lib "$B/bin/libgauntlet_kernrec.so" --kernels "$B/bin/gauntlet-kernels" \
-  --sdpa "$B/suites/torch_sdpa.py" --repeats "${REPEATS:-3}" >"$R/bench.json" 2>"$R/bench.err"
+timeout "${BENCH_S:-170}" python3 "$B/bench/overhead.py" --lib "$B/bin/libgauntlet_kernrec.so" --kernels "$B/bin/gauntlet-kernels" \
+  --sdpa "$B/suites/torch_sdpa.py" --repeats "${REPEATS:-3}" --out "$R/bench.json" >/dev/null 2>"$R/bench.err"
 say "bench rc=$?"
 python3 - "$R/bench.json" <<'PY' | tee -a "$S"
 import json, sys

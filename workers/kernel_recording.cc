@@ -112,7 +112,9 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
     ctx.log->Append(line + k["family"].get<std::string>() + ": " + k["name"].get<std::string>().substr(0, 160) + "\n");
   }
   for (auto& p : rec.problems) ctx.log->Append("gauntlet:   kernel record problem: " + p + "\n");
-  if (!stage.contains("dispatch")) return;
+  // Only a stage that passed is judged on its kernels: one that failed (a refusal, a crash) keeps
+  // its own verdict, and what it launched before failing says nothing about the backend.
+  if (!stage.contains("dispatch") || out->verdict != Verdict::kPassed) return;
   const DispatchCheck c = JudgeDispatch(stage["dispatch"], ctx.config, rec);
   if (c.kind == DispatchCheck::Kind::kNone) return;
   out->summary["dispatch"] = DispatchCheckJson(c);
@@ -128,12 +130,9 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
       const std::string ev = "dispatch: " + expect + "; none of the " + std::to_string(rec.kernels.size()) +
                              " kernels recorded matched; the run was carried by " + c.family;
       ctx.log->Append("gauntlet: " + ev + "\n");
-      // Only a stage that passed falls back: one that failed keeps its own verdict.
-      if (out->verdict == Verdict::kPassed) {
-        out->verdict = Verdict::kFallback;
-        out->signature = "fallback:" + c.family;
-        out->evidence = ev;
-      }
+      out->verdict = Verdict::kFallback;
+      out->signature = "fallback:" + c.family;
+      out->evidence = ev;
       break;
     }
     case DispatchCheck::Kind::kNone: break;

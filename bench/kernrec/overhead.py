@@ -89,10 +89,20 @@ def main():
     ap.add_argument("--kernels", required=True, help="gauntlet-kernels")
     ap.add_argument("--sdpa", help="suites/torch_sdpa.py")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", help="also rewrite this file after each measurement (a run cut short keeps what it measured)")
     a = ap.parse_args()
     py_start = [sys.executable, "-c", "import torch; x = torch.ones(1, device='cuda'); (x + 1).sum().item()"]
     out = {"bench": "kernrec-overhead", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "lib": os.path.abspath(a.lib), "results": []}
+
+    class Results(list):
+        def append(self, r):
+            super().append(r)
+            if a.out:
+                with open(a.out + ".tmp", "w") as f:
+                    json.dump(out, f, indent=1)
+                os.replace(a.out + ".tmp", a.out)
+    out["results"] = Results()
     out["results"].append(pair("start: python3 + torch, one kernel", py_start, a.lib, a.repeats))
     out["results"].append(pair("start: gauntlet-kernels gemm 16x64x64", [a.kernels, "gemm", "--backend", "reference",
                                 "--shape", "16x64x64", "--iters", "1", "--warmup", "0"], a.lib, a.repeats))

@@ -112,13 +112,21 @@ TEST_F(KernelDispatchTrialTest, AnIncompleteOrMissingRecordLeavesThePassUnverifi
   EXPECT_EQ(r["kernels"]["processes"], 0);
 }
 
-TEST_F(KernelDispatchTrialTest, AFailedStageKeepsItsOwnVerdict) {
+TEST_F(KernelDispatchTrialTest, AFailedStageKeepsItsOwnVerdictAndIsNotJudgedOnItsKernels) {
   test::FakeProgram p;
-  p.output = {"Traceback (most recent call last):\n", "RuntimeError: boom\n"};
+  p.output = {"Traceback (most recent call last):\n", "RuntimeError: No available kernel. Aborting execution.\n"};
   p.exit_code = 1;
+  p.on_start = [](const proc::ProcessSpec& spec) {  // it launched a few kernels before refusing
+    std::ifstream in(test::SourceDir() + "/tests/fixtures/kernrec/eager-attention.txt");
+    std::ofstream(spec.env.at("GAUNTLET_KERNREC_DIR") + "/kernrec.9.txt") << in.rdbuf();
+  };
   runner.Add("sdpa", p);
   RunTrial(env, Grant(5, Stage(), "flash"));
-  EXPECT_EQ(daemon.report("L5")["verdict"], "crashed");
+  const json r = daemon.report("L5");
+  EXPECT_NE(r["verdict"], "fallback");
+  EXPECT_NE(r["verdict"], "passed");
+  EXPECT_FALSE(r["stages"][0].contains("dispatch")) << r["stages"][0].dump();
+  EXPECT_EQ(r["kernels"]["processes"], 1) << "its kernels are still recorded";
 }
 
 TEST_F(KernelDispatchTrialTest, NoRecorderNoGpuOrTurnedOffRunsTheStageUnrecorded) {
