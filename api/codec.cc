@@ -105,6 +105,9 @@ json TrialJson(const TrialRow& t) {
             {"finished_at", Opt(t.finished_at)},
             {"log_size", t.log_size}};
   if (!t.result.is_null()) j["result"] = t.result;
+  // What the kernel recorder saw (issue 30): top kernels by time, totals, dropped records.
+  if (t.result.is_object() && t.result.contains("kernels") && !t.result["kernels"].is_null())
+    j["kernels"] = t.result["kernels"];
   return j;
 }
 

@@ -65,6 +65,9 @@ std::string MatrixCsv(const json& m) {
   for (auto& r : m["rows"]) head.push_back(r);
   head.insert(head.end(), {m["cols"].get<std::string>(), "state", "verdict", "passed_configs", "configs", "counts",
                            "metric", "metric_min", "metric_max", "metric_unit", "signature", "reused"});
+  // With ?layer=dispatch, which kernel family carried each cell's latest trial, and its check.
+  const bool dispatch = !m["cells"].empty() && m["cells"][0].contains("dispatch");
+  if (dispatch) head.insert(head.end(), {"dispatch", "dispatch_status"});
   std::string csv = CsvLine(head);
   std::map<std::pair<json, std::string>, const json*> at;
   for (auto& cell : m["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
@@ -82,9 +85,44 @@ std::string MatrixCsv(const json& m) {
                              MetricValue(c["metric_min"]), MetricValue(mx), mx.is_object() ? mx.value("unit", "") : "",
                              c["signature"].is_string() ? c["signature"].get<std::string>() : "",
                              std::to_string(c.value("reused", int64_t{0}))});
+      if (dispatch) {
+        row.push_back(c.value("dispatch", json()).is_string() ? c["dispatch"].get<std::string>() : "");
+        row.push_back(c.value("dispatch_status", json()).is_string() ? c["dispatch_status"].get<std::string>() : "");
+      }
       csv += CsvLine(row);
     }
   return csv;
+}
+}  // namespace
+
+// The dispatch layer (issue 30, `?layer=dispatch`): each cell's latest trial's kernel record says
+// which kernel family carried it and whether its stage's dispatch expectation was verified, fell
+// back or could not be checked. One trial read per cell, at most kMaxDispatchCells cells (the rest
+// say "dispatch_truncated"); a trial without a record has dispatch null.
+namespace {
+constexpr size_t kMaxDispatchCells = 2000;
+void AddDispatchLayer(Store& store, json* m) {
+  size_t n = 0;
+  for (auto& cell : (*m)["cells"]) {
+    cell["dispatch"] = nullptr;
+    cell["dispatch_status"] = nullptr;
+    if (!cell["trial"].is_number_integer()) continue;
+    if (++n > kMaxDispatchCells) {
+      (*m)["dispatch_truncated"] = true;
+      continue;
+    }
+    auto t = store.GetTrial(cell["trial"].get<int64_t>());
+    if (!t.ok() || !t->result.is_object()) continue;
+    // What carried a run says something only of a run that answered: a refusal ran no attention.
+    if (t->verdict != Verdict::kPassed && t->verdict != Verdict::kFallback) continue;
+    const json& k = t->result.value("kernels", json());
+    if (k.is_object() && k.contains("carrying_family") && k["carrying_family"].is_string() &&
+        !k["carrying_family"].get<std::string>().empty())
+      cell["dispatch"] = k["carrying_family"];
+    for (auto& st : t->result.value("stages", json::array()))
+      if (st.is_object() && st.contains("dispatch") && st["dispatch"].is_object())
+        cell["dispatch_status"] = st["dispatch"].value("status", "");
+  }
 }
 }  // namespace
 
@@ -109,8 +147,12 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            q.suite_version = static_cast<int>(*n);
          }
          if (auto fp = r.Query("fingerprint")) q.fingerprint = *fp;
+         const std::string layer = r.Query("layer").value_or("verdict");
+         if (layer != "verdict" && layer != "dispatch")
+           return http::Problem(422, "Unprocessable Entity", "layer is verdict or dispatch", "layer");
          auto m = Matrix(c.store, q);
          if (!m.ok()) return FromStatus(m.status());
+         if (layer == "dispatch") AddDispatchLayer(c.store, &*m);
          if (!WantsCsv(r)) return http::Json(*m);
          return http::Text(200, "text/csv; charset=utf-8", MatrixCsv(*m));
        }},

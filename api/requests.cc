@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "core/kernel_record.h"
 #include "core/hardware.h"
 #include "core/sweep.h"
 #include "core/verdict.h"
@@ -125,6 +126,11 @@ Result<ResultRow> ParseReport(json body) {
     r.stages = std::move(body["stages"]);
   }
   if (body.contains("fingerprint")) r.fingerprint = std::move(body["fingerprint"]);
+  if (body.contains("kernels") && !body["kernels"].is_null()) {
+    auto k = NormalizeKernelRecordJson(body["kernels"]);
+    if (!k.ok()) return k.status();
+    r.kernels = std::move(*k);
+  }
   return r;
 }
 

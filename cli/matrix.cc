@@ -19,6 +19,7 @@ namespace {
 struct MatrixOpts {
   http::Conn conn;
   std::string suite, rows, cols = "hardware", format = "table", fingerprint, suite_version;
+  std::string layer = "verdict";  // or "dispatch": the kernel family that carried each cell (issue 30)
   int64_t sweep = 0;
   bool wide = false;
 };
@@ -30,6 +31,7 @@ std::string MatrixQuery(const MatrixOpts& o) {
   if (o.sweep > 0) q += "&sweep=" + std::to_string(o.sweep);
   if (!o.fingerprint.empty()) q += "&fingerprint=" + http::UrlEncode(o.fingerprint);
   if (!o.suite_version.empty()) q += "&suite_version=" + http::UrlEncode(o.suite_version);
+  if (o.layer != "verdict") q += "&layer=" + http::UrlEncode(o.layer);
   return q;
 }
 
@@ -68,6 +70,9 @@ Rows GridRows(const json& m, bool md) {
         continue;
       }
       std::string text = CellText(*it->second);
+      // The dispatch layer: the family that carried the cell's latest run, "[cudnn_sdpa (cuDNN)]".
+      if (it->second->contains("dispatch") && (*it->second)["dispatch"].is_string())
+        text += " [" + Str((*it->second)["dispatch"]) + "]";
       row.push_back(md ? text : VerdictColor(CellVerdict(*it->second)) + text + Reset());
     }
     rows.push_back(std::move(row));
@@ -116,6 +121,9 @@ void AddMatrixCommand(CLI::App& app, int* code) {
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
   c->add_flag("--wide", o->wide, "print cells whole, wider than the terminal if need be");
+  c->add_option("--layer", o->layer, "verdict, or dispatch: also the kernel family that carried each cell's latest run")
+      ->check(CLI::IsMember({"verdict", "dispatch"}))
+      ->capture_default_str();
   AddConnOptions(c, &o->conn);
   c->callback([o, code] {
     if (o->suite.empty() && o->sweep <= 0) {

@@ -1,5 +1,7 @@
 #include "core/suite.h"
 
+#include "core/dispatch.h"
+
 #include "core/smoke_reference.h"
 
 #include <algorithm>
@@ -271,9 +273,9 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     return Status::Invalid("unknown stage kind '" + kind + "' (command or server)", f + ".kind");
   const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
-                                          "chat", "description", "comment"}, f)
+                                          "chat", "description", "comment", "dispatch", "record_kernels"}, f)
                         : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "description",
-                                          "comment"}, f);
+                                          "comment", "dispatch", "record_kernels"}, f);
       !s.ok())
     return s;
   Stage stage;
@@ -310,6 +312,14 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     const json& r = st["ranks"];
     const bool ok = (r.is_number_integer() && r.get<int64_t>() >= 1 && r.get<int64_t>() <= 64) || r == "gpus";
     if (!ok) return Status::Invalid("ranks is an integer from 1 to 64 or \"gpus\" (one per GPU)", f + ".ranks");
+  }
+  // Kernel recording (docs/KERNELS.md "Kernel recorder"): on by default on GPU nodes.
+  if (st.contains("record_kernels") && !st["record_kernels"].is_boolean())
+    return Status::Invalid("record_kernels is true or false", f + ".record_kernels");
+  if (st.contains("dispatch")) {
+    if (st.value("record_kernels", true) == false)
+      return Status::Invalid("dispatch expectations need the kernel record (record_kernels is false)", f + ".dispatch");
+    if (Status e = CheckDispatchSpec(st["dispatch"], f + ".dispatch", s); !e.ok()) return e;
   }
   if (stage.kind == "server")
     if (Status e = CheckServerStage(st, f, s.params); !e.ok()) return e;

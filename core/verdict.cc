@@ -12,6 +12,9 @@ const std::vector<VerdictInfo>& Verdicts() {
       {Verdict::kUnsupported, "unsupported",  "unsupported",   "warn",  2,  true,  true,  true,  5},
       {Verdict::kCrashed,     "crashed",      "crashed",       "bad",   3,  true,  true,  true,  1},
       {Verdict::kWrongOutput, "wrong_output", "wrong output",  "bad",   3,  true,  true,  true,  2},
+      // Ran and answered, but not with the kernels the stage's dispatch expectation asked for
+      // (docs/KERNELS.md "Kernel recorder"): only the worker's dispatch check assigns it.
+      {Verdict::kFallback,    "fallback",     "fallback",      "warn",  2,  true,  true,  false, 0},
       {Verdict::kTimeout,     "timeout",      "timeout",       "infra", 1,  false, true,  true,  0},
       {Verdict::kOom,         "oom",          "out of memory", "bad",   3,  true,  true,  true,  4},
       {Verdict::kInfraError,  "infra_error",  "infra error",   "infra", 1,  false, true,  true,  3},

@@ -18,9 +18,9 @@ namespace gauntlet {
 // The verdicts as a type. Strings exist only at the SQL and JSON edges (Name/ParseVerdict); every
 // comparison inside the program is on this enum. The enumerators are in display order.
 enum class Verdict : uint8_t {
-  kPassed, kUnsupported, kCrashed, kWrongOutput, kTimeout, kOom, kInfraError, kCancelled, kSkipped,
+  kPassed, kUnsupported, kCrashed, kWrongOutput, kFallback, kTimeout, kOom, kInfraError, kCancelled, kSkipped,
 };
-inline constexpr int kVerdictCount = 9;
+inline constexpr int kVerdictCount = 10;
 
 // A trial's lifecycle: queued -> leased -> running -> done (a lost lease goes back to queued).
 enum class TrialState : uint8_t { kQueued, kLeased, kRunning, kDone };

@@ -11,7 +11,8 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   if (sit == sweeps_.end() || l.cancel) return false;
   const int k = sit->second.info.confirm_failures;
   const bool failure =
-      r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput || r.verdict == Verdict::kTimeout;
+      r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput || r.verdict == Verdict::kTimeout ||
+      r.verdict == Verdict::kFallback;  // a fallback is confirmed like any failure (issue 30)
   if (!failure || static_cast<int>(l.spec.tried.size()) >= k) return false;
   if (Status s = store_.RecordAttempt(r); !s.ok()) {
     *err = s;

@@ -100,7 +100,8 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   // A trial with these very gate values passed here: they do not decide this failure.
   if (sw.passed_gates.count({spec.target, r.failing_stage, key})) return;
   std::vector<int64_t> settled_by = {evidence};
-  if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput)) {
+  if (sw.info.confirm_failures > 0 && (r.verdict == Verdict::kCrashed || r.verdict == Verdict::kWrongOutput ||
+                                    r.verdict == Verdict::kFallback)) {
     // Under confirmation a failure is the config's once it was seen as often as the sweep asks, with
     // one signature each time: the confirming attempts are the second look that the rule below
     // takes from another trial. A crash that says nothing still never prunes.

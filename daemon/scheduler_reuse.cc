@@ -10,7 +10,8 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
   auto prior = store_.FindReusable(t.suite_id, t.config_key, hardware, node);
   if (!prior) return false;
   // A sweep that confirms failures reuses one only once it was confirmed as often as it asks.
-  if (sw.info.confirm_failures > 0 && (prior->verdict == Verdict::kCrashed || prior->verdict == Verdict::kWrongOutput) &&
+  if (sw.info.confirm_failures > 0 && (prior->verdict == Verdict::kCrashed || prior->verdict == Verdict::kWrongOutput ||
+                                   prior->verdict == Verdict::kFallback) &&
       prior->confirmed < sw.info.confirm_failures)
     return false;
   ResultRow r = *prior;

@@ -270,6 +270,13 @@ UPDATE cells SET
                AND r.config_key = cells.config_key AND r.hardware = cells.hardware);
 DROP TABLE reused_runs;
 )sql",
+      // 12: the kernels a trial's attempt launched, as the kernel recorder saw them
+      // (core/kernel_record.h: top kernels by time, totals, dropped records; bounded by the API),
+      // and the family that carried it, for the matrix's dispatch layer. NULL: not recorded.
+      R"sql(
+ALTER TABLE results ADD COLUMN kernels TEXT;
+ALTER TABLE trials ADD COLUMN dispatch TEXT;
+)sql",
   };
   return k;
 }

@@ -147,6 +147,9 @@ struct ResultRow {
   // Filed by reuse (a copy of an earlier trial's verdict, never run): the results index counts it as
   // reused beside the runs, never as a run (docs/SCHEDULING.md "Reuse").
   bool reused = false;
+  // What the kernel recorder saw (core/kernel_record.h KernelRecordJson, bounded to the top
+  // kernels); null when the trial was not recorded.
+  nlohmann::json kernels;
 };
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.

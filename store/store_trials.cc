@@ -22,7 +22,7 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
       TrialRow t = ReadTrial(s);
       auto& r = db.Cached(
           "SELECT attempt, verdict, signature, evidence, failing_stage, exit_code, signal, metrics, stages, "
-          "fingerprint, hardware, finished_at FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
+          "fingerprint, hardware, finished_at, kernels FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
       r.Bind(1, id);
       if (r.Step()) {
         t.result = {{"attempt", r.Int(0)},
@@ -36,7 +36,8 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
                     {"stages", ParseOr(r.TextView(8), json::array())},
                     {"fingerprint", ParseOr(r.TextView(9), json::object())},
                     {"hardware", r.Text(10)},
-                    {"finished_at", r.Int(11)}};
+                    {"finished_at", r.Int(11)},
+                    {"kernels", r.IsNull(12) ? json() : ParseOr(r.TextView(12), json())}};
       }
       return t;
     });
@@ -165,12 +166,14 @@ const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
 Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   auto& ins = db.Cached(
       "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
-      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at, kernels) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string fingerprint = r.fingerprint.dump();
   ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, Name(r.verdict)).Bind(4, r.signature).Bind(5, r.evidence);
   ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
   ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
   ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
+  if (r.kernels.is_null()) ins.BindNull(15);
+  else ins.Bind(15, r.kernels.dump());
   ins.Run();
   auto& q = db.Cached(
       "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
@@ -193,12 +196,17 @@ Status Store::FinishTrial(const ResultRow& r, std::optional<int64_t> evidence_tr
           "UPDATE trials SET state='done', verdict=?, signature=?, finished_at=?, lease_id=NULL, lease_deadline=NULL,"
           " evidence_trial=COALESCE(?, evidence_trial), hardware=COALESCE(NULLIF(?, ''), hardware),"
           " attempt=MAX(attempt, ?), fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
-          " confirmed=?, flaky=? WHERE id=?");
+          " confirmed=?, flaky=?, dispatch=? WHERE id=?");
       u.Bind(1, Name(r.verdict)).Bind(2, r.signature).Bind(3, r.finished_at).Bind(4, evidence_trial).Bind(5, r.hardware);
       u.Bind(6, r.attempt).Bind(7, cell.fingerprint);
       if (cell.metric) u.Bind(8, cell.metric->name).Bind(9, cell.metric->value).Bind(10, cell.metric->unit);
       else u.BindNull(8).BindNull(9).BindNull(10);
-      u.Bind(11, r.confirmed).Bind(12, r.flaky ? 1 : 0).Bind(13, r.trial_id).Run();
+      u.Bind(11, r.confirmed).Bind(12, r.flaky ? 1 : 0);
+      // The family that carried the run, for the matrix's dispatch layer (NULL: not recorded).
+      const std::string family = r.kernels.is_object() ? r.kernels.value("carrying_family", "") : "";
+      if (family.empty()) u.BindNull(13);
+      else u.Bind(13, family);
+      u.Bind(14, r.trial_id).Run();
       cell.flaky = r.flaky;
       cell.reused = r.reused;
       UpsertCell(db, cell);

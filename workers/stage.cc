@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/suite.h"
+#include "workers/kernel_recording.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -71,6 +72,7 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const json&
   env["GAUNTLET_GPU_ARCH"] = arch;
   env["GAUNTLET_SUITE_DIR"] = ctx.suite_dir;
   for (auto& [k, v] : ctx.config) env["GAUNTLET_PARAM_" + Upper(k)] = v;
+  AddKernelRecorderEnv(ctx, stage, &env);
   if (stage.contains("env") && stage["env"].is_object()) {
     auto vars = StageVars(ctx, port);
     for (auto& [k, v] : stage["env"].items())

@@ -42,6 +42,9 @@ struct TrialContext {
   // The grant's "reference" (SUITE_FORMAT.md "Differential validation"): the reference trial's
   // recorded smoke answers, or why there are none; null when the daemon sent none.
   nlohmann::json reference;
+  // The kernel recorder's library (workers/kernel_recording.h) when this node records kernels;
+  // empty: stages run without it.
+  std::string kernel_recorder;
 };
 
 // How one stage ended: its verdict (core/verdict.h), the signature and evidence that explain a

@@ -7,6 +7,7 @@
 
 #include "classifier/classifier.h"
 #include "workers/command_stage.h"
+#include "workers/kernel_recording.h"
 #include "workers/lease_keeper.h"
 #include "workers/server_stage.h"
 
@@ -22,6 +23,8 @@ struct TrialOutcome {
   StageOutcome last;
   json stages = json::array();
   json metrics = json::object();
+  bool recorded = false;  // some stage ran under the kernel recorder
+  KernelRecord kernels;   // what every recorded stage's processes launched
 };
 
 TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log) {
@@ -42,6 +45,7 @@ TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log)
   ctx.processes = env.processes;
   ctx.kill_grace = env.kill_grace;
   if (g.contains("reference")) ctx.reference = g["reference"];
+  ctx.kernel_recorder = env.kernel_recorder;
   return ctx;
 }
 
@@ -61,6 +65,10 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
   for (auto& st : ctx.suite.value("stages", json::array())) {
     if (ctx.should_stop()) break;
     StageOutcome o = st.value("kind", "") == "server" ? RunServerStage(ctx, st, rules) : RunCommandStage(ctx, st, rules);
+    if (RecordsKernels(ctx, st) && o.verdict != Verdict::kCancelled) {
+      t.recorded = true;
+      ApplyKernelRecord(ctx, st, &o, &t.kernels);
+    }
     json sj = {{"name", o.stage}, {"verdict", Name(o.verdict)}, {"seconds", o.seconds}};
     if (!o.signature.empty()) sj["signature"] = o.signature;
     if (o.exit_code) sj["exit_code"] = *o.exit_code;
@@ -96,6 +104,7 @@ json ReportJson(const TrialOutcome& t, const json& fingerprint) {
                  {"stages", t.stages}, {"fingerprint", fingerprint}};
   if (last.exit_code) report["exit_code"] = *last.exit_code;
   if (last.signal) report["signal"] = *last.signal;
+  if (t.recorded) report["kernels"] = KernelRecordJson(t.kernels);
   return report;
 }
 

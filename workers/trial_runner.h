@@ -32,6 +32,7 @@ struct TrialRunnerEnv {
   std::chrono::milliseconds kill_grace{5000};
   std::atomic<bool>* abort_all = nullptr;  // set when the worker must stop its trials now; may be null
   WorkerClock* clock = &SteadyWorkerClock();  // every wait and deadline of the trial
+  std::string kernel_recorder;  // the recorder library when the node records kernels, else empty
 };
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when

@@ -22,6 +22,7 @@
 #include "workers/fingerprint.h"
 #include "workers/gpu_handback.h"
 #include "workers/http_daemon_link.h"
+#include "workers/kernel_recording.h"
 #include "workers/nvml.h"
 #include "proc/process.h"
 #include "proc/stage_cgroup.h"
@@ -201,8 +202,13 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
                max_trials_,
                StageCgroup::Available() ? "a cgroup v2 each and a subreaper keeper"
                                         : "a subreaper keeper (no cgroup v2 to create here, or --containment subreaper)");
+  // The kernel recorder (issue 30): a node without it or without CUPTI says so here, in its
+  // registration, and its trials record nothing (never fail for it).
+  const KernelRecorder recorder = FindKernelRecorder(exe_dir_, !inv_.gpus.empty());
+  spdlog::info("worker {}: kernel recorder: {}", name_, recorder.description);
   registration_ = {{"name", name_}, {"inventory", InventoryJson(inv_)}, {"labels", inv_.labels},
-                   {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda}}}};
+                   {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda},
+                                    {"kernel_recorder", recorder.description}}}};
   env_.daemon = &daemon_;
   env_.processes = &processes_;
   env_.clock = &clock_;
@@ -211,6 +217,7 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.inv = &inv_;
   env_.workdir = workdir_;
   env_.exe_dir = exe_dir_;
+  env_.kernel_recorder = recorder.library;
   env_.pass_env = o.pass_env;
   env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
   env_.abort_all = &abort_all;

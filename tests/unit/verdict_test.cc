@@ -24,6 +24,17 @@ TEST(Vocabulary, TheTableIsIndexedByTheEnumAndEveryNameRoundTrips) {
   EXPECT_EQ(Name(Verdict::kWrongOutput), "wrong_output");
 }
 
+TEST(Vocabulary, FallbackIsAJudgedFindingOnlyTheDispatchCheckGives) {
+  const VerdictInfo& f = Info(Verdict::kFallback);
+  EXPECT_EQ(f.name, "fallback");
+  EXPECT_TRUE(f.judged);
+  EXPECT_TRUE(f.reported);
+  EXPECT_FALSE(f.rule) << "no result file or signature rule may claim a fallback";
+  EXPECT_GT(f.severity, Info(Verdict::kPassed).severity);
+  auto r = ParseSignatureRules(nlohmann::json::array({{{"match", "x"}, {"verdict", "fallback"}}}));
+  EXPECT_FALSE(r.ok());
+}
+
 TEST(Vocabulary, TrialStatesRoundTrip) {
   for (TrialState s : {TrialState::kQueued, TrialState::kLeased, TrialState::kRunning, TrialState::kDone})
     EXPECT_EQ(ParseTrialState(Name(s)), s);

@@ -39,6 +39,13 @@ export function presentVerdicts(c) {
  * and its most severe one; app.css draws the split from the lo-FAMILY and hi-FAMILY classes.
  */
 export function cellFace(c) {
+  const face = cellFaceOf(c);
+  // The dispatch layer (?layer=dispatch): the kernel family that carried the cell's latest run.
+  if (typeof c.dispatch === 'string') face.text += ` [${c.dispatch}]`;
+  return face;
+}
+
+function cellFaceOf(c) {
   const v = c.verdict;
   let runs = 0;
   for (const k in c.counts) runs += c.counts[k];

@@ -44,6 +44,7 @@ export default async function render(ctx) {
     cols: q.get('cols') || def.cols,
     sweep: q.get('sweep') || '',
     fingerprint: q.get('fingerprint') || '',
+    layer: q.get('layer') === 'dispatch' ? 'dispatch' : '',
   };
   const go = (over) => {
     const next = {...state, ...over};
@@ -62,9 +63,12 @@ export default async function render(ctx) {
     onchange: (e) => go({fingerprint: e.target.value.trim()})});
   const controls = matrixControls(Object.keys(values), state, (l) => go(l));
   controls.prepend(h('label', {}, 'Suite', suiteSel), h('label', {}, 'Version', versionSel));
-  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn));
+  // The dispatch layer (issue 30): each cell also names the kernel family that carried its latest run.
+  const layerIn = h('input', {name: 'layer', type: 'checkbox', checked: state.layer === 'dispatch', 'data-testid': 'layer-dispatch',
+    onchange: (e) => go({layer: e.target.checked ? 'dispatch' : ''})});
+  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, layerIn, ' Kernels'));
   const query = (format) => qs({suite: state.suite, suite_version: state.sweep ? '' : state.suite_version, rows: state.rows.join(','),
-    cols: state.cols, sweep: state.sweep, fingerprint: state.fingerprint, format});
+    cols: state.cols, sweep: state.sweep, fingerprint: state.fingerprint, layer: state.layer, format});
   const box = h('div', {'aria-live': 'polite'}, h('p', {class: 'muted'}, 'Loading…'));
   const metricNote = h('p', {class: 'muted', 'data-testid': 'matrix-note'});
   fill(ctx.main,

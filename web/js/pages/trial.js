@@ -6,6 +6,7 @@ import {fill, fmtConfig, fmtFingerprint, fmtSeconds, fmtTime, h} from '../dom.js
 import {throttle} from '../events.js';
 import {logTail} from '../components/log_tail.js';
 import {concurrencyCharts, metricsTable} from '../components/metrics.js';
+import {kernelsSection} from '../components/kernels.js';
 import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
@@ -85,7 +86,8 @@ export default async function render(ctx) {
       h('h2', {}, 'Stages'), stagesTable(r.stages),
       h('h2', {}, 'Metrics'), metricsTable(r.metrics),
       h('div', {class: 'row charts'},
-        concurrencyCharts(r.metrics, {seriesName: `${fmtConfig(t.config)} on ${t.hardware || 'unknown'}`})));
+        concurrencyCharts(r.metrics, {seriesName: `${fmtConfig(t.config)} on ${t.hardware || 'unknown'}`})),
+      kernelsSection(t));
   }
 
   const logBox = h('div');
