@@ -137,7 +137,10 @@ void PytestReader::Observe(std::string_view raw) {
   const char c0 = raw.front();
   const bool in_block = section_ == Section::kFailures || section_ == Section::kErrors;
   const bool verbose = raw.size() > 8 && raw.back() == ']' && raw[raw.size() - 2] == '%';
-  const bool count_start = std::isdigit(static_cast<unsigned char>(c0)) || c0 == 'n';
+  // The -q form of the final line ("2 failed, 1 passed in 0.03s", "no tests ran in 0.01s"): most log
+  // lines that start with a digit (timestamps) end in something else, and are left at once.
+  const char cz = raw.back();
+  const bool count_start = (std::isdigit(static_cast<unsigned char>(c0)) || c0 == 'n') && (cz == 's' || cz == ')');
   if (!in_block && !verbose && section_ != Section::kSummary && c0 != '=' && c0 != '\x1b' && !count_start) return;
   std::string stripped;
   std::string_view line = raw;

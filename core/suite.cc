@@ -272,8 +272,8 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
                                           "chat", "description", "comment"}, f)
-                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "description",
-                                          "comment"}, f);
+                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "junit",
+                                          "description", "comment"}, f);
       !s.ok())
     return s;
   Stage stage;
@@ -310,6 +310,18 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     const json& r = st["ranks"];
     const bool ok = (r.is_number_integer() && r.get<int64_t>() >= 1 && r.get<int64_t>() <= 64) || r == "gpus";
     if (!ok) return Status::Invalid("ranks is an integer from 1 to 64 or \"gpus\" (one per GPU)", f + ".ranks");
+  }
+  if (st.contains("junit")) {
+    // The JUnit XML file the stage's test runner writes (pytest --junitxml, gtest
+    // --gtest_output=xml:PATH, ctest --output-junit); relative paths are in the trial's workdir.
+    const json& p = st["junit"];
+    if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>().size() > 4096)
+      return Status::Invalid("junit is the path of the JUnit XML file the stage writes (a non-empty string, e.g. "
+                             "\"{workdir}/junit.xml\")", f + ".junit");
+    if (p.get<std::string>().find('\0') != std::string::npos)
+      return Status::Invalid("junit is a path and holds no NUL byte", f + ".junit");
+    for (auto& ph : PlaceholdersIn(p.get<std::string>()))
+      if (!known.count(ph)) return Status::Invalid("placeholder {" + ph + "} names no parameter", f + ".junit");
   }
   if (stage.kind == "server")
     if (Status e = CheckServerStage(st, f, s.params); !e.ok()) return e;

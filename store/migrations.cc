@@ -238,6 +238,24 @@ ALTER TABLE nodes ADD COLUMN credential TEXT NOT NULL DEFAULT '';
       R"sql(
 ALTER TABLE sweeps ADD COLUMN creating INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 10 (junit): each attempt's test cases as its test runner reported them (docs/API.md "Trial"
+      // `tests`): at most kMaxStoredTestCases per attempt, names and evidence cut to their bounds
+      // (store/test_cases.h); `tests_not_stored` counts the cases reported beyond them.
+      R"sql(
+CREATE TABLE test_cases(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  attempt INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  stage TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '',
+  seconds REAL,
+  PRIMARY KEY(trial_id, attempt, seq)) WITHOUT ROWID;
+ALTER TABLE results ADD COLUMN tests_not_stored INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return k;
 }

@@ -172,6 +172,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   ins.Bind(8, r.signal).Bind(9, r.metrics.dump()).Bind(10, r.stages.dump()).Bind(11, fingerprint);
   ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
   ins.Run();
+  InsertTestCasesLocked(db, r);
   auto& q = db.Cached(
       "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
       " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
