@@ -144,3 +144,53 @@ TEST(PytestReader, StaysBoundedOnAHugeReport) {
 
 }  // namespace
 }  // namespace gauntlet::classifier
+
+namespace gauntlet::classifier {
+namespace {
+
+// pytest 8's own failure demo (doc/en/example/assertion/failure_demo.py, as its regendoc output
+// prints it): class-qualified node ids, a summary message that is the bare assert, a block header
+// "TestFailing.test_simple", and the type only on the location line.
+TEST(PytestReader, Pytest8ClassTestsTakeTheTypeFromTheLocationLine) {
+  const char* lines[] = {
+      "============================= test session starts ==============================",
+      "platform linux -- Python 3.x.y, pytest-8.x.y, pluggy-1.x.y",
+      "collected 44 items",
+      "",
+      "failure_demo.py FF                                                   [100%]",
+      "",
+      "=================================== FAILURES ===================================",
+      "___________________________ TestFailing.test_simple ____________________________",
+      "",
+      "self = <failure_demo.TestFailing object at 0xdeadbeef0001>",
+      "",
+      "    def test_simple(self):",
+      ">       assert f() == g()",
+      "E       assert 42 == 43",
+      "E        +  where 42 = <function TestFailing.test_simple.<locals>.f at 0xdeadbeef0003>()",
+      "",
+      "failure_demo.py:41: AssertionError",
+      "_________________________ test_generative[3-6] _________________________",
+      "",
+      ">       assert param1 * 2 < param2",
+      "E       assert (3 * 2) < 6",
+      "",
+      "failure_demo.py:22: AssertionError",
+      "=========================== short test summary info ============================",
+      "FAILED failure_demo.py::TestFailing::test_simple - assert 42 == 43",
+      "FAILED failure_demo.py::test_generative[3-6] - assert (3 * 2) < 6",
+      "============================== 2 failed in 0.12s ===============================",
+  };
+  PytestReader r;
+  for (const char* l : lines) r.Observe(l);
+  ASSERT_TRUE(r.complete());
+  TestReport rep = r.Report();
+  ASSERT_EQ(rep.cases.size(), 2u);
+  EXPECT_EQ(rep.cases[0].name, "failure_demo.py::TestFailing::test_simple");
+  EXPECT_EQ(rep.cases[0].message, "AssertionError: assert 42 == 43");
+  EXPECT_EQ(rep.cases[1].name, "failure_demo.py::test_generative[3-6]");
+  EXPECT_EQ(rep.cases[1].message, "AssertionError: assert (3 * 2) < 6");
+}
+
+}  // namespace
+}  // namespace gauntlet::classifier

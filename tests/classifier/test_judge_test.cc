@@ -186,3 +186,26 @@ TEST(ClassifierTests, TheReportDoesNotDependOnChunking) {
 
 }  // namespace
 }  // namespace gauntlet::classifier
+
+namespace gauntlet::classifier {
+namespace {
+
+// A bare assert in pytest (no message): the location line names AssertionError, so it is a wrong
+// output, with the test file as the signature's frame.
+TEST(JudgeTests, ABareAssertIsWrongOutputInTheTestsFile) {
+  TestReport r;
+  r.runner = "pytest";
+  r.complete = true;
+  TestCase c = NamedCase("tests/gemm/test_mm_fp4.py::test_mm_fp4[cudnn]");
+  c.end = TestEnd::kFailed;
+  c.message = "AssertionError: assert 0.4127 > 0.99";
+  AddCase(&r, c);
+  r.counts.failed = 1;
+  TestJudgement j = JudgeTests(r);
+  ASSERT_EQ(j.cases.size(), 1u);
+  EXPECT_EQ(j.cases[0].verdict, Verdict::kWrongOutput);
+  EXPECT_EQ(j.cases[0].signature, "wrong_output:AssertionError:assert <n> > <n>@test_mm_fp4.py");
+}
+
+}  // namespace
+}  // namespace gauntlet::classifier
