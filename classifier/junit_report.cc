@@ -6,7 +6,6 @@
 
 #include <pugixml.hpp>
 
-#include <charconv>
 #include <cstdlib>
 #include <vector>
 
