@@ -142,4 +142,20 @@ std::optional<int64_t> ParseId(const std::string& s) {
   return v;
 }
 
+json TrialTestsJson(const TrialTests& t) {
+  json counts = json::object(), cases = json::array();
+  for (const TestCaseRow& c : t.cases) {
+    const std::string v(Name(c.verdict));
+    counts[v] = counts.value(v, 0) + 1;
+    json e = {{"stage", c.stage}, {"name", c.name}, {"outcome", c.outcome}, {"verdict", v}};
+    if (!c.signature.empty()) e["signature"] = c.signature;
+    if (!c.evidence.empty()) e["evidence"] = c.evidence;
+    e["seconds"] = c.seconds ? json(*c.seconds) : json();
+    cases.push_back(std::move(e));
+  }
+  const int64_t stored = static_cast<int64_t>(t.cases.size());
+  return {{"attempt", t.attempt}, {"counts", counts}, {"total", stored + t.not_stored}, {"stored", stored},
+          {"not_stored", t.not_stored}, {"cases", cases}};
+}
+
 }  // namespace gauntlet::api

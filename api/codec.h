@@ -19,6 +19,9 @@ namespace gauntlet::api {
 nlohmann::json SuiteJson(const SuiteRow& s, bool full);
 nlohmann::json SweepJson(const SweepRow& s);
 nlohmann::json TrialJson(const TrialRow& t);
+// A trial's `tests` (docs/API.md "Trial"): {"attempt", "counts": {verdict: n}, "total", "stored",
+// "not_stored", "cases": [{"stage", "name", "outcome", "verdict", "signature", "evidence", "seconds"}]}.
+nlohmann::json TrialTestsJson(const TrialTests& t);
 // A sweep's API path ("/api/v1/sweeps/12") and its dashboard page ("/#/sweeps/12"), both relative to
 // the daemon's base URL, as `url` and `dashboard_url` in answers.
 std::string SweepUrl(int64_t id);

@@ -107,7 +107,12 @@ std::vector<http::Route> TrialRoutes(Context& c) {
          if (!id) return http::Problem(404, "Not Found", "no trial '" + r.params["id"] + "'", "id");
          auto t = c.store.GetTrial(*id);
          if (!t.ok()) return FromStatus(t.status());
-         return http::Json(TrialJson(*t));
+         json out = TrialJson(*t);
+         // The per-test outcomes its test runner reported (docs/API.md "Trial" `tests`).
+         auto tests = c.store.GetTrialTests(*id);
+         if (!tests.ok()) return FromStatus(tests.status());
+         out["tests"] = TrialTestsJson(*tests);
+         return http::Json(out);
        }},
       {"GET", "/api/v1/trials/{id}/log", Role::kRead,
        [&c](Request& r) -> Response {

@@ -99,6 +99,43 @@ HeartbeatRequest ParseHeartbeat(const json& body) {
   return HeartbeatRequest{body.is_object() && body.value("running", false)};
 }
 
+namespace {
+// The report's "tests": {"cases": [{"stage", "name", "outcome", "verdict", "signature", "evidence",
+// "seconds"}], "not_sent": N} (workers/test_outcomes.h). Cases past kMaxStoredTestCases are counted,
+// not kept; a case that is not an object, lacks a name, or has a verdict that is not one is a 422.
+Status ParseReportTests(const json& t, ResultRow* r) {
+  if (!t.is_object()) return Status::Invalid("tests is an object with cases", "tests");
+  if (t.contains("not_sent")) {
+    if (!t["not_sent"].is_number_unsigned()) return Status::Invalid("not_sent is a count", "tests.not_sent");
+    r->tests_not_stored = static_cast<int64_t>(std::min<uint64_t>(t["not_sent"].get<uint64_t>(), 1u << 30));
+  }
+  if (!t.contains("cases")) return Status::Ok();
+  const json& cases = t["cases"];
+  if (!cases.is_array()) return Status::Invalid("cases is a list", "tests.cases");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string f = "tests.cases[" + std::to_string(i) + "]";
+    const json& c = cases[i];
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string())
+      return Status::Invalid("a test case is an object with a name", f);
+    const std::string v = c.value("verdict", "");
+    const std::optional<Verdict> verdict = ParseVerdict(v);
+    if (!verdict || !Info(*verdict).reported)
+      return Status::Invalid("verdict '" + v + "' is not one of " +
+                                 JoinNames(VerdictNames([](const VerdictInfo& x) { return x.reported; })),
+                             f + ".verdict");
+    if (r->tests.size() >= kMaxStoredTestCases) {
+      ++r->tests_not_stored;
+      continue;
+    }
+    auto str = [&](const char* k) { return c.contains(k) && c[k].is_string() ? c[k].get<std::string>() : std::string(); };
+    TestCaseRow row{str("stage"), str("name"), str("outcome"), *verdict, str("signature"), str("evidence")};
+    if (c.contains("seconds") && c["seconds"].is_number()) row.seconds = c["seconds"].get<double>();
+    r->tests.push_back(std::move(row));
+  }
+  return Status::Ok();
+}
+}  // namespace
+
 Result<ResultRow> ParseReport(json body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
   ResultRow r;
@@ -131,6 +168,8 @@ Result<ResultRow> ParseReport(json body) {
     if (!k.ok()) return k.status();
     r.kernels = std::move(*k);
   }
+  if (body.contains("tests"))
+    if (Status s = ParseReportTests(body["tests"], &r); !s.ok()) return s;
   return r;
 }
 

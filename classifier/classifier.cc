@@ -19,6 +19,9 @@
 #include "classifier/rank_triage.h"
 #include "core/signal_names.h"
 #include "classifier/traceback.h"
+#include "classifier/gtest_report.h"
+#include "classifier/pytest_report.h"
+#include "classifier/test_judge.h"
 
 namespace gauntlet::classifier {
 namespace {
@@ -83,6 +86,12 @@ struct Classifier::State {
     if (last_line_pending) last_line.assign(last_line_view.substr(0, kLastLineBytes));
     last_line_pending = false;
   }
+  // Test runners' own reports (docs/CLASSIFIER.md "Test runners"), and the suite's rules to judge
+  // their cases with.
+  PytestReader pytest;
+  GtestReader gtest;
+  std::vector<SignatureRule> rules;
+  std::optional<TestReport> Tests(bool complete_only) const;
   // Scratch for one line's needle hits, and its lowercased text.
   std::vector<uint8_t> hit;
   std::string lower_buf;
@@ -154,6 +163,8 @@ void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
 void Classifier::State::ProcessLine(std::string_view line) {
   ++line_no;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  pytest.Observe(line);
+  gtest.Observe(line);
   if (const int r = TorchrunRankPrefix(line); r >= 0 && static_cast<size_t>(r) < kMaxRanks) {
     if (seen_ranks.size() <= static_cast<size_t>(r)) seen_ranks.resize(static_cast<size_t>(r) + 1, 0);
     seen_ranks[static_cast<size_t>(r)] = 1;
@@ -367,6 +378,14 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   // The suite's own rules win; among several, the first in the suite's order.
   for (size_t i = 0; i < suite_hits.size(); ++i)
     if (suite_hits[i]) return out(*suite_hits[i]);
+  // A test runner that finished its report judged every case: the worst case is the run's verdict
+  // (a skip is unsupported even when pytest exits 0). When every case passed the log still decides.
+  if (!exit.timed_out) {
+    if (std::optional<TestReport> t = Tests(true)) {
+      Classification j = JudgeTests(*t, rules).overall;
+      if (j.verdict != Verdict::kPassed) return j;
+    }
+  }
 
   const bool exited_ok = exit.exit_code && *exit.exit_code == 0 && !exit.signal && !exit.timed_out;
   if (exited_ok) {
@@ -404,7 +423,26 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
 }
 
 
+std::optional<TestReport> Classifier::State::Tests(bool complete_only) const {
+  // Both readers see every line; one log holds one runner's report (a suite runs one runner per stage).
+  if (pytest.complete()) return pytest.Report();
+  if (gtest.complete()) return gtest.Report();
+  if (complete_only) return std::nullopt;
+  TestReport p = pytest.Report(), g = gtest.Report();
+  if (!g.cases.empty()) return g;
+  if (!p.cases.empty()) return p;
+  return std::nullopt;
+}
+
+std::optional<TestReport> Classifier::Tests() const {
+  if (state_->partial.empty()) return state_->Tests(false);
+  State copy = *state_;
+  copy.ProcessLine(copy.partial);
+  return copy.Tests(false);
+}
+
 Classifier::Classifier(std::vector<SignatureRule> suite_rules) : state_(std::make_unique<State>()) {
+  state_->rules = suite_rules;
   state_->engine = SharedEngine(std::move(suite_rules));
   state_->hit.assign(state_->engine->ac->needle_count(), 0);
   state_->suite_hits.resize(state_->engine->suite.size());

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/test_report.h"
 #include "core/signature_rule.h"
 #include "core/verdict.h"
 
@@ -45,6 +46,10 @@ class Classifier {
 
   void Feed(std::string_view chunk);
   Classification Finish(const ExitInfo& exit) const;
+  // What a test runner in the log reported about its cases (pytest's or GoogleTest's console
+  // report; docs/CLASSIFIER.md "Test runners"): a finished report, else the cases of one cut short,
+  // else nullopt. Judge it with JudgeTests (test_judge.h). Const; callable with Finish.
+  std::optional<TestReport> Tests() const;
 
   struct State;  // defined in classifier.cc
 

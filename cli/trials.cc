@@ -118,6 +118,30 @@ void ExplainEmptyLog(http::Client& client, int64_t id) {
   std::cerr << "gauntlet: the log that explains it: gauntlet logs " << ran << "\n";
 }
 
+// `gauntlet logs N --tests`: the trial's test cases (GET /api/v1/trials/N `tests`), the ones that did
+// not pass first, one line each: verdict, test, signature.
+void PrintTestCases(const json& tests, int64_t id) {
+  if (!tests.is_object() || tests.value("cases", json::array()).empty()) {
+    std::cout << "trial " << id << " reported no test cases\n";
+    return;
+  }
+  std::string counts;
+  for (auto& [v, n] : tests["counts"].items()) counts += (counts.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + v;
+  std::cout << "trial " << id << ": " << tests.value("total", 0) << " tests (" << counts << ")";
+  if (tests.value("not_stored", 0) > 0) std::cout << "; " << tests["not_stored"].get<int64_t>() << " not stored";
+  std::cout << "\n";
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const json& c : tests["cases"]) {
+      if ((Str(c["verdict"]) == "passed") != (pass == 1)) continue;
+      std::cout << "  " << Str(c["verdict"]);
+      for (size_t w = Str(c["verdict"]).size(); w < 13; ++w) std::cout << ' ';
+      std::cout << Str(c["name"]);
+      if (c.contains("signature")) std::cout << "  " << Str(c["signature"]);
+      std::cout << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 void AddTrialsCommand(CLI::App& app, int* code) {
@@ -181,12 +205,20 @@ void AddLogsCommand(CLI::App& app, int* code) {
   auto o = std::make_shared<ClientOptions>();
   auto trial = std::make_shared<int64_t>(0);
   auto follow = std::make_shared<bool>(false);
+  auto tests = std::make_shared<bool>(false);
   auto c = app.add_subcommand("logs", "Print a trial's log");
   c->add_option("trial", *trial, "trial id")->required();
   c->add_flag("-f,--follow", *follow, "keep printing as the log grows, until the trial is done");
+  c->add_flag("--tests", *tests, "print the trial's test cases (its test runner's report) instead of the log");
   AddClientOptions(c, o.get());
   c->callback([=] {
     auto client = Connect(*o);
+    if (*tests) {
+      auto t = Call(*client, "GET", "/api/v1/trials/" + std::to_string(*trial));
+      if (!t) return void(*code = 2);
+      PrintTestCases(t->value("tests", json()), *trial);
+      return;
+    }
     std::unique_ptr<EventWatch> watch;
     if (*follow) {
       auto t = Call(*client, "GET", "/api/v1/trials/" + std::to_string(*trial));

@@ -274,7 +274,7 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
                                           "chat", "description", "comment", "dispatch", "record_kernels"}, f)
-                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "description",
+                        : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "junit", "description",
                                           "comment", "dispatch", "record_kernels"}, f);
       !s.ok())
     return s;
@@ -320,6 +320,18 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     if (st.value("record_kernels", true) == false)
       return Status::Invalid("dispatch expectations need the kernel record (record_kernels is false)", f + ".dispatch");
     if (Status e = CheckDispatchSpec(st["dispatch"], f + ".dispatch", s); !e.ok()) return e;
+  }
+  if (st.contains("junit")) {
+    // The JUnit XML file the stage's test runner writes (pytest --junitxml, gtest
+    // --gtest_output=xml:PATH, ctest --output-junit); relative paths are in the trial's workdir.
+    const json& p = st["junit"];
+    if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>().size() > 4096)
+      return Status::Invalid("junit is the path of the JUnit XML file the stage writes (a non-empty string, e.g. "
+                             "\"{workdir}/junit.xml\")", f + ".junit");
+    if (p.get<std::string>().find('\0') != std::string::npos)
+      return Status::Invalid("junit is a path and holds no NUL byte", f + ".junit");
+    for (auto& ph : PlaceholdersIn(p.get<std::string>()))
+      if (!known.count(ph)) return Status::Invalid("placeholder {" + ph + "} names no parameter", f + ".junit");
   }
   if (stage.kind == "server")
     if (Status e = CheckServerStage(st, f, s.params); !e.ok()) return e;

@@ -6,6 +6,7 @@ pkgs=(cmake g++ make libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-de
       libgtest-dev libcli11-dev libyaml-cpp-dev libssl-dev ninja-build ccache python3 wrk
       zsh fish  # zsh, fish: the completion scripts are tested in the shells they are for
       libre2-dev pkgconf  # RE2 for user patterns (core/user_regex.h), found through pkg-config
+      libpugixml-dev  # reads test runners' JUnit XML files (classifier/junit_report.h)
       clang libclang-rt-dev
       lld)  # the linker CMake picks when it is there (cmake/BuildSpeed.cmake): test links in a fraction of GNU ld's time
 # clang and libFuzzer for the fuzz tests (tests/fuzz/): Debian's clang only recommends the runtime

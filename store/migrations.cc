@@ -277,6 +277,24 @@ DROP TABLE reused_runs;
 ALTER TABLE results ADD COLUMN kernels TEXT;
 ALTER TABLE trials ADD COLUMN dispatch TEXT;
 )sql",
+      // 13: each attempt's test cases as its test runner reported them (docs/API.md "Trial"
+      // `tests`): at most kMaxStoredTestCases per attempt, names and evidence cut to their bounds
+      // (store/test_cases.h); `tests_not_stored` counts the cases reported beyond them.
+      R"sql(
+CREATE TABLE test_cases(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  attempt INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  stage TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '',
+  seconds REAL,
+  PRIMARY KEY(trial_id, attempt, seq)) WITHOUT ROWID;
+ALTER TABLE results ADD COLUMN tests_not_stored INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return k;
 }

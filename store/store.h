@@ -125,6 +125,24 @@ struct NodeRow {
   std::string credential;
 };
 
+// One test case of an attempt, as its test runner reported it and the worker judged it
+// (docs/API.md "Trial" `tests`; kMaxStoredTestCases per attempt, fields cut to kMaxTestField).
+struct TestCaseRow {
+  std::string stage, name, outcome;  // outcome: passed, skipped, xfailed, failed, error
+  Verdict verdict = Verdict::kPassed;
+  std::string signature, evidence;
+  std::optional<double> seconds;
+};
+inline constexpr size_t kMaxStoredTestCases = 500;
+inline constexpr size_t kMaxTestField = 512;  // bytes of a stored name, signature or evidence
+
+// A trial's test cases: those of its latest attempt that reported any.
+struct TrialTests {
+  int attempt = 0;
+  std::vector<TestCaseRow> cases;
+  int64_t not_stored = 0;  // cases the runner reported beyond those stored
+};
+
 struct ResultRow {
   int64_t trial_id = 0;
   int attempt = 0;
@@ -150,6 +168,9 @@ struct ResultRow {
   // What the kernel recorder saw (core/kernel_record.h KernelRecordJson, bounded to the top
   // kernels); null when the trial was not recorded.
   nlohmann::json kernels;
+  // The attempt's test cases (at most kMaxStoredTestCases are stored) and how many more there were.
+  std::vector<TestCaseRow> tests;
+  int64_t tests_not_stored = 0;
 };
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
@@ -214,6 +235,8 @@ class Store {
 
   // Trials. GetTrial fills `result` with its latest attempt's result row.
   Result<TrialRow> GetTrial(int64_t id);
+  // The test cases of the trial's latest attempt that has any (store/test_cases.cc); empty when none.
+  Result<TrialTests> GetTrialTests(int64_t id);
   // Trials matching `f`, by id, after f.after, at most f.limit.
   Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f);
 
@@ -369,6 +392,8 @@ class Store {
   // Writes `r` as one row of results and returns the cell it updates (its trial's suite, config and
   // hardware, its key metric); NotFound for an unknown trial. Under write_mu_, inside Write.
   Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
+  // Writes r's test cases (bounded) for its attempt, replacing any of an earlier report of it.
+  void InsertTestCasesLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
 
   std::string path_;
   bool memory_;

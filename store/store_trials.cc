@@ -175,6 +175,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   if (r.kernels.is_null()) ins.BindNull(15);
   else ins.Bind(15, r.kernels.dump());
   ins.Run();
+  InsertTestCasesLocked(db, r);
   auto& q = db.Cached(
       "SELECT su.name, t.config_key, t.config, t.suite_id, COALESCE(NULLIF(?, ''), t.hardware, ''), su.version"
       " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");

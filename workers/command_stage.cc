@@ -8,6 +8,7 @@
 #include "core/verdict.h"
 #include "core/signal_names.h"
 #include "workers/rank_group.h"
+#include "workers/test_outcomes.h"
 
 namespace gauntlet {
 using proc::ExitInfoProc;
@@ -158,6 +159,8 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   if (first_failed >= 0 && c.rank.empty() && out.verdict != Verdict::kPassed && out.verdict != Verdict::kCancelled &&
       out.evidence.find(tag) == std::string::npos)
     out.evidence = "rank " + std::to_string(first_failed) + " ended first: " + out.evidence;
+  // The test runner's own report, per case: a named JUnit file, else its console report.
+  SettleTests(ctx, stage, vars, classifier, rules, TestStageEnd{exit.timed_out, exit.stopped}, &out);
   ctx.log->Append("=== stage " + out.stage + " ended: " + std::string(Name(out.verdict)) +
                   (out.signature.empty() ? "" : " (" + out.signature + ")") + " after " +
                   std::to_string(static_cast<int>(out.seconds * 1000)) + " ms\n");

@@ -60,6 +60,10 @@ struct StageOutcome {
   // Extra fields for this stage's entry in the report's "stages" (a server stage's recorded smoke
   // answers and its differential check); an object.
   nlohmann::json summary = nlohmann::json::object();
+  // The stage's test cases (workers/test_outcomes.h), each {"name", "outcome", "verdict",
+  // "signature", "evidence", "seconds"}, and how many the runner reported beyond them.
+  nlohmann::json tests = nlohmann::json::array();
+  size_t tests_not_sent = 0;
 };
 
 // The helpers below keep no state of their own and are safe from any thread.

@@ -10,6 +10,7 @@
 #include "workers/kernel_recording.h"
 #include "workers/lease_keeper.h"
 #include "workers/server_stage.h"
+#include "workers/test_outcomes.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -25,6 +26,8 @@ struct TrialOutcome {
   json metrics = json::object();
   bool recorded = false;  // some stage ran under the kernel recorder
   KernelRecord kernels;   // what every recorded stage's processes launched
+  json tests = json::array();  // every stage's test cases, each with its "stage" (test_outcomes.h)
+  size_t tests_not_sent = 0;
 };
 
 TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log) {
@@ -77,6 +80,15 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
       if (!sj.contains(k)) sj[k] = v;
     t.stages.push_back(sj);
     for (auto& [k, v] : o.metrics.items()) t.metrics[k] = v;
+    for (auto& c : o.tests) {
+      if (t.tests.size() >= kMaxReportedTestCases) {
+        ++t.tests_not_sent;
+        continue;
+      }
+      c["stage"] = o.stage;
+      t.tests.push_back(c);
+    }
+    t.tests_not_sent += o.tests_not_sent;
     t.last = o;
     if (o.verdict != Verdict::kPassed) break;  // later stages depend on this one; a failure settles the trial
   }
@@ -105,6 +117,7 @@ json ReportJson(const TrialOutcome& t, const json& fingerprint) {
   if (last.exit_code) report["exit_code"] = *last.exit_code;
   if (last.signal) report["signal"] = *last.signal;
   if (t.recorded) report["kernels"] = KernelRecordJson(t.kernels);
+  if (!t.tests.empty() || t.tests_not_sent) report["tests"] = {{"cases", t.tests}, {"not_sent", t.tests_not_sent}};
   return report;
 }
 

@@ -7,6 +7,7 @@ import {throttle} from '../events.js';
 import {logTail} from '../components/log_tail.js';
 import {concurrencyCharts, metricsTable} from '../components/metrics.js';
 import {kernelsSection} from '../components/kernels.js';
+import {testsSection} from '../components/tests_table.js';
 import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
@@ -84,6 +85,7 @@ export default async function render(ctx) {
         h('tbody', {}, Object.entries(t.config || {}).map(([k, v]) => h('tr', {}, h('th', {scope: 'row'}, k), h('td', {class: 'mono'}, String(v)))))),
       h('p', {}, h('a', {href: href(['history'], {suite: t.suite, config: t.config_key})}, 'This config over time →')),
       h('h2', {}, 'Stages'), stagesTable(r.stages),
+      testsSection(t.tests),
       h('h2', {}, 'Metrics'), metricsTable(r.metrics),
       h('div', {class: 'row charts'},
         concurrencyCharts(r.metrics, {seriesName: `${fmtConfig(t.config)} on ${t.hardware || 'unknown'}`})),

@@ -1,0 +1,91 @@
+#include "workers/test_outcomes.h"
+
+#include <optional>
+
+#include "classifier/test_judge.h"
+#include "workers/junit_file.h"
+
+namespace gauntlet {
+using classifier::JudgedCase;
+using classifier::TestJudgement;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kLoggedCases = 50;  // non-passing cases written to the trial log, one line each
+
+// "1 passed, 1 unsupported, 2 wrong_output" in the vocabulary's order.
+std::string VerdictCounts(const TestJudgement& j) {
+  std::string out;
+  for (const VerdictInfo& v : Verdicts()) {
+    int n = 0;
+    for (const JudgedCase& c : j.cases) n += c.verdict == v.verdict;
+    if (n) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(v.name);
+  }
+  return out.empty() ? "no test cases" : out;
+}
+
+void LogTests(LogSink& log, const std::string& stage, const TestJudgement& j) {
+  std::string text = "=== stage " + stage + " tests (" + j.runner + (j.complete ? "" : ", cut short") + "): " +
+                     VerdictCounts(j) + (j.summary.empty() ? "" : " [" + j.summary + "]") + "\n";
+  size_t shown = 0, hidden = 0;
+  for (const JudgedCase& c : j.cases) {
+    if (c.verdict == Verdict::kPassed) continue;
+    if (shown++ >= kLoggedCases) {
+      ++hidden;
+      continue;
+    }
+    text += "  " + std::string(Name(c.verdict)) + "  " + c.name + "  " + c.signature + "\n";
+  }
+  if (hidden) text += "  ... and " + std::to_string(hidden) + " more (GET /api/v1/trials/ID lists them)\n";
+  log.Append(text);
+}
+
+}  // namespace
+
+void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std::string, std::string>& vars,
+                 const classifier::Classifier& classifier, const std::vector<SignatureRule>& rules,
+                 const TestStageEnd& end, StageOutcome* out) {
+  const bool settled = end.stopped || end.timed_out;  // the limit or a stop decided; cases only listed
+  std::optional<TestJudgement> j;
+  const bool from_file = stage.contains("junit") && stage["junit"].is_string() && !settled;
+  if (from_file) {
+    std::string path = Substitute(stage["junit"].get<std::string>(), vars);
+    if (!path.starts_with("/")) path = ctx.workdir + "/" + path;  // relative: in the trial's workdir
+    auto report = ReadJUnitFile(path);
+    if (!report.ok()) {
+      // The stage promised a report and there is none to trust: whatever the exit status, no pass.
+      const bool failed = out->verdict != Verdict::kPassed;
+      out->evidence = report.status().message() + (failed && !out->evidence.empty() ? "; " + out->evidence : "");
+      if (!failed) {
+        out->verdict = Verdict::kCrashed;
+        out->signature = "crashed:junit_unreadable";
+      }
+      ctx.log->Append("gauntlet: " + report.status().message() + "\n");
+      return;
+    }
+    j = classifier::JudgeTests(*report, rules);
+  } else if (std::optional<classifier::TestReport> t = classifier.Tests()) {
+    j = classifier::JudgeTests(*t, rules);
+  }
+  if (!j) return;
+  // The classifier already judged a console report (after the suite's rules, which win); a JUnit
+  // file decides here.
+  if (from_file && !settled && j->overall.verdict != Verdict::kPassed) {
+    out->verdict = j->overall.verdict;
+    out->signature = j->overall.signature;
+    out->evidence = j->overall.evidence;
+  }
+  json summary = ToJson(*j);
+  const json cases = std::move(summary["cases"]);
+  summary.erase("cases");
+  out->summary["tests"] = std::move(summary);
+  for (const json& c : cases) {
+    if (out->tests.size() >= kMaxReportedTestCases) break;
+    out->tests.push_back(c);
+  }
+  out->tests_not_sent = j->dropped + (cases.size() - std::min(cases.size(), out->tests.size()));
+  LogTests(*ctx.log, out->stage, *j);
+}
+
+}  // namespace gauntlet
