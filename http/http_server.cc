@@ -158,7 +158,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     match_ = shared_->router.Match(probe);
     if (match_->route && match_->route->body_limit > 0 && match_->route->body_limit < limit_) {
       limit_ = match_->route->body_limit;
-      parser_->body_limit(limit_);
+      parser_->body_limit(limit_);  // for a chunked body, checked as its chunks come
+      // Beast weighs a Content-Length against the limit when it parses the header, so a declared
+      // length over the route's smaller bound is answered here, before any of the body is read.
+      if (auto n = parser_->content_length(); n && *n > limit_) return OnReadError(bhttp::error::body_limit);
     }
     raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
