@@ -66,14 +66,12 @@ SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
   o.source = source;
   const std::string client = r.Header("x-gauntlet-client");
   if (source == "api" && (client == "cli" || client == "dashboard")) o.source = client;
-  const std::string auth = r.Header("authorization");
-  static const std::string kBearer = "Bearer ";
   // The token's name; a token listed without one is named by its hash's first 12 hex digits, as
   // the tokens file lists it.
   if (!r.caller.empty())
     o.submitted_by = r.caller;
-  else if (auth.rfind(kBearer, 0) == 0 && auth.size() > kBearer.size())
-    o.submitted_by = "sha256:" + http::Sha256Hex(auth.substr(kBearer.size())).substr(0, 12);
+  else if (auto token = http::BearerToken(r.Header("authorization")))
+    o.submitted_by = "sha256:" + http::Sha256Hex(*token).substr(0, 12);
   return o;
 }
 

@@ -5,6 +5,7 @@
 
 #include "api/codec.h"
 #include "api/handlers.h"
+#include "core/field_limits.h"
 #include "core/json_text.h"
 #include "core/verdict.h"
 
@@ -50,7 +51,15 @@ Response ListTrials(Context& c, Request& r) {
       f.descending = v == "1" || v == "true";
     } else if (k == "hardware") f.hardware = v;
     else if (k == "signature") f.signature = v;
-    else if (k.rfind("param.", 0) == 0 && k.size() > 6) f.params.emplace_back(k.substr(6), v);
+    else if (k.rfind("param.", 0) == 0 && k.size() > 6) {
+      // Each filter is a term of one SQL statement: past SQLite's expression bounds a list of
+      // thousands was a 500 (issue 31). A config has far fewer parameters than this.
+      if (f.params.size() >= limits::kParamFilters)
+        return http::Problem(422, "Unprocessable Entity",
+                             "at most " + std::to_string(limits::kParamFilters) + " param.NAME filters in one query",
+                             "param.");
+      f.params.emplace_back(k.substr(6), v);
+    }
     else if (k == "after") {
       auto id = ParseId(v);
       if (!id) return http::Problem(400, "Bad Request", "after is a trial id (from next)", "after");

@@ -3,6 +3,7 @@
 #include "api/handlers.h"
 #include "api/requests.h"
 #include "api/views.h"
+#include "core/field_limits.h"
 
 #include <set>
 
@@ -161,9 +162,21 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
        }},
       {"PUT", "/api/v1/launchers/{name}", Role::kWorker,
        [&c](Request& r) -> Response {
+         // A launcher (gauntlet slurm) reports with the tokens file's worker token; a node's
+         // credential speaks for its node only.
+         if (r.role == "worker" && r.node != 0)
+           return http::Problem(403, "Forbidden",
+                                "a node credential cannot report for a launcher; the launcher uses its own token");
+         const std::string& name = r.params["name"];
+         if (name.empty() || name.size() > limits::kLauncherNameBytes)
+           return http::Problem(422, "Unprocessable Entity",
+                                "a launcher's name is 1 to " + std::to_string(limits::kLauncherNameBytes) + " bytes",
+                                "name");
          auto report = ParseLauncherReport(http::ParseJson(r.body));
          if (!report.ok()) return FromStatus(report.status());
-         c.coord.SetLauncher(r.params["name"], std::move(*report));
+         if (auto token = http::BearerToken(r.Header("authorization")); token && r.role != "admin")
+           report->owner = http::Sha256Hex(*token);
+         if (Status s = c.coord.SetLauncher(name, std::move(*report)); !s.ok()) return FromStatus(s);
          return http::NoContent();
        }},
       {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
@@ -212,7 +225,14 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          // An admin's call; a worker may quarantine only its own node (its preflight failed).
          if (auto no = NotYourNode(r, *id)) return *no;
          json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+         if (body.contains("reason") && !body["reason"].is_string())
+           return http::Problem(422, "Unprocessable Entity", "reason is a string", "reason");
          std::string reason = body.value("reason", "quarantined by its worker");
+         if (reason.size() > limits::kReasonBytes)
+           return http::Problem(422, "Unprocessable Entity",
+                                "reason is " + std::to_string(reason.size()) + " bytes; at most " +
+                                    std::to_string(limits::kReasonBytes),
+                                "reason");
          if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
          return http::Json({{"node", *id}, {"state", "quarantined"}, {"reason", reason}});
        }},
@@ -248,6 +268,14 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
   // Each of these handlers works in memory and stages its write; none reads a growing table.
   for (auto& r : routes)
     if (r.role == Role::kWorker) r.lane = http::Lane::kIo;
+  // Each route's body bound (docs/API.md "Limits"): a log chunk is 512 KiB, a report a page of
+  // JSON; the small calls take small bodies, so a flood of them costs little.
+  for (auto& r : routes) {
+    if (r.pattern.ends_with("/log") || r.pattern.ends_with("/result")) r.body_limit = 1u << 20;
+    else if (r.pattern.ends_with("/launchers/{name}")) r.body_limit = limits::kLauncherReportBytes;
+    else if (r.pattern.ends_with("/register")) r.body_limit = 256u << 10;
+    else if (r.method == "POST") r.body_limit = 64u << 10;  // lease, heartbeat, quarantine, drain, resume
+  }
   return routes;
 }
 

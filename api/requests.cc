@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "core/kernel_record.h"
+#include "core/field_limits.h"
 #include "core/hardware.h"
+#include "core/utf8.h"
 #include "core/sweep.h"
 #include "core/verdict.h"
 
@@ -79,6 +81,25 @@ Result<RerunSelection> ParseRerunSelection(const json& body) {
   return sel;
 }
 
+namespace {
+// A fingerprint is what its probe printed: kept whole, so bounded as JSON text.
+Status CheckFingerprint(const json& f) {
+  const size_t bytes = SafeDump(f).size();
+  if (bytes > limits::kFingerprintBytes)
+    return Status::Invalid("the fingerprint is " + std::to_string(bytes) + " bytes of JSON; at most " +
+                               std::to_string(limits::kFingerprintBytes),
+                           "fingerprint");
+  return Status::Ok();
+}
+
+// A free-text field of at most `max` bytes: kInvalid naming it past that.
+Status CheckLength(const std::string& value, size_t max, const std::string& field) {
+  if (value.size() <= max) return Status::Ok();
+  return Status::Invalid(field + " is " + std::to_string(value.size()) + " bytes; at most " + std::to_string(max),
+                         field);
+}
+}  // namespace
+
 Result<Registration> ParseRegistration(const json& body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
   Registration reg;
@@ -88,10 +109,15 @@ Result<Registration> ParseRegistration(const json& body) {
   auto inv = ParseInventory(body.value("inventory", json::object()));
   if (!inv.ok()) return Status::Invalid(inv.status().message(), "inventory." + inv.status().field());
   reg.inventory = std::move(*inv);
-  if (body.contains("labels") && body["labels"].is_object())
-    for (auto& [k, v] : body["labels"].items())
-      if (v.is_string()) reg.inventory.labels[k] = v.get<std::string>();
+  if (body.contains("labels")) {
+    if (Status s = CheckLabels(body["labels"], "labels"); !s.ok()) return s;
+    for (auto& [k, v] : body["labels"].items()) reg.inventory.labels[k] = v.get<std::string>();
+    if (reg.inventory.labels.size() > limits::kLabels)
+      return Status::Invalid("at most " + std::to_string(limits::kLabels) + " labels, the inventory's included",
+                             "labels");
+  }
   reg.fingerprint = body.value("fingerprint", json::object());
+  if (Status s = CheckFingerprint(reg.fingerprint); !s.ok()) return s;
   return reg;
 }
 
@@ -150,8 +176,10 @@ Result<ResultRow> ParseReport(json body) {
     return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : "";
   };
   r.signature = str("signature");
+  if (Status s = CheckLength(r.signature, limits::kSignatureBytes, "signature"); !s.ok()) return s;
   r.evidence = str("evidence").substr(0, 2000);
   r.failing_stage = str("failing_stage");
+  if (Status s = CheckLength(r.failing_stage, limits::kStageNameBytes, "failing_stage"); !s.ok()) return s;
   if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();
   if (body.contains("signal") && body["signal"].is_string()) r.signal = body["signal"].get<std::string>();
   if (body.contains("metrics")) {
@@ -162,7 +190,10 @@ Result<ResultRow> ParseReport(json body) {
     if (!body["stages"].is_array()) return Status::Invalid("stages is a list", "stages");
     r.stages = std::move(body["stages"]);
   }
-  if (body.contains("fingerprint")) r.fingerprint = std::move(body["fingerprint"]);
+  if (body.contains("fingerprint")) {
+    if (Status s = CheckFingerprint(body["fingerprint"]); !s.ok()) return s;
+    r.fingerprint = std::move(body["fingerprint"]);
+  }
   if (body.contains("kernels") && !body["kernels"].is_null()) {
     auto k = NormalizeKernelRecordJson(body["kernels"]);
     if (!k.ok()) return k.status();
@@ -176,8 +207,12 @@ Result<ResultRow> ParseReport(json body) {
 Result<LauncherReport> ParseLauncherReport(const json& body) {
   if (!body.is_object()) return Status::Invalid("a launcher report is an object", "body");
   if (body.contains("jobs") && !body["jobs"].is_array()) return Status::Invalid("jobs is a list", "jobs");
+  if (body.contains("jobs") && body["jobs"].size() > limits::kLauncherJobs)
+    return Status::Invalid("at most " + std::to_string(limits::kLauncherJobs) + " jobs in one report", "jobs");
+  if (body.contains("kind") && !body["kind"].is_string()) return Status::Invalid("kind is a string", "kind");
   LauncherReport r;
   r.kind = body.value("kind", "slurm");
+  if (Status s = CheckLength(r.kind, limits::kLauncherKindBytes, "kind"); !s.ok()) return s;
   r.jobs = body.value("jobs", json::array());
   r.queued = body.value("queued", json());
   r.unplaceable = body.value("unplaceable", json());

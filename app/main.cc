@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   serve->add_option("--max-connections", so.max_connections,
                     "connections open at once (default 0: the descriptor limit less a reserve)")
       ->capture_default_str();
+  serve->add_option("--max-streams", so.max_streams,
+                    "event streams open at once, inside --max-connections (default 0: a quarter of it)")
+      ->capture_default_str();
   serve->add_option("--lease-ttl-ms", so.lease_ttl_ms, "a lease without heartbeats dies after this")->capture_default_str();
   serve->add_option("--heartbeat-ms", so.heartbeat_ms, "heartbeat period workers are told to use")->capture_default_str();
   serve->add_option("--offline-after-ms", so.offline_after_ms, "a silent node goes offline after this")->capture_default_str();

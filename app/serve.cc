@@ -153,6 +153,7 @@ int RunServe(const ServeOptions& o) {
   so.port = port;
   so.threads = std::max(1, o.threads);
   so.max_connections = o.max_connections;
+  so.max_streams = o.max_streams;
   so.tls_cert = o.tls_cert;
   so.tls_key = o.tls_key;
   const bool tls = !o.tls_cert.empty();

@@ -1,5 +1,7 @@
 #include "core/hardware.h"
 
+#include "core/field_limits.h"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -47,14 +49,28 @@ Result<Inventory> ParseInventory(const json& j) {
   }
   if (j.contains("labels")) {
     if (!j["labels"].is_object()) return Status::Invalid("labels is an object", "labels");
-    for (auto& [k, v] : j["labels"].items()) {
-      if (!v.is_string()) return Status::Invalid("label values are strings", "labels." + k);
-      inv.labels[k] = v.get<std::string>();
-    }
+    if (Status s = CheckLabels(j["labels"], "labels"); !s.ok()) return s;
+    for (auto& [k, v] : j["labels"].items()) inv.labels[k] = v.get<std::string>();
   }
   inv.driver = j.value("driver", "");
   inv.cuda = j.value("cuda", "");
   return inv;
+}
+
+Status CheckLabels(const json& labels, const std::string& field) {
+  if (!labels.is_object()) return Status::Invalid("labels is an object of strings", field);
+  if (labels.size() > limits::kLabels)
+    return Status::Invalid("at most " + std::to_string(limits::kLabels) + " labels", field);
+  for (auto& [k, v] : labels.items()) {
+    if (k.size() > limits::kLabelKeyBytes)
+      return Status::Invalid("a label's name is at most " + std::to_string(limits::kLabelKeyBytes) + " bytes",
+                             field + "." + k.substr(0, 64));
+    if (!v.is_string()) return Status::Invalid("label values are strings", field + "." + k);
+    if (v.get_ref<const std::string&>().size() > limits::kLabelValueBytes)
+      return Status::Invalid("a label's value is at most " + std::to_string(limits::kLabelValueBytes) + " bytes",
+                             field + "." + k);
+  }
+  return Status::Ok();
 }
 
 json InventoryJson(const Inventory& inv) {

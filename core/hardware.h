@@ -34,6 +34,9 @@ struct Inventory {
 
 // Parses docs/DESIGN.md's inventory format; errors name the field.
 Result<Inventory> ParseInventory(const nlohmann::json& j);
+// Ok when `labels` is an object of at most limits::kLabels string values within the label maxima
+// (core/field_limits.h), else kInvalid naming `field` or the label. Pure.
+Status CheckLabels(const nlohmann::json& labels, const std::string& field);
 // The inverse of ParseInventory: what a node row stores and GET /nodes shows.
 nlohmann::json InventoryJson(const Inventory& inv);
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/signature_rule.h"
+#include "core/stage_limits.h"
 #include "core/user_regex.h"
 
 namespace gauntlet {
@@ -273,11 +274,13 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
     return Status::Invalid("unknown stage kind '" + kind + "' (command or server)", f + ".kind");
   const bool server = kind == "server";
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
-                                          "chat", "description", "comment", "dispatch", "record_kernels"}, f)
+                                          "chat", "description", "comment", "dispatch", "record_kernels", "limits"}, f)
                         : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "junit", "description",
-                                          "comment", "dispatch", "record_kernels"}, f);
+                                          "comment", "dispatch", "record_kernels", "limits"}, f);
       !s.ok())
     return s;
+  if (st.contains("limits"))
+    if (Status s = ValidateStageLimits(st["limits"], f + ".limits"); !s.ok()) return s;
   Stage stage;
   stage.spec = st;
   if (!st.contains("name") || !st["name"].is_string() || st["name"].get<std::string>().empty())
@@ -370,9 +373,11 @@ Result<Suite> ParseSuite(const json& j) {
   if (auto rules = ParseSignatureRules(j.contains("signatures") ? j["signatures"] : json()); !rules.ok())
     return rules.status();
   static const std::set<std::string> kTop = {"name", "version", "description", "requires", "parameters",
-                                             "fingerprint", "stages", "signatures", "key_metric", "cost_s"};
+                                             "fingerprint", "stages", "signatures", "key_metric", "cost_s", "limits"};
   for (auto& [k, v] : j.items())
     if (!kTop.count(k)) return Status::Invalid("unknown field", k);
+  if (j.contains("limits"))
+    if (Status st = ValidateStageLimits(j["limits"], "limits"); !st.ok()) return st;
   // Read later by the coordinator (value("cost_s", 60.0)) and the matrix: a suite accepted with a
   // cost_s that is not a number made every sweep of it a 400 about the sweep's body.
   if (j.contains("cost_s") && !(j["cost_s"].is_number() && j["cost_s"].get<double>() >= 0))

@@ -138,7 +138,9 @@ class Coordinator {
 
   // Batch launchers (gauntlet slurm) report their jobs each pass; GET /api/v1/nodes shows them, so
   // jobs still pending in the batch queue are visible beside the workers they will start.
-  void SetLauncher(const std::string& name, LauncherReport report);
+  // kForbidden when another credential (report.owner) reported for `name` in the last 10 minutes;
+  // kInvalid past limits::kLaunchers live names. O(log launchers).
+  Status SetLauncher(const std::string& name, LauncherReport report);
   std::vector<LauncherView> Launchers();  // reports heard in the last 10 minutes, newest state each
 
   // Read side helpers that need scheduler state; each returns a fresh value.

@@ -111,6 +111,9 @@ struct LauncherReport {
   std::string kind = "slurm";
   nlohmann::json jobs = nlohmann::json::array();
   nlohmann::json queued, unplaceable;  // null when not sent
+  // Who sent it: the SHA-256 of the bearer token ("" where no token is needed). Only that
+  // credential may report for the launcher's name while its report is live; never shown.
+  std::string owner;
 };
 // A report heard in the last 10 minutes, with how old it is.
 struct LauncherView {

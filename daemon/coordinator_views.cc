@@ -4,10 +4,15 @@
 // api/views.h turns it into JSON and prose, outside the lock.
 #include <algorithm>
 
+#include "core/field_limits.h"
 #include "core/hardware.h"
 #include "daemon/coordinator.h"
 
 namespace gauntlet {
+
+namespace {
+constexpr int64_t kLauncherLiveMs = 10 * 60 * 1000;  // a report older than this is gone
+}  // namespace
 
 std::vector<NodeView> Coordinator::Nodes() {
   auto rows = store_.ListNodes();
@@ -42,9 +47,23 @@ Result<NodeView> Coordinator::Node(int64_t node) {
   return Status(Code::kNotFound, "no node " + std::to_string(node), "id");
 }
 
-void Coordinator::SetLauncher(const std::string& name, LauncherReport report) {
+Status Coordinator::SetLauncher(const std::string& name, LauncherReport report) {
   MutexLock lock(mu_);
-  launchers_[name] = {std::move(report), NowMs()};
+  const int64_t now = NowMs();
+  auto it = launchers_.find(name);
+  const bool live = it != launchers_.end() && now - it->second.second <= kLauncherLiveMs;
+  // A launcher's name belongs to the credential that reports for it (issue 31: any worker
+  // credential could overwrite the Slurm launcher's report), until its report goes stale.
+  if (live && it->second.first.owner != report.owner)
+    return Status(Code::kForbidden, "launcher '" + name + "' reports with another credential", "name");
+  if (it == launchers_.end() && launchers_.size() >= limits::kLaunchers) {
+    for (auto jt = launchers_.begin(); jt != launchers_.end();)
+      jt = now - jt->second.second > kLauncherLiveMs ? launchers_.erase(jt) : std::next(jt);
+    if (launchers_.size() >= limits::kLaunchers)
+      return Status::Invalid("at most " + std::to_string(limits::kLaunchers) + " launchers report at once", "name");
+  }
+  launchers_[name] = {std::move(report), now};
+  return Status::Ok();
 }
 
 std::vector<LauncherView> Coordinator::Launchers() {
@@ -53,7 +72,7 @@ std::vector<LauncherView> Coordinator::Launchers() {
   const int64_t now = NowMs();
   for (auto it = launchers_.begin(); it != launchers_.end();) {
     // A launcher that stopped reporting is gone; its jobs (if any) show up as workers or not at all.
-    if (now - it->second.second > 10 * 60 * 1000) {
+    if (now - it->second.second > kLauncherLiveMs) {
       it = launchers_.erase(it);
       continue;
     }

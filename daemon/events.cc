@@ -5,9 +5,8 @@
 namespace gauntlet {
 
 namespace {
-constexpr size_t kRetain = 4096;          // events kept for resumption after a last id
-constexpr size_t kSubQueue = 8192;        // a subscriber further behind than this is cut off
 constexpr size_t kBatchBytes = 64 * 1024; // one batch: a burst of trial changes costs one write
+constexpr size_t kFrameBytes = 32;        // what a frame adds to its data ("id: ", "event: "...)
 }  // namespace
 
 class EventBus::Sub : public EventBus::Subscription, public std::enable_shared_from_this<Sub> {
@@ -21,7 +20,8 @@ class EventBus::Sub : public EventBus::Subscription, public std::enable_shared_f
         std::vector<Event> batch;
         size_t bytes = 0;
         while (!queue_.empty() && bytes < kBatchBytes) {
-          bytes += queue_.front().data.size() + 32;
+          bytes += queue_.front().data.size() + kFrameBytes;
+          queued_bytes_ -= std::min(queued_bytes_, queue_.front().data.size() + kFrameBytes);
           batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
         }
@@ -47,10 +47,22 @@ class EventBus::Sub : public EventBus::Subscription, public std::enable_shared_f
     {
       std::lock_guard lock(mu_);
       if (closed_) return;
-      if (!e || queue_.size() >= kSubQueue) {
+      const size_t bytes = e ? e->data.size() + kFrameBytes : 0;
+      if (!e || queue_.size() >= kFollowerEvents || queued_bytes_ + bytes > bus_->follower_bytes_) {
         closed_ = true;
-        if (e) queue_.push_back(Event{0, "overflow", R"({"reconnect": true})"});
+        // The last event says why, so a follower that reads it knows to reconnect (resuming after
+        // its last id) rather than take the end for the daemon's.
+        if (e)
+          queue_.push_back(Event{0, "overflow",
+                                 nlohmann::json{{"reconnect", true},
+                                                {"reason", "this follower fell behind: " + std::to_string(queue_.size()) +
+                                                               " events (" + std::to_string(queued_bytes_) +
+                                                               " bytes) were waiting, over the stream's budget of " +
+                                                               std::to_string(kFollowerEvents) + " events or " +
+                                                               std::to_string(bus_->follower_bytes_) + " bytes"}}
+                                     .dump()});
       } else {
+        queued_bytes_ += bytes;
         queue_.push_back(std::move(*e));
       }
       if (!cb_) return;
@@ -66,6 +78,7 @@ class EventBus::Sub : public EventBus::Subscription, public std::enable_shared_f
   int64_t sweep_;
   std::mutex mu_;
   std::deque<Event> queue_;
+  size_t queued_bytes_ = 0;  // data and framing of queue_
   std::function<void(std::optional<std::vector<Event>>)> cb_;
   bool closed_ = false;
 };
@@ -79,8 +92,19 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   Event e{id, type, SafeDump(data)};  // data may hold a worker's evidence text
   for (auto& s : subs_)
     if (s->sweep() == 0 || s->sweep() == sweep) s->Push(e);
+  retained_bytes_ += e.data.size();
   retained_.emplace_back(std::move(e), sweep);
-  if (retained_.size() > kRetain) retained_.pop_front();
+  // Bounded in count and in bytes: a burst of large events (each up to the fields' maxima) must
+  // not hold the daemon's memory (issue 31: 4,096 events of 1 MB each).
+  while (!retained_.empty() && (retained_.size() > kRetainEvents || retained_bytes_ > retain_bytes_)) {
+    retained_bytes_ -= retained_.front().first.data.size();
+    retained_.pop_front();
+  }
+}
+
+size_t EventBus::retained_bytes() const {
+  std::lock_guard lock(mu_);
+  return retained_bytes_;
 }
 
 std::shared_ptr<EventBus::Subscription> EventBus::Subscribe(int64_t last_id, int64_t sweep) {

@@ -29,6 +29,13 @@ struct Event {
 // Every method is thread-safe.
 class EventBus {
  public:
+  // The bounds (docs/API.md "Event stream"): what is retained for resumption is at most
+  // kRetainEvents events and `retain_bytes` bytes of data; a follower whose unsent events pass
+  // `follower_bytes` (or kFollowerEvents) is cut off with an overflow event saying so.
+  static constexpr size_t kRetainEvents = 4096;
+  static constexpr size_t kFollowerEvents = 8192;
+  explicit EventBus(size_t retain_bytes = 16u << 20, size_t follower_bytes = 1u << 20)
+      : retain_bytes_(retain_bytes), follower_bytes_(follower_bytes) {}
   // A follower's queue. Thread-safe; must not outlive its bus (it points back to it).
   class Subscription {
    public:
@@ -55,12 +62,16 @@ class EventBus {
   // Ends every subscription (shutdown): each follower gets what it has queued, then nullopt.
   void CloseAll();
   int64_t last_id() const;  // the latest published event's id; 0 if none
+  // Bytes of event data retained for resumption now (at most the retain bound).
+  size_t retained_bytes() const;
 
  private:
   class Sub;
   mutable std::mutex mu_;
   int64_t next_id_ = 1;
+  const size_t retain_bytes_, follower_bytes_;
   std::deque<std::pair<Event, int64_t>> retained_;  // (event, its sweep), newest last
+  size_t retained_bytes_ = 0;                      // the data bytes in retained_
   std::set<std::shared_ptr<Sub>> subs_;
 };
 

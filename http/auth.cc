@@ -32,6 +32,19 @@ bool Allows(Role have, Role need) {
   return false;
 }
 
+std::optional<std::string> BearerToken(const std::string& authorization) {
+  static const char kScheme[] = "bearer";
+  constexpr size_t n = sizeof kScheme - 1;
+  if (authorization.size() <= n) return std::nullopt;
+  for (size_t i = 0; i < n; ++i)
+    if (tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return std::nullopt;
+  size_t at = n;
+  if (authorization[at] != ' ' && authorization[at] != '\t') return std::nullopt;
+  while (at < authorization.size() && (authorization[at] == ' ' || authorization[at] == '\t')) ++at;
+  if (at == authorization.size()) return std::nullopt;
+  return authorization.substr(at);
+}
+
 std::string Sha256Hex(const std::string& s) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
@@ -82,9 +95,9 @@ Result<Auth> Auth::Load(const std::string& path) {
 }
 
 std::optional<Auth::Token> Auth::Find(const std::string& authorization) const {
-  static const std::string kBearer = "Bearer ";
-  if (authorization.rfind(kBearer, 0) != 0) return std::nullopt;
-  auto it = by_hash_.find(Sha256Hex(authorization.substr(kBearer.size())));
+  auto token = BearerToken(authorization);
+  if (!token) return std::nullopt;
+  auto it = by_hash_.find(Sha256Hex(*token));
   if (it == by_hash_.end()) return std::nullopt;
   return it->second;
 }

@@ -19,6 +19,10 @@ std::string RoleName(Role r);  // "public", "read", "submit", "worker", "admin"
 std::optional<Role> ParseRole(const std::string& s);  // a tokens-file role (not "public"), or nullopt
 // True if a token with role `have` may call a route that needs `need`.
 bool Allows(Role have, Role need);
+// The token of an Authorization header value "Bearer T": the scheme in any case (RFC 7235 makes it
+// case-insensitive: "bearer", "BEARER"), one or more spaces, then a token that is not empty; else
+// nullopt. O(length).
+std::optional<std::string> BearerToken(const std::string& authorization);
 // Lower-case hex SHA-256 of `s`.
 std::string Sha256Hex(const std::string& s);
 // A fresh secret: `prefix` and 64 hex digits from OpenSSL's CSPRNG (throws std::runtime_error if it

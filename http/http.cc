@@ -130,7 +130,8 @@ nlohmann::json ParseJson(const std::string& body, int max_depth) {
 
 void ParseTarget(Request& r) {
   auto q = r.target.find('?');
-  r.path = UrlDecode(r.target.substr(0, q));
+  r.raw_path = r.target.substr(0, q);
+  r.path = UrlDecode(r.raw_path);
   if (q == std::string::npos) return;
   std::string_view qs(r.target);
   qs.remove_prefix(q + 1);

@@ -19,6 +19,9 @@ struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // raw target, path and query
   std::string path;    // decoded path without query
+  // The path as sent, still percent-encoded: routes match on it, each parameter decoded once, so
+  // an encoded slash (%2F) stays inside its segment. Empty: `path` is matched (a hand-made request).
+  std::string raw_path;
   std::multimap<std::string, std::string> query;  // decoded
   std::map<std::string, std::string> headers;     // lower-case names
   std::string body;
@@ -121,7 +124,8 @@ nlohmann::json ParseJson(const std::string& body, int max_depth = 64);
 
 // %XX decoded and '+' read as a space (form encoding), in paths as in queries.
 std::string UrlDecode(std::string_view s);
-// Sets `r.path` (decoded) and `r.query` (each key=value decoded, in order) from `r.target`. Pure.
+// Sets `r.path` (decoded), `r.raw_path` (as sent) and `r.query` (each key=value decoded, in order)
+// from `r.target`. Pure.
 void ParseTarget(Request& r);
 std::string ReasonPhrase(int status);  // "Not Found"; "Status N" for codes it doesn't name
 

@@ -43,6 +43,8 @@ struct Shared {
   ServerOptions opts;
   asio::io_context* pool = nullptr;        // where kPool handlers run
   std::atomic<int> live{0};                // connections open
+  std::atomic<int> streams{0};             // of them, event streams
+  int stream_cap = 1;                      // the most event streams at once
   std::function<void()> on_session_end;    // resumes an accept loop paused at the cap
   std::mutex mu;
   std::set<std::weak_ptr<SessionBase>, std::owner_less<std::weak_ptr<SessionBase>>> sessions;
@@ -81,6 +83,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     ++shared_->live;
   }
   ~Session() override {
+    if (counted_stream_) --shared_->streams;
     --shared_->live;
     if (shared_->on_session_end && !shared_->stopping) shared_->on_session_end();
   }
@@ -119,7 +122,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Read() {
     parser_.emplace();
-    parser_->body_limit(shared_->opts.body_limit);
+    limit_ = shared_->opts.body_limit;
+    parser_->body_limit(limit_);
+    match_.reset();
     parser_->header_limit(64 * 1024);
     idle_ = true;
     if (closing_) return Close();
@@ -132,6 +137,32 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void OnHeader(beast::error_code ec) {
     idle_ = false;
     if (ec) return OnReadError(ec);
+    const auto& h = parser_->get();
+    // Exactly one Host (RFC 9112 3.2): none in HTTP/1.1, or two that may disagree (which one a
+    // proxy and this server each believe is how requests are smuggled), is a 400.
+    const size_t hosts = h.count(bhttp::field::host);
+    if (hosts > 1 || (hosts == 0 && h.version() >= 11)) {
+      keep_alive_ = false;
+      return Send(Problem(400, "Bad Request",
+                          hosts > 1 ? "the request has " + std::to_string(hosts) + " Host headers; send one"
+                                    : "an HTTP/1.1 request needs a Host header",
+                          "header.host"),
+                  h.version(), false);
+    }
+    // The route is known from the head alone: its own body limit applies before the body is read,
+    // and the match is made once per request (OnRead reuses it).
+    Request probe;
+    probe.method = std::string(h.method_string());
+    probe.target = std::string(h.target());
+    ParseTarget(probe);
+    match_ = shared_->router.Match(probe);
+    if (match_->route && match_->route->body_limit > 0 && match_->route->body_limit < limit_) {
+      limit_ = match_->route->body_limit;
+      parser_->body_limit(limit_);  // for a chunked body, checked as its chunks come
+      // Beast weighs a Content-Length against the limit when it parses the header, so a declared
+      // length over the route's smaller bound is answered here, before any of the body is read.
+      if (auto n = parser_->content_length(); n && *n > limit_) return OnReadError(bhttp::error::body_limit);
+    }
     raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
@@ -141,7 +172,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (ec == bhttp::error::body_limit) {
       keep_alive_ = false;
       return Send(Problem(413, "Payload Too Large",
-                          "the body is over the limit of " + std::to_string(shared_->opts.body_limit) + " bytes",
+                          "the body is over this route's limit of " + std::to_string(limit_) + " bytes",
                           "body"), 11, false);
     }
     if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
@@ -162,8 +193,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     keep_alive_ = in.keep_alive();
     head_ = in.method() == bhttp::verb::head;
     Request req = ToRequest(std::move(in));
-    // One match per request: the lane is chosen by it and the dispatch reuses it.
-    RouteMatch match = shared_->router.Match(req);
+    // One match per request (made from the head): the lane is chosen by it and the dispatch reuses it.
+    RouteMatch match = match_ ? std::move(*match_) : shared_->router.Match(req);
+    match_.reset();
     if (match.lane() == Lane::kIo) return Answer(Run(req, std::move(match)));
     // A pooled handler: the I/O thread goes back to other connections meanwhile. The guard keeps
     // the I/O context running (a stop waits for this answer).
@@ -189,7 +221,20 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Answer(Response res) {
     if (res.deferred) return WaitDeferred(std::move(res.deferred));
-    if (res.stream) return StartStream(std::move(res));
+    if (res.stream) {
+      // The streams' own budget: past it a stream is refused, never a worker's connection.
+      if (!counted_stream_ && ++shared_->streams > shared_->stream_cap) {
+        --shared_->streams;
+        res.stream->Close();
+        Response busy = Problem(503, "Service Unavailable",
+                                "too many event streams are open (the limit is " +
+                                    std::to_string(shared_->stream_cap) + "); try again later");
+        busy.headers.emplace_back("Retry-After", "5");
+        return Send(std::move(busy), version_, false);
+      }
+      counted_stream_ = true;
+      return StartStream(std::move(res));
+    }
     Send(std::move(res), version_, keep_alive_);
   }
 
@@ -237,7 +282,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void StartStream(Response res) {
     sse_ = res.stream;
-    raw().expires_never();
+    raw().expires_after(shared_->opts.stream_write_timeout);
     auto msg = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::ok, version_);
     msg->set(bhttp::field::content_type, res.content_type);
     msg->set(bhttp::field::cache_control, "no-cache");
@@ -246,6 +291,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     auto sr = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*msg);
     bhttp::async_write_header(stream_, *sr, [self = shared_from_this(), msg, sr](beast::error_code ec, size_t) {
       if (ec) return self->EndStream();
+      self->raw().expires_never();
       self->PullStream();
     });
   }
@@ -254,6 +300,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     auto self = shared_from_this();
     sse_->Pull([self](std::optional<std::string> chunk) {
       asio::post(self->stream_.get_executor(), [self, chunk = std::move(chunk)]() mutable {
+        // Each chunk is written within stream_write_timeout or the stream ends: a reader that
+        // stopped reading (its socket buffer full) holds the connection no longer. Between
+        // chunks the stream waits for events with no deadline (keep-alives come every 15 s).
+        self->raw().expires_after(self->shared_->opts.stream_write_timeout);
         if (!chunk || self->closing_) {
           auto last = std::make_shared<bhttp::chunk_last<>>();
           return asio::async_write(self->stream_, *last,
@@ -263,6 +313,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         auto body = std::make_shared<bhttp::chunk_body<asio::const_buffer>>(asio::buffer(*data));
         asio::async_write(self->stream_, *body, [self, data, body](beast::error_code ec, size_t) {
           if (ec) return self->EndStream();
+          self->raw().expires_never();
           self->PullStream();
         });
       });
@@ -328,6 +379,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::shared_ptr<Stream> sse_;
   unsigned version_ = 11;
   bool keep_alive_ = true, head_ = false, idle_ = false, closing_ = false, first_request_ = true;
+  bool counted_stream_ = false;      // this connection holds one of the streams' budget
+  size_t limit_ = 0;                 // the body limit of the request being read
+  std::optional<RouteMatch> match_;  // its route, matched from its head
   beast::error_code ignored_;
 };
 
@@ -434,6 +488,7 @@ Server::Server(const ServerOptions& opts, const Router& router) : impl_(new Impl
     const rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
     impl_->cap = static_cast<int>(std::max<rlim_t>(16, std::min<rlim_t>(n, 1 << 20) - std::min<rlim_t>(n / 2, 128)));
   }
+  impl_->shared->stream_cap = opts.max_streams > 0 ? opts.max_streams : std::max(1, impl_->cap / 4);
   impl_->shared->on_session_end = [impl = impl_.get()] { impl->SessionEnded(); };
   beast::error_code ec;
   if (!opts.tls_cert.empty() || !opts.tls_key.empty()) {

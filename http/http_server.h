@@ -20,7 +20,14 @@ struct ServerOptions {
   // backlog) until one closes. 0: the descriptor limit (RLIMIT_NOFILE) less 128 for the store,
   // the local worker and the rest.
   int max_connections = 0;
-  size_t body_limit = 1 << 20;
+  size_t body_limit = 1 << 20;  // the most any route takes; a route may take less (Route::body_limit)
+  // Event streams (SSE) open at once, a budget of their own inside max_connections: one past it is
+  // a 503, so streams can never take the connections the worker protocol needs. 0: a quarter of
+  // max_connections (at least 1).
+  int max_streams = 0;
+  // A chunk of an event stream (an event, a keep-alive) must be written within this, else the
+  // stream is closed: a reader that stopped reading holds its connection no longer.
+  std::chrono::seconds stream_write_timeout{30};
   std::chrono::seconds read_timeout{30};   // a request must arrive whole within this
   std::chrono::seconds idle_timeout{75};   // an idle keep-alive connection is closed after this
   // PEM files: both set, every connection is HTTPS (TLS 1.2 or later); both empty, plain HTTP.

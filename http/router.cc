@@ -12,7 +12,7 @@ bool Router::MatchPattern(const std::string& pattern, const std::string& path, s
   while (pi < pattern.size() && si <= path.size()) {
     if (pattern.compare(pi, 2, "/*") == 0 && pi + 2 == pattern.size()) {
       if (si < path.size() && path[si] != '/') return false;
-      (*params)["*"] = si < path.size() ? path.substr(si + 1) : "";
+      (*params)["*"] = si < path.size() ? UrlDecode(path.substr(si + 1)) : "";
       return true;
     }
     if (pattern[pi] == '{') {
@@ -79,8 +79,10 @@ std::string CrossSite(const Request& req) {
 RouteMatch Router::Match(const Request& req) const {
   RouteMatch m;
   std::map<std::string, std::string> p;
+  // Matched as sent: decoding first would let "%2F" split a parameter into two segments.
+  const std::string& path = req.raw_path.empty() ? req.path : req.raw_path;
   for (const auto& r : routes_) {
-    if (!MatchPattern(r.pattern, req.path, &p)) continue;
+    if (!MatchPattern(r.pattern, path, &p)) continue;
     bool method_ok = r.method == req.method || (r.method == "GET" && req.method == "HEAD");
     if (method_ok) {  // the first fit wins; `allowed` matters only when none fits
       m.route = &r;
@@ -115,15 +117,16 @@ Response Router::Dispatch(Request& req, RouteMatch m) const {
       who = token->role;
       req.caller = token->name;
     }
-    if (!who && nodes_ && req.Header("authorization").rfind("Bearer ", 0) == 0) {
-      if (auto node = nodes_(req.Header("authorization").substr(7))) {
+    const std::optional<std::string> bearer = BearerToken(req.Header("authorization"));
+    if (!who && nodes_ && bearer) {
+      if (auto node = nodes_(*bearer)) {
         who = Role::kWorker;
         req.node = *node;
       }
     }
     if (!who) {
       // Two different mistakes with two different fixes: send a token, or send the right one.
-      const bool sent = req.Header("authorization").rfind("Bearer ", 0) == 0;
+      const bool sent = bearer.has_value();
       return Problem(401, "Unauthorized", sent ? "token not recognised: it is not in the daemon's tokens file"
                                                : "a bearer token is required (Authorization: Bearer TOKEN)");
     }

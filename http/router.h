@@ -24,6 +24,9 @@ struct Route {
   Role role;            // the least role allowed to call it
   Handler handler;
   Lane lane = Lane::kPool;
+  // The largest body this route takes, in bytes (the server answers 413 past it before reading
+  // it whole); 0: the server's own limit, which also caps this one.
+  size_t body_limit = 0;
 };
 
 // Maps a bearer token that is not in the tokens file to the node it is the credential of (the

@@ -122,7 +122,7 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
     close(fds[1]);
     return Status::Internal(std::string("pipe: ") + strerror(errno));
   }
-  std::unique_ptr<StageCgroup> cgroup = StageCgroup::Create();
+  std::unique_ptr<StageCgroup> cgroup = StageCgroup::Create(spec.memory_limit_bytes, spec.pids_limit);
   int procs_fd = cgroup ? open((cgroup->path() + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC) : -1;
   // Everything the children need is built before fork: after fork only async-signal-safe calls.
   std::vector<std::string> env_strs;
@@ -335,6 +335,14 @@ ExitInfoProc Process::Run(std::chrono::steady_clock::time_point deadline,
   ExitInfoProc out = exit_;
   out.timed_out = timed_out;
   out.stopped = stopped;
+  if (cgroup_) {
+    // The cgroup is gone by now; its counters were read on the way (KillAndRemove). The kernel
+    // kills a member at memory.max with SIGKILL: only memory.events tells that from any SIGKILL.
+    out.memory_limit_bytes = cgroup_->memory_limit();
+    out.oom_killed = cgroup_->memory_events().oom_kill > 0;
+    out.pids_limit = cgroup_->pids_limit();
+    out.pids_limited = cgroup_->pids_events().max > 0;
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 // (tests/support/fake_process_runner.h), so stage and trial logic is tested without processes.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,6 +22,10 @@ struct ProcessSpec {
   std::vector<std::string> argv;           // argv[0] without '/' is looked up in env PATH
   std::map<std::string, std::string> env;  // the whole environment of the child
   std::string cwd;
+  // Limits for the process's cgroup (memory.max, pids.max), where the host delegates those
+  // controllers (proc/stage_cgroup.h); 0: none.
+  int64_t memory_limit_bytes = 0;
+  int64_t pids_limit = 0;
 };
 
 struct ExitInfoProc {
@@ -28,6 +33,13 @@ struct ExitInfoProc {
   std::optional<int> signal;     // set when a signal ended it
   bool timed_out = false;        // we stopped it at its deadline
   bool stopped = false;          // we stopped it on request (cancel, lease lost, drain)
+  // The kernel's OOM killer ended something in the process's cgroup (memory.events oom_kill rose),
+  // and the memory limit the cgroup held (0: none was set).
+  bool oom_killed = false;
+  int64_t memory_limit_bytes = 0;
+  // A fork was refused at the cgroup's pids.max (pids.events max rose), and that limit (0: none).
+  bool pids_limited = false;
+  int64_t pids_limit = 0;
 };
 
 // One started process and its process group, owned by whoever Start handed it to. Not thread-safe:

@@ -1,12 +1,14 @@
 #include "proc/stage_cgroup.h"
 
 #include <dirent.h>
+#include <spdlog/spdlog.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -87,17 +89,101 @@ bool StageCgroup::Available() {
   return ok && g_mode == Containment::kAuto;
 }
 
-std::unique_ptr<StageCgroup> StageCgroup::Create() {
+CgroupEvents ParseCgroupEvents(std::string_view text) {
+  CgroupEvents e;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    const size_t sp = line.find(' ');
+    if (sp == std::string_view::npos) continue;
+    const std::string_view key = line.substr(0, sp), num = line.substr(sp + 1);
+    int64_t v = 0;
+    bool ok = !num.empty();
+    for (char c : num) {
+      if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) {
+        ok = false;
+        break;
+      }
+      v = v * 10 + (c - '0');
+    }
+    if (!ok) continue;
+    if (key == "max") e.max = v;
+    else if (key == "oom") e.oom = v;
+    else if (key == "oom_kill") e.oom_kill = v;
+  }
+  return e;
+}
+
+DefaultLimits DefaultStageLimits() {
+  static const DefaultLimits d = [] {
+    DefaultLimits l;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) l.memory_bytes = static_cast<int64_t>(pages) * page / 10 * 9;
+    l.pids = 16384;
+    return l;
+  }();
+  return d;
+}
+
+namespace {
+std::string ReadSmall(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Writes one limit file; true if the kernel took the value.
+bool SetLimit(const std::string& dir, const char* file, int64_t value) {
+  const std::string path = dir + "/" + file;
+  if (access(path.c_str(), W_OK) != 0) return false;
+  return WriteFile(path, std::to_string(value));
+}
+
+std::once_flag g_limits_warned;
+}  // namespace
+
+std::unique_ptr<StageCgroup> StageCgroup::Create(int64_t memory_bytes, int64_t pids) {
   if (g_mode != Containment::kAuto || BaseDir().empty()) return nullptr;
   std::string path = BaseDir() + "/gauntlet-stage-" + std::to_string(getpid()) + "-" + std::to_string(g_seq++);
   if (mkdir(path.c_str(), 0755) != 0) return nullptr;
   std::unique_ptr<StageCgroup> cg(new StageCgroup(path));
   // cgroup.kill is what makes the cgroup worth having (Linux 5.14); without it, none.
   if (access((path + "/cgroup.kill").c_str(), W_OK) != 0) return nullptr;  // the destructor removes it
+  // Before any member joins: what the stage starts is born under its limits.
+  if (memory_bytes > 0 && SetLimit(path, "memory.max", memory_bytes)) {
+    cg->memory_limit_ = memory_bytes;
+    (void)SetLimit(path, "memory.swap.max", 0);  // best effort: absent without swap accounting
+  }
+  if (pids > 0 && SetLimit(path, "pids.max", pids)) cg->pids_limit_ = pids;
+  if ((memory_bytes > 0 && cg->memory_limit_ == 0) || (pids > 0 && cg->pids_limit_ == 0))
+    std::call_once(g_limits_warned, [&] {
+      spdlog::warn("stage cgroups here have no {} controller (enable it in {}/cgroup.subtree_control, e.g. "
+                   "systemd Delegate=yes): stage memory and pids limits are not enforced",
+                   cg->memory_limit_ == 0 && memory_bytes > 0 ? "memory" : "pids", BaseDir());
+    });
   return cg;
 }
 
 StageCgroup::~StageCgroup() { KillAndRemove(std::chrono::seconds(2)); }
+
+void StageCgroup::ReadEvents() {
+  if (removed_) return;
+  // Absent where the controller is not enabled: then nothing counts.
+  memory_events_ = ParseCgroupEvents(ReadSmall(path_ + "/memory.events"));
+  pids_events_ = ParseCgroupEvents(ReadSmall(path_ + "/pids.events"));
+}
+
+CgroupEvents StageCgroup::memory_events() {
+  ReadEvents();
+  return memory_events_;
+}
+
+CgroupEvents StageCgroup::pids_events() {
+  ReadEvents();
+  return pids_events_;
+}
 
 std::vector<pid_t> StageCgroup::Members() const {
   std::vector<pid_t> out;
@@ -118,6 +204,7 @@ bool StageCgroup::KillAndRemove(std::chrono::milliseconds wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     empty = Members().empty();
   }
+  ReadEvents();  // the last look: the folder and its counters go with rmdir
   if (empty && rmdir(path_.c_str()) == 0) removed_ = true;
   return empty;
 }

@@ -4,6 +4,9 @@
 // set of WAL frames for the pages the writes share) covers many leases and reports, and when idle
 // a write is committed as soon as the committer runs. See docs/DECISIONS.md.
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
 
 #include "store/store.h"
 
@@ -43,10 +46,32 @@ Status StoreErrorStatus(const sql::Error& e) {
   return Status::Internal(std::string("store: ") + e.what());
 }
 
+namespace {
+// A full disk is "back" only with room to spare: 16 MiB, or 5% of a smaller file system. A page
+// freed here and there lets a one-page commit (health's probe, a heartbeat) through while the next
+// real write fails again, and health flapped between ok and degraded (issue 31).
+constexpr int64_t kSpaceHeadroom = 16 << 20;
+
+// Whether the file system holding `path` (its folder) has that room; true when it cannot be told
+// (":memory:", statvfs failing): then a commit alone says space is back.
+bool RoomAt(const std::string& path) {
+  if (path.empty() || path == ":memory:") return true;
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct statvfs v{};
+  if (statvfs(dir.c_str(), &v) != 0) return true;
+  const int64_t unit = static_cast<int64_t>(v.f_frsize);
+  const int64_t total = static_cast<int64_t>(v.f_blocks) * unit, free = static_cast<int64_t>(v.f_bavail) * unit;
+  return free >= std::min(kSpaceHeadroom, total / 20);
+}
+}  // namespace
+
 void Store::NoteWriteErrorLocked(const sql::Error* e) {
   MutexLock lock(trouble_mu_);
   if (!e) {
-    if (no_space_) spdlog::info("store: writes commit again (disk space is back)");
+    if (!no_space_) return;  // the common case: one flag test per commit
+    if (!RoomAt(path_)) return;  // a commit squeezed in; the disk is still full
+    spdlog::info("store: writes commit again (disk space is back)");
     no_space_.reset();
   } else if (e->NoSpace()) {
     if (!no_space_) spdlog::error("store: the disk is full; writes answer 503 until space is freed: {}", e->what());

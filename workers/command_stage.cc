@@ -88,6 +88,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   for (auto& a : stage.value("argv", json::array())) spec.argv.push_back(Substitute(a.get<std::string>(), vars));
   spec.env = StageEnv(ctx, stage, port, result_file);
   spec.cwd = ctx.workdir;
+  SetStageLimits(ctx, stage, &spec);
   std::string header = "=== stage " + out.stage + ":";
   for (auto& a : spec.argv) header += " " + a;
   const int world = StageRanks(ctx, stage);
@@ -145,7 +146,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   std::string detail;
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
   const std::string bad_file =
-      ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail);
+      ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail, ctx.workdir);
   ExitInfo ei;
   ei.exit_code = exit.exit_code;
   ei.signal = exit.signal;
@@ -153,6 +154,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   ei.cancelled = exit.stopped;
   const Classification c = classifier.Finish(ei);
   Judge(c, file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
+  JudgeLimits(exit, spec, &out);
   // A rank stage's failure names its rank: the classifier's when the log showed one, else the
   // rank that ended first.
   const std::string tag = "[rank" + std::to_string(first_failed) + "]";

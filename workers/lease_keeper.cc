@@ -12,7 +12,8 @@ LeaseKeeper::LeaseKeeper(DaemonLink& daemon, std::string lease, std::chrono::mil
                          const std::atomic<bool>* abort_all, WorkerClock& clock)
     : daemon_(daemon), lease_(std::move(lease)), heartbeat_(heartbeat), log_(log), abort_all_(abort_all),
       clock_(clock) {
-  thread_ = std::thread([this] { Loop(); });
+  beat_thread_ = std::thread([this] { BeatLoop(); });
+  ship_thread_ = std::thread([this] { ShipLoop(); });
 }
 
 LeaseKeeper::~LeaseKeeper() { Finish(); }
@@ -24,29 +25,37 @@ void LeaseKeeper::Finish() {
     done_ = true;
   }
   cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (beat_thread_.joinable()) beat_thread_.join();
+  if (ship_thread_.joinable()) ship_thread_.join();
 }
 
-void LeaseKeeper::Loop() {
+void LeaseKeeper::BeatLoop() {
   auto next_beat = clock_.Now();  // the first beat says "running" at once
+  while (true) {
+    {
+      std::unique_lock lock(mu_);
+      if (clock_.WaitUntil(cv_, lock, next_beat, [&] { return done_; })) return;
+    }
+    if (lost_) return;
+    Beat();
+    if (lost_) return;
+    next_beat = clock_.Now() + heartbeat_;
+  }
+}
+
+void LeaseKeeper::ShipLoop() {
   while (true) {
     bool done;
     {
       // Wakes every 200 ms at most, so log lines reach the daemon while a stage runs (followers
       // of `gauntlet logs --follow` see them), and at once on Finish.
       std::unique_lock lock(mu_);
-      clock_.WaitUntil(cv_, lock, std::min(next_beat, clock_.Now() + std::chrono::milliseconds(200)),
-                       [&] { return done_; });
+      clock_.WaitUntil(cv_, lock, clock_.Now() + std::chrono::milliseconds(200), [&] { return done_; });
       done = done_;
     }
     if (lost_) return;
     Ship(done ? 20 : 1);
     if (done || lost_) return;
-    if (clock_.Now() >= next_beat) {
-      Beat();
-      if (lost_) return;
-      next_beat = clock_.Now() + heartbeat_;
-    }
   }
 }
 

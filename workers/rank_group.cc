@@ -141,6 +141,10 @@ Result<RankGroupResult> RunRankGroup(ProcessRunner& runner, const ProcessSpec& s
     const ExitInfoProc& f = res.ranks[static_cast<size_t>(res.first_failed)];
     res.exit.exit_code = f.exit_code;
     res.exit.signal = f.signal;
+    res.exit.oom_killed = f.oom_killed;  // a rank the kernel killed for memory is the group's oom
+    res.exit.memory_limit_bytes = f.memory_limit_bytes;
+    res.exit.pids_limited = f.pids_limited;
+    res.exit.pids_limit = f.pids_limit;
     return res;
   }
   for (const auto& e : res.ranks) res.exit.timed_out = res.exit.timed_out || e.timed_out;

@@ -129,6 +129,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   for (auto& a : stage_.value("argv", json::array())) spec.argv.push_back(Substitute(a.get<std::string>(), vars));
   spec.env = StageEnv(ctx_, stage_, port, ctx_.workdir + "/" + out_.stage + ".result.json");
   spec.cwd = ctx_.workdir;
+  SetStageLimits(ctx_, stage_, &spec);
 
   const json ready = stage_.value("ready", json::object());
   ready_path_ = ready.value("path", "/health");

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "core/stage_limits.h"
 #include "core/suite.h"
 #include "workers/kernel_recording.h"
+#include "proc/stage_cgroup.h"
+#include "workers/result_file.h"
 
 namespace gauntlet {
 using nlohmann::json;
@@ -81,6 +82,28 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const json&
   return env;
 }
 
+void SetStageLimits(const TrialContext& ctx, const json& stage, proc::ProcessSpec* spec) {
+  const StageLimits l = LimitsOf(ctx.suite, stage);
+  const proc::DefaultLimits d = proc::DefaultStageLimits();
+  spec->memory_limit_bytes = l.memory_mb > 0 ? l.memory_mb << 20 : d.memory_bytes;
+  spec->pids_limit = l.pids > 0 ? l.pids : d.pids;
+}
+
+void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, StageOutcome* out) {
+  if (exit.timed_out || exit.stopped) return;
+  const int64_t limit = exit.memory_limit_bytes > 0 ? exit.memory_limit_bytes : spec.memory_limit_bytes;
+  if (exit.oom_killed) {
+    out->verdict = Verdict::kOom;
+    out->signature = "oom:memory_limit";
+    out->evidence = "the kernel killed the stage for memory at its limit of " + std::to_string(limit >> 20) +
+                    " MiB (limits.memory_mb)" + (out->evidence.empty() ? "" : "; " + out->evidence);
+    return;
+  }
+  if (exit.pids_limited && out->verdict != Verdict::kPassed)
+    out->evidence = "a fork was refused at the stage's limit of " + std::to_string(exit.pids_limit) +
+                    " processes (limits.pids)" + (out->evidence.empty() ? "" : "; " + out->evidence);
+}
+
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return 0;
@@ -108,13 +131,16 @@ void MergeMetrics(const json& m, StageOutcome* out) {
 }  // namespace
 
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<Verdict>* file_verdict, std::string* file_detail) {
-  std::ifstream in(result_file);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
+                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir) {
+  // The stage wrote the file, so it may be a link, a FIFO or a huge sparse file: read it only as a
+  // bounded regular file inside the workdir (workers/result_file.h), else the stage fails with why.
+  const size_t slash = result_file.find_last_of('/');
+  const std::string dir = !workdir.empty() ? workdir : slash == std::string::npos ? "." : result_file.substr(0, slash);
+  auto file = ReadResultFile(result_file, dir);
+  if (!file.ok()) return file.status().message();
+  if (*file) {
     // nlohmann::json refuses invalid UTF-8 as it refuses bad syntax: both are a broken file.
-    json j = json::parse(ss.str(), nullptr, false);
+    json j = json::parse(**file, nullptr, false);
     if (j.is_discarded()) return "GAUNTLET_RESULT_FILE is not valid JSON (or not UTF-8)";
     if (!j.is_object()) return "GAUNTLET_RESULT_FILE holds " + std::string(j.type_name()) + ", not a JSON object";
     if (j.contains("verdict")) {

@@ -74,6 +74,13 @@ std::map<std::string, std::string> StageVars(const TrialContext& ctx, int port);
 // variables, and the stage's own "env" (placeholders substituted).
 std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohmann::json& stage, int port,
                                             const std::string& result_file);
+// Sets spec's memory and pids limits from the stage's and the suite's "limits" (core/stage_limits.h),
+// the node's defaults (proc::DefaultStageLimits) where neither sets one. O(1).
+void SetStageLimits(const TrialContext& ctx, const nlohmann::json& stage, proc::ProcessSpec* spec);
+// A stage the kernel ended at one of its limits: an OOM kill in its cgroup is `oom` (signature
+// oom:memory_limit) whatever the log said, with the limit in the evidence; a refused fork at
+// pids.max is named in the evidence of a stage that failed. A timeout or a stop stays what it was.
+void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, StageOutcome* out);
 // A free TCP port on loopback (bind to 0, read, close); 0 when none could be had.
 int FreePort();
 // Reads metrics from a result file ({"metrics": {...}, "verdict", "detail"}) or from the last stdout
@@ -81,9 +88,10 @@ int FreePort();
 // file's "verdict", "detail" and "signature" go to *file_verdict, *file_detail and out->signature
 // (a stdout line's verdict only when it is a verdict's name: that line is advisory).
 // Returns why a result file that exists cannot be used (not UTF-8, not a JSON object, a verdict that
-// is not a string or not one a result file may name), "" when it is fine or absent: a broken file
-// must fail the stage, never let it pass.
+// is not a string or not one a result file may name; a link, a FIFO, a file over 1 MiB or outside
+// `workdir`: workers/result_file.h), "" when it is fine or absent: a broken file must fail the
+// stage, never let it pass. `workdir` "": the folder the file's path names.
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<Verdict>* file_verdict, std::string* file_detail);
+                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir = "");
 
 }  // namespace gauntlet

@@ -8,7 +8,7 @@ import path from 'node:path';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {Stack} from './lib/stack.mjs';
+import {Stack, until} from './lib/stack.mjs';
 
 let stack;
 let browser;
@@ -60,10 +60,12 @@ describe('a live bisection', () => {
     const interval = page.locator('[data-testid=search-interval]');
     // The page shows this interval and probe; each check waits for the page, never for a time.
     const shows = async (good, bad, trying) => {
-      await page.waitForFunction(([g, bd, t]) => {
+      // Polled through page.evaluate: waitForFunction compiles its predicate with eval inside the
+      // page, which the dashboard's Content-Security-Policy (no 'unsafe-eval') refuses.
+      await until(`the interval ${good}..${bad} trying ${trying}`, () => page.evaluate(([g, bd, t]) => {
         const el = document.querySelector('[data-testid=search-interval]');
         return el && el.dataset.good === g && el.dataset.bad === bd && el.dataset.trying === t;
-      }, [good, bad, trying], {timeout: 30000});
+      }, [good, bad, trying]), {timeoutMs: 30000, everyMs: 50});
       assert.equal(await page.locator('[data-testid=search-strip] li.ss-trying').textContent(), trying);
       return (await interval.textContent()).trim();
     };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import {after, before, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {newPage, shot} from './lib/page.mjs';
-import {Stack} from './lib/stack.mjs';
+import {Stack, until} from './lib/stack.mjs';
 
 const TOKEN = 'read-token-for-the-browser-test';
 const SUBMIT = 'submit-token-for-the-browser-test';
@@ -67,8 +67,9 @@ it('asks for a token that may submit when a read token tries to rerun, then reru
   assert.match(await dialog.locator('.token-why').textContent(), /needs the submit role/);
   await dialog.locator('input').fill(SUBMIT);
   await dialog.locator('button[value=save]').click();
-  await page.waitForFunction((id) => /#\/sweeps\/(\d+)/.exec(location.hash)?.[1] !== String(id) &&
-    document.documentElement.dataset.ready === 'sweep', made.id);
+  // Polled through page.evaluate: waitForFunction's eval is refused by the dashboard's CSP.
+  await until('the new sweep\'s page', () => page.evaluate((id) => /#\/sweeps\/(\d+)/.exec(location.hash)?.[1] !== String(id) &&
+    document.documentElement.dataset.ready === 'sweep', made.id), {timeoutMs: 30000, everyMs: 50});
   const id = Number(/#\/sweeps\/(\d+)/.exec(page.url())[1]);
   const s = await (await fetch(`${stack.url}/api/v1/sweeps/${id}`, {headers: auth})).json();
   assert.equal(s.rerun_of, made.id);

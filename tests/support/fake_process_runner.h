@@ -26,6 +26,9 @@ struct FakeProgram {
   std::optional<int> exit_code = 0;  // how it ends on its own
   std::optional<int> signal;
   bool until_stopped = false;  // a server or a hang: it ends only when stopped or at its deadline
+  // Ends as one the kernel killed at its cgroup's memory.max does: SIGKILL, memory.events oom_kill
+  // raised (the real runner reads it from the stage's cgroup).
+  bool oom_killed = false;
   // What the program does when it starts, beyond printing (write its result file, say).
   std::function<void(const proc::ProcessSpec&)> on_start;
   // Lets one program behave by its spec before it runs (a rank by its RANK, say).
@@ -59,7 +62,9 @@ class FakeProcessRunner : public proc::ProcessRunner {
     }
     if (p.adapt) p.adapt(spec, p);
     if (p.on_start) p.on_start(spec);
-    return std::unique_ptr<proc::RunningProcess>(std::make_unique<Proc>(this, std::move(p), clock));
+    auto proc = std::make_unique<Proc>(this, std::move(p), clock);
+    proc->memory_limit_ = spec.memory_limit_bytes;
+    return std::unique_ptr<proc::RunningProcess>(std::move(proc));
   }
 
   std::vector<proc::ProcessSpec> started() const {  // every spec Start took, in order
@@ -118,6 +123,8 @@ class FakeProcessRunner : public proc::ProcessRunner {
       } else if (!ended_) {
         exit_.exit_code = p_.exit_code;
         exit_.signal = p_.signal;
+        exit_.oom_killed = p_.oom_killed;
+        if (p_.oom_killed) exit_.memory_limit_bytes = memory_limit_;
         Ended(false);
       }
       proc::ExitInfoProc out = exit_;
@@ -137,6 +144,9 @@ class FakeProcessRunner : public proc::ProcessRunner {
     WorkerClock& clock_;
     bool ended_ = false;
     proc::ExitInfoProc exit_;
+
+   public:
+    int64_t memory_limit_ = 0;  // the spec's, as a cgroup would hold it
   };
 
   mutable std::mutex mu_;

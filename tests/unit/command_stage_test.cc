@@ -6,7 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
+#include <functional>
+
+#include "workers/result_file.h"
 
 #include "tests/support/fake_process_runner.h"
 #include "tests/support/harness.h"
@@ -133,6 +140,63 @@ TEST_F(CommandStageTest, ABrokenResultFileFailsTheStageWithTheReason) {
     EXPECT_EQ(o.signature, "crashed:bad_result_file") << text;
     EXPECT_NE(o.evidence.find(why), std::string::npos) << text << " -> " << o.evidence;
   }
+}
+
+// Issue 31: the stage writes GAUNTLET_RESULT_FILE, so it may put anything at that name. A link to
+// /dev/zero or a 1 GiB sparse file filled the worker's memory, a FIFO wedged it past every timeout,
+// a link to a JSON file outside the workdir turned exit 1 into passed. Each is refused, at once,
+// with the reason in the evidence; real files, links and FIFOs on disk.
+TEST_F(CommandStageTest, AResultFileThatIsNotABoundedRegularFileInTheWorkdirFailsTheStage) {
+  test::TempDir outside;
+  const std::string foreign = outside.path() + "/passed.json";
+  std::ofstream(foreign) << R"({"verdict": "passed", "detail": "not this stage's"})";
+  struct Case {
+    std::string name;
+    std::function<void(const std::string&)> make;
+    int exit_code;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {"link to /dev/zero", [](const std::string& f) { ASSERT_EQ(symlink("/dev/zero", f.c_str()), 0); }, 0,
+       "is a symbolic link"},
+      {"FIFO with no writer", [](const std::string& f) { ASSERT_EQ(mkfifo(f.c_str(), 0600), 0); }, 0, "is a FIFO"},
+      {"1 GiB sparse file",
+       [](const std::string& f) {
+         std::ofstream(f) << "{";
+         ASSERT_EQ(truncate(f.c_str(), off_t{1} << 30), 0);
+       },
+       0, "over the limit of 1048576 bytes"},
+      {"link to a JSON file outside the workdir",
+       [&](const std::string& f) { ASSERT_EQ(symlink(foreign.c_str(), f.c_str()), 0); }, 1, "is a symbolic link"},
+      {"a directory", [](const std::string& f) { ASSERT_EQ(mkdir(f.c_str(), 0700), 0); }, 0, "is a directory"},
+  };
+  for (const auto& c : cases) {
+    test::FakeProgram p;
+    p.exit_code = c.exit_code;
+    p.on_start = [&c](const ProcessSpec& spec) { c.make(spec.env.at("GAUNTLET_RESULT_FILE")); };
+    runner.Add("writer", p);
+    StageOutcome o = Run({{"name", "s"}, {"argv", {"writer"}}});
+    EXPECT_NE(o.verdict, Verdict::kPassed) << c.name;
+    if (c.exit_code == 0) EXPECT_EQ(o.signature, "crashed:bad_result_file") << c.name;
+    EXPECT_NE(o.evidence.find(c.why), std::string::npos) << c.name << " -> " << o.evidence;
+    std::error_code ec;
+    std::filesystem::remove_all(dir.path() + "/s.result.json", ec);
+  }
+  // A file at the limit is read; one byte over is refused.
+  StageOutcome out;
+  std::optional<Verdict> v;
+  std::string detail;
+  const std::string at_limit = dir.path() + "/limit.json";
+  std::string text = R"({"verdict": "passed", "detail": ")";
+  text += std::string(kResultFileMaxBytes - text.size() - 2, 'x') + "\"}";
+  std::ofstream(at_limit) << text;
+  EXPECT_EQ(ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()), "");
+  EXPECT_EQ(v, Verdict::kPassed);
+  std::ofstream(at_limit, std::ios::app) << " ";
+  EXPECT_NE(ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()).find("over the limit"), std::string::npos);
+  // A file of the right kind but outside the workdir (a stage name with a slash, say) is refused.
+  EXPECT_NE(ReadMetrics(foreign, "", &out, &v, &detail, dir.path()).find("not inside the trial's workdir"),
+            std::string::npos);
 }
 
 TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {

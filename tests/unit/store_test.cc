@@ -285,6 +285,41 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   EXPECT_EQ(next, 211);
 }
 
+// Issue 31: a trial that logs without end must not fill the daemon's disk. With 512 KiB chunks (the
+// worker's) and a 2 MiB cap, 40 MiB of log leaves at most the cap and a chunk stored, the head and
+// the tail readable, and the read says how many bytes were cut where.
+TEST(Store, ALogPastTheCapKeepsHeadAndTailAndSaysWhatWasCut) {
+  auto s = std::move(*Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  int64_t trial = 0;
+  ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &trial).ok());
+  const int64_t cap = 2 << 20, chunk = 512 << 10;
+  int64_t offset = 0;
+  for (int i = 0; i < 80; ++i) {
+    ASSERT_TRUE(s->AppendLog(trial, offset, std::string(chunk, static_cast<char>('A' + i % 26)), cap).ok());
+    offset += chunk;
+  }
+  const int64_t stored = s->Read([&](sql::Db& db) {
+    auto st = db.Prepare("SELECT coalesce(sum(length(data)), 0) FROM log_chunks WHERE trial_id=?");
+    st.Bind(1, trial);
+    st.Step();
+    return st.Int(0);
+  });
+  EXPECT_LE(stored, cap + chunk) << "the stored log is bounded by the cap";
+  std::string text;
+  int64_t size = 0, next = 0;
+  ASSERT_TRUE(s->ReadLog(trial, 0, 64 << 20, &text, &size, &next).ok());
+  EXPECT_EQ(size, offset) << "the log's size is what was written";
+  EXPECT_EQ(text[0], 'A');
+  EXPECT_EQ(text.back(), static_cast<char>('A' + 79 % 26));
+  const size_t mark = text.find(" bytes of log cut here (log cap)");
+  ASSERT_NE(mark, std::string::npos);
+  const size_t open = text.rfind("[... ", mark);
+  ASSERT_NE(open, std::string::npos);
+  const int64_t cut = std::stoll(text.substr(open + 5, mark - open - 5));
+  EXPECT_EQ(cut + stored, offset) << "the marker names exactly the bytes that are gone";
+}
+
 // The store's half of the disk-full row (docs/RELIABILITY.md) without a file system to fill:
 // SQLite's max_page_count on the writer makes a write fail with SQLITE_FULL, as a full disk does.
 // The integration test DiskFull.* fills a real tmpfs where it can mount one.

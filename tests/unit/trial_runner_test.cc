@@ -3,10 +3,13 @@
 // the running stage, the report retried until the daemon takes it, and the log arriving whole and
 // in order however often the daemon is away.
 #include "workers/trial_runner.h"
+#include "workers/lease_keeper.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <filesystem>
 
 #include "tests/support/fake_daemon_link.h"
@@ -236,6 +239,60 @@ TEST_F(TrialRunnerTest, AFailedFingerprintIsAnInfraErrorAndIsNeverKept) {
   RunTrial(env, Grant(11, {Command("only", "ok")}, with_fp));
   EXPECT_EQ(daemon.report("L11")["verdict"], "passed") << daemon.report("L11").dump();
   EXPECT_EQ(daemon.report("L11")["fingerprint"], json({{"torch", "2.9"}}));
+}
+
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+
+// A daemon whose every log call finds more log waiting: the sink grows by a chunk each time one is
+// shipped, as it does under a trial that logs without pause (issue 31: such a trial lost its lease
+// after 16 s, the keeper's one thread shipping and never beating).
+class EndlessLogDaemon : public test::FakeDaemonLink {
+ public:
+  LogSink* sink = nullptr;
+  std::atomic<bool> growing{true};
+  LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override {
+    LinkAnswer a = test::FakeDaemonLink::AppendLog(lease, offset, data);
+    if (growing) sink->Append(std::string(64 * 1024, 'x') + "\n");
+    return a;
+  }
+};
+
+TEST(LeaseKeeper, ATrialThatLogsWithoutPauseKeepsHeartbeating) {
+  EndlessLogDaemon daemon;
+  LogSink log;
+  daemon.sink = &log;
+  log.Append("first line\n");
+  std::mutex mu;
+  std::condition_variable cv;
+  int beats = 0;
+  daemon.heartbeat = [&] {
+    {
+      std::lock_guard lock(mu);
+      ++beats;
+    }
+    cv.notify_all();
+    HeartbeatAnswer a;
+    a.status = LinkStatus::kOk;
+    return a;
+  };
+  {
+    LeaseKeeper keeper(daemon, "L1", std::chrono::milliseconds(5), log, nullptr);
+    std::unique_lock lock(mu);
+    // Five beats while the log never stops growing. The bound only ends a broken keeper's test; a
+    // keeper that ships and beats on one thread stays at one beat forever.
+    const bool beat = cv.wait_for(lock, std::chrono::seconds(60), [&] { return beats >= 5 && daemon.log_calls() >= 5; });
+    EXPECT_TRUE(beat) << beats << " heartbeats while " << daemon.log_calls() << " log chunks were shipped";
+    lock.unlock();
+    daemon.growing = false;
+    keeper.Finish();
+    EXPECT_FALSE(keeper.lost());
+  }
+  // Nothing is lost or shipped twice: the daemon has every byte the sink was given.
+  EXPECT_EQ(static_cast<int64_t>(daemon.log("L1").size()), log.written());
 }
 
 }  // namespace
