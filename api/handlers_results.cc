@@ -115,7 +115,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            q.suite_version = static_cast<int>(*n);
          }
          if (auto fp = r.Query("fingerprint")) q.fingerprint = *fp;
-         auto m = Matrix(c.store, q);
+         QueryBudget budget = c.store.NewQuery();
+         auto m = Matrix(c.store, q, &budget);
          if (!m.ok()) return FromStatus(m.status());
          if (!WantsCsv(r)) return http::Json(*m);
          return http::Text(200, "text/csv; charset=utf-8", MatrixCsv(*m));
@@ -191,7 +192,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string kind = r.Query("kind").value_or("");
          if (!kind.empty() && kind != "verdict" && kind != "metric" && kind != "ordered")
            return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
-         auto g = Regressions(c.store, r.Query("suite"), threshold);
+         QueryBudget budget = c.store.NewQuery();
+         auto g = Regressions(c.store, r.Query("suite"), threshold, &budget);
          if (!g.ok()) return FromStatus(g.status());
          if (!kind.empty()) {
            json keep = json::array();

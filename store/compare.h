@@ -36,7 +36,9 @@ std::string CompareChange(std::optional<Verdict> a_verdict, const std::string& a
 // ("verdict"|"metric"|""), "a": {"verdict", "signature", "trial", "sweep", "metric"}|null, "b": ...,
 // "metric_change": (b - a) / a | null}]}, changes first (broke, fixed, changed, new, gone, same), then
 // by config key and hardware. Errors: NotFound (sweep, suite), Invalid (a side names nothing: field
-// "a"/"b"), Internal. Takes `store` for the call only; thread-safe.
-Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold);
+// "a"/"b"), Internal. Takes `store` for the call only; thread-safe. `budget` (may be null: unbounded)
+// bounds the trials read and the time (its Answer, naming "a", when it ends the query).
+Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold,
+                               QueryBudget* budget = nullptr);
 
 }  // namespace gauntlet

@@ -57,7 +57,8 @@ void Fold(ConfigCell& c, const std::string& verdict, const std::string& signatur
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
 using ConfigMap = std::unordered_map<std::string, ConfigCell>;
 
-void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<json>* configs, ConfigMap* out) {
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, std::deque<json>* configs,
+                ConfigMap* out) {
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
       " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
@@ -73,6 +74,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
   while (s.Step()) {
+    budget.Count();
     const std::string state = s.Text(9), hardware = s.Text(1);
     std::string key = s.Text(10);
     key += '\x1f';
@@ -100,7 +102,8 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   }
 }
 
-void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>* configs, ConfigMap* out) {
+void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, std::deque<json>* configs,
+               ConfigMap* out) {
   std::string sql =
       "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
       " COALESCE(metric_unit, ''), counts, config_key, flaky FROM cells WHERE suite = ?";
@@ -109,6 +112,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
   s.Bind(1, q.suite);
   if (version > 0) s.Bind(2, version);
   while (s.Step()) {
+    budget.Count();
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
     if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
     c.hardware = s.Text(1);
@@ -117,16 +121,39 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
   }
 }
 
-// Position of a value in the parameter's declared list, so rows follow the suite's order.
-int Rank(const json& def, const std::string& param, const std::string& v) {
-  if (!def.contains("parameters") || !def["parameters"].contains(param)) return 1 << 20;
-  json p = def["parameters"][param];
-  if (p.is_object()) p = p.value("values", json::array());
-  if (!p.is_array()) return 1 << 20;
-  for (size_t i = 0; i < p.size(); ++i)
-    if (JsonText(p[i]) == v) return static_cast<int>(i);
-  return 1 << 20;
-}
+// Each parameter's declared values by position, so rows follow the suite's order. Built once per
+// query: looking a value up in the declared list for every comparison of a sort was quadratic
+// (minutes for a sweep of 200,000 trials whose hidden parameter declares thousands of values).
+class Ranks {
+ public:
+  explicit Ranks(const json& def) {
+    if (!def.contains("parameters") || !def["parameters"].is_object()) return;
+    for (auto& [name, spec] : def["parameters"].items()) {
+      const json& list = spec.is_object() ? spec.value("values", json::array()) : spec;
+      if (!list.is_array()) continue;
+      auto& m = by_param_[name];
+      for (size_t i = 0; i < list.size(); ++i) m.emplace(JsonText(list[i]), static_cast<int>(i));
+    }
+  }
+  // Position of `v` in `param`'s declared list; undeclared values (and parameters) sort last.
+  int operator()(const std::string& param, const std::string& v) const {
+    auto p = by_param_.find(param);
+    if (p == by_param_.end()) return 1 << 30;
+    auto it = p->second.find(v);
+    return it == p->second.end() ? 1 << 30 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> by_param_;
+};
+
+// The most values of one hidden parameter a breakdown row lists, and the most flaky configs a
+// cell lists: the rest are counted (values_more, flaky_count), so an answer stays small whatever
+// the sweep (rows=a&cols=b over 200,000 trials answered 44 MB before).
+constexpr size_t kMaxBreakdownValues = 50;
+constexpr size_t kMaxFlakyListed = 20;
+// The most cells one matrix answers: past it the pivot itself is too fine (422 naming rows).
+constexpr size_t kMaxCells = 100000;
 
 std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
   std::vector<std::string> out;
@@ -137,12 +164,13 @@ std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
 
 // A cell from its configs: state, verdict, counts, metric range and, when they disagree, which
 // values of the parameters the pivot hides go with each verdict.
-json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const std::vector<std::string>& hidden) {
+json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const std::vector<std::string>& hidden) {
   json counts = json::object(), metric_min, metric_max;
   std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
   int64_t at = -1, trial = 0, passed = 0, pending = 0;
   std::string latest_signature;
   json flaky = json::array();
+  size_t flaky_count = 0;
   for (const ConfigCell* c : cs) {
     for (auto& [k, v] : c->counts.items()) counts[k] = counts.value(k, int64_t{0}) + v.get<int64_t>();
     const std::string& e = c->verdict;
@@ -152,7 +180,8 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
     }
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
-    if (c->flaky) flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts)}});
+    if (c->flaky && ++flaky_count <= kMaxFlakyListed)
+      flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts)}});
     if (e != "passed") continue;
     ++passed;
     if (c->metric.is_object()) {
@@ -193,23 +222,29 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
   c["metric_max"] = metric_max;
   c["last_seen"] = at >= 0 ? json(at) : json();
   c["trial"] = trial ? json(trial) : json();
-  if (!flaky.empty()) c["flaky"] = flaky;
+  if (!flaky.empty()) c["flaky"] = flaky, c["flaky_count"] = flaky_count;
   if (state == "mixed" || state == "flaky") {
     json breakdown = json::array();
     for (auto& [v, list] : by) {
-      json values = json::object();
+      json values = json::object(), more = json::object();
       std::set<std::string> vsigs;
       for (auto& p : hidden) {
         std::set<std::string> seen;
         for (auto* x : list) seen.insert(x->config->contains(p) ? JsonText((*x->config)[p]) : "");
-        std::vector<std::string> ordered(seen.begin(), seen.end());
-        std::sort(ordered.begin(), ordered.end(),
-                  [&](const std::string& a, const std::string& b) { return Rank(def, p, a) < Rank(def, p, b); });
-        values[p] = ordered;
+        std::vector<std::pair<int, std::string>> ordered;
+        ordered.reserve(seen.size());
+        for (auto& x : seen) ordered.emplace_back(rank(p, x), x);
+        std::sort(ordered.begin(), ordered.end());
+        json listed = json::array();
+        for (size_t i = 0; i < ordered.size() && i < kMaxBreakdownValues; ++i) listed.push_back(ordered[i].second);
+        values[p] = std::move(listed);
+        if (ordered.size() > kMaxBreakdownValues) more[p] = ordered.size() - kMaxBreakdownValues;
       }
       for (auto* x : list)
-        if (!x->signature.empty()) vsigs.insert(x->signature);
-      breakdown.push_back({{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}});
+        if (!x->signature.empty() && vsigs.size() < kMaxBreakdownValues) vsigs.insert(x->signature);
+      json row = {{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}};
+      if (!more.empty()) row["values_more"] = std::move(more);
+      breakdown.push_back(std::move(row));
     }
     c["breakdown"] = breakdown;
   }
@@ -218,7 +253,15 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
 
 }  // namespace
 
-Result<json> Matrix(Store& store, const MatrixQuery& query) {
+namespace {
+// What narrows a matrix, for an answer that says it is too big or too slow.
+std::string NarrowMatrix(const MatrixQuery& q) {
+  return q.sweep ? "a sweep's matrix reads all its trials: give fingerprint=, or rows= and cols= with fewer values"
+                 : "give sweep=, suite_version= or fingerprint=, or rows= and cols= with fewer values";
+}
+
+// The matrix, read and folded under `budget` (which throws through it when it ends the query).
+Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& budget) {
   MatrixQuery q = query;
   std::optional<int> version = q.suite_version;
   if (q.sweep) {  // a sweep names its suite and version
@@ -245,14 +288,12 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
   const int shown = version ? *version : suite->version;
   ConfigMap configs;
   std::deque<json> config_store;  // stable addresses for ConfigCell::config
-  try {
-    store.Read([&](sql::Db& db) {
-      if (q.sweep || q.fingerprint) ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, &config_store, &configs);
-      else ReadCells(db, q, shown, &config_store, &configs);
-    });
-  } catch (const sql::Error& e) {
-    return Status::Internal(e.what());
-  }
+  store.ReadBounded(budget, [&](sql::Db& db) {
+    if (q.sweep || q.fingerprint)
+      ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, budget, &config_store, &configs);
+    else ReadCells(db, q, shown, budget, &config_store, &configs);
+  });
+  const Ranks rank(def);
   using Key = std::pair<std::vector<std::string>, std::string>;  // (row values, column value)
   std::map<Key, std::vector<const ConfigCell*>> cells;
   for (auto& [k, c] : configs) {
@@ -262,13 +303,17 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     cells[{rk, ck}].push_back(&c);
   }
+  if (cells.size() > kMaxCells)
+    return Status::Invalid("this matrix has " + std::to_string(cells.size()) + " cells (at most " +
+                               std::to_string(kMaxCells) + "): name rows and cols with fewer values",
+                           "rows");
   std::set<std::vector<std::string>> row_set;
   std::set<std::string> col_set;
   for (auto& [k, list] : cells) row_set.insert(k.first), col_set.insert(k.second);
   std::vector<std::vector<std::string>> row_keys(row_set.begin(), row_set.end());
   std::sort(row_keys.begin(), row_keys.end(), [&](const auto& a, const auto& b) {
     for (size_t i = 0; i < a.size(); ++i) {
-      int ra = Rank(def, q.rows[i], a[i]), rb = Rank(def, q.rows[i], b[i]);
+      const int ra = rank(q.rows[i], a[i]), rb = rank(q.rows[i], b[i]);
       if (ra != rb) return ra < rb;
       if (a[i] != b[i]) return a[i] < b[i];
     }
@@ -277,13 +322,14 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
   std::vector<std::string> col_keys(col_set.begin(), col_set.end());
   if (q.cols != "hardware")
     std::sort(col_keys.begin(), col_keys.end(), [&](const auto& a, const auto& b) {
-      int ra = Rank(def, q.cols, a), rb = Rank(def, q.cols, b);
+      const int ra = rank(q.cols, a), rb = rank(q.cols, b);
       return ra != rb ? ra < rb : a < b;
     });
   const auto hidden = HiddenParams(def, q);
   json out_cells = json::array();
   for (auto& [k, list] : cells) {
-    json c = CellJson(list, def, hidden);
+    budget.Count(static_cast<int64_t>(list.size()));
+    json c = CellJson(list, rank, hidden);
     c["row"] = k.first;
     c["col"] = k.second;
     out_cells.push_back(std::move(c));
@@ -298,6 +344,20 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
               {"row_keys", row_keys},
               {"col_keys", col_keys},
               {"cells", out_cells}};
+}
+
+}  // namespace
+
+Result<json> Matrix(Store& store, const MatrixQuery& query, QueryBudget* bounds) {
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
+  try {
+    return MatrixWithin(store, query, budget);
+  } catch (const sql::Error& e) {
+    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
+      return budget.Answer(NarrowMatrix(query), query.sweep ? "sweep" : "suite");
+    return Status::Internal(e.what());
+  }
 }
 
 }  // namespace gauntlet
