@@ -2,10 +2,11 @@
 // disagreement. Each config of a cell keeps its own latest verdict; the cell's state says whether
 // they all passed, all failed one way, disagree (mixed), or one of them is flaky. docs/API.md.
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/json_text.h"
 #include "core/pass_rate.h"
@@ -18,20 +19,61 @@ using nlohmann::json;
 
 namespace {
 
+// Trials by verdict or state. A handful of keys per config: a flat list costs a fraction of a JSON
+// object (a map node and a JSON value per key) over the 200,000 rows of a big sweep.
+struct Counts {
+  std::vector<std::pair<std::string, int64_t>> n;
+  void Add(std::string_view key, int64_t v) {
+    for (auto& [k, c] : n)
+      if (k == key) {
+        c += v;
+        return;
+      }
+    n.emplace_back(std::string(key), v);
+  }
+  void Add(const Counts& o) {
+    for (auto& [k, v] : o.n) Add(k, v);
+  }
+  json Json() const {
+    json j = json::object();
+    for (auto& [k, v] : n) j[k] = v;
+    return j;
+  }
+};
+
+// A key metric as read from a row; JSON only when answered.
+struct MetricValue {
+  bool set = false;
+  std::string name, unit;
+  double value = 0;
+  json Json() const { return set ? json{{"name", name}, {"value", value}, {"unit", unit}} : json(); }
+};
+
 // One config on one hardware class: the latest verdict it got (a skip never hides a real one),
 // every trial counted, and whether one fingerprint saw it both ways.
 struct ConfigCell {
-  const json* config = nullptr;  // owned by the query's config store
+  // The config as stored, and its value of each parameter (by ParamIndex; "" where absent): parsed
+  // once, kept flat, so 200,000 configs are not 200,000 JSON trees to look values up in and free.
+  bool seen = false;
+  std::string config_text;
+  std::vector<std::string> values;
   std::string hardware, verdict, signature;
   int64_t trial = 0, at = -1;
-  json metric, counts = json::object();
+  MetricValue metric;
+  Counts counts;
   bool flaky = false;
-  std::unordered_map<std::string, std::string> judged;  // fingerprint -> its first judged verdict (trial rows)
+  // fingerprint -> its first judged verdict (trial rows); nearly always one entry
+  std::vector<std::pair<std::string, std::string>> judged;
 };
 
-json MetricOf(sql::Stmt& s, int name_col) {
-  if (s.IsNull(name_col)) return nullptr;
-  return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
+MetricValue MetricOf(sql::Stmt& s, int name_col) {
+  MetricValue m;
+  if (s.IsNull(name_col)) return m;
+  m.set = true;
+  m.name = s.TextView(name_col);
+  m.value = s.Double(name_col + 1);
+  m.unit = s.TextView(name_col + 2);
+  return m;
 }
 
 // Takes `verdict` as the config's own if Supersedes (core/verdict.h) says it is the one to show;
@@ -49,15 +91,34 @@ void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& s
 
 // Folds one more observation of the same config (a cells row) into `c`.
 void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-          json metric, const json& counts) {
-  for (auto& [k, v] : counts.items()) c.counts[k] = c.counts.value(k, int64_t{0}) + v.get<int64_t>();
+          MetricValue metric, const json& counts) {
+  for (auto& [k, v] : counts.items())
+    if (v.is_number_integer()) c.counts.Add(k, v.get<int64_t>());
   FoldVerdict(c, verdict, signature, trial, at, [&] { return std::move(metric); });
 }
 
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
 using ConfigMap = std::unordered_map<std::string, ConfigCell>;
 
-void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, std::deque<json>* configs,
+// The suite's parameter names; a config's values are kept in this order.
+using ParamIndex = std::vector<std::string>;
+int IndexIn(const ParamIndex& params, const std::string& p) {
+  auto it = std::find(params.begin(), params.end(), p);
+  return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+}
+
+// Takes the config of a row the first time its cell sees one.
+void TakeConfig(ConfigCell& c, std::string_view text, const ParamIndex& params) {
+  if (c.seen) return;
+  c.seen = true;
+  c.config_text = text;
+  const json config = json::parse(text);
+  c.values.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    if (auto it = config.find(params[i]); it != config.end()) c.values[i] = JsonText(*it);
+}
+
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, const ParamIndex& params,
                 ConfigMap* out) {
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
@@ -73,6 +134,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
   if (q.sweep) s.Bind(i++, *q.sweep);
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
+  out->reserve(out->size() + 4096);
   while (s.Step()) {
     budget.Count();
     const std::string state = s.Text(9), hardware = s.Text(1);
@@ -81,28 +143,29 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     key += hardware;
     ConfigCell& c = (*out)[key];
     // A sweep repeats each config over targets and repeats: parse each config's JSON once.
-    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    TakeConfig(c, s.TextView(0), params);
     c.hardware = hardware;
     const std::string raw = s.Text(2);
     const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
-    json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
-    n = n.is_number() ? n.get<int64_t>() + 1 : 1;
+    c.counts.Add(state == "done" ? raw : state, 1);  // a trial counts once, by verdict or state
     FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13))
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
         for (auto& [k, m] : extra.items())
-          if (m.is_number_integer()) c.counts[k] = c.counts.value(k, int64_t{0}) + m.get<int64_t>();
+          if (m.is_number_integer()) c.counts.Add(k, m.get<int64_t>());
     c.flaky = c.flaky || s.Int(12) != 0;
     const VerdictInfo* v = FindVerdict(verdict);
     if (v && v->judged) {
-      auto [it, fresh] = c.judged.try_emplace(s.Text(11), verdict);
-      c.flaky = c.flaky || (!fresh && it->second != verdict);
+      const std::string_view fp = s.TextView(11);
+      auto it = std::find_if(c.judged.begin(), c.judged.end(), [&](auto& e) { return e.first == fp; });
+      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), verdict);
+      else c.flaky = c.flaky || it->second != verdict;
     }
   }
 }
 
-void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, std::deque<json>* configs,
+void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, const ParamIndex& params,
                ConfigMap* out) {
   std::string sql =
       "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
@@ -114,7 +177,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
   while (s.Step()) {
     budget.Count();
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
-    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    TakeConfig(c, s.TextView(0), params);
     c.hardware = s.Text(1);
     Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
@@ -164,15 +227,18 @@ std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
 
 // A cell from its configs: state, verdict, counts, metric range and, when they disagree, which
 // values of the parameters the pivot hides go with each verdict.
-json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const std::vector<std::string>& hidden) {
-  json counts = json::object(), metric_min, metric_max;
+// `hidden_at`: each hidden parameter's place in ConfigCell::values.
+json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const std::vector<std::string>& hidden,
+              const std::vector<int>& hidden_at) {
+  Counts counts;
+  const MetricValue *metric_min = nullptr, *metric_max = nullptr;
   std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
   int64_t at = -1, trial = 0, passed = 0, pending = 0;
   std::string latest_signature;
   json flaky = json::array();
   size_t flaky_count = 0;
   for (const ConfigCell* c : cs) {
-    for (auto& [k, v] : c->counts.items()) counts[k] = counts.value(k, int64_t{0}) + v.get<int64_t>();
+    counts.Add(c->counts);
     const std::string& e = c->verdict;
     if (e.empty()) {
       ++pending;
@@ -181,13 +247,14 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
     if (c->flaky && ++flaky_count <= kMaxFlakyListed)
-      flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts)}});
+      flaky.push_back({{"config", json::parse(c->config_text)}, {"trial", c->trial},
+                       {"pass_rate", PassRateJson(c->counts.Json())}});
     if (e != "passed") continue;
     ++passed;
-    if (c->metric.is_object()) {
-      const double v = c->metric["value"].get<double>();
-      if (metric_min.is_null() || v < metric_min["value"].get<double>()) metric_min = c->metric;
-      if (metric_max.is_null() || v > metric_max["value"].get<double>()) metric_max = c->metric;
+    if (c->metric.set) {
+      const double v = c->metric.value;
+      if (!metric_min || v < metric_min->value) metric_min = &c->metric;
+      if (!metric_max || v > metric_max->value) metric_max = &c->metric;
     }
   }
   // Skipped configs were never run: they agree with a failure (pruning skips what a failure settles)
@@ -204,10 +271,11 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
   else if (run.size() > 1 || (run.count("passed") && skipped)) state = "mixed";
   else if (by.empty() || pending) state = "pending";
   else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
-  json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}};
+  const json counts_json = counts.Json();
+  json c = {{"state", state}, {"counts", counts_json}, {"configs", cs.size()}, {"passed", passed}};
   // Over every run of the cell's configs (repeats, confirmations, earlier sweeps): a measured rate
   // with its 95% Wilson interval, not a single verdict.
-  c["pass_rate"] = PassRateJson(counts);
+  c["pass_rate"] = PassRateJson(counts_json);
   c["verdict"] = verdict.empty() ? json() : json(verdict);
   // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
   // for a mixed cell, the breakdown does.
@@ -217,9 +285,9 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
   c["signature"] = sigs.size() == 1 && !sigs.begin()->empty() ? json(*sigs.begin())
                    : state == "failed" && !latest_signature.empty() ? json(latest_signature)
                                                                     : json();
-  c["metric"] = metric_max;
-  c["metric_min"] = metric_min;
-  c["metric_max"] = metric_max;
+  c["metric"] = metric_max ? metric_max->Json() : json();
+  c["metric_min"] = metric_min ? metric_min->Json() : json();
+  c["metric_max"] = c["metric"];
   c["last_seen"] = at >= 0 ? json(at) : json();
   c["trial"] = trial ? json(trial) : json();
   if (!flaky.empty()) c["flaky"] = flaky, c["flaky_count"] = flaky_count;
@@ -228,12 +296,13 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
     for (auto& [v, list] : by) {
       json values = json::object(), more = json::object();
       std::set<std::string> vsigs;
-      for (auto& p : hidden) {
-        std::set<std::string> seen;
-        for (auto* x : list) seen.insert(x->config->contains(p) ? JsonText((*x->config)[p]) : "");
+      for (size_t h = 0; h < hidden.size(); ++h) {
+        const std::string& p = hidden[h];
+        std::set<std::string_view> seen;
+        for (auto* x : list) seen.insert(x->values[hidden_at[h]]);
         std::vector<std::pair<int, std::string>> ordered;
         ordered.reserve(seen.size());
-        for (auto& x : seen) ordered.emplace_back(rank(p, x), x);
+        for (auto& x : seen) ordered.emplace_back(rank(p, std::string(x)), std::string(x));
         std::sort(ordered.begin(), ordered.end());
         json listed = json::array();
         for (size_t i = 0; i < ordered.size() && i < kMaxBreakdownValues; ++i) listed.push_back(ordered[i].second);
@@ -287,19 +356,24 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   // Latest version unless one (or all: 0) was asked for.
   const int shown = version ? *version : suite->version;
   ConfigMap configs;
-  std::deque<json> config_store;  // stable addresses for ConfigCell::config
+  ParamIndex params;
+  for (auto& [p, spec] : def["parameters"].items()) params.push_back(p);
   store.ReadBounded(budget, [&](sql::Db& db) {
     if (q.sweep || q.fingerprint)
-      ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, budget, &config_store, &configs);
-    else ReadCells(db, q, shown, budget, &config_store, &configs);
+      ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, budget, params, &configs);
+    else ReadCells(db, q, shown, budget, params, &configs);
   });
   const Ranks rank(def);
   using Key = std::pair<std::vector<std::string>, std::string>;  // (row values, column value)
   std::map<Key, std::vector<const ConfigCell*>> cells;
+  // Rows and columns are parameters (checked above), so each has its place in the values.
+  std::vector<int> row_at;
+  for (auto& p : q.rows) row_at.push_back(IndexIn(params, p));
+  const int col_at = q.cols == "hardware" ? -1 : IndexIn(params, q.cols);
   for (auto& [k, c] : configs) {
     std::vector<std::string> rk;
-    for (auto& p : q.rows) rk.push_back(c.config->contains(p) ? JsonText((*c.config)[p]) : "");
-    std::string ck = q.cols == "hardware" ? c.hardware : (c.config->contains(q.cols) ? JsonText((*c.config)[q.cols]) : "");
+    for (int at : row_at) rk.push_back(c.values[at]);
+    std::string ck = q.cols == "hardware" ? c.hardware : c.values[col_at];
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     cells[{rk, ck}].push_back(&c);
   }
@@ -326,10 +400,12 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
       return ra != rb ? ra < rb : a < b;
     });
   const auto hidden = HiddenParams(def, q);
+  std::vector<int> hidden_at;
+  for (auto& p : hidden) hidden_at.push_back(IndexIn(params, p));
   json out_cells = json::array();
   for (auto& [k, list] : cells) {
     budget.Count(static_cast<int64_t>(list.size()));
-    json c = CellJson(list, rank, hidden);
+    json c = CellJson(list, rank, hidden, hidden_at);
     c["row"] = k.first;
     c["col"] = k.second;
     out_cells.push_back(std::move(c));
