@@ -1,5 +1,6 @@
 // Issue 31's heavy reads, through a real daemon on loopback: the matrix of one sweep of 200,000
-// trials (rows=p0,p1, and rows=p0&cols=p1: every other parameter hidden), compare and regressions
+// trials (rows=p0,p1, and rows=p0&cols=p1: every other parameter hidden; and one whose hidden
+// parameter declares 50,000 values), compare and regressions
 // over it, and registering a suite whose parameter declares 100,000 values, then listing sweeps of
 // it. Prints one JSON object. Usage: query_bench [TRIALS] [VALUES] (GAUNTLET_BIN picks the binary,
 // so the same bench measures an older one).
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   const json suite = test::GridSuite("bulk", {10, 10, 40, 50});
   auto t0 = Clock::now();
   const int64_t sweep = test::FillSweep(dir.path() + "/gauntlet.db", suite, trials);
+  // The same number of trials where the hidden parameter declares 50,000 values: the shape where a
+  // lookup of each value's declared position per sort comparison was quadratic.
+  const int64_t wide = test::FillSweep(dir.path() + "/gauntlet.db", test::GridSuite("wide", {2, 2, 50000}), trials);
   std::cerr << "filled " << trials << " trials in " << std::chrono::duration<double>(Clock::now() - t0).count()
             << " s\n";
   // Bounds off, to time the queries themselves (QUERY_BENCH_OLD=1: a binary without the flags).
@@ -51,6 +55,7 @@ int main(int argc, char** argv) {
   json out = {{"bench", "query"}, {"trials", trials}, {"values", values}};
   out["matrix_rows_2"] = time_it("GET", "/api/v1/matrix?sweep=" + sw + "&rows=p0,p1", "", 5);
   out["matrix_rows_cols"] = time_it("GET", "/api/v1/matrix?sweep=" + sw + "&rows=p0&cols=p1", "", 5);
+  out["matrix_wide_hidden"] = time_it("GET", "/api/v1/matrix?sweep=" + std::to_string(wide) + "&rows=p0,p1", "", 3);
   out["compare_sweep_itself"] = time_it("GET", "/api/v1/compare?a=" + sw + "&b=" + sw, "", 3);
   out["regressions"] = time_it("GET", "/api/v1/regressions?suite=bulk", "", 3);
   // Registration: one parameter of `values` ordered values (a version per commit, say).
