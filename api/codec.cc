@@ -61,6 +61,35 @@ json SweepJson(const SweepRow& s) {
           {"search", s.search}};
 }
 
+namespace {
+// `j` with every list longer than 10 replaced by {"count", "first": its first 3}, at any depth.
+json Summarised(const json& j) {
+  constexpr size_t kMaxListed = 10, kFirst = 3;
+  if (j.is_array()) {
+    if (j.size() <= kMaxListed) {
+      json out = json::array();
+      for (auto& x : j) out.push_back(Summarised(x));
+      return out;
+    }
+    json first = json::array();
+    for (size_t i = 0; i < kFirst; ++i) first.push_back(Summarised(j[i]));
+    return {{"count", j.size()}, {"first", first}};
+  }
+  if (!j.is_object()) return j;
+  json out = json::object();
+  for (auto& [k, v] : j.items()) out[k] = Summarised(v);
+  return out;
+}
+}  // namespace
+
+json SweepListJson(const SweepRow& s) {
+  json j = SweepJson(s);
+  j.erase("request");
+  j["request_summary"] = Summarised(s.request);
+  j["search"] = Summarised(s.search);
+  return j;
+}
+
 SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
   SweepOrigin o;
   o.source = source;

@@ -18,6 +18,10 @@ namespace gauntlet::api {
 // The API's JSON forms of stored rows; SuiteJson adds the definition and source_dir when `full`.
 nlohmann::json SuiteJson(const SuiteRow& s, bool full);
 nlohmann::json SweepJson(const SweepRow& s);
+// A sweep as a listing shows it: SweepJson without `request` (the sweep's own page has it), with
+// `request_summary` in its place and `search` summarised: every list longer than 10 becomes
+// {"count": N, "first": [its first 3]}, so a sweep over 100,000 values lists in a few hundred bytes.
+nlohmann::json SweepListJson(const SweepRow& s);
 nlohmann::json TrialJson(const TrialRow& t);
 // A trial's `tests` (docs/API.md "Trial"): {"attempt", "counts": {verdict: n}, "total", "stored",
 // "not_stored", "cases": [{"stage", "name", "outcome", "verdict", "signature", "evidence", "seconds"}]}.

@@ -86,7 +86,8 @@ std::vector<http::Route> CompareRoutes(Context& c) {
            if (t->empty() || *end || !(threshold >= 0 && threshold <= 1))
              return FromStatus(Status::Invalid("a fraction from 0 to 1 (0.1 = 10%)", "threshold"));
          }
-         auto j = Compare(c.store, *a, *b, threshold);
+         QueryBudget budget = c.store.NewQuery();
+         auto j = Compare(c.store, *a, *b, threshold, &budget);
          if (!j.ok()) return FromStatus(j.status());
          for (const char* side : {"a", "b"})
            if ((*j)[side].contains("sweep")) {

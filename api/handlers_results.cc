@@ -150,7 +150,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string layer = r.Query("layer").value_or("verdict");
          if (layer != "verdict" && layer != "dispatch")
            return http::Problem(422, "Unprocessable Entity", "layer is verdict or dispatch", "layer");
-         auto m = Matrix(c.store, q);
+         QueryBudget budget = c.store.NewQuery();
+         auto m = Matrix(c.store, q, &budget);
          if (!m.ok()) return FromStatus(m.status());
          if (layer == "dispatch") AddDispatchLayer(c.store, &*m);
          if (!WantsCsv(r)) return http::Json(*m);
@@ -227,7 +228,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string kind = r.Query("kind").value_or("");
          if (!kind.empty() && kind != "verdict" && kind != "metric" && kind != "ordered")
            return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
-         auto g = Regressions(c.store, r.Query("suite"), threshold);
+         QueryBudget budget = c.store.NewQuery();
+         auto g = Regressions(c.store, r.Query("suite"), threshold, &budget);
          if (!g.ok()) return FromStatus(g.status());
          if (!kind.empty()) {
            json keep = json::array();

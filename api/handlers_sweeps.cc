@@ -77,8 +77,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          if (!rows.ok()) return FromStatus(rows.status());
          json items = json::array();
          for (size_t i = 0; i < rows->size() && static_cast<int>(i) < limit; ++i) {
-           json j = SweepJson((*rows)[i]);
-           j.erase("request");
+           json j = SweepListJson((*rows)[i]);
            j.update(SweepLiveJson(c.coord.SweepExtras((*rows)[i].id)));
            items.push_back(j);
          }

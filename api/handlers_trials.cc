@@ -74,7 +74,8 @@ Response ListTrials(Context& c, Request& r) {
   }
   const int limit = f.limit;
   f.limit = limit + 1;
-  auto rows = c.store.ListTrials(f);
+  QueryBudget budget = c.store.NewQuery();
+  auto rows = c.store.ListTrials(f, &budget);
   if (!rows.ok()) return FromStatus(rows.status());
   const bool more = static_cast<int>(rows->size()) > limit;
   if (more) rows->pop_back();

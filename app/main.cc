@@ -12,6 +12,7 @@
 #include "http/auth.h"
 #include "cli/cli.h"
 #include "app/serve.h"
+#include "app/store_commands.h"
 #include "slurm/slurm.h"
 #include "workers/worker_cli.h"
 
@@ -51,6 +52,11 @@ int main(int argc, char** argv) {
   serve->add_option("--quarantine-after", so.quarantine_after, "infra errors in a row before a node is quarantined")
       ->capture_default_str();
   serve->add_option("--log-cap-mb", so.log_cap_mb, "log bytes kept per trial (head and tail beyond)")->capture_default_str();
+  serve->add_option("--query-timeout-ms", so.query_timeout_ms,
+                    "a matrix, compare, regressions or trials query running longer is stopped (503)")
+      ->capture_default_str();
+  serve->add_option("--query-max-rows", so.query_max_rows, "rows one such query may read, else 422")
+      ->capture_default_str();
   serve->add_flag("--local-worker", so.local_worker, "also run one worker on this host");
   serve->add_option("--config", so.config, "daemon settings file (YAML or JSON): webhooks, public_url; see USER_GUIDE");
   serve->add_option("--webhook", so.webhooks,
@@ -74,6 +80,7 @@ int main(int argc, char** argv) {
   gauntlet::AddClientCommands(app, &code);
   gauntlet::AddWorkerCommands(app, &code);
   gauntlet::AddSlurmCommand(app, &code);
+  gauntlet::AddStoreCommands(app, &code);
 
   app.parse_complete_callback([&] {
     auto logger = spdlog::stderr_color_mt("gauntlet");

@@ -124,6 +124,7 @@ int RunServe(const ServeOptions& o) {
     std::cerr << "gauntlet serve: cannot open " << o.db << ": " << store.status().message() << "\n";
     return 2;
   }
+  (*store)->SetQueryLimits(QueryLimits{std::max<int64_t>(0, o.query_timeout_ms), std::max<int64_t>(0, o.query_max_rows)});
   const std::string suites_dir = BuiltInDir(o.suites, "suites");
   if (auto loaded = LoadSuitesDir(suites_dir, **store); !loaded.ok()) {
     std::cerr << "gauntlet serve: suites: " << loaded.status().message() << "\n";
@@ -188,6 +189,8 @@ int RunServe(const ServeOptions& o) {
     int sig = 0;
     sigwait(&stop_set, &sig);
     spdlog::info("{}: draining and stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    // A long query must not hold the drain: every bounded read ends now, each answering 503.
+    (*store)->StopQueries();
     if (worker > 0) {
       // The local worker drains first (finishing or handing back its trials) while the server can
       // still take its reports; it gets a minute, then SIGKILL.

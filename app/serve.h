@@ -24,6 +24,8 @@ struct ServeOptions {
   int64_t offline_after_ms = 30000;
   int quarantine_after = 3;
   int64_t log_cap_mb = 16;
+  int64_t query_timeout_ms = 10000;  // heavy reads (matrix, compare, regressions, trials): deadline
+  int64_t query_max_rows = 2000000;  //   and the rows one may read (docs/API.md "Query bounds")
   bool local_worker = false;  // also start one `gauntlet worker` beside the daemon
   std::string exe;            // this executable (for the local worker)
   std::string config;         // --config: webhooks and links (YAML or JSON); empty: none

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -21,9 +22,14 @@ struct ParamSpec {
   std::optional<std::string> pattern;  // a regex (core/user_regex.h) a free value must fully match
   std::optional<UserRegex> compiled;   // `pattern` compiled, set by ParseSuite
   std::optional<std::string> def;      // default when a sweep omits the parameter
+  // `values` by position, for lookups in constant time (ParseSuite fills it; left empty, the lookups
+  // below scan `values`). A suite may declare 100,000 values: a scan per lookup was quadratic.
+  std::unordered_map<std::string, int> positions;
   // True if `v` is declared or fully matches the pattern (`compiled`, else compiled on this call; a
   // pattern that does not compile accepts nothing). Values over kMaxPatternValue never match.
   bool Accepts(const std::string& v) const;
+  // `v`'s position in `values`, or -1 when it is not declared.
+  int IndexOf(const std::string& v) const;
 };
 
 // What a suite (or a sweep target) asks of a node.

@@ -136,10 +136,12 @@ bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
 }
 }  // namespace
 
-Result<json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold) {
+Result<json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold, QueryBudget* bounds) {
   json items = json::array(), flaky = json::array();
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
   try {
-    store.Read([&](sql::Db& db) {
+    store.ReadBounded(budget, [&](sql::Db& db) {
       std::string sql =
           "SELECT suite, config_key, config, hardware, verdict, signature, trial_id, metric_name, metric_value,"
           " COALESCE(metric_unit, ''), prev_verdict, COALESCE(prev_signature, ''), prev_trial, prev_metric, last_seen,"
@@ -148,6 +150,7 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
       auto s = db.Prepare(sql);
       if (suite) s.Bind(1, *suite);
       while (s.Step()) {
+        budget.Count();
         const std::string now = s.Text(4), before = s.Text(10);
         json after = {{"verdict", now}, {"signature", s.Text(5)}, {"trial", s.Int(6)}, {"metric", MetricJson(s, 7)}};
         json prev = {{"verdict", before}, {"signature", s.Text(11)}, {"trial", s.Int(12)},
@@ -173,9 +176,11 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
       }
     });
   } catch (const sql::Error& e) {
+    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
+      return budget.Answer("give suite= (regressions read every cell of every suite without it)", "suite");
     return Status::Internal(e.what());
   }
-  auto ordered = OrderedRegressions(store, suite);
+  auto ordered = OrderedRegressions(store, suite, &budget);
   if (!ordered.ok()) return ordered.status();
   for (auto& i : (*ordered)["items"]) items.push_back(std::move(i));
   return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};

@@ -30,7 +30,11 @@ struct MatrixQuery {
 // A cell's `state`: passed (every config passed), failed (every config failed one way), mixed (its
 // configs disagree: `breakdown` says which values of the hidden parameters go with each verdict),
 // flaky (one config got different judged verdicts under one fingerprint), pending, skipped.
-Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q);
+// `budget` (may be null: unbounded) bounds the rows read and folded (trials, cells, each cell's
+// configs) and the time: its end is its Answer (422 naming sweep/suite, 503); over 100,000 cells is
+// Invalid naming rows. A breakdown lists at most 50 values of a hidden parameter per verdict (the
+// rest counted in "values_more": {param: n}) and a cell at most 20 flaky configs ("flaky_count": all).
+Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q, QueryBudget* budget = nullptr);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
 // Failure clusters with the parameter value that explains each (per hardware), over the latest
@@ -41,7 +45,9 @@ Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>
 // along ordered parameters (store/ordered_regressions.h; "ordered"). {"items", "flaky", "threshold"}: a
 // verdict that got worse while the same fingerprint also passed the config is flaky, not a regression,
 // and is listed in "flaky" (each with "flaky": true and its "pass_rate"), never in "items".
-Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold);
+// `budget` (may be null: unbounded) bounds the cells read and the time, as the matrix's.
+Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold,
+                                   QueryBudget* budget = nullptr);
 // The flaky cells of `suite` (one config on one hardware class that both passed and failed under
 // one fingerprint, or failed and then passed its confirmation) at `version` (unset: the latest; 0:
 // all): {"suite", "suite_version", "items": [{"config_key", "config", "hardware", "suite_version",

@@ -70,7 +70,7 @@ void Keep(Side& side, Entry e, bool worst) {
     side[k] = std::move(e);
 }
 
-Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, int64_t* pending) {
+Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, QueryBudget& budget, int64_t* pending) {
   Side side;
   if (c.sweep) {
     auto chk = db.Prepare("SELECT COUNT(*), SUM(state != 'done') FROM trials WHERE sweep_id = ?");
@@ -82,7 +82,10 @@ Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, int64_
     *pending += chk.IsNull(1) ? 0 : chk.Int(1);
     auto s = db.Prepare(std::string("SELECT ") + kEntryCols + " WHERE t.sweep_id = ? AND" + kDone + " ORDER BY t.id");
     s.Bind(1, *c.sweep);
-    while (s.Step()) Keep(side, ReadEntry(s), true);
+    while (s.Step()) {
+      budget.Count();
+      Keep(side, ReadEntry(s), true);
+    }
     return side;
   }
   if (c.before_sweep) {
@@ -94,6 +97,7 @@ Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, int64_
     for (auto& [k, e] : *keys_of) {
       s.Reset();
       s.Bind(1, *c.before_sweep).Bind(2, k.first).Bind(3, k.second).Bind(4, *c.before_sweep).Bind(5, e.trial);
+      budget.Count();
       if (s.Step()) side[k] = ReadEntry(s);
     }
     return side;
@@ -110,7 +114,10 @@ Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, int64_
   s.Bind(i++, c.suite);
   if (c.suite_version) s.Bind(i++, *c.suite_version);
   if (c.fingerprint) s.Bind(i++, *c.fingerprint);
-  while (s.Step()) Keep(side, ReadEntry(s), false);
+  while (s.Step()) {
+    budget.Count();
+    Keep(side, ReadEntry(s), false);
+  }
   return side;
 }
 
@@ -150,13 +157,15 @@ std::string CompareChange(std::optional<Verdict> av, const std::string& as, std:
   return *av == *bv && as == bs ? "same" : "changed";
 }
 
-Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold) {
+Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold, QueryBudget* bounds) {
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
   try {
-    return store.Read([&](sql::Db& db) -> Result<json> {
+    return store.ReadBounded(budget, [&](sql::Db& db) -> Result<json> {
       int64_t pending = 0;
-      auto sb = Load(db, b, nullptr, &pending);
+      auto sb = Load(db, b, nullptr, budget, &pending);
       if (!sb.ok()) return Status(sb.status().code(), sb.status().message(), sb.status().field() == "a" ? "b" : sb.status().field());
-      auto sa = Load(db, a, &*sb, &pending);
+      auto sa = Load(db, a, &*sb, budget, &pending);
       if (!sa.ok()) return sa.status();
       std::map<Key, std::pair<const Entry*, const Entry*>> all;
       for (auto& [k, e] : *sa) all[k].first = &e;
@@ -165,6 +174,7 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
       json summary = {{"broke", 0}, {"flaky", 0}, {"fixed", 0}, {"changed", 0}, {"new", 0}, {"gone", 0}, {"same", 0}};
       std::string key_metric;
       for (auto& [k, pr] : all) {
+        budget.Count();  // folding 200,000 items takes a while too: a stop or the deadline reaches it
         auto [ea, eb] = pr;
         json change_rel;
         bool fell = false;
@@ -200,6 +210,8 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
                   {"items", items}};
     });
   } catch (const sql::Error& e) {
+    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
+      return budget.Answer("compare two sweeps, or give a_version/b_version and a_fingerprint/b_fingerprint", "a");
     return Status::Internal(e.what());
   }
 }

@@ -39,7 +39,9 @@ std::string CompareChange(std::optional<Verdict> a_verdict, const std::string& a
 // suite version and hardware class): not broken, flaky. Changes first (broke, flaky, fixed, changed,
 // new, gone, same), then
 // by config key and hardware. Errors: NotFound (sweep, suite), Invalid (a side names nothing: field
-// "a"/"b"), Internal. Takes `store` for the call only; thread-safe.
-Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold);
+// "a"/"b"), Internal. Takes `store` for the call only; thread-safe. `budget` (may be null: unbounded)
+// bounds the trials read and the time (its Answer, naming "a", when it ends the query).
+Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold,
+                               QueryBudget* budget = nullptr);
 
 }  // namespace gauntlet

@@ -2,10 +2,11 @@
 // disagreement. Each config of a cell keeps its own latest verdict; the cell's state says whether
 // they all passed, all failed one way, disagree (mixed), or one of them is flaky. docs/API.md.
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/json_text.h"
 #include "core/pass_rate.h"
@@ -18,21 +19,62 @@ using nlohmann::json;
 
 namespace {
 
+// Trials by verdict or state. A handful of keys per config: a flat list costs a fraction of a JSON
+// object (a map node and a JSON value per key) over the 200,000 rows of a big sweep.
+struct Counts {
+  std::vector<std::pair<std::string, int64_t>> n;
+  void Add(std::string_view key, int64_t v) {
+    for (auto& [k, c] : n)
+      if (k == key) {
+        c += v;
+        return;
+      }
+    n.emplace_back(std::string(key), v);
+  }
+  void Add(const Counts& o) {
+    for (auto& [k, v] : o.n) Add(k, v);
+  }
+  json Json() const {
+    json j = json::object();
+    for (auto& [k, v] : n) j[k] = v;
+    return j;
+  }
+};
+
+// A key metric as read from a row; JSON only when answered.
+struct MetricValue {
+  bool set = false;
+  std::string name, unit;
+  double value = 0;
+  json Json() const { return set ? json{{"name", name}, {"value", value}, {"unit", unit}} : json(); }
+};
+
 // One config on one hardware class: the latest verdict it got (a skip never hides a real one),
 // every trial counted, and whether one fingerprint saw it both ways.
 struct ConfigCell {
-  const json* config = nullptr;  // owned by the query's config store
+  // The config as stored, and its value of each parameter (by ParamIndex; "" where absent): parsed
+  // once, kept flat, so 200,000 configs are not 200,000 JSON trees to look values up in and free.
+  bool seen = false;
+  std::string config_text;
+  std::vector<std::string> values;
   std::string hardware, verdict, signature;
   int64_t trial = 0, at = -1;
-  json metric, counts = json::object();
+  MetricValue metric;
+  Counts counts;
   int64_t reused = 0;  // results filed by reuse: said beside the runs, never counted as one
   bool flaky = false;
-  std::unordered_map<std::string, std::string> judged;  // fingerprint -> its first judged verdict (trial rows)
+  // fingerprint -> its first judged verdict (trial rows); nearly always one entry
+  std::vector<std::pair<std::string, std::string>> judged;
 };
 
-json MetricOf(sql::Stmt& s, int name_col) {
-  if (s.IsNull(name_col)) return nullptr;
-  return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
+MetricValue MetricOf(sql::Stmt& s, int name_col) {
+  MetricValue m;
+  if (s.IsNull(name_col)) return m;
+  m.set = true;
+  m.name = s.TextView(name_col);
+  m.value = s.Double(name_col + 1);
+  m.unit = s.TextView(name_col + 2);
+  return m;
 }
 
 // Takes `verdict` as the config's own if Supersedes (core/verdict.h) says it is the one to show;
@@ -50,15 +92,35 @@ void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& s
 
 // Folds one more observation of the same config (a cells row) into `c`.
 void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-          json metric, const json& counts) {
-  for (auto& [k, v] : counts.items()) c.counts[k] = c.counts.value(k, int64_t{0}) + v.get<int64_t>();
+          MetricValue metric, const json& counts) {
+  for (auto& [k, v] : counts.items())
+    if (v.is_number_integer()) c.counts.Add(k, v.get<int64_t>());
   FoldVerdict(c, verdict, signature, trial, at, [&] { return std::move(metric); });
 }
 
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
 using ConfigMap = std::unordered_map<std::string, ConfigCell>;
 
-void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<json>* configs, ConfigMap* out) {
+// The suite's parameter names; a config's values are kept in this order.
+using ParamIndex = std::vector<std::string>;
+int IndexIn(const ParamIndex& params, const std::string& p) {
+  auto it = std::find(params.begin(), params.end(), p);
+  return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+}
+
+// Takes the config of a row the first time its cell sees one.
+void TakeConfig(ConfigCell& c, std::string_view text, const ParamIndex& params) {
+  if (c.seen) return;
+  c.seen = true;
+  c.config_text = text;
+  const json config = json::parse(text);
+  c.values.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    if (auto it = config.find(params[i]); it != config.end()) c.values[i] = JsonText(*it);
+}
+
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, const ParamIndex& params,
+                ConfigMap* out) {
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
       " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
@@ -76,14 +138,16 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
   if (q.sweep) s.Bind(i++, *q.sweep);
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
+  out->reserve(out->size() + 4096);
   while (s.Step()) {
+    budget.Count();
     const std::string state = s.Text(9), hardware = s.Text(1);
     std::string key = s.Text(10);
     key += '\x1f';
     key += hardware;
     ConfigCell& c = (*out)[key];
     // A sweep repeats each config over targets and repeats: parse each config's JSON once.
-    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    TakeConfig(c, s.TextView(0), params);
     c.hardware = hardware;
     const std::string raw = s.Text(2);
     const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
@@ -92,23 +156,25 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, std::deque<
       ++c.reused;
       continue;
     }
-    json& n = c.counts[state == "done" ? raw : state];  // a trial counts once, by verdict or state
-    n = n.is_number() ? n.get<int64_t>() + 1 : 1;
+    c.counts.Add(state == "done" ? raw : state, 1);  // a trial counts once, by verdict or state
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13))
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
         for (auto& [k, m] : extra.items())
-          if (m.is_number_integer()) c.counts[k] = c.counts.value(k, int64_t{0}) + m.get<int64_t>();
+          if (m.is_number_integer()) c.counts.Add(k, m.get<int64_t>());
     c.flaky = c.flaky || s.Int(12) != 0;
     const VerdictInfo* v = FindVerdict(verdict);
     if (v && v->judged) {
-      auto [it, fresh] = c.judged.try_emplace(s.Text(11), verdict);
-      c.flaky = c.flaky || (!fresh && it->second != verdict);
+      const std::string_view fp = s.TextView(11);
+      auto it = std::find_if(c.judged.begin(), c.judged.end(), [&](auto& e) { return e.first == fp; });
+      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), verdict);
+      else c.flaky = c.flaky || it->second != verdict;
     }
   }
 }
 
-void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>* configs, ConfigMap* out) {
+void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, const ParamIndex& params,
+               ConfigMap* out) {
   std::string sql =
       "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
       " COALESCE(metric_unit, ''), counts, config_key, flaky, reused FROM cells WHERE suite = ?";
@@ -117,8 +183,9 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
   s.Bind(1, q.suite);
   if (version > 0) s.Bind(2, version);
   while (s.Step()) {
+    budget.Count();
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
-    if (!c.config) c.config = &configs->emplace_back(json::parse(s.TextView(0)));
+    TakeConfig(c, s.TextView(0), params);
     c.hardware = s.Text(1);
     Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
@@ -126,16 +193,39 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, std::deque<json>*
   }
 }
 
-// Position of a value in the parameter's declared list, so rows follow the suite's order.
-int Rank(const json& def, const std::string& param, const std::string& v) {
-  if (!def.contains("parameters") || !def["parameters"].contains(param)) return 1 << 20;
-  json p = def["parameters"][param];
-  if (p.is_object()) p = p.value("values", json::array());
-  if (!p.is_array()) return 1 << 20;
-  for (size_t i = 0; i < p.size(); ++i)
-    if (JsonText(p[i]) == v) return static_cast<int>(i);
-  return 1 << 20;
-}
+// Each parameter's declared values by position, so rows follow the suite's order. Built once per
+// query: looking a value up in the declared list for every comparison of a sort was quadratic
+// (minutes for a sweep of 200,000 trials whose hidden parameter declares thousands of values).
+class Ranks {
+ public:
+  explicit Ranks(const json& def) {
+    if (!def.contains("parameters") || !def["parameters"].is_object()) return;
+    for (auto& [name, spec] : def["parameters"].items()) {
+      const json& list = spec.is_object() ? spec.value("values", json::array()) : spec;
+      if (!list.is_array()) continue;
+      auto& m = by_param_[name];
+      for (size_t i = 0; i < list.size(); ++i) m.emplace(JsonText(list[i]), static_cast<int>(i));
+    }
+  }
+  // Position of `v` in `param`'s declared list; undeclared values (and parameters) sort last.
+  int operator()(const std::string& param, const std::string& v) const {
+    auto p = by_param_.find(param);
+    if (p == by_param_.end()) return 1 << 30;
+    auto it = p->second.find(v);
+    return it == p->second.end() ? 1 << 30 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> by_param_;
+};
+
+// The most values of one hidden parameter a breakdown row lists, and the most flaky configs a
+// cell lists: the rest are counted (values_more, flaky_count), so an answer stays small whatever
+// the sweep (rows=a&cols=b over 200,000 trials answered 44 MB before).
+constexpr size_t kMaxBreakdownValues = 50;
+constexpr size_t kMaxFlakyListed = 20;
+// The most cells one matrix answers: past it the pivot itself is too fine (422 naming rows).
+constexpr size_t kMaxCells = 100000;
 
 std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
   std::vector<std::string> out;
@@ -146,14 +236,18 @@ std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
 
 // A cell from its configs: state, verdict, counts, metric range and, when they disagree, which
 // values of the parameters the pivot hides go with each verdict.
-json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const std::vector<std::string>& hidden) {
-  json counts = json::object(), metric_min, metric_max;
+// `hidden_at`: each hidden parameter's place in ConfigCell::values.
+json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const std::vector<std::string>& hidden,
+              const std::vector<int>& hidden_at) {
+  Counts counts;
+  const MetricValue *metric_min = nullptr, *metric_max = nullptr;
   std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
   int64_t at = -1, trial = 0, passed = 0, pending = 0, reused = 0;
   std::string latest_signature;
   json flaky = json::array();
+  size_t flaky_count = 0;
   for (const ConfigCell* c : cs) {
-    for (auto& [k, v] : c->counts.items()) counts[k] = counts.value(k, int64_t{0}) + v.get<int64_t>();
+    counts.Add(c->counts);
     reused += c->reused;
     const std::string& e = c->verdict;
     if (e.empty()) {
@@ -162,14 +256,15 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
     }
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
-    if (c->flaky)
-      flaky.push_back({{"config", *c->config}, {"trial", c->trial}, {"pass_rate", PassRateJson(c->counts, c->reused)}});
+    if (c->flaky && ++flaky_count <= kMaxFlakyListed)
+      flaky.push_back({{"config", json::parse(c->config_text)}, {"trial", c->trial},
+                       {"pass_rate", PassRateJson(c->counts.Json(), c->reused)}});
     if (e != "passed") continue;
     ++passed;
-    if (c->metric.is_object()) {
-      const double v = c->metric["value"].get<double>();
-      if (metric_min.is_null() || v < metric_min["value"].get<double>()) metric_min = c->metric;
-      if (metric_max.is_null() || v > metric_max["value"].get<double>()) metric_max = c->metric;
+    if (c->metric.set) {
+      const double v = c->metric.value;
+      if (!metric_min || v < metric_min->value) metric_min = &c->metric;
+      if (!metric_max || v > metric_max->value) metric_max = &c->metric;
     }
   }
   // Skipped configs were never run: they agree with a failure (pruning skips what a failure settles)
@@ -186,11 +281,12 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
   else if (run.size() > 1 || (run.count("passed") && skipped)) state = "mixed";
   else if (by.empty() || pending) state = "pending";
   else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
-  json c = {{"state", state}, {"counts", counts}, {"configs", cs.size()}, {"passed", passed}, {"reused", reused}};
+  const json counts_json = counts.Json();
+  json c = {{"state", state}, {"counts", counts_json}, {"configs", cs.size()}, {"passed", passed}, {"reused", reused}};
   // Over every run of the cell's configs (repeats, confirmations, earlier sweeps): a measured rate
   // with its 95% Wilson interval, not a single verdict. Reused results are copies, not runs: `counts`
   // and the rate leave them out, `reused` says how many there were.
-  c["pass_rate"] = PassRateJson(counts, reused);
+  c["pass_rate"] = PassRateJson(counts_json, reused);
   c["verdict"] = verdict.empty() ? json() : json(verdict);
   // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
   // for a mixed cell, the breakdown does.
@@ -200,28 +296,35 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
   c["signature"] = sigs.size() == 1 && !sigs.begin()->empty() ? json(*sigs.begin())
                    : state == "failed" && !latest_signature.empty() ? json(latest_signature)
                                                                     : json();
-  c["metric"] = metric_max;
-  c["metric_min"] = metric_min;
-  c["metric_max"] = metric_max;
+  c["metric"] = metric_max ? metric_max->Json() : json();
+  c["metric_min"] = metric_min ? metric_min->Json() : json();
+  c["metric_max"] = c["metric"];
   c["last_seen"] = at >= 0 ? json(at) : json();
   c["trial"] = trial ? json(trial) : json();
-  if (!flaky.empty()) c["flaky"] = flaky;
+  if (!flaky.empty()) c["flaky"] = flaky, c["flaky_count"] = flaky_count;
   if (state == "mixed" || state == "flaky") {
     json breakdown = json::array();
     for (auto& [v, list] : by) {
-      json values = json::object();
+      json values = json::object(), more = json::object();
       std::set<std::string> vsigs;
-      for (auto& p : hidden) {
-        std::set<std::string> seen;
-        for (auto* x : list) seen.insert(x->config->contains(p) ? JsonText((*x->config)[p]) : "");
-        std::vector<std::string> ordered(seen.begin(), seen.end());
-        std::sort(ordered.begin(), ordered.end(),
-                  [&](const std::string& a, const std::string& b) { return Rank(def, p, a) < Rank(def, p, b); });
-        values[p] = ordered;
+      for (size_t h = 0; h < hidden.size(); ++h) {
+        const std::string& p = hidden[h];
+        std::set<std::string_view> seen;
+        for (auto* x : list) seen.insert(x->values[hidden_at[h]]);
+        std::vector<std::pair<int, std::string>> ordered;
+        ordered.reserve(seen.size());
+        for (auto& x : seen) ordered.emplace_back(rank(p, std::string(x)), std::string(x));
+        std::sort(ordered.begin(), ordered.end());
+        json listed = json::array();
+        for (size_t i = 0; i < ordered.size() && i < kMaxBreakdownValues; ++i) listed.push_back(ordered[i].second);
+        values[p] = std::move(listed);
+        if (ordered.size() > kMaxBreakdownValues) more[p] = ordered.size() - kMaxBreakdownValues;
       }
       for (auto* x : list)
-        if (!x->signature.empty()) vsigs.insert(x->signature);
-      breakdown.push_back({{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}});
+        if (!x->signature.empty() && vsigs.size() < kMaxBreakdownValues) vsigs.insert(x->signature);
+      json row = {{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}};
+      if (!more.empty()) row["values_more"] = std::move(more);
+      breakdown.push_back(std::move(row));
     }
     c["breakdown"] = breakdown;
   }
@@ -230,7 +333,15 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const json& def, const s
 
 }  // namespace
 
-Result<json> Matrix(Store& store, const MatrixQuery& query) {
+namespace {
+// What narrows a matrix, for an answer that says it is too big or too slow.
+std::string NarrowMatrix(const MatrixQuery& q) {
+  return q.sweep ? "a sweep's matrix reads all its trials: give fingerprint=, or rows= and cols= with fewer values"
+                 : "give sweep=, suite_version= or fingerprint=, or rows= and cols= with fewer values";
+}
+
+// The matrix, read and folded under `budget` (which throws through it when it ends the query).
+Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& budget) {
   MatrixQuery q = query;
   std::optional<int> version = q.suite_version;
   if (q.sweep) {  // a sweep names its suite and version
@@ -256,31 +367,38 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
   // Latest version unless one (or all: 0) was asked for.
   const int shown = version ? *version : suite->version;
   ConfigMap configs;
-  std::deque<json> config_store;  // stable addresses for ConfigCell::config
-  try {
-    store.Read([&](sql::Db& db) {
-      if (q.sweep || q.fingerprint) ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, &config_store, &configs);
-      else ReadCells(db, q, shown, &config_store, &configs);
-    });
-  } catch (const sql::Error& e) {
-    return Status::Internal(e.what());
-  }
+  ParamIndex params;
+  for (auto& [p, spec] : def["parameters"].items()) params.push_back(p);
+  store.ReadBounded(budget, [&](sql::Db& db) {
+    if (q.sweep || q.fingerprint)
+      ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, budget, params, &configs);
+    else ReadCells(db, q, shown, budget, params, &configs);
+  });
+  const Ranks rank(def);
   using Key = std::pair<std::vector<std::string>, std::string>;  // (row values, column value)
   std::map<Key, std::vector<const ConfigCell*>> cells;
+  // Rows and columns are parameters (checked above), so each has its place in the values.
+  std::vector<int> row_at;
+  for (auto& p : q.rows) row_at.push_back(IndexIn(params, p));
+  const int col_at = q.cols == "hardware" ? -1 : IndexIn(params, q.cols);
   for (auto& [k, c] : configs) {
     std::vector<std::string> rk;
-    for (auto& p : q.rows) rk.push_back(c.config->contains(p) ? JsonText((*c.config)[p]) : "");
-    std::string ck = q.cols == "hardware" ? c.hardware : (c.config->contains(q.cols) ? JsonText((*c.config)[q.cols]) : "");
+    for (int at : row_at) rk.push_back(c.values[at]);
+    std::string ck = q.cols == "hardware" ? c.hardware : c.values[col_at];
     if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
     cells[{rk, ck}].push_back(&c);
   }
+  if (cells.size() > kMaxCells)
+    return Status::Invalid("this matrix has " + std::to_string(cells.size()) + " cells (at most " +
+                               std::to_string(kMaxCells) + "): name rows and cols with fewer values",
+                           "rows");
   std::set<std::vector<std::string>> row_set;
   std::set<std::string> col_set;
   for (auto& [k, list] : cells) row_set.insert(k.first), col_set.insert(k.second);
   std::vector<std::vector<std::string>> row_keys(row_set.begin(), row_set.end());
   std::sort(row_keys.begin(), row_keys.end(), [&](const auto& a, const auto& b) {
     for (size_t i = 0; i < a.size(); ++i) {
-      int ra = Rank(def, q.rows[i], a[i]), rb = Rank(def, q.rows[i], b[i]);
+      const int ra = rank(q.rows[i], a[i]), rb = rank(q.rows[i], b[i]);
       if (ra != rb) return ra < rb;
       if (a[i] != b[i]) return a[i] < b[i];
     }
@@ -289,13 +407,16 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
   std::vector<std::string> col_keys(col_set.begin(), col_set.end());
   if (q.cols != "hardware")
     std::sort(col_keys.begin(), col_keys.end(), [&](const auto& a, const auto& b) {
-      int ra = Rank(def, q.cols, a), rb = Rank(def, q.cols, b);
+      const int ra = rank(q.cols, a), rb = rank(q.cols, b);
       return ra != rb ? ra < rb : a < b;
     });
   const auto hidden = HiddenParams(def, q);
+  std::vector<int> hidden_at;
+  for (auto& p : hidden) hidden_at.push_back(IndexIn(params, p));
   json out_cells = json::array();
   for (auto& [k, list] : cells) {
-    json c = CellJson(list, def, hidden);
+    budget.Count(static_cast<int64_t>(list.size()));
+    json c = CellJson(list, rank, hidden, hidden_at);
     c["row"] = k.first;
     c["col"] = k.second;
     out_cells.push_back(std::move(c));
@@ -310,6 +431,20 @@ Result<json> Matrix(Store& store, const MatrixQuery& query) {
               {"row_keys", row_keys},
               {"col_keys", col_keys},
               {"cells", out_cells}};
+}
+
+}  // namespace
+
+Result<json> Matrix(Store& store, const MatrixQuery& query, QueryBudget* bounds) {
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
+  try {
+    return MatrixWithin(store, query, budget);
+  } catch (const sql::Error& e) {
+    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
+      return budget.Answer(NarrowMatrix(query), query.sweep ? "sweep" : "suite");
+    return Status::Internal(e.what());
+  }
 }
 
 }  // namespace gauntlet

@@ -184,10 +184,12 @@ json Item(const GroupKey& k, const json& rest, const Point& good, const Point& b
 
 }  // namespace
 
-Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& suite) {
+Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& suite, QueryBudget* bounds) {
   json items = json::array();
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
   try {
-    store.Read([&](sql::Db& db) {
+    store.ReadBounded(budget, [&](sql::Db& db) {
       const Suites suites = LoadSuites(db, suite);
       if (suites.versions.empty()) return;
       std::map<GroupKey, std::map<int, Point>> groups;
@@ -198,6 +200,7 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
           (suite ? " WHERE c.suite = ?" : ""));
       if (suite) s.Bind(1, *suite);
       while (s.Step()) {
+        budget.Count();
         auto sv = suites.versions.find({s.Text(0), static_cast<int>(s.Int(1))});
         const Verdict verdict = store_detail::VerdictColumn(s.TextView(5));
         if (sv == suites.versions.end() || s.Int(8) != 0 || !CountsAsRun(verdict)) continue;
@@ -205,12 +208,11 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
         if (!config.is_object()) continue;
         for (const ParamSpec& p : sv->second.params) {
           if (!IsOrdered(sv->second, p.name) || !config.contains(p.name) || !config[p.name].is_string()) continue;
-          auto it = std::find(p.values.begin(), p.values.end(), config[p.name].get<std::string>());
-          if (it == p.values.end()) continue;
+          const int i = p.IndexOf(config[p.name].get<std::string>());
+          if (i < 0) continue;
           json rest = config;
           rest.erase(p.name);
           GroupKey k{sv->first.first, sv->first.second, p.name, s.Text(4), rest.dump()};
-          const int i = static_cast<int>(it - p.values.begin());
           groups[k][i] = Point{i, verdict, s.Text(6), s.Text(2), s.Int(7), s.Int(10), s.Int(9)};
           rests[k] = std::move(rest);
         }
@@ -223,6 +225,8 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
         }
     });
   } catch (const sql::Error& e) {
+    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
+      return budget.Answer("give suite= (regressions read every cell of every suite without it)", "suite");
     return Status::Internal(e.what());
   }
   std::stable_sort(items.begin(), items.end(), [](const json& a, const json& b) { return a["at"] > b["at"]; });

@@ -24,7 +24,9 @@ namespace gauntlet {
 // bisect` line}: offered when values are untested, no bisection covers them and the cells are of the
 // latest suite version), "detail"}]}. A point is one cell's latest verdict: passed is good, another
 // verdict that counts as a run (core/pass_rate.h) is bad; flaky cells and verdicts that say nothing
-// about the config are left out. Reads only; thread-safe. Internal on a store error.
-Result<nlohmann::json> OrderedRegressions(Store& store, const std::optional<std::string>& suite);
+// about the config are left out. Reads only; thread-safe. Internal on a store error. `budget` (may be
+// null: unbounded) bounds the cells read and the time (its Answer when it ends the query).
+Result<nlohmann::json> OrderedRegressions(Store& store, const std::optional<std::string>& suite,
+                                          QueryBudget* budget = nullptr);
 
 }  // namespace gauntlet

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "store/migrations.h"
+#include "store/store_file.h"
 #include "store/store_rows.h"
 #include "store/results_index.h"
 
@@ -22,8 +23,18 @@ int64_t NowMs() {
 Store::Store(std::string path) : path_(std::move(path)), memory_(path_ == ":memory:" || path_.empty()) {}
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store(path));
+  if (!s->memory_)
+    if (Status empty = CheckNotEmpty(path); !empty.ok()) return empty;
   try {
     s->writer_ = std::make_unique<sql::Db>(s->memory_ ? ":memory:" : path);
+    // A damaged file is never served (docs/RELIABILITY.md): checked before anything writes to it.
+    if (!s->memory_) {
+      std::vector<std::string> problems;
+      auto qc = s->writer_->Prepare("PRAGMA quick_check(20)");
+      while (qc.Step())
+        if (qc.Text(0) != "ok") problems.push_back(qc.Text(0));
+      if (!problems.empty()) return Status(Code::kUnavailable, DamagedStoreMessage(path, problems));
+    }
     Migrate(*s->writer_);
     // A sweep whose chunks did not all commit (the daemon died while storing it) was never
     // acknowledged: it goes, whole, before anything reads the store.
@@ -32,6 +43,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     s->writer_->Exec("DELETE FROM sweeps WHERE creating != 0");
     txn.Commit();
   } catch (const sql::Error& e) {
+    const int code = e.code() & 0xff;
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return Status(Code::kUnavailable, DamagedStoreMessage(path, {e.what()}));
     return Status(Code::kUnavailable, e.what());
   }
   s->committer_ = std::thread([p = s.get()] { p->CommitLoop(); });

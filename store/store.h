@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "store/query_budget.h"
 #include "store/sqlite.h"
 #include "core/mutex.h"
 #include "core/status.h"
@@ -188,7 +189,9 @@ struct CellUpdate;  // store/results_index.h
 class Store {
  public:
   // Opens (and migrates) the database at `path` (":memory:" or "" for a private in-memory one) and
-  // starts the committer thread; the caller owns the Store. Unavailable if it cannot be opened.
+  // starts the committer thread; the caller owns the Store. Unavailable if it cannot be opened, or
+  // if PRAGMA quick_check finds it damaged (DamagedStoreMessage: the file and the fix; nothing is
+  // written to it); Invalid naming "db" for an empty file that is not a new store (CheckNotEmpty).
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
   // Commits what is staged and stops the committer; no other thread may still be using the Store.
   ~Store();
@@ -237,8 +240,9 @@ class Store {
   Result<TrialRow> GetTrial(int64_t id);
   // The test cases of the trial's latest attempt that has any (store/test_cases.cc); empty when none.
   Result<TrialTests> GetTrialTests(int64_t id);
-  // Trials matching `f`, by id, after f.after, at most f.limit.
-  Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f);
+  // Trials matching `f`, by id, after f.after, at most f.limit. `budget` (may be null: unbounded)
+  // bounds the time and the rows: its Answer (naming "sweep") when it ends the listing.
+  Result<std::vector<TrialRow>> ListTrials(const TrialFilter& f, QueryBudget* budget = nullptr);
 
   // Nodes. RegisterNode inserts or updates the node called `name` (it keeps its id; a quarantined
   // node stays quarantined, any other comes back online) and returns its row. `credential` (a
@@ -300,6 +304,26 @@ class Store {
   template <typename F>
   auto Read(F&& fn) {
     Lease l(this);
+    return fn(*l.db);
+  }
+  // Heavy reads (docs/API.md "Query bounds"). A budget from the limits SetQueryLimits set (default
+  // QueryLimits{}), tied to StopQueries. Thread-safe; set the limits before serving.
+  void SetQueryLimits(const QueryLimits& l) { query_limits_ = l; }
+  QueryBudget NewQuery() const { return QueryBudget(query_limits_, &stop_queries_); }
+  // Ends every bounded read in progress (within a few thousand SQLite steps) and makes new ones end
+  // at once: a drain or SIGTERM never waits for a long query. Thread-safe; irreversible.
+  void StopQueries() { stop_queries_.store(true); }
+  // Read(), with `b` watched from inside SQLite (a progress handler) for the call: a query past its
+  // deadline, or once StopQueries ran, throws sql::Error(SQLITE_INTERRUPT) (IsInterrupt). `b` must
+  // outlive the call.
+  template <typename F>
+  auto ReadBounded(QueryBudget& b, F&& fn) {
+    Lease l(this);
+    struct Watch {  // removed before the connection goes back to the pool
+      sqlite3* db;
+      Watch(sqlite3* d, QueryBudget* b) : db(d) { sqlite3_progress_handler(db, 4096, &QueryBudget::Progress, b); }
+      ~Watch() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
+    } watch(l.db->raw(), &b);
     return fn(*l.db);
   }
   // Runs `fn(sql::Db&)` as one write, serialized with all others: its changes all stay or all go
@@ -430,6 +454,8 @@ class Store {
   std::unordered_map<int64_t, std::string> key_metrics_ GUARDED_BY(write_mu_);  // suite id -> key metric
   Mutex pool_mu_;
   std::vector<std::unique_ptr<sql::Db>> pool_ GUARDED_BY(pool_mu_);
+  QueryLimits query_limits_;
+  std::atomic<bool> stop_queries_{false};
 };
 
 }  // namespace gauntlet

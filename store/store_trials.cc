@@ -70,13 +70,15 @@ const std::vector<std::string>& TrialSortKeys() {
   return kKeys;
 }
 
-Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
+Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f, QueryBudget* bounds) {
+  QueryBudget unbounded = QueryBudget::Unbounded();
+  QueryBudget& budget = bounds ? *bounds : unbounded;
   auto e = std::find_if(SortExprs().begin(), SortExprs().end(), [&](auto& p) { return p.first == f.sort; });
   if (e == SortExprs().end())
     return Status::Invalid("sort '" + f.sort + "' is not one of " + JoinNames(TrialSortKeys()), "sort");
   const std::string& expr = e->second;
-  return Guard([&]() -> Result<std::vector<TrialRow>> {
-    return Read([&](sql::Db& db) {
+  auto rows = Guard([&]() -> Result<std::vector<TrialRow>> {
+    return ReadBounded(budget, [&](sql::Db& db) {
       // Keyset paging on (sort value, id): the cursor is the previous page's last trial, whose sort
       // value is read back here, so `after` stays a trial id whatever the sort. A trial whose value
       // changed since (a queued one that finished) moves the boundary; nothing is served twice within
@@ -110,10 +112,17 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f) {
       for (auto& b : binds) b(s, i++);
       s.Bind(i, f.limit);
       std::vector<TrialRow> out;
-      while (s.Step()) out.push_back(ReadTrial(s));
+      while (s.Step()) {
+        budget.Count();
+        out.push_back(ReadTrial(s));
+      }
       return out;
     });
   });
+  // The budget ended it (SQLite's interrupt, which Guard saw as any error): say what to narrow.
+  if (!rows.ok() && budget.why() != QueryBudget::Why::kNone)
+    return budget.Answer("give sweep=, state=, verdict= or fewer param. filters, or a smaller limit", "sweep");
+  return rows;
 }
 
 Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,

@@ -7,6 +7,7 @@
 #include "store/analytics.h"
 #include "store/migrations.h"
 #include "store/store.h"
+#include "tests/support/bulk_store.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet {
@@ -398,6 +399,65 @@ TEST(Store, AnUnknownStateOrVerdictInARowIsAnErrorNotADefault) {
   EXPECT_NE(t.status().message().find("unknown trial state 'finished'"), std::string::npos) << t.status().message();
   bool now_done = false;
   EXPECT_EQ(s->CancelTrial(first, &now_done).code(), Code::kInternal);
+}
+
+
+// Issue 31: a bounded read ends once the daemon stops queries, and over its rows, with the answer
+// that says why; the same query unbounded reads everything.
+TEST(StoreQueries, ABoundedReadEndsWhenQueriesStopOrItsRowsRunOut) {
+  test::TempDir dir;
+  const std::string db = dir.path() + "/g.db";
+  const int64_t sweep = test::FillSweep(db, test::GridSuite("bulk", {10, 10, 20}), 4000);
+  auto s = std::move(*Store::Open(db));
+  MatrixQuery q;
+  q.sweep = sweep;
+  q.rows = {"p0", "p1"};
+  ASSERT_TRUE(Matrix(*s, q).ok());
+  QueryBudget few(QueryLimits{0, 100}, nullptr);
+  auto over = Matrix(*s, q, &few);
+  EXPECT_EQ(over.status().code(), Code::kInvalid);
+  EXPECT_EQ(over.status().field(), "sweep");
+  EXPECT_NE(over.status().message().find("more than 100 rows"), std::string::npos) << over.status().message();
+  s->StopQueries();
+  QueryBudget b = s->NewQuery();
+  auto stopped = Matrix(*s, q, &b);
+  EXPECT_EQ(stopped.status().code(), Code::kUnavailable);
+  EXPECT_NE(stopped.status().message().find("stopping"), std::string::npos) << stopped.status().message();
+  QueryBudget t = s->NewQuery();
+  TrialFilter f;
+  f.sweep = sweep;
+  EXPECT_EQ(s->ListTrials(f, &t).status().code(), Code::kUnavailable);
+  EXPECT_TRUE(s->ListTrials(f).ok());  // unbounded reads (the daemon's own) go on
+}
+
+// A matrix whose hidden parameter declares thousands of values: every cell is mixed, each
+// breakdown lists at most 50 values per parameter and counts the rest, in declared order.
+TEST(StoreQueries, ABreakdownListsTheFirstValuesInDeclaredOrderAndCountsTheRest) {
+  test::TempDir dir;
+  const std::string db = dir.path() + "/g.db";
+  const int64_t sweep = test::FillSweep(db, test::GridSuite("bulk", {2, 400}), 4000);
+  auto s = std::move(*Store::Open(db));
+  MatrixQuery q;
+  q.sweep = sweep;
+  q.rows = {"p0"};
+  auto m = Matrix(*s, q);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  bool seen = false;
+  for (auto& c : (*m)["cells"])
+    for (auto& b : c.value("breakdown", nlohmann::json::array())) {
+      const auto& vs = b["values"]["p1"];
+      ASSERT_LE(vs.size(), 50u);
+      const int64_t more = b.value("values_more", nlohmann::json::object()).value("p1", int64_t{0});
+      // Distinct values: listed and counted together are at most the declared 400, at most the configs.
+      EXPECT_LE(static_cast<int64_t>(vs.size()) + more, std::min<int64_t>(b["configs"].get<int64_t>(), 400));
+      if (more > 0) {
+        EXPECT_EQ(vs.size(), 50u);
+      }
+      for (size_t i = 1; i < vs.size(); ++i)
+        EXPECT_LT(std::stoi(vs[i - 1].get<std::string>().substr(1)), std::stoi(vs[i].get<std::string>().substr(1)));
+      seen = seen || more > 0;
+    }
+  EXPECT_TRUE(seen) << "no breakdown had more than 50 values: the test did not test the bound";
 }
 
 }  // namespace

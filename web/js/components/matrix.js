@@ -75,7 +75,7 @@ function cellTitle(c) {
   const counts = Object.entries(c.counts || {}).filter(([, n]) => n);
   const range = metricRange(c);
   const state = c.state === 'mixed' ? `mixed: ${fmtNum(c.passed || 0)} of ${plural(c.configs || 0, 'config')} passed`
-    : c.state === 'flaky' ? `flaky: ${plural(c.flaky?.length || 0, 'config')} got different verdicts under one fingerprint`
+    : c.state === 'flaky' ? `flaky: ${plural(c.flaky_count ?? c.flaky?.length ?? 0, 'config')} got different verdicts under one fingerprint`
     : c.configs > 1 ? `${plural(c.configs, 'config')}, ${fmtNum(c.passed || 0)} passed` : '';
   return [state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
     `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.reused ? `reused: ${fmtNum(c.reused)} (copies of earlier verdicts, not runs)` : '',
@@ -151,7 +151,9 @@ function breakdownBody(m, c) {
       return h('tr', {'data-verdict': b.verdict},
         h('td', {}, h('span', {class: `badge ${verdictClass(b.verdict)}`}, `${verdictIcon(b.verdict)} ${verdictLabel(b.verdict)}`)),
         h('td', {class: 'num', 'data-testid': 'configs'}, fmtNum(b.configs)),
-        hidden.map((p) => h('td', {class: 'mono', 'data-param': p}, (b.values?.[p] || []).join(', '))),
+        // The daemon lists at most 50 values per parameter and counts the rest (values_more).
+        hidden.map((p) => h('td', {class: 'mono', 'data-param': p}, (b.values?.[p] || []).join(', ') +
+          (b.values_more?.[p] ? ` and ${fmtNum(b.values_more[p])} more` : ''))),
         h('td', {class: 'signature'}, (b.signatures || []).map((s) => h('div', {}, h('code', {}, s)))),
         h('td', {}, h('a', {href: cellTrials(m, c, narrow), 'data-testid': 'trials-link'}, `${verdictLabel(b.verdict)} trials`)));
     })));
