@@ -58,7 +58,7 @@ void AddDiffCommand(CLI::App& app, int* code) {
   c->add_option("b", *b, "the later run, as A")->required();
   c->add_option("--suite", *suite, "the suite whose versions or fingerprints A and B name");
   c->add_option("--threshold", *threshold, "a key-metric fall that counts as broke (0.1 = 10%)")->capture_default_str();
-  c->add_flag("--all", *all, "list unchanged cells too (table, markdown)");
+  c->add_flag("--all", *all, "list the gone and same cells too (table, markdown); by default they are only counted");
   AddClientOptions(c, o.get(), {"table", "markdown", "json", "csv"});
   c->callback([=] {
     auto qa = SideQuery("a", *a, *suite);
@@ -77,8 +77,14 @@ void AddDiffCommand(CLI::App& app, int* code) {
       return void(*code = broke ? 1 : 0);
     }
     Rows rows;
+    int64_t hidden = 0;
     for (auto& it : (*r)["items"]) {
-      if (!*all && o->format != "csv" && it["change"] == "same") continue;
+      // What did not change, and what B did not run (a rerun of the failures leaves most of A
+      // "gone"), would bury the rows that matter: counted in the summary, listed with --all.
+      if (!*all && o->format != "csv" && (it["change"] == "same" || it["change"] == "gone")) {
+        ++hidden;
+        continue;
+      }
       rows.push_back({Str(it["config_key"]), Str(it["hardware"]), Str(it["change"]), VerdictText(it["a"]),
                       VerdictText(it["b"]), MetricText(it)});
     }
@@ -88,7 +94,8 @@ void AddDiffCommand(CLI::App& app, int* code) {
       for (const char* k : {"broke", "fixed", "changed", "new", "gone", "same", "pending"})
         if ((*r)["summary"].value(k, int64_t{0}) > 0)
           line += (line.empty() ? "" : ", ") + std::to_string((*r)["summary"][k].get<int64_t>()) + " " + k;
-      std::cout << (o->format == "markdown" ? "\n" : "") << (line.empty() ? "nothing to compare" : line) << "\n";
+      std::cout << (o->format == "markdown" ? "\n" : "") << (line.empty() ? "nothing to compare" : line)
+                << (hidden > 0 ? " (gone and same not listed: --all lists them)" : "") << "\n";
       for (const char* side : {"a", "b"})
         if ((*r)[side].contains("dashboard_url"))
           std::cout << side << ": " << o->conn.server << (*r)[side]["dashboard_url"].get<std::string>() << "\n";

@@ -97,7 +97,7 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
                        "start_command"},
                       rows);
     if (rows.empty()) return void(std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n");
-    PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows);
+    PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows, TerminalWidth());
     if (!starts.empty()) std::cout << "\nno bisection was started for these; to start one:\n";
     for (auto& s : starts) std::cout << "  " << s << "\n";
   });

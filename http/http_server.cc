@@ -120,6 +120,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void Read() {
     parser_.emplace();
     parser_->body_limit(shared_->opts.body_limit);
+    body_limit_ = shared_->opts.body_limit;
     parser_->header_limit(64 * 1024);
     idle_ = true;
     if (closing_) return Close();
@@ -132,6 +133,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void OnHeader(beast::error_code ec) {
     idle_ = false;
     if (ec) return OnReadError(ec);
+    const std::string_view target(parser_->get().target().data(), parser_->get().target().size());
+    for (auto& [prefix, limit] : shared_->opts.large_bodies)
+      if (target.substr(0, prefix.size()) == prefix) {
+        parser_->body_limit(limit);
+        body_limit_ = limit;
+        break;
+      }
     raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
@@ -141,7 +149,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (ec == bhttp::error::body_limit) {
       keep_alive_ = false;
       return Send(Problem(413, "Payload Too Large",
-                          "the body is over the limit of " + std::to_string(shared_->opts.body_limit) + " bytes",
+                          "the body is over the limit of " + std::to_string(body_limit_) + " bytes",
                           "body"), 11, false);
     }
     if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
@@ -327,6 +335,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::shared_ptr<Deferred> deferred_;
   std::shared_ptr<Stream> sse_;
   unsigned version_ = 11;
+  size_t body_limit_ = 0;  // the limit of the request being read (ServerOptions::large_bodies)
   bool keep_alive_ = true, head_ = false, idle_ = false, closing_ = false, first_request_ = true;
   beast::error_code ignored_;
 };

@@ -99,6 +99,18 @@ json ReportJson(const TrialOutcome& t, const json& fingerprint) {
   return report;
 }
 
+// Points ctx.suite_dir at the suite version's files when the grant names a bundle (fetched and
+// checked once per hash by env.bundles); a grant without one keeps the daemon's source_dir.
+Status UseSuiteBundle(const TrialRunnerEnv& env, const json& g, TrialContext* ctx) {
+  const std::string sha = g["suite"].value("bundle", "");
+  if (sha.empty()) return Status::Ok();
+  if (!env.bundles) return Status::Internal("this worker keeps no suite bundles, and the suite's files are one");
+  auto dir = env.bundles->Folder(sha);
+  if (!dir.ok()) return dir.status();
+  ctx->suite_dir = *dir;
+  return Status::Ok();
+}
+
 enum class Delivery { kDelivered, kLeaseLost, kGaveUp };
 
 // Delivers the log left over and then the report, retrying while the daemon is away (it may be
@@ -148,8 +160,19 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   ctx.should_stop = [&] { return keeper.cancel() || keeper.lost() || aborting(); };
 
   const std::vector<SignatureRule> rules = SuiteRules(ctx.suite, log);
-  const json fingerprint = env.fingerprints->Get(ctx);
-  TrialOutcome t = RunStages(ctx, rules);
+  TrialOutcome t;
+  json fingerprint = json::object();
+  if (Status files = UseSuiteBundle(env, g, &ctx); !files.ok()) {
+    // Without its files no stage can run as written: not the config's fault, so the trial is
+    // retried (elsewhere, where the fetch may work) as any infrastructure failure is.
+    t.last.verdict = Verdict::kInfraError;
+    t.last.signature = "infra_error:suite_bundle";
+    t.last.evidence = files.message();
+    log.Append("gauntlet: " + files.message() + "\n");
+  } else {
+    fingerprint = env.fingerprints->Get(ctx);
+    t = RunStages(ctx, rules);
+  }
   if (keeper.lost()) {
     keeper.Finish();
     spdlog::warn("trial {}: lease lost; not reporting", ctx.trial);
