@@ -88,7 +88,7 @@ void AddDiffCommand(CLI::App& app, int* code) {
       rows.push_back({Str(it["config_key"]), Str(it["hardware"]), Str(it["change"]), VerdictText(it["a"]),
                       VerdictText(it["b"]), MetricText(it)});
     }
-    Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
+    if (!rows.empty() || o->format == "csv") Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
     if (o->format != "csv") {
       std::string line;
       for (const char* k : {"broke", "fixed", "changed", "new", "gone", "same", "pending"})

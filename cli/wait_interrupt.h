@@ -14,9 +14,9 @@ namespace gauntlet::cli {
 // While it lives, SIGINT does not kill the process: the first prints
 // "^C: sweep N keeps running; gauntlet cancel N stops it" (and that a second Ctrl-C within
 // kSecondWindowMs cancels it) and exits 130 once the window passes; a second within the window
-// cancels the sweep (POST /api/v1/sweeps/N/cancel over `conn`), says so, and exits 130. Construct it
-// on the main thread before the threads that follow the sweep start (they inherit its signal mask);
-// one at a time. The destructor restores the mask and stops its thread.
+// cancels the sweep (POST /api/v1/sweeps/N/cancel over `conn`), says so, and exits 130. It installs
+// a SIGINT handler (a self-pipe) for its lifetime, so one at a time; the destructor puts the old
+// handler back and stops its thread.
 class WaitInterrupt {
  public:
   static constexpr int kSecondWindowMs = 3000;
@@ -30,7 +30,8 @@ class WaitInterrupt {
 
   const http::Conn conn_;
   const int64_t sweep_;
-  sigset_t old_mask_{};
+  struct sigaction old_action_ {};
+  int pipe_[2] = {-1, -1};  // the SIGINT handler writes a byte to [1]; Run() polls [0]
   std::atomic<bool> done_{false};
   std::thread thread_;
 };

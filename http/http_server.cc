@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include <algorithm>
+
 #include "http/log_limiter.h"
 #include "http/peer_closed.h"
 
@@ -119,7 +121,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Read() {
     parser_.emplace();
-    parser_->body_limit(shared_->opts.body_limit);
+    // Beast checks a Content-Length against the limit while it reads the header, before the route
+    // is known: the header is read under the largest limit, and OnHeader applies the route's.
+    size_t most = shared_->opts.body_limit;
+    for (auto& [prefix, limit] : shared_->opts.large_bodies) most = std::max(most, limit);
+    parser_->body_limit(most);
     body_limit_ = shared_->opts.body_limit;
     parser_->header_limit(64 * 1024);
     idle_ = true;
@@ -133,20 +139,26 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void OnHeader(beast::error_code ec) {
     idle_ = false;
     if (ec) return OnReadError(ec);
-    const std::string_view target(parser_->get().target().data(), parser_->get().target().size());
-    for (auto& [prefix, limit] : shared_->opts.large_bodies)
-      if (target.substr(0, prefix.size()) == prefix) {
-        parser_->body_limit(limit);
-        body_limit_ = limit;
-        break;
-      }
+    body_limit_ = LimitFor();
+    parser_->body_limit(body_limit_);
+    if (auto n = parser_->content_length(); n && *n > body_limit_) return OnReadError(bhttp::error::body_limit);
     raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
+  // The body limit of the request whose header was read: its path's (ServerOptions::large_bodies),
+  // else the server's.
+  size_t LimitFor() {
+    const std::string_view target(parser_->get().target().data(), parser_->get().target().size());
+    for (auto& [prefix, limit] : shared_->opts.large_bodies)
+      if (target.substr(0, prefix.size()) == prefix) return limit;
+    return shared_->opts.body_limit;
+  }
+
   void OnReadError(beast::error_code ec) {
     if (ec == bhttp::error::body_limit) {
+      if (parser_ && !parser_->get().target().empty()) body_limit_ = LimitFor();  // the request line was read
       keep_alive_ = false;
       return Send(Problem(413, "Payload Too Large",
                           "the body is over the limit of " + std::to_string(body_limit_) + " bytes",

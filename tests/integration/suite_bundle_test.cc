@@ -54,7 +54,8 @@ Out Cli(const TempDir& dir, const std::string& url, std::vector<std::string> arg
 // Every trial of `sweep` with its verdict and metric `answer`, by backend.
 std::map<std::string, std::pair<std::string, double>> Outcomes(Daemon& d, int64_t sweep) {
   std::map<std::string, std::pair<std::string, double>> out;
-  for (auto& t : d.GetJson("/api/v1/trials?sweep=" + std::to_string(sweep))["items"]) {
+  const json list = d.GetJson("/api/v1/trials?sweep=" + std::to_string(sweep));  // kept: the loop reads into it
+  for (auto& t : list["items"]) {
     auto full = d.GetJson("/api/v1/trials/" + std::to_string(t["id"].get<int64_t>()));
     double answer = -1;
     if (full.contains("result") && full["result"]["metrics"].contains("answer"))
@@ -183,6 +184,44 @@ TEST(SuiteBundle, SuitesFolderTravelsToWorkersElsewhere) {
   auto got = Outcomes(d, 1);
   EXPECT_EQ(got["matmul"].first, "passed") << worker->Log();
   EXPECT_EQ(got["conv"].second, 7.0);
+}
+
+// The tour's identical resubmit: `gauntlet diff 1 2` said "2 changed": a config pruned by one
+// probe in one run and by another in the next (it fails for two reasons), or pruned in one and run
+// in the other, for the same verdict. Both are the same verdict of the same config.
+TEST(DiffTour, AnIdenticalResubmitChangesNothing) {
+  Env e;
+  Daemon d(e.home.path(), SourceDir() + "/suites");
+  auto worker = StartWorker(e.home.path(), d.url(), "cpu-node", json::object(), {"--max-trials", "2"});
+  json sweep = json::parse(ReadFile(SourceDir() + "/suites/demo/sweep.json"));
+  sweep["parameters"]["delay"] = "0.01";
+  const std::string f = e.home.Write("tour.json", sweep.dump());
+  for (int i = 0; i < 2; ++i) {
+    Out sub = Cli(e.home, d.url(), {"submit", f, "--wait"});
+    ASSERT_NE(sub.code, 2) << sub.out << sub.err;
+  }
+  Out diff = Cli(e.home, d.url(), {"diff", "1", "2"});
+  EXPECT_EQ(diff.code, 0) << diff.out << diff.err;
+  EXPECT_EQ(diff.out.find("changed"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("36 same (gone and same not listed: --all lists them)"), std::string::npos) << diff.out;
+  Out all = Cli(e.home, d.url(), {"diff", "1", "2", "--all"});
+  EXPECT_GE(Lines(all.out).size(), 37u) << all.out;  // the header and every cell
+  // COLUMNS is honoured by every table (the trials' config column was 140 characters wide).
+  Out narrow = Cli(e.home, d.url(), {"trials", "--sweep", "1"}, {"COLUMNS=100"});
+  ASSERT_EQ(narrow.code, 0) << narrow.err;
+  for (auto& l : Lines(narrow.out)) {
+    size_t cols = 0;
+    for (unsigned char ch : l) cols += (ch & 0xC0) != 0x80;  // code points: "…" is one column
+    EXPECT_LE(cols, 100u) << l;
+  }
+  EXPECT_NE(narrow.out.find("…"), std::string::npos) << narrow.out;
+  // `gauntlet logs` on a skipped trial (the tour's `logs 7` may be one) says what happened.
+  const json skipped = d.GetJson("/api/v1/trials?sweep=1&verdict=skipped&limit=1");
+  ASSERT_FALSE(skipped["items"].empty()) << skipped.dump();
+  Out logs = Cli(e.home, d.url(), {"logs", skipped["items"][0]["id"].dump()});
+  EXPECT_EQ(logs.code, 0);
+  EXPECT_NE(logs.err.find("has no log: it was skipped, never run (pruned: "), std::string::npos) << logs.err;
+  EXPECT_NE(logs.err.find("the log that explains it: gauntlet logs "), std::string::npos) << logs.err;
 }
 
 // A bad file in `--suites DIR` is reported, naming the file and field, and the rest load.
