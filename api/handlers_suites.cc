@@ -13,7 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-// The suite's files: `?bundle=SHA256` must name a stored bundle. A suite without one that uses
+// The suite's files: `?bundle=SHA256` must name a stored bundle; without it, the latest version's
+// bundle, if it has one. A suite with neither that uses
 // {suite_dir} is refused: the placeholder would name no folder on the worker (it ran as an empty
 // string once, and every trial crashed). Returns the problem, or nullopt with *sha set.
 std::optional<Response> SuiteBundle(Context& c, Request& r, const json& body, std::string* sha) {
@@ -23,6 +24,12 @@ std::optional<Response> SuiteBundle(Context& c, Request& r, const json& body, st
       return http::Problem(422, "Unprocessable Entity",
                            "no suite bundle " + *b + " is stored: PUT /api/v1/bundles/" + *b + " first", "bundle");
     *sha = *b;
+    return std::nullopt;
+  }
+  // A definition sent alone keeps the files of the suite's latest version, if it has any: editing
+  // a stage through the API must not lose the scripts it runs.
+  if (auto latest = c.store.GetSuite(r.params["name"]); latest.ok() && !latest->bundle.empty()) {
+    *sha = latest->bundle;
     return std::nullopt;
   }
   if (std::string f = FieldUsingSuiteDir(body); !f.empty())
