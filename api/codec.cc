@@ -24,6 +24,7 @@ json SuiteJson(const SuiteRow& s, bool full) {
   j["parameter_order"] = s.param_order;  // as the suite declared them: a JSON object keeps no order
   j["requires"] = s.definition.value("requires", json::object());
   if (!s.shadowed.empty()) j["conflict"] = s.shadowed;
+  if (!s.bundle.empty()) j["bundle"] = s.bundle;  // the SHA-256 of the suite's files
   json stages = json::array();
   for (auto& st : s.definition.value("stages", json::array()))
     stages.push_back({{"name", st.value("name", "")}, {"kind", st.value("kind", "")}});

@@ -34,6 +34,7 @@ json GrantJson(const LeaseGrant& g) {
   j["config"] = ConfigJson(g.config);
   if (const Suite* su = g.suite.get()) {
     j["suite"] = {{"name", su->name}, {"version", su->version}, {"source_dir", su->source_dir}, {"key", SuiteKey(*su)}};
+    if (!su->bundle.empty()) j["suite"]["bundle"] = su->bundle;  // the worker fetches it once per hash
     if (g.send_definition) j["suite"]["definition"] = su->definition;
     if (g.reference) j["reference"] = GrantReferenceJson(*g.reference);
   }

@@ -20,6 +20,7 @@
 #include "http/http_server.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
+#include "core/bundle.h"
 #include "core/self_exe.h"
 #include "core/stop_signals.h"
 #include "daemon/suite_loader.h"
@@ -53,7 +54,9 @@ bool IsLoopback(const std::string& host) {
 }
 
 namespace {
-pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port, bool tls) {
+// `token`: the worker's credential when the daemon requires tokens (made at start, in memory only),
+// passed in the environment (GAUNTLET_TOKEN), never on the command line where `ps` shows it.
+pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port, bool tls, const std::string& token) {
   // Over TLS the local worker checks the certificate as any client does: it must name localhost,
   // and be trusted by the system or be its own CA (a self-signed one).
   std::string url = (tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(port);
@@ -64,8 +67,15 @@ pid_t SpawnLocalWorker(const ServeOptions& o, uint16_t port, bool tls) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (token.empty() || std::string_view(*e).rfind("GAUNTLET_TOKEN=", 0) != 0) env_text.push_back(*e);
+  if (!token.empty()) env_text.push_back("GAUNTLET_TOKEN=" + token);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, o.exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+  if (posix_spawn(&pid, o.exe.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) {
     spdlog::error("could not start the local worker ({})", o.exe);
     return 0;
   }
@@ -94,6 +104,7 @@ int RunServe(const ServeOptions& o) {
     return 2;
   }
   std::optional<http::Auth> auth;
+  std::string local_worker_token;
   if (!o.tokens.empty()) {
     auto a = http::Auth::Load(o.tokens);
     if (!a.ok()) {
@@ -101,6 +112,12 @@ int RunServe(const ServeOptions& o) {
       return 2;
     }
     auth = std::move(*a);
+    // The local worker is this daemon's own: it gets a worker token of its own, not one from the
+    // file (which may hold none), so `--tokens FILE --local-worker` works as `--local-worker` does.
+    if (o.local_worker) {
+      local_worker_token = http::NewSecret("gw_local_");
+      auth->AddSecret(http::Role::kWorker, local_worker_token, "local-worker");
+    }
   } else if (!IsLoopback(host) && !o.insecure) {
     std::cerr << "gauntlet serve: refusing to listen on " << host
               << " without --tokens: anyone who can reach it could submit work. Give --tokens FILE, or --insecure "
@@ -131,7 +148,8 @@ int RunServe(const ServeOptions& o) {
     return 2;
   } else {
     for (auto& s : *loaded)
-      spdlog::info("suite {} v{} from {}{}", s.name, s.version, s.file, s.created ? " (new version)" : "");
+      if (!s.error.empty()) spdlog::error("suite file skipped: {}", s.error);
+      else spdlog::info("suite {} v{} from {}{}", s.name, s.version, s.file, s.created ? " (new version)" : "");
   }
   EventBus events;
   CoordinatorOptions co;
@@ -155,6 +173,7 @@ int RunServe(const ServeOptions& o) {
   so.threads = std::max(1, o.threads);
   so.max_connections = o.max_connections;
   so.max_streams = o.max_streams;
+  so.large_bodies = {{"/api/v1/bundles/", kMaxBundleBytes}};  // a suite's files, the one body over 1 MiB
   so.tls_cert = o.tls_cert;
   so.tls_key = o.tls_key;
   const bool tls = !o.tls_cert.empty();
@@ -183,7 +202,7 @@ int RunServe(const ServeOptions& o) {
   api::WebhookSender sender(**store, hooks->sender);
   Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
   if (!hooks->sender.targets.empty()) spdlog::info("webhooks: {} receiver(s)", hooks->sender.targets.size());
-  pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound, tls) : 0;
+  pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound, tls, local_worker_token) : 0;
 
   std::thread signals([&] {
     int sig = 0;

@@ -278,7 +278,7 @@ void PrintMarkdown(const std::vector<std::string>& head, const Rows& rows) {
 void Print(const std::string& format, const std::vector<std::string>& head, const Rows& rows) {
   if (format == "csv") PrintCsv(head, rows);
   else if (format == "markdown") PrintMarkdown(head, rows);
-  else PrintTable(head, rows);
+  else PrintTable(head, rows, TerminalWidth());  // $COLUMNS or the terminal's; 0 (whole cells) in a pipe
 }
 
 // ---- EventWatch ----

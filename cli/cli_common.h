@@ -62,7 +62,7 @@ void PrintTable(const std::vector<std::string>& head, const Rows& rows, size_t m
 void PrintCsv(const std::vector<std::string>& head, const Rows& rows);
 // `head`, a |---| separator, then `rows`; each cell escaped by MarkdownCell.
 void PrintMarkdown(const std::vector<std::string>& head, const Rows& rows);
-// Dispatches on "csv" or "markdown"; anything else prints a table.
+// Dispatches on "csv" or "markdown"; anything else prints a table fitted to TerminalWidth().
 void Print(const std::string& format, const std::vector<std::string>& head, const Rows& rows);
 // `s` as one Markdown table cell: '|' escaped, line breaks turned into spaces. Pure.
 std::string MarkdownCell(const std::string& s);

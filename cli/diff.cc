@@ -59,7 +59,7 @@ void AddDiffCommand(CLI::App& app, int* code) {
   c->add_option("b", *b, "the later run, as A")->required();
   c->add_option("--suite", *suite, "the suite whose versions or fingerprints A and B name");
   c->add_option("--threshold", *threshold, "a key-metric fall that counts as broke (0.1 = 10%)")->capture_default_str();
-  c->add_flag("--all", *all, "list unchanged cells too (table, markdown)");
+  c->add_flag("--all", *all, "list the gone and same cells too (table, markdown); by default they are only counted");
   AddClientOptions(c, o.get(), {"table", "markdown", "json", "csv"});
   c->callback([=] {
     auto qa = SideQuery("a", *a, *suite);
@@ -78,20 +78,27 @@ void AddDiffCommand(CLI::App& app, int* code) {
       return void(*code = broke ? 1 : 0);
     }
     Rows rows;
+    int64_t hidden = 0;
     for (auto& it : (*r)["items"]) {
-      if (!*all && o->format != "csv" && it["change"] == "same") continue;
+      // What did not change, and what B did not run (a rerun of the failures leaves most of A
+      // "gone"), would bury the rows that matter: counted in the summary, listed with --all.
+      if (!*all && o->format != "csv" && (it["change"] == "same" || it["change"] == "gone")) {
+        ++hidden;
+        continue;
+      }
       const std::string change = Str(it["change"]) == "flaky" ? "became flaky" : Str(it["change"]);
       rows.push_back({Str(it["config_key"]), Str(it["hardware"]), change, VerdictText(it["a"]),
                       VerdictText(it["b"]), MetricText(it)});
     }
-    Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
+    if (!rows.empty() || o->format == "csv") Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
     if (o->format != "csv") {
       std::string line;
       for (const char* k : {"broke", "flaky", "fixed", "changed", "new", "gone", "same", "pending"})
         if ((*r)["summary"].value(k, int64_t{0}) > 0)
           line += (line.empty() ? "" : ", ") + std::to_string((*r)["summary"][k].get<int64_t>()) + " " +
                   (std::string(k) == "flaky" ? "became flaky" : k);
-      std::cout << (o->format == "markdown" ? "\n" : "") << (line.empty() ? "nothing to compare" : line) << "\n";
+      std::cout << (o->format == "markdown" ? "\n" : "") << (line.empty() ? "nothing to compare" : line)
+                << (hidden > 0 ? " (gone and same not listed: --all lists them)" : "") << "\n";
       for (const char* side : {"a", "b"})
         if ((*r)[side].contains("dashboard_url"))
           std::cout << side << ": " << o->conn.server << (*r)[side]["dashboard_url"].get<std::string>() << "\n";

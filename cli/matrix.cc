@@ -136,6 +136,14 @@ void AddMatrixCommand(CLI::App& app, int* code) {
     int status = 0;
     auto fail = [&] {
       if (status == 404 && !o->suite.empty()) SuggestSuite(client, o->suite);
+      if (status == 422)
+        if (auto known = SuiteParameters(client, o->suite, o->sweep)) {
+          std::vector<std::string> names;
+          for (auto& [k, v] : *known) names.push_back(k);
+          SuggestParameterName("--rows", o->rows, names);
+          names.push_back("hardware");
+          SuggestParameterName("--cols", o->cols, names);
+        }
       *code = 2;
     };
     if (o->format == "csv") {  // the daemon's CSV, one line per cell, as it is

@@ -98,7 +98,7 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
                        "start_command"},
                       rows);
     if (rows.empty()) std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n";
-    else PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows);
+    else PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows, TerminalWidth());
     if (!starts.empty()) std::cout << "\nno bisection was started for these; to start one:\n";
     for (auto& s : starts) std::cout << "  " << s << "\n";
     // Flaky configs are no regressions: said apart, with the pass rate that shows it.

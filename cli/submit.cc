@@ -3,11 +3,13 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/suggest.h"
 #include "cli/sweep_progress.h"
+#include "cli/wait_interrupt.h"
 #include "core/yaml_json.h"
 
 namespace gauntlet::cli {
@@ -36,7 +38,8 @@ void AddSubmitCommand(CLI::App& app, int* code) {
   c->footer(
       "Exit status: 0 submitted (with --wait: every trial passed or was skipped), 1 some trial failed "
       "(--wait), 2 error (bad file, refused by the daemon, daemon unreachable; with --wait, a target no "
-      "registered node can run, unless --wait-for-nodes).");
+      "registered node can run, unless --wait-for-nodes), 130 interrupted (--wait: Ctrl-C leaves the sweep "
+      "running and says so; a second Ctrl-C within 3 s cancels it).");
   c->add_option("file", *file, "sweep request (JSON or YAML; '-' reads stdin)")->required();
   c->add_option("--name", *name, "name the sweep (overrides the file's name)");
   c->add_flag("--wait", *wait,
@@ -65,6 +68,9 @@ void AddSubmitCommand(CLI::App& app, int* code) {
     }
     const int64_t id = (*r)["id"].get<int64_t>();
     (*r)["dashboard_url"] = o->conn.server + r->value("dashboard_url", "/#/sweeps/" + std::to_string(id));
+    // From the moment the sweep exists (before its id is printed) Ctrl-C says it keeps running.
+    std::optional<WaitInterrupt> interrupt;
+    if (*wait) interrupt.emplace(o->conn, id);
     const bool bar = IsTty() && !*json_lines;
     if (bar)
       std::cout << "sweep " << id << " submitted: " << (*r)["trials"] << " trials\n"

@@ -3,24 +3,20 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/nearest.h"
 #include "http/http_client.h"
 
 namespace gauntlet::cli {
 
-// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
-// neighbours ("sumbit" -> "submit" is 1), each costing 1. Pure.
-size_t EditDistance(std::string_view a, std::string_view b);
-
-// The candidate `word` most likely meant: the only one it is a prefix of, else the nearest within
-// an edit distance of 2 (1 for words of three letters or fewer, so short words do not match
-// anything); nullopt when none is that near or `word` is itself a candidate. Ties go to the earlier
-// candidate. Pure.
-std::optional<std::string> Nearest(const std::string& word, const std::vector<std::string>& candidates);
+// EditDistance and Nearest are core's (core/nearest.h), shared with the suite validator.
+using gauntlet::EditDistance;
+using gauntlet::Nearest;
 
 // The values an option accepts when it has a fixed set (CLI::IsMember: its type name reads
 // "TEXT:{a,b,c}"), in their order; empty for a free value. Pure.
@@ -46,5 +42,23 @@ struct UsageHint {
   bool replaces = false;
 };
 UsageHint FindUsageHint(const CLI::App& app, int argc, const char* const* argv);
+
+// The parameters of suite `suite`, else of sweep `sweep`'s suite (sweep > 0), else of every suite
+// (the union): name -> its declared values, empty for a parameter that takes free values (a
+// pattern). Read with `client` on the calling thread; nullopt when the daemon cannot tell (the
+// caller then checks nothing). cli/suggest_params.cc.
+std::optional<std::map<std::string, std::vector<std::string>>> SuiteParameters(http::Client& client,
+                                                                              const std::string& suite, int64_t sweep);
+
+// Checks `--param NAME=VALUE` filters against `params` (SuiteParameters): a NAME no suite parameter
+// has, or a VALUE not among a declared parameter's values, is a mistake a filter would answer with
+// nothing. Prints "gauntlet: --param bakend=matmul: no parameter 'bakend' (did you mean backend?)"
+// (or the names there are) and returns false on the first one.
+bool CheckParamFilters(const std::vector<std::string>& filters,
+                       const std::map<std::string, std::vector<std::string>>& params, const std::string& where);
+
+// After the daemon refused `--FLAG word,...` naming parameters (matrix --rows/--cols): prints
+// "gauntlet: did you mean --FLAG NEAREST?" for the first word that is none of `names`.
+void SuggestParameterName(const std::string& flag, const std::string& words, std::vector<std::string> names);
 
 }  // namespace gauntlet::cli

@@ -1,5 +1,6 @@
 // `gauntlet suites`: the suites the daemon has loaded, or one suite's definition to read or copy;
 // `gauntlet suites push FILE` registers a suite file with the daemon.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/suggest.h"
+#include "core/bundle.h"
 #include "core/yaml_json.h"
 
 namespace gauntlet::cli {
@@ -20,10 +22,32 @@ bool IsYamlFile(const std::string& f) {
   return ends(".yaml") || ends(".yml");
 }
 
+// The files of the suite file's folder, sent as a bundle (PUT /api/v1/bundles/SHA256) so that every
+// worker runs the suite with them as {suite_dir}. Returns the hash, or "" after saying why (or when
+// `none` is set: --no-files). `note` gets what the person is told about it.
+std::optional<std::string> PushFiles(http::Client& client, const std::string& file, bool none,
+                                     std::string* note) {
+  if (none) return std::string();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(file).parent_path();
+  auto packed = PackFolder(dir.string());
+  if (!packed.ok()) {
+    std::cerr << "gauntlet: " << packed.status().message() << " (or push with --no-files, if the suite needs none)\n";
+    return std::nullopt;
+  }
+  const std::string sha = BundleSha256(packed->bytes);
+  auto r = CallRaw(client, "PUT", "/api/v1/bundles/" + sha, packed->bytes, nullptr, "application/octet-stream");
+  if (!r) return std::nullopt;
+  *note = std::to_string(packed->files) + " file(s) of " + dir.string() + " (" + std::to_string(packed->bytes.size()) +
+          " bytes, sha256 " + sha.substr(0, 12) + ") as {suite_dir}";
+  for (auto& s : packed->skipped) *note += "\n  left out: " + s;
+  return sha;
+}
+
 // PUT /api/v1/suites/{name} with the file as written: the daemon reads the parameters' declared
 // order from the text (rows follow it), which a JSON re-encoding here would sort away. Prints the
 // version and whether it is new; returns the exit status.
-int PushSuite(ClientOptions& o, const std::string& file, const std::string& name_flag) {
+int PushSuite(ClientOptions& o, const std::string& file, const std::string& name_flag, bool no_files) {
   auto parsed = ReadJsonOrYaml(file);
   if (!parsed.ok()) {
     std::cerr << "gauntlet: " << parsed.status().message() << "\n";
@@ -39,9 +63,13 @@ int PushSuite(ClientOptions& o, const std::string& file, const std::string& name
   std::stringstream text;
   text << in.rdbuf();
   auto client = Connect(o);
+  std::string note;
+  auto bundle = PushFiles(*client, file, no_files, &note);
+  if (!bundle) return 2;
   int status = 0;
-  auto r = CallRaw(*client, "PUT", "/api/v1/suites/" + http::UrlEncode(name), text.str(), &status,
-                   IsYamlFile(file) ? "application/yaml" : "application/json");
+  std::string target = "/api/v1/suites/" + http::UrlEncode(name);
+  if (!bundle->empty()) target += "?bundle=" + *bundle;
+  auto r = CallRaw(*client, "PUT", target, text.str(), &status, IsYamlFile(file) ? "application/yaml" : "application/json");
   if (!r) return 2;
   json s = json::parse(r->body, nullptr, false);
   const bool created = status == 201;
@@ -54,6 +82,7 @@ int PushSuite(ClientOptions& o, const std::string& file, const std::string& name
   if (!created) std::cout << "suite " << name << " version " << v << " unchanged: the daemon already has this definition\n";
   else if (v == "1") std::cout << "suite " << name << " version 1 registered: a new suite\n";
   else std::cout << "suite " << name << " version " << v << " registered: a new version (earlier results stay under theirs)\n";
+  if (!note.empty()) std::cout << "with " << note << "\n";
   return 0;
 }
 
@@ -70,12 +99,16 @@ void AddSuitesCommand(CLI::App& app, int* code) {
   auto file = std::make_shared<std::string>();
   auto push_name = std::make_shared<std::string>();
   auto push = c->add_subcommand("push", "Register a suite file (JSON or YAML) with the daemon (admin)");
-  push->footer("Prints the version the daemon filed it under: a new suite, a new version, or unchanged.");
+  push->footer("Sends the files of the file's folder (recursively; not dot-files, __pycache__ or links; at most 16 MiB)\n"
+               "as the suite's bundle: {suite_dir} is that folder on every worker. Prints the version the daemon\n"
+               "filed it under: a new suite, a new version (the definition or the files changed), or unchanged.");
   push->add_option("file", *file, "suite definition (JSON, or YAML by its .yaml/.yml name)")->required();
   push->add_option("--name", *push_name, "the suite's name when the file has none");
+  auto no_files = std::make_shared<bool>(false);
+  push->add_flag("--no-files", *no_files, "send the definition alone, not the files of its folder ({suite_dir} is then refused)");
   AddClientOptions(push, po.get(), {"text", "json"});
   po->format = "text";
-  push->callback([=] { *code = PushSuite(*po, *file, *push_name); });
+  push->callback([=] { *code = PushSuite(*po, *file, *push_name, *no_files); });
 
   c->callback([=] {
     if (push->parsed()) return;  // `suites push` ran its own callback

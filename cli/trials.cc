@@ -172,6 +172,18 @@ void AddTrialsCommand(CLI::App& app, int* code) {
     auto q = TrialsQuery(*f, *params);
     if (!q) return void(*code = 2);
     auto client = Connect(*o);
+    // A filter naming a parameter (or value) that does not exist matches nothing, which would read
+    // as "no such trials": say it is a mistake instead, with the nearest name.
+    if (!params->empty()) {
+      const std::string& sweep = (*f)["sweep"];
+      const int64_t sweep_id = !sweep.empty() && sweep.find_first_not_of("0123456789") == std::string::npos ? std::stoll(sweep) : 0;
+      if (auto known = SuiteParameters(*client, (*f)["suite"], sweep_id)) {
+        const std::string where = !(*f)["suite"].empty() ? "suite " + (*f)["suite"]
+                                  : sweep_id > 0        ? "sweep " + sweep + "'s suite"
+                                                        : "any suite";
+        if (!CheckParamFilters(*params, *known, where)) return void(*code = 2);
+      }
+    }
     int status = 0;
     const int n = std::max(1, *limit);
     if (o->format == "csv") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/nearest.h"
 #include "core/signature_rule.h"
 #include "core/stage_limits.h"
 #include "core/user_regex.h"
@@ -208,6 +209,14 @@ Status ParseHeader(const json& j, Suite* s) {
   return Status::Ok();
 }
 
+// " (did you mean NAME?)" for the suite's parameter nearest `word`, or "".
+std::string DidYouMean(const std::string& word, const Suite& s) {
+  std::vector<std::string> names;
+  for (auto& p : s.params) names.push_back(p.name);
+  auto n = Nearest(word, names);
+  return n ? " (did you mean " + *n + "?)" : "";
+}
+
 // An argv whose every placeholder names a parameter or a built-in (`known`); copied to `out` if given.
 Status CheckArgv(const json& argv, const std::string& f, const std::set<std::string>& known,
                  std::vector<std::string>* out) {
@@ -216,7 +225,10 @@ Status CheckArgv(const json& argv, const std::string& f, const std::set<std::str
     std::string fi = f + "[" + std::to_string(i) + "]";
     if (!argv[i].is_string()) return Status::Invalid("argv elements are strings", fi);
     for (auto& ph : PlaceholdersIn(argv[i]))
-      if (!known.count(ph)) return Status::Invalid("placeholder {" + ph + "} names no parameter", fi);
+      if (!known.count(ph)) {
+        const auto near = Nearest(ph, {known.begin(), known.end()});
+        return Status::Invalid("placeholder {" + ph + "} names no parameter" + (near ? " (did you mean {" + *near + "}?)" : ""), fi);
+      }
     if (out) out->push_back(argv[i]);
   }
   return Status::Ok();
@@ -312,8 +324,9 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   if (st.contains("gate_on")) {
     if (!st["gate_on"].is_array()) return Status::Invalid("gate_on is a list of parameter names", f + ".gate_on");
     for (auto& g : st["gate_on"]) {
-      if (!g.is_string() || !s.Param(g.get<std::string>()))
-        return Status::Invalid("gate_on names no parameter", f + ".gate_on");
+      if (!g.is_string()) return Status::Invalid("gate_on names no parameter", f + ".gate_on");
+      if (!s.Param(g.get<std::string>()))
+        return Status::Invalid("gate_on names no parameter: '" + g.get<std::string>() + "'" + DidYouMean(g, s), f + ".gate_on");
       stage.gate_on.push_back(g);
     }
   }

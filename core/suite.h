@@ -64,6 +64,7 @@ struct Suite {
   std::vector<Stage> stages;
   nlohmann::json definition;      // the canonical definition as given
   std::string source_dir;         // folder the suite was loaded from ({suite_dir}); empty if PUT
+  std::string bundle;             // SHA-256 of its files' bundle (core/bundle.h); empty if none
 
   // The parameter called `name`, or nullptr; points into `params` (valid while they are unchanged).
   const ParamSpec* Param(const std::string& name) const;

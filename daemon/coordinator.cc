@@ -148,6 +148,7 @@ Result<std::shared_ptr<const Suite>> Coordinator::SuiteShared(int64_t id) {
   s->id = id;
   s->version = row->version;
   s->source_dir = row->source_dir;
+  s->bundle = row->bundle;
   suites_[id] = s;
   return std::shared_ptr<const Suite>(std::move(s));
 }

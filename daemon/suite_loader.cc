@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/bundle.h"
 #include "core/suite.h"
 #include "core/yaml_json.h"
 
@@ -21,16 +22,33 @@ Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& st
   }
   std::sort(files.begin(), files.end());
   std::vector<std::pair<fs::path, nlohmann::json>> parsed;
+  std::vector<LoadedSuite> out;
   for (auto& f : files) {
     auto j = ReadJsonOrYaml(f.string());
-    if (!j.ok()) return j.status();
+    if (!j.ok()) {
+      out.push_back({f.filename().string(), "", 0, false, false, j.status().message()});
+      continue;
+    }
     auto s = ParseSuite(*j);
-    if (!s.ok())
-      return Status::Invalid(f.string() + ": " + s.status().field() + ": " + s.status().message(), s.status().field());
+    if (!s.ok()) {
+      out.push_back({f.filename().string(), "", 0, false, false,
+                     f.string() + ": " + s.status().field() + ": " + s.status().message()});
+      continue;
+    }
     parsed.emplace_back(f, *j);
   }
-  std::vector<LoadedSuite> out;
   const std::string abs = fs::absolute(dir).lexically_normal().string();
+  // The folder's files travel to the workers as one bundle, shared by every suite of the folder. A
+  // folder over the limit still loads: its suites keep {suite_dir} = this path, which only a
+  // worker with the same folder at the same path can use, and the log says so.
+  std::string bundle;
+  if (auto packed = PackFolder(dir); !packed.ok()) {
+    spdlog::warn("suites folder {}: its files are not sent to workers: {}", dir, packed.status().message());
+  } else if (!parsed.empty()) {
+    bundle = BundleSha256(packed->bytes);
+    if (Status s = store.PutBundle(bundle, packed->bytes, packed->files); !s.ok()) return s;
+    for (auto& why : packed->skipped) spdlog::info("suites folder {}: left out of the bundle: {}", dir, why);
+  }
   for (auto& [f, j] : parsed) {
     // A suite registered through the API owns its name: a file of that name (the daemon's defaults,
     // an old copy) must not replace it at the next start. Say so in the log and on the suite.
@@ -43,7 +61,7 @@ Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& st
       continue;
     }
     bool created = false;
-    auto row = store.PutSuite(j["name"], j, abs, &created, DeclaredKeysInFile(f.string(), "parameters"));
+    auto row = store.PutSuite(j["name"], j, abs, &created, DeclaredKeysInFile(f.string(), "parameters"), bundle);
     if (!row.ok()) return row.status();
     out.push_back({f.filename().string(), row->name, row->version, created});
   }

@@ -13,12 +13,16 @@ struct LoadedSuite {
   int version = 0;
   bool created = false;
   bool shadowed = false;  // the file was not loaded: the API registered this name (SuiteRow::shadowed)
+  // Not empty: the file was skipped, and this says why ("b.yaml: stages[0].kind: unknown stage
+  // kind ..."); name and version are then empty.
+  std::string error;
 };
 
-// Validates every suite file in `dir`; stores them only if all are valid (a typo must not half-load
-// a folder), one PutSuite each (a store error midway leaves the earlier ones stored). An error names
-// the file and the field at fault; NotFound if `dir` is no folder. The suite's folder is kept for
-// {suite_dir}. Thread-safe as the Store is.
+// Validates every suite file in `dir` and stores the valid ones, one PutSuite each (a store error
+// midway leaves the earlier ones stored and is returned). A file that does not parse or validate is
+// skipped and listed with its `error` (file and field named): one typo must not keep a daemon, and
+// every other suite, from starting. NotFound if `dir` is no folder. The folder's files become the
+// suites' bundle (core/bundle.h); its path is kept as source_dir. Thread-safe as the Store is.
 Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store);
 
 }  // namespace gauntlet

@@ -45,6 +45,10 @@ class Auth {
   // The role of the token in an "Authorization: Bearer T" header value, or nullopt.
   std::optional<Role> Check(const std::string& authorization) const;
   size_t size() const { return by_hash_.size(); }  // tokens loaded
+  // Accepts `token` (the secret itself, hashed here) with `role` and `name` besides the file's: the
+  // local worker's credential, made at start and never written anywhere. Not thread-safe: only
+  // before the Auth is shared (before the router serves).
+  void AddSecret(Role role, const std::string& token, const std::string& name) { by_hash_[Sha256Hex(token)] = Token{role, name}; }
 
  private:
   std::unordered_map<std::string, Token> by_hash_;

@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include <algorithm>
+
 #include "http/log_limiter.h"
 #include "http/peer_closed.h"
 
@@ -122,8 +124,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Read() {
     parser_.emplace();
+    // Beast checks a Content-Length against the limit while it reads the header, before the route
+    // is known: the header is read under the largest limit, and OnHeader applies the request's.
+    size_t most = shared_->opts.body_limit;
+    for (auto& [prefix, limit] : shared_->opts.large_bodies) most = std::max(most, limit);
+    parser_->body_limit(most);
     limit_ = shared_->opts.body_limit;
-    parser_->body_limit(limit_);
     match_.reset();
     parser_->header_limit(64 * 1024);
     idle_ = true;
@@ -156,23 +162,32 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     probe.target = std::string(h.target());
     ParseTarget(probe);
     match_ = shared_->router.Match(probe);
-    if (match_->route && match_->route->body_limit > 0 && match_->route->body_limit < limit_) {
-      limit_ = match_->route->body_limit;
-      parser_->body_limit(limit_);  // for a chunked body, checked as its chunks come
-      // Beast weighs a Content-Length against the limit when it parses the header, so a declared
-      // length over the route's smaller bound is answered here, before any of the body is read.
-      if (auto n = parser_->content_length(); n && *n > limit_) return OnReadError(bhttp::error::body_limit);
-    }
+    limit_ = LimitFor();  // a path that takes more (ServerOptions::large_bodies), else the server's
+    if (match_->route && match_->route->body_limit > 0 && match_->route->body_limit < limit_) limit_ = match_->route->body_limit;
+    parser_->body_limit(limit_);  // for a chunked body, checked as its chunks come
+    // Beast weighs a Content-Length against the limit when it parses the header, so a declared
+    // length over the request's bound is answered here, before any of the body is read.
+    if (auto n = parser_->content_length(); n && *n > limit_) return OnReadError(bhttp::error::body_limit);
     raw().expires_after(shared_->opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
+  // The body limit of the request whose header was read: its path's (ServerOptions::large_bodies),
+  // else the server's.
+  size_t LimitFor() {
+    const std::string_view target(parser_->get().target().data(), parser_->get().target().size());
+    for (auto& [prefix, limit] : shared_->opts.large_bodies)
+      if (target.substr(0, prefix.size()) == prefix) return limit;
+    return shared_->opts.body_limit;
+  }
+
   void OnReadError(beast::error_code ec) {
     if (ec == bhttp::error::body_limit) {
+      if (!match_ && parser_ && !parser_->get().target().empty()) limit_ = LimitFor();  // refused while its head was read
       keep_alive_ = false;
       return Send(Problem(413, "Payload Too Large",
-                          "the body is over this route's limit of " + std::to_string(limit_) + " bytes",
+                          "the body is over this request's limit of " + std::to_string(limit_) + " bytes",
                           "body"), 11, false);
     }
     if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||

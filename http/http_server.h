@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "http/router.h"
 
@@ -28,6 +30,9 @@ struct ServerOptions {
   // A chunk of an event stream (an event, a keep-alive) must be written within this, else the
   // stream is closed: a reader that stopped reading holds its connection no longer.
   std::chrono::seconds stream_write_timeout{30};
+  // Paths that take a larger body than body_limit (a suite bundle upload): a request whose target
+  // starts with the prefix gets the paired limit instead; the first fitting prefix wins.
+  std::vector<std::pair<std::string, size_t>> large_bodies;
   std::chrono::seconds read_timeout{30};   // a request must arrive whole within this
   std::chrono::seconds idle_timeout{75};   // an idle keep-alive connection is closed after this
   // PEM files: both set, every connection is HTTPS (TLS 1.2 or later); both empty, plain HTTP.

@@ -157,6 +157,27 @@ std::string CompareChange(std::optional<Verdict> av, const std::string& as, std:
   return *av == *bv && as == bs ? "same" : "changed";
 }
 
+namespace {
+// A pruned cell (skipped, never run) stands for the verdict its pruning implies: its signature is
+// "skipped:" + the probe's signature ("skipped:unsupported:needs_sm100"). Two runs of one sweep
+// prune in the order their probes finish, so a config with two reasons to fail is pruned by either;
+// and one run may judge a config that the other pruned. Neither is a change of the config: a pruned
+// cell is the same as the other side's when the verdicts agree, whatever the signatures.
+struct Judged {
+  std::optional<Verdict> verdict;
+  std::string signature;
+  bool pruned = false;
+};
+Judged Implied(const Entry* e) {
+  if (!e) return {};
+  Judged j{e->verdict, e->signature, false};
+  if (e->verdict != Verdict::kSkipped || e->signature.rfind("skipped:", 0) != 0) return j;
+  const std::string rest = e->signature.substr(8);
+  if (auto v = ParseVerdict(rest.substr(0, rest.find(':')))) j = {*v, rest, true};
+  return j;
+}
+}  // namespace
+
 Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold, QueryBudget* bounds) {
   QueryBudget unbounded = QueryBudget::Unbounded();
   QueryBudget& budget = bounds ? *bounds : unbounded;
@@ -185,9 +206,10 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
         }
         for (const Entry* e : {ea, eb})
           if (e && key_metric.empty()) key_metric = e->metric_name;
-        const std::string changed =
-            CompareChange(ea ? std::optional(ea->verdict) : std::nullopt, ea ? ea->signature : "",
-                          eb ? std::optional(eb->verdict) : std::nullopt, eb ? eb->signature : "", fell);
+        const Judged ja = Implied(ea), jb = Implied(eb);
+        const std::string changed = (ja.pruned || jb.pruned) && ja.verdict && ja.verdict == jb.verdict
+                                        ? "same"  // pruned (once or twice) for the verdict the other says
+                                        : CompareChange(ja.verdict, ja.signature, jb.verdict, jb.signature, fell);
         std::string why;
         if (changed == "broke")
           why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? "metric" : "verdict";

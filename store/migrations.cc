@@ -295,6 +295,18 @@ CREATE TABLE test_cases(
   PRIMARY KEY(trial_id, attempt, seq)) WITHOUT ROWID;
 ALTER TABLE results ADD COLUMN tests_not_stored INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 14: suite bundles (core/bundle.h), the files of a suite's folder as one archive
+      // stored by its SHA-256; a suite version names its bundle ('' for none). Immutable rows: a
+      // bundle is never rewritten, only added.
+      R"sql(
+CREATE TABLE bundles(
+  sha256 TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  files INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  created_at INTEGER NOT NULL);
+ALTER TABLE suites ADD COLUMN bundle TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return k;
 }

@@ -77,16 +77,18 @@ Store::Lease::~Lease() {
 }
 
 Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const std::string& source_dir,
-                                 bool* created, const std::vector<std::string>& param_order) {
+                                 bool* created, const std::vector<std::string>& param_order, const std::string& bundle) {
   return Guard([&]() -> Result<SuiteRow> {
     const std::string text = def.dump();
-    const std::string digest = Digest(text + "\n" + source_dir);
+    // Changed files make a new version as a changed definition does; a suite without files keeps
+    // the digest it always had.
+    const std::string digest = Digest(text + "\n" + source_dir + (bundle.empty() ? "" : "\nbundle:" + bundle));
     return Write([&](sql::Db& db) -> Result<SuiteRow> {
       auto& q = db.Cached(std::string("SELECT ") + kSuiteCols + ", digest FROM suites WHERE name=? ORDER BY version DESC LIMIT 1");
       q.Bind(1, name);
       int next = 1;
       if (q.Step()) {
-        if (q.Text(8) == digest) {
+        if (q.Text(9) == digest) {
           if (created) *created = false;
           SuiteRow same = ReadSuite(q);
           // A version stored before the declared order was kept learns it from the same text.
@@ -105,13 +107,15 @@ Result<SuiteRow> Store::PutSuite(const std::string& name, const json& def, const
       int stated = def.value("version", 0);
       int version = std::max(next, stated);
       auto& ins = db.Cached(
-          "INSERT INTO suites(name, version, digest, definition, source_dir, created_at, param_order)"
-          " VALUES(?,?,?,?,?,?,?)");
+          "INSERT INTO suites(name, version, digest, definition, source_dir, created_at, param_order, bundle)"
+          " VALUES(?,?,?,?,?,?,?,?)");
       ins.Bind(1, name).Bind(2, version).Bind(3, digest).Bind(4, text).Bind(5, source_dir).Bind(6, NowMs());
       if (param_order.empty()) ins.BindNull(7);
       else ins.Bind(7, json(param_order).dump());
+      ins.Bind(8, bundle);
       ins.Run();
       SuiteRow r{db.LastInsertId(), name, version, def, source_dir, NowMs(), {}};
+      r.bundle = bundle;
       r.param_order = param_order;
       if (r.param_order.empty()) {
         const json params = def.value("parameters", json::object());  // items() must not outlive it

@@ -36,6 +36,7 @@ struct SuiteRow {
   int64_t created_at = 0;
   std::vector<std::string> param_order;  // parameters as declared (JSON objects keep no order)
   std::string shadowed;  // a suites-folder file of this name that was not loaded, and why; empty if none
+  std::string bundle;    // SHA-256 of the suite's files (core/bundle.h, Store::PutBundle); empty if none
 };
 
 struct NewTrial {
@@ -201,8 +202,17 @@ class Store {
   // else returns the latest. `created` (may be null) says whether a version was added.
   // `param_order`: the parameters in the order the suite's text declared them (JSON objects keep
   // none); empty: by name.
+  // `bundle`: the SHA-256 of its files, already stored by PutBundle (part of what makes a version).
   Result<SuiteRow> PutSuite(const std::string& name, const nlohmann::json& definition, const std::string& source_dir,
-                            bool* created = nullptr, const std::vector<std::string>& param_order = {});
+                            bool* created = nullptr, const std::vector<std::string>& param_order = {},
+                            const std::string& bundle = {});
+  // Suite bundles (store/bundles.cc). PutBundle stores archive `bytes` under `sha256` (the caller
+  // has checked both with core/bundle.h); `created` (may be null) says whether it was new.
+  Status PutBundle(const std::string& sha256, const std::string& bytes, size_t files, bool* created = nullptr);
+  // The archive stored under `sha256`; NotFound if none.
+  Result<std::string> GetBundle(const std::string& sha256);
+  // True if a bundle is stored under `sha256` (false on a store error too).
+  bool HasBundle(const std::string& sha256);
   Result<SuiteRow> GetSuite(const std::string& name, std::optional<int> version = std::nullopt);  // latest if none
   Result<SuiteRow> GetSuiteById(int64_t id);
   // Records on suite version `id` that a suites-folder file of its name was not loaded (empty: none).

@@ -42,7 +42,7 @@ inline std::string Digest(const std::string& s) {
 // The Read* functions read the current row of a statement that selected their k*Cols; they throw
 // json::exception on bad stored JSON where they parse it (Guard converts it).
 inline constexpr const char* kSuiteCols =
-    "id, name, version, definition, source_dir, created_at, param_order, COALESCE(shadowed, '')";
+    "id, name, version, definition, source_dir, created_at, param_order, COALESCE(shadowed, ''), bundle";
 inline SuiteRow ReadSuite(sql::Stmt& s) {
   SuiteRow r;
   r.id = s.Int(0);
@@ -52,6 +52,7 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
   r.source_dir = s.Text(4);
   r.created_at = s.Int(5);
   r.shadowed = s.Text(7);
+  r.bundle = s.Text(8);
   // Parameters as declared; a suite stored before the order was kept lists them by name.
   const json params = r.definition.value("parameters", json::object());
   const json order = s.IsNull(6) ? json() : ParseOr(s.TextView(6), json());

@@ -55,6 +55,10 @@ struct LeaseAnswer : LinkAnswer {
   std::optional<nlohmann::json> grant;
 };
 
+struct BundleAnswer : LinkAnswer {
+  std::string bytes;  // when ok: the suite bundle's archive, as the daemon sent it (unverified)
+};
+
 struct HeartbeatAnswer : LinkAnswer {
   bool cancel = false;  // when ok: the daemon asks the trial to stop (a user cancelled it)
 };
@@ -83,6 +87,15 @@ class DaemonLink {
   // The trial's final report (idempotent). ok, kLost (a stale lease or epoch), kRefused (the daemon
   // rejected the report itself), or kUnavailable.
   virtual LinkAnswer Report(const std::string& lease, const nlohmann::json& report) = 0;
+  // The suite bundle stored under `sha256` (workers/suite_bundles.h checks it). ok (with the bytes),
+  // kRefused (the daemon has none, or refused the caller), or kUnavailable. This default is for
+  // links that carry no bundles (test links): kRefused.
+  virtual BundleAnswer FetchBundle(const std::string& sha256) {
+    BundleAnswer a;
+    a.status = LinkStatus::kRefused;
+    a.detail = "this link fetches no suite bundles (" + sha256.substr(0, 12) + ")";
+    return a;
+  }
 };
 
 }  // namespace gauntlet

@@ -211,3 +211,20 @@ LinkAnswer HttpDaemonLink::Report(const std::string& lease, const json& report) 
 }
 
 }  // namespace gauntlet
+
+namespace gauntlet {
+
+BundleAnswer HttpDaemonLink::FetchBundle(const std::string& sha256) {
+  auto r = Send("GET", "/api/v1/bundles/" + sha256, "", "", call_limit_ * 3);
+  BundleAnswer a;
+  if (r.ok() && r->status == 200) {
+    a.status = LinkStatus::kOk;
+    a.bytes = std::move(r->body);
+    return a;
+  }
+  a.status = r.ok() && r->status < 500 ? LinkStatus::kRefused : LinkStatus::kUnavailable;
+  a.detail = r.ok() ? std::to_string(r->status) + ": " + r->body.substr(0, 300) : r.status().message();
+  return a;
+}
+
+}  // namespace gauntlet

@@ -33,6 +33,7 @@ class HttpDaemonLink final : public DaemonLink {
   HeartbeatAnswer Heartbeat(const std::string& lease, int64_t log_size) override;
   LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override;
   LinkAnswer Report(const std::string& lease, const nlohmann::json& report) override;
+  BundleAnswer FetchBundle(const std::string& sha256) override;  // GET /api/v1/bundles/SHA256, 3 call limits
 
  private:
   // One exchange on a borrowed client; the client goes back to the pool afterwards.

@@ -121,6 +121,18 @@ json ReportJson(const TrialOutcome& t, const json& fingerprint) {
   return report;
 }
 
+// Points ctx.suite_dir at the suite version's files when the grant names a bundle (fetched and
+// checked once per hash by env.bundles); a grant without one keeps the daemon's source_dir.
+Status UseSuiteBundle(const TrialRunnerEnv& env, const json& g, TrialContext* ctx) {
+  const std::string sha = g["suite"].value("bundle", "");
+  if (sha.empty()) return Status::Ok();
+  if (!env.bundles) return Status::Internal("this worker keeps no suite bundles, and the suite's files are one");
+  auto dir = env.bundles->Folder(sha);
+  if (!dir.ok()) return dir.status();
+  ctx->suite_dir = *dir;
+  return Status::Ok();
+}
+
 enum class Delivery { kDelivered, kLeaseLost, kGaveUp };
 
 // Delivers the log left over and then the report, retrying while the daemon is away (it may be
@@ -170,19 +182,26 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   ctx.should_stop = [&] { return keeper.cancel() || keeper.lost() || aborting(); };
 
   const std::vector<SignatureRule> rules = SuiteRules(ctx.suite, log);
-  // The software a result is filed under: unknown when its command failed, and then the trial is
-  // an infrastructure error of this node, never a result filed under a failure's text.
-  const Result<json> fp = env.fingerprints->Get(ctx);
-  const json fingerprint = fp.ok() ? *fp : json::object();
   TrialOutcome t;
-  if (fp.ok()) {
-    t = RunStages(ctx, rules);
-  } else {
+  json fingerprint = json::object();
+  if (Status files = UseSuiteBundle(env, g, &ctx); !files.ok()) {
+    // Without its files no stage can run as written: not the config's fault, so the trial is
+    // retried (elsewhere, where the fetch may work) as any infrastructure failure is.
+    t.last.verdict = Verdict::kInfraError;
+    t.last.signature = "infra_error:suite_bundle";
+    t.last.evidence = files.message();
+    log.Append("gauntlet: " + files.message() + "\n");
+  } else if (const Result<json> fp = env.fingerprints->Get(ctx); !fp.ok()) {
+    // The software a result is filed under: unknown when its command failed, and then the trial is
+    // an infrastructure error of this node, never a result filed under a failure's text.
     log.Append("gauntlet: " + fp.status().message() + "\n");
     t.last.stage = "fingerprint";
     t.last.verdict = Verdict::kInfraError;
     t.last.signature = "infra_error:fingerprint_failed";
     t.last.evidence = fp.status().message().substr(0, 1000);
+  } else {
+    fingerprint = *fp;
+    t = RunStages(ctx, rules);
   }
   if (keeper.lost()) {
     keeper.Finish();

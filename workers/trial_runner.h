@@ -12,6 +12,7 @@
 #include "core/hardware.h"
 #include "workers/daemon_link.h"
 #include "workers/fingerprint.h"
+#include "workers/suite_bundles.h"
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
@@ -24,6 +25,7 @@ struct TrialRunnerEnv {
   DaemonLink* daemon = nullptr;        // all the trial says to the daemon goes through it
   proc::ProcessRunner* processes = nullptr;  // every process the trial starts goes through it
   FingerprintCache* fingerprints = nullptr;
+  SuiteBundles* bundles = nullptr;     // suite files by hash; null: a grant naming a bundle fails
   std::string node_name;
   const Inventory* inv = nullptr;
   std::string workdir;       // the worker's folder; each trial gets workdir/trial-ID-aN

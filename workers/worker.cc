@@ -167,6 +167,7 @@ class Worker {
   // thread's alone.
   std::map<std::string, json> suites_;  // "name@version" -> definition
   FingerprintCache fingerprints_;
+  std::unique_ptr<SuiteBundles> bundles_;  // under workdir_, so made once it is known
   TrialRunnerEnv env_;
 
   std::mutex mu_;
@@ -213,6 +214,8 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.processes = &processes_;
   env_.clock = &clock_;
   env_.fingerprints = &fingerprints_;
+  bundles_ = std::make_unique<SuiteBundles>(workdir_, daemon_);
+  env_.bundles = bundles_.get();
   env_.node_name = name_;
   env_.inv = &inv_;
   env_.workdir = workdir_;

@@ -62,16 +62,20 @@ TEST_F(CliShellTest, UsageErrorsExitTwoAndSuggestTheNearestName) {
 
 TEST_F(CliShellTest, SuitesPushRegistersJsonOrYamlAndSaysWhetherItIsNew) {
   const std::string stage = SourceDir() + "/tests/fixtures/suites/fixture_stage.py";
+  // The suite's folder goes with it (its bundle): a folder of its own, which nothing else writes to.
+  TempDir folder;
   auto yaml = [&](const std::string& desc) {
-    return dir_->Write("pushed.yaml", "name: cli-pushed\ndescription: " + desc +
+    return folder.Write("pushed.yaml", "name: cli-pushed\ndescription: " + desc +
                                           "\nparameters:\n  mode: [pass, fail]\nstages:\n  - name: run\n    kind: command\n"
                                           "    argv: [python3, " + stage + ", --mode, '{mode}']\n");
   };
   Out o = G({"suites", "push", yaml("pushed from YAML")});
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(o.out, "suite cli-pushed version 1 registered: a new suite\n");
+  EXPECT_EQ(o.out.rfind("suite cli-pushed version 1 registered: a new suite\nwith 1 file(s) of " + folder.path() + " (", 0), 0u)
+      << o.out;
   o = G({"suites", "push", yaml("pushed from YAML")});
-  EXPECT_EQ(o.out, "suite cli-pushed version 1 unchanged: the daemon already has this definition\n");
+  EXPECT_EQ(o.out.rfind("suite cli-pushed version 1 unchanged: the daemon already has this definition\nwith 1 file(s) of ", 0), 0u)
+      << o.out;
   o = G({"suites", "push", yaml("changed"), "--format", "json"});
   ASSERT_EQ(o.code, 0) << o.err;
   json j = json::parse(o.out);
@@ -85,11 +89,11 @@ TEST_F(CliShellTest, SuitesPushRegistersJsonOrYamlAndSaysWhetherItIsNew) {
   // JSON, named in the file.
   json def = {{"name", "cli-pushed-json"}, {"parameters", {{"mode", {"pass"}}}},
               {"stages", {{{"name", "run"}, {"kind", "command"}, {"argv", {"python3", stage, "--mode", "{mode}"}}}}}};
-  o = G({"suites", "push", Write("pushed.json", def)});
-  EXPECT_EQ(o.out, "suite cli-pushed-json version 1 registered: a new suite\n") << o.err;
+  o = G({"suites", "push", folder.Write("pushed.json", json(def).dump())});
+  EXPECT_EQ(o.out.rfind("suite cli-pushed-json version 1 registered: a new suite\nwith 2 file(s) of ", 0), 0u) << o.out << o.err;
   // What the daemon refuses is one line naming the field; a file without a name says so.
   def["parameters"] = "nope";
-  o = G({"suites", "push", Write("bad-suite.json", def)});
+  o = G({"suites", "push", folder.Write("bad-suite.json", def.dump())});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("422"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("parameters"), std::string::npos) << o.err;

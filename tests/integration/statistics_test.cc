@@ -72,6 +72,10 @@ TEST_F(StatisticsTest, RepeatsMeasureAPassRateWithItsInterval) {
   EXPECT_EQ(o.out.find("mode=pass"), std::string::npos) << o.out;
   Out j = RunProgram(dir_, {GauntletBin(), "flaky", "--suite", "fixture-flaky", "--server", d_->url(), "--format", "json"});
   EXPECT_EQ(json::parse(j.out, nullptr, false)["items"].size(), 1u) << j.out;
+  // Its CSV is the API's, byte for byte (issue 33: it had columns of its own).
+  Out c = RunProgram(dir_, {GauntletBin(), "flaky", "--suite", "fixture-flaky", "--server", d_->url(), "--format", "csv"});
+  EXPECT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.out, csv.body);
   // The matrix's flaky line carries the rate too.
   Out mx = RunProgram(dir_, {GauntletBin(), "matrix", "--suite", "fixture-flaky", "--rows", "mode", "--server", d_->url()});
   EXPECT_NE(mx.out.find("pass rate 67% of 6 runs (95%: 30-90%)"), std::string::npos) << mx.out;
