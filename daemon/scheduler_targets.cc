@@ -11,11 +11,12 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
   if (it == sweeps_.end()) return out;
   for (auto& [key, dq] : it->second.by_target) {
     if (dq.empty()) continue;
+    const auto& queue = dq;  // a lambda may not capture a structured binding (clang before 16)
     // Cached per requirement class until the fleet changes (scheduler_classes.cc).
     auto c = it->second.target_class.find(key.target);
     const bool any = c != it->second.target_class.end() ? AnyNodeCouldServe(c->second) : [&] {
       for (auto& [id, n] : nodes_)
-        if (n.state != "offline" && CouldEverFit(n.inv, dq.front().need)) return true;
+        if (n.state != "offline" && CouldEverFit(n.inv, queue.front().need)) return true;
       return false;
     }();
     if (!any) out.push_back(key.target);

@@ -1,9 +1,10 @@
-// A trial's test cases (migration 10, table test_cases): written with its result, read for
+// A trial's test cases (migration 13, table test_cases): written with its result, read for
 // GET /api/v1/trials/{id}. Bounded on the way in whatever the worker sent.
 #include "store/store.h"
 #include "store/store_rows.h"
 
 namespace gauntlet {
+using namespace store_detail;
 
 namespace {
 // `s` cut to at most `max` bytes on a UTF-8 boundary.

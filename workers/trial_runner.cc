@@ -126,6 +126,12 @@ json ReportJson(const TrialOutcome& t, const json& fingerprint) {
 Status UseSuiteBundle(const TrialRunnerEnv& env, const json& g, TrialContext* ctx) {
   const std::string sha = g["suite"].value("bundle", "");
   if (sha.empty()) return Status::Ok();
+  // A worker that has the suite's folder where the daemon loaded it from (the daemon's own machine)
+  // runs it from there, as before bundles: suites that reach beside their folder
+  // ({suite_dir}/../x.py, as the test fixtures do) keep working there. Every other worker runs the
+  // bundle, which holds the folder's files only.
+  std::error_code ec;
+  if (!ctx->suite_dir.empty() && fs::is_directory(ctx->suite_dir, ec)) return Status::Ok();
   if (!env.bundles) return Status::Internal("this worker keeps no suite bundles, and the suite's files are one");
   auto dir = env.bundles->Folder(sha);
   if (!dir.ok()) return dir.status();

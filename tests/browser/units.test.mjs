@@ -21,7 +21,7 @@ const {versionChoices} = await import('../../web/js/pages/matrix.js');
 const {VERDICTS, bySeverity, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
 it('takes the verdicts, their order and labels from the daemon', () => {
-  assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'timeout', 'oom', 'infra_error',
+  assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'fallback', 'timeout', 'oom', 'infra_error',
     'cancelled', 'skipped']);
   assert.equal(verdictLabel('oom'), 'out of memory');
   assert.equal(verdictLabel('wrong_output'), 'wrong output');
