@@ -24,6 +24,7 @@
 #include <string>
 
 #include "api/handlers.h"
+#include "core/bundle.h"
 #include "core/yaml_json.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
@@ -166,7 +167,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Seed the state with what a fresh daemon soon holds: a real suite, a node with a GPU, a sweep.
   auto suite = ReadJsonOrYaml(std::string(GAUNTLET_SOURCE_DIR) + "/suites/torch-sdpa.json");
   if (!suite.ok()) std::abort();
+  // Its folder's files travel with it (a suite that names {suite_dir} is refused without them).
+  auto files = PackFolder(std::string(GAUNTLET_SOURCE_DIR) + "/suites");
+  if (!files.ok()) std::abort();
+  const std::string sha = BundleSha256(files->bytes);
+  const std::string bundle_path = "/api/v1/bundles/" + sha;
   const char* setup[][3] = {
+      {"PUT", bundle_path.c_str(), nullptr},
       {"PUT", "/api/v1/suites/torch-sdpa", nullptr},
       {"POST", "/api/v1/nodes/register",
        R"({"name":"fuzz-node","inventory":{"gpus":[{"index":0,"name":"NVIDIA H200","compute_capability":"9.0","memory_mb":143771}]}})"},
@@ -176,7 +183,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     http::Request req;
     req.method = s[0];
     req.target = req.path = s[1];
-    req.body = s[2] ? s[2] : suite->dump();
+    req.body = s[2] ? s[2] : req.path == bundle_path ? files->bytes : suite->dump();
+    if (req.path == "/api/v1/suites/torch-sdpa") req.query.emplace("bundle", sha);
     http::Response r = Settle(d.router->Dispatch(req), req);
     if (r.status >= 300) Fail("the fuzz fixture's setup failed", req, r);
   }
