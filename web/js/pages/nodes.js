@@ -30,9 +30,14 @@ function heldBack(g) {
 
 // A node that reports no versions (a worker that found no driver or CUDA sends them empty) says so,
 // rather than printing the bare names with nothing after them.
+// The kernel recorder is a capability the worker reports beside its versions, not software: it is
+// said on hover, not in the versions.
 function software(fp) {
-  const text = fmtFingerprint(fp, '');
-  return text ? h('td', {class: 'mono', 'data-testid': 'software'}, text) : h('td', {class: 'muted', 'data-testid': 'software'}, 'unknown');
+  const {kernel_recorder: recorder, ...versions} = fp || {};
+  const text = fmtFingerprint(versions, '');
+  const title = recorder ? `kernel recorder: ${recorder}` : null;
+  return text ? h('td', {class: 'mono', 'data-testid': 'software', title}, text)
+    : h('td', {class: 'muted', 'data-testid': 'software', title}, 'unknown');
 }
 
 export default async function render(ctx) {
