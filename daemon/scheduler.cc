@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 namespace gauntlet {
-
 namespace {
 std::string JoinInts(const std::vector<int>& v) {
   std::string s;
