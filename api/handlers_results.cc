@@ -2,6 +2,7 @@
 #include "api/codec.h"
 #include "api/config_query.h"
 #include "api/handlers.h"
+#include "api/matrix_markdown.h"
 #include "core/suite.h"
 #include "core/sweep.h"
 #include "core/verdict.h"
@@ -126,6 +127,23 @@ void AddDispatchLayer(Store& store, json* m) {
 }
 }  // namespace
 
+namespace {
+// The nodes on record that ran the results of matrix answer `m`, by hardware class; none when the
+// store cannot say (the Markdown then says so per class).
+NodesByClass MatrixNodes(Store& store, const json& m) {
+  NodesByClass out;
+  const std::optional<int64_t> sweep = m["sweep"].is_number() ? std::optional<int64_t>(m["sweep"].get<int64_t>()) : std::nullopt;
+  auto pairs = ResultNodes(store, m["suite"].get<std::string>(), sweep);
+  auto nodes = store.ListNodes();
+  if (!pairs.ok() || !nodes.ok()) return out;
+  std::map<int64_t, const NodeRow*> by_id;
+  for (auto& n : *nodes) by_id[n.id] = &n;
+  for (auto& [hw, id] : *pairs)
+    if (auto it = by_id.find(id); it != by_id.end()) out[hw.empty() ? "unassigned" : hw].push_back(*it->second);
+  return out;
+}
+}  // namespace
+
 std::vector<http::Route> ResultRoutes(Context& c) {
   return {
       {"GET", "/api/v1/matrix", Role::kRead,
@@ -150,11 +168,21 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string layer = r.Query("layer").value_or("verdict");
          if (layer != "verdict" && layer != "dispatch")
            return http::Problem(422, "Unprocessable Entity", "layer is verdict or dispatch", "layer");
+         const std::string format = r.Query("format").value_or(WantsCsv(r) ? "csv" : "json");
+         if (format != "json" && format != "csv" && format != "markdown")
+           return http::Problem(422, "Unprocessable Entity", "format is json, csv or markdown", "format");
          QueryBudget budget = c.store.NewQuery();
          auto m = Matrix(c.store, q, &budget);
          if (!m.ok()) return FromStatus(m.status());
          if (layer == "dispatch") AddDispatchLayer(c.store, &*m);
-         if (!WantsCsv(r)) return http::Json(*m);
+         // Each failed cell's words, with timeouts named after the suite's stages (matrix_markdown.h).
+         const json& shown = (*m)["suite_version"];
+         const std::optional<int> version = shown.is_number() ? std::optional<int>(shown.get<int>()) : std::nullopt;
+         auto suite = c.store.GetSuite((*m)["suite"].get<std::string>(), version);
+         AddCellReasons(suite.ok() ? suite->definition : json::object(), &*m);
+         if (format == "markdown")
+           return http::Text(200, "text/markdown; charset=utf-8", MatrixMarkdown(*m, MatrixNodes(c.store, *m)));
+         if (format == "json") return http::Json(*m);
          return http::Text(200, "text/csv; charset=utf-8", MatrixCsv(*m));
        }},
       {"GET", "/api/v1/history", Role::kRead,

@@ -124,6 +124,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
            if (!sel.ok()) return FromStatus(sel.status());
            auto res = c.coord.Rerun(id, *sel, OriginOf(r, "rerun"));
            if (!res.ok()) return FromStatus(res.status());
+           if (sel->dry_run) return http::Json({{"dry_run", true}, {"trials", res->trials}, {"rerun_of", id}});
            return Created(*res, id);
          });
        }},

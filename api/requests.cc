@@ -47,8 +47,12 @@ Result<RerunSelection> ParseRerunSelection(const json& body) {
   if (body.is_null()) return sel;
   if (!body.is_object()) return Status::Invalid("a rerun's body is an object (or empty)", "body");
   for (auto& [k, v] : body.items())
-    if (k != "verdicts" && k != "configs" && k != "targets")
-      return Status::Invalid("unknown field (allowed: verdicts, configs, targets)", k);
+    if (k != "verdicts" && k != "configs" && k != "targets" && k != "dry_run")
+      return Status::Invalid("unknown field (allowed: verdicts, configs, targets, dry_run)", k);
+  if (body.contains("dry_run")) {
+    if (!body["dry_run"].is_boolean()) return Status::Invalid("dry_run is true or false", "dry_run");
+    sel.dry_run = body["dry_run"].get<bool>();
+  }
   sel.names_verdicts = body.contains("verdicts");
   auto list = [&](const char* name) -> Result<json> {
     if (!body.contains(name)) return json::array();

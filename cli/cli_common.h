@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/text_width.h"
 #include "http/client_config.h"
 #include "http/http.h"
 #include "http/http_client.h"
@@ -67,11 +68,10 @@ void Print(const std::string& format, const std::vector<std::string>& head, cons
 // `s` as one Markdown table cell: '|' escaped, line breaks turned into spaces. Pure.
 std::string MarkdownCell(const std::string& s);
 
-// Columns `s` takes on a terminal: colour codes take none, emoji and CJK take two. Pure.
-size_t DisplayWidth(const std::string& s);
-// `s` cut to at most `cols` columns (DisplayWidth), its end replaced by "…" when cut; colour codes are
-// kept, and a cut coloured text gets a reset so the colour does not run on. Pure.
-std::string CutToWidth(const std::string& s, size_t cols);
+// DisplayWidth and CutToWidth (core/text_width.h): the matrix's cell texts, which the daemon's
+// Markdown writes too, are cut by the same measure.
+using gauntlet::CutToWidth;
+using gauntlet::DisplayWidth;
 // The width of the terminal stdout writes to: $COLUMNS when it is a positive number (a script, or a
 // shell that exports it, can set it), else the terminal's own (TIOCGWINSZ on stdout), else 0 (not a
 // terminal: nothing needs cutting). Asked anew each call.

@@ -1,15 +1,16 @@
 // `gauntlet matrix`: the pivot of GET /api/v1/matrix as a terminal table (coloured by verdict, cut to
-// the terminal's width), the API's CSV or JSON, or a Markdown table ready to paste into an issue, like
-// the bring-up tables people write by hand ("✅ 2,100 tok/s", "❌ crashed: Error Internal"). Cells
-// whose configs disagree say so (matrix_cells.h), and lines under the grid say how.
+// the terminal's width), or the API's CSV, JSON or Markdown (a table ready to paste into an issue,
+// like the bring-up tables people write by hand, "✅ 2,100 tok/s", "❌ crashed: Error Internal", with
+// the hardware and fingerprint it was judged on). Cells whose configs disagree say so
+// (core/matrix_cells.h), and lines under the grid say how.
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/matrix_cells.h"
 #include "cli/suggest.h"
+#include "core/matrix_cells.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -35,10 +36,9 @@ std::string MatrixQuery(const MatrixOpts& o) {
   return q;
 }
 
-// "**demo-bringup** v1 · latest verdicts · metric output_tok_s": what the grid is of.
-std::string Title(const json& m, const MatrixOpts& o, bool md) {
-  const std::string suite = Str(m["suite"]);
-  std::string t = md ? "**" + suite + "**" : suite;
+// "demo-bringup v1 · latest verdicts · metric output_tok_s": what the grid is of.
+std::string Title(const json& m, const MatrixOpts& o) {
+  std::string t = Str(m["suite"]);
   const json& v = m["suite_version"];
   if (v.is_number()) t += " v" + v.dump();
   else if (v == "all") t += " · all versions";
@@ -47,9 +47,9 @@ std::string Title(const json& m, const MatrixOpts& o, bool md) {
   return t;
 }
 
-// One row per row key: the keys (a repeated outer key blanked in a terminal table, so the groups stand
-// out; Markdown keeps every key, since people sort and cut pasted tables), then a cell per column.
-Rows GridRows(const json& m, bool md) {
+// One row per row key: the keys (a repeated outer key blanked, so the groups stand out), then a cell
+// per column, coloured by verdict on a terminal.
+Rows GridRows(const json& m) {
   std::map<std::pair<json, std::string>, const json*> at;
   for (auto& cell : m["cells"]) at[{cell["row"], Str(cell["col"])}] = &cell;
   Rows rows;
@@ -58,22 +58,21 @@ Rows GridRows(const json& m, bool md) {
     std::vector<std::string> row;
     for (size_t i = 0; i < rk.size(); ++i) {
       std::string v = Str(rk[i]);
-      if (!md && rk.size() > 1 && i == 0 && !prev.empty() && prev[0] == v) row.push_back("");
-      else row.push_back(md && !v.empty() ? "`" + v + "`" : v);
+      row.push_back(rk.size() > 1 && i == 0 && !prev.empty() && prev[0] == v ? "" : v);
     }
     prev.clear();
     for (auto& k : rk) prev.push_back(Str(k));
     for (auto& col : m["col_keys"]) {
       auto it = at.find({rk, Str(col)});
       if (it == at.end()) {
-        row.push_back(md ? "" : "-");
+        row.push_back("-");
         continue;
       }
       std::string text = CellText(*it->second);
       // The dispatch layer: the family that carried the cell's latest run, "[cudnn_sdpa (cuDNN)]".
       if (it->second->contains("dispatch") && (*it->second)["dispatch"].is_string())
         text += " [" + Str((*it->second)["dispatch"]) + "]";
-      row.push_back(md ? text : VerdictColor(CellVerdict(*it->second)) + text + Reset());
+      row.push_back(VerdictColor(CellVerdict(*it->second)) + text + Reset());
     }
     rows.push_back(std::move(row));
   }
@@ -81,21 +80,19 @@ Rows GridRows(const json& m, bool md) {
 }
 
 void PrintGrid(const json& m, const MatrixOpts& o) {
-  const bool md = o.format == "markdown";
   std::vector<std::string> head;
   for (auto& r : m["rows"]) head.push_back(Str(r));
   const size_t keys = head.size();
   for (auto& col : m["col_keys"]) head.push_back(Str(col));
-  std::cout << Title(m, o, md) << "\n\n";
+  std::cout << Title(m, o) << "\n\n";
   // A terminal wraps a long line wherever it ends, mid-cell; cut cells to the width instead, unless
-  // asked for whole cells (--wide) or writing Markdown, which is pasted, not viewed here.
-  const size_t width = md || o.wide ? 0 : TerminalWidth();
-  if (md) PrintMarkdown(head, GridRows(m, true));
-  else PrintTable(head, GridRows(m, false), width, keys);
-  const auto lines = Disagreements(m, md ? "`" : "");
+  // asked for whole cells (--wide).
+  const size_t width = o.wide ? 0 : TerminalWidth();
+  PrintTable(head, GridRows(m), width, keys);
+  const auto lines = Disagreements(m);
   if (lines.empty()) return;
-  std::cout << "\n" << (md ? "Mixed and flaky cells:\n\n" : "mixed and flaky cells:\n");
-  for (auto& l : lines) std::cout << (md ? "- " + l : width ? CutToWidth("  " + l, width) : "  " + l) << "\n";
+  std::cout << "\nmixed and flaky cells:\n";
+  for (auto& l : lines) std::cout << (width ? CutToWidth("  " + l, width) : "  " + l) << "\n";
 }
 
 }  // namespace
@@ -146,8 +143,9 @@ void AddMatrixCommand(CLI::App& app, int* code) {
         }
       *code = 2;
     };
-    if (o->format == "csv") {  // the daemon's CSV, one line per cell, as it is
-      auto r = CallRaw(client, "GET", q + "&format=csv", {}, &status);
+    // The daemon's CSV (one line per cell) and Markdown (the one the dashboard copies), as they are.
+    if (o->format == "csv" || o->format == "markdown") {
+      auto r = CallRaw(client, "GET", q + "&format=" + o->format, {}, &status);
       if (!r) return fail();
       std::cout << r->body;
       return;

@@ -75,8 +75,8 @@ class Coordinator {
   Result<SubmitResult> Submit(const SweepSubmission& sweep, const SweepOrigin& origin = {});
   // A new sweep of exactly the trials of `sweep` that `selection` picks (default: every done trial
   // not passed or skipped), each once per original trial, with reuse and pruning off, linked by
-  // rerun_of (origin.rerun_of is set here). Errors: NotFound (sweep), Invalid ("verdicts" or "body"
-  // when nothing matches). rerun.cc.
+  // rerun_of (origin.rerun_of is set here). With selection.dry_run, only counts them: id 0, nothing
+  // stored. Errors: NotFound (sweep), Invalid ("verdicts" or "body" when nothing matches). rerun.cc.
   Result<SubmitResult> Rerun(int64_t sweep, const RerunSelection& selection, SweepOrigin origin);
   // Checks a parsed bisection against its suite, stores it as a sweep of kind "bisect" that runs one
   // probe at a time, and queues its first probe. Errors: NotFound (suite), Invalid (field at fault).

@@ -43,6 +43,9 @@ struct RerunSelection {
   std::set<int64_t> target_indexes;
   std::set<std::string> hardware;
   bool names_verdicts = false;  // the body had "verdicts": an empty pick is blamed on it
+  // Count the picked trials and store nothing (the dashboard's confirmation says how many a rerun
+  // starts before it starts them).
+  bool dry_run = false;
 };
 
 // A node's registration (POST /nodes/register's body, less its node_token).

@@ -55,6 +55,7 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
   if (picked.empty())
     return Status::Invalid("no trial of sweep " + std::to_string(sweep) + " matches the selection",
                            sel.names_verdicts ? "verdicts" : "body");
+  if (sel.dry_run) return SubmitResult{0, static_cast<int64_t>(picked.size())};
   // The stored request is the original's with reuse and pruning off (a rerun asks for fresh runs of
   // each picked trial; a gate must not skip one because a sibling failed again), so a restart
   // rebuilds the same targets, priority and attempts. The trials themselves are the picked ones.

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -23,10 +24,12 @@ struct MatrixQuery {
 
 // Each takes the Store for the call only. Errors: NotFound (suite, sweep), Invalid (field at fault),
 // Internal (store).
-// {"suite", "suite_version", "rows", "cols", "hidden", "key_metric", "row_keys", "col_keys",
+// {"suite", "hardware", "fingerprints", "suite_version", "rows", "cols", "hidden", "key_metric", "row_keys", "col_keys",
 // "cells": [{"row", "col", "state", "verdict", "signature", "counts", "reused", "pass_rate", "configs",
 // "passed", "metric", "metric_min", "metric_max", "breakdown"?, "flaky"?, "last_seen", "trial"}]}; see
 // docs/API.md. `counts` and `pass_rate` count runs only; `reused` the results filed by reuse.
+// `hardware`: the classes of the configs shown; `fingerprints`: [{"fingerprint", "results"}] of the
+// results shown, most first, at most 10.
 // A cell's `state`: passed (every config passed), failed (every config failed one way), mixed (its
 // configs disagree: `breakdown` says which values of the hidden parameters go with each verdict),
 // flaky (one config got different judged verdicts under one fingerprint), pending, skipped.
@@ -35,6 +38,10 @@ struct MatrixQuery {
 // Invalid naming rows. A breakdown lists at most 50 values of a hidden parameter per verdict (the
 // rest counted in "values_more": {param: n}) and a cell at most 20 flaky configs ("flaky_count": all).
 Result<nlohmann::json> Matrix(Store& store, const MatrixQuery& q, QueryBudget* budget = nullptr);
+// The (hardware class, node id) pairs of `suite`'s done trials (only `sweep`'s when given), sorted
+// and distinct: which nodes ran the results a matrix shows. Errors: Internal (store).
+Result<std::vector<std::pair<std::string, int64_t>>> ResultNodes(Store& store, const std::string& suite,
+                                                                 std::optional<int64_t> sweep);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
 // Failure clusters with the parameter value that explains each (per hardware), over the latest

@@ -58,6 +58,7 @@ struct ConfigCell {
   std::string config_text;
   std::vector<std::string> values;
   std::string hardware, verdict, signature;
+  std::string fingerprint;  // of the result shown (canonical JSON; "" for none)
   int64_t trial = 0, at = -1;
   MetricValue metric;
   Counts counts;
@@ -81,10 +82,11 @@ MetricValue MetricOf(sql::Stmt& s, int name_col) {
 // calls `metric()` only when it takes it, so a row's metric is read once at most.
 template <typename MetricFn>
 void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-                 MetricFn&& metric) {
+                 std::string_view fingerprint, MetricFn&& metric) {
   if (!Supersedes({verdict, at, trial}, {c.verdict, c.at, c.trial})) return;
   c.verdict = verdict;
   c.signature = signature;
+  c.fingerprint = fingerprint;
   c.trial = trial;
   c.at = at;
   c.metric = metric();
@@ -92,10 +94,10 @@ void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& s
 
 // Folds one more observation of the same config (a cells row) into `c`.
 void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
-          MetricValue metric, const json& counts) {
+          std::string_view fingerprint, MetricValue metric, const json& counts) {
   for (auto& [k, v] : counts.items())
     if (v.is_number_integer()) c.counts.Add(k, v.get<int64_t>());
-  FoldVerdict(c, verdict, signature, trial, at, [&] { return std::move(metric); });
+  FoldVerdict(c, verdict, signature, trial, at, fingerprint, [&] { return std::move(metric); });
 }
 
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
@@ -151,7 +153,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     c.hardware = hardware;
     const std::string raw = s.Text(2);
     const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
-    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
+    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), s.TextView(11), [&] { return MetricOf(s, 6); });
     if (s.Int(14) != 0) {  // a copy of an earlier verdict: shown, counted apart, judged by no fingerprint
       ++c.reused;
       continue;
@@ -177,7 +179,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
                ConfigMap* out) {
   std::string sql =
       "SELECT config, hardware, verdict, signature, trial_id, last_seen, metric_name, metric_value,"
-      " COALESCE(metric_unit, ''), counts, config_key, flaky, reused FROM cells WHERE suite = ?";
+      " COALESCE(metric_unit, ''), counts, config_key, flaky, reused, fingerprint FROM cells WHERE suite = ?";
   if (version > 0) sql += " AND suite_version = ?";
   auto s = db.Prepare(sql);
   s.Bind(1, q.suite);
@@ -187,7 +189,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
     TakeConfig(c, s.TextView(0), params);
     c.hardware = s.Text(1);
-    Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
+    Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), s.TextView(13), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
     c.reused += s.Int(12);
   }
@@ -334,6 +336,30 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
 }  // namespace
 
 namespace {
+// The hardware classes of the configs shown, sorted: what a matrix whose columns are a parameter
+// ran on, and what the Markdown export describes.
+json HardwareSeen(const ConfigMap& configs) {
+  std::set<std::string> seen;
+  for (auto& [k, c] : configs) seen.insert(c.hardware.empty() ? "unassigned" : c.hardware);
+  return json(seen);
+}
+
+// The software fingerprints of the results shown, most configs first (then by text), at most
+// kMaxFingerprintsListed of them, each with how many config × hardware results it judged.
+constexpr size_t kMaxFingerprintsListed = 10;
+json FingerprintsSeen(const ConfigMap& configs) {
+  std::map<std::string, int64_t> n;
+  for (auto& [k, c] : configs)
+    if (!c.verdict.empty()) ++n[c.fingerprint];
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (auto& [fp, count] : n) order.emplace_back(-count, fp);
+  std::sort(order.begin(), order.end());
+  json out = json::array();
+  for (size_t i = 0; i < order.size() && i < kMaxFingerprintsListed; ++i)
+    out.push_back({{"fingerprint", order[i].second}, {"results", -order[i].first}});
+  return out;
+}
+
 // What narrows a matrix, for an answer that says it is too big or too slow.
 std::string NarrowMatrix(const MatrixQuery& q) {
   return q.sweep ? "a sweep's matrix reads all its trials: give fingerprint=, or rows= and cols= with fewer values"
@@ -422,6 +448,8 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
     out_cells.push_back(std::move(c));
   }
   return json{{"suite", q.suite},
+              {"hardware", HardwareSeen(configs)},
+              {"fingerprints", FingerprintsSeen(configs)},
               {"suite_version", shown > 0 ? json(shown) : json("all")},
               {"rows", q.rows},
               {"cols", q.cols},

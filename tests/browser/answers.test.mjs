@@ -94,7 +94,7 @@ describe('answers you can trust', () => {
     assert.doesNotMatch(split.cls, /\bmx-flaky\b/);
     // Split between passed's family and the most severe verdict's (out of memory: bad).
     assert.match(split.cls, /\bv-oom\b.*\blo-ok\b.*\bhi-bad\b/);
-    assert.equal(split.text, '2/3 ✓ · ✗ out of memory');
+    assert.equal(split.text, '◐ mixed: 2/3 passed · ✗ out of memory 1');
     assert.match(split.image, /^linear-gradient/, `a split background: ${split.image}`);
     assert.ok(split.button && split.link == null, 'a mixed cell opens its breakdown rather than one trial');
 
@@ -102,7 +102,7 @@ describe('answers you can trust', () => {
     const broken = await cell(page, 'broken', H200);
     assert.match(broken.cls, /\bv-crashed\b/);
     assert.doesNotMatch(broken.cls, /mx-mixed|mx-flaky/);
-    assert.equal(broken.text, '✗ illegal memory access×6');
+    assert.equal(broken.text, '✗ crashed: illegal memory access · 6 runs');
     assert.equal(broken.image, 'none');
     assert.match(broken.link, /^#\/trials\/\d+$/);
     await shot(page, '13-matrix-mixed');
@@ -142,8 +142,8 @@ describe('answers you can trust', () => {
     assert.doesNotMatch(flaky.cls, /\bmx-mixed\b/);
     // Which run of batch 8 finished last (the pass or the crash) is up to the two GPUs, so how many
     // configs count as passed comes from the API; the crash is named either way.
-    // The measured pass rate of the cell's runs leads (issue 21).
-    assert.equal(flaky.text, `≈ flaky ${Math.round(100 * api.pass_rate.rate)}% · ${api.passed}/3 ✓ · ✗ crashed`);
+    // The measured pass rate of the cell's runs leads (issue 21), then the verdicts its runs got.
+    assert.equal(flaky.text, `≈ flaky: ${api.pass_rate.passed}/${api.pass_rate.runs} runs passed · ✗ crashed ${api.counts.crashed}`);
     assert.match(flaky.image, /^repeating-linear-gradient/, `stripes, not the mixed split: ${flaky.image}`);
     assert.equal(flaky.outline, 'dashed');
     assert.ok(flaky.button);
@@ -173,12 +173,12 @@ describe('answers you can trust', () => {
     const steady = await cell(page, 'steady', H200);
     assert.match(steady.cls, /\bv-passed\b/);
     assert.doesNotMatch(steady.cls, /mx-mixed|mx-flaky/);
-    assert.equal(steady.text, '✓ 100–6,400 tok/s×6');
+    assert.equal(steady.text, '✓ 100–6,400 tok/s · 6 runs');
     assert.match(steady.link, /^#\/trials\/\d+$/);
     // One config per cell (columns by batch): min and max are its one value.
     await open(page, stack.url, `#/sweeps/${mixed.id}?rows=kernel&cols=batch`, 'sweep');
-    assert.equal((await cell(page, 'steady', '8')).text, '✓ 800 tok/s×2');
-    assert.equal((await cell(page, 'split', '1')).text, '✓ 50 tok/s×2');
+    assert.equal((await cell(page, 'steady', '8')).text, '✓ 800 tok/s · 2 runs');
+    assert.equal((await cell(page, 'split', '1')).text, '✓ 50 tok/s · 2 runs');
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -222,6 +222,11 @@ describe('answers you can trust', () => {
     const from = await page.locator('table[aria-label=Trials] [data-testid=reused-from]').allTextContents();
     assert.equal(from.length, 3, 'each trial says which it reused');
     for (const f of from) assert.match(f, /^reused #\d+$/);
+    // The matrix cell counts runs only: this sweep ran nothing, so no "N runs", its copies said apart.
+    assert.equal((await cell(page, 'steady', H200)).text, '✓ 100–6,400 tok/s · 3 reused');
+    // Across all sweeps: the first sweep's six runs, and the three copies apart from them.
+    await open(page, stack.url, `#/matrix?suite=ui-mixed&${LAYOUT}`, 'matrix');
+    assert.equal((await cell(page, 'steady', H200)).text, '✓ 100–6,400 tok/s · 6 runs · 3 reused');
     await shot(page, '16-sweep-reused');
     assert.deepEqual(page.errors, []);
     await page.close();

@@ -24,4 +24,4 @@ if (missing.length) {
   console.log(`SKIP browser tests: missing ${missing.join(', ')}`);
   process.exit(77);
 }
-process.exit(nodeTest(['dashboard.test.mjs', 'answers.test.mjs', 'bisect_live.test.mjs', 'token.test.mjs', 'workflow.test.mjs', 'advice.test.mjs'].map((f) => path.join(here, f))));
+process.exit(nodeTest(['dashboard.test.mjs', 'answers.test.mjs', 'bisect_live.test.mjs', 'token.test.mjs', 'workflow.test.mjs', 'advice.test.mjs', 'matrix_scale.test.mjs'].map((f) => path.join(here, f))));

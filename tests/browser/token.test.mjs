@@ -67,6 +67,11 @@ it('asks for a token that may submit when a read token tries to rerun, then reru
   assert.match(await dialog.locator('.token-why').textContent(), /needs the submit role/);
   await dialog.locator('input').fill(SUBMIT);
   await dialog.locator('button[value=save]').click();
+  // With a token that may, the daemon counts what the rerun starts, and the person confirms it.
+  const confirm = page.locator('dialog[data-testid=confirm][open]');
+  await confirm.waitFor();
+  assert.equal(await dialog.isVisible(), false, 'the token dialog closed once the token was saved');
+  await confirm.locator('[data-testid=confirm-ok]').click();
   // Polled through page.evaluate: waitForFunction's eval is refused by the dashboard's CSP.
   await until('the new sweep\'s page', () => page.evaluate((id) => /#\/sweeps\/(\d+)/.exec(location.hash)?.[1] !== String(id) &&
     document.documentElement.dataset.ready === 'sweep', made.id), {timeoutMs: 30000, everyMs: 50});
@@ -77,5 +82,54 @@ it('asks for a token that may submit when a read token tries to rerun, then reru
   await page.locator('[data-testid=rerun-of]').waitFor();  // the new sweep's page, not the old one's
   assert.match(await page.locator('[data-testid=origin]').textContent(), /via rerun by ci/);
   assert.deepEqual(page.errors.filter((e) => !/40[13]/.test(e)), []);
+  await page.close();
+});
+
+it('closes the token prompt when the person leaves the page that asked', async () => {
+  const auth = {Authorization: `Bearer ${SUBMIT}`, 'Content-Type': 'application/json'};
+  const made = await (await fetch(`${stack.url}/api/v1/sweeps`, {method: 'POST', headers: auth,
+    body: JSON.stringify({suite: 'ui-fixture', parameters: {backend: ['trtllm'], dtype: ['bf16']}})})).json();
+  assert.equal((await fetch(`${stack.url}/api/v1/sweeps/${made.id}/cancel`, {method: 'POST', headers: auth})).status, 200);
+  const page = await newPage(browser.context);
+  await page.goto(`${stack.url}/#/nodes`);
+  await page.evaluate((t) => localStorage.setItem('gauntlet.token', t), TOKEN);
+  await page.reload();
+  await page.waitForSelector('html[data-ready="nodes"]');
+  // A second page in this tab's history, whose rerun the read token may not do.
+  await page.goto(`${stack.url}/#/sweeps/${made.id}`);
+  await page.waitForSelector('html[data-ready="sweep"]');
+  await page.locator('[data-testid=rerun-sweep]').click();
+  const dialog = page.locator('#token-dialog');
+  await dialog.waitFor({state: 'visible'});
+  // Back to the nodes page: the prompt belonged to the rerun of the page left behind.
+  await page.goBack();
+  await page.waitForSelector('html[data-ready="nodes"]');
+  assert.equal(await dialog.isVisible(), false, 'the token dialog does not stay over the next page');
+  assert.equal(await page.locator('dialog[open]').count(), 0);
+  assert.equal((await (await fetch(`${stack.url}/api/v1/sweeps`, {headers: auth})).json()).items.filter((s) => s.rerun_of === made.id).length, 0,
+    'nothing was rerun');
+  assert.deepEqual(page.errors.filter((e) => !/40[13]/.test(e)), []);
+  await page.close();
+});
+
+it('stops asking when the prompt is cancelled, and goes live once a token is saved', async () => {
+  const page = await newPage(browser.context);
+  await page.goto(`${stack.url}/#/sweeps`);
+  await page.evaluate(() => localStorage.removeItem('gauntlet.token'));
+  await page.reload();
+  const dialog = page.locator('#token-dialog');
+  await dialog.waitFor({state: 'visible'});
+  await dialog.locator('button[value=cancel]').click();
+  // The event stream, refused too, waits for a token instead of opening the prompt again.
+  await page.waitForSelector('#live[data-state=locked]');
+  assert.equal(await dialog.isVisible(), false, 'a cancelled prompt stays closed');
+  assert.equal(await page.locator('#live').textContent(), '○ needs a token');
+  await page.locator('#token-button').click();
+  await dialog.waitFor({state: 'visible'});
+  await dialog.locator('input').fill(TOKEN);
+  await dialog.locator('button[value=save]').click();
+  await page.waitForSelector('#live[data-state=live]');
+  assert.equal(await dialog.isVisible(), false);
+  assert.deepEqual(page.errors.filter((e) => !/401/.test(e)), []);
   await page.close();
 });

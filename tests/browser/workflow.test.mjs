@@ -53,6 +53,12 @@ describe('the first week', () => {
     assert.equal(await garbage.count(), 1);
     assert.equal(await garbage.getAttribute('aria-label'), 'Rerun the failed trials of this cell');
     await garbage.click();
+    // A rerun starts trials: it says how many and waits for a yes.
+    const confirm = page.locator('dialog[data-testid=confirm][open]');
+    await confirm.waitFor();
+    assert.equal(await confirm.locator('h2').textContent(), `Rerun the failed trials of cudnn · fp8 · ${H200}?`);
+    assert.match(await confirm.locator('[data-testid=confirm-text]').textContent(), /^This starts 1 new trial in a new sweep/);
+    await confirm.locator('[data-testid=confirm-ok]').click();
     const id = await movedToSweep(page, first.id);
     const s = await stack.get(`/api/v1/sweeps/${id}`);
     assert.equal(s.rerun_of, first.id);
@@ -74,6 +80,9 @@ describe('the first week', () => {
     const button = page.locator('[data-testid=rerun-sweep]');
     assert.match(await button.textContent(), new RegExp(`Rerun ${failed} failed trials?`));
     await button.click();
+    const confirm = page.locator('dialog[data-testid=confirm][open]');
+    assert.match(await confirm.locator('[data-testid=confirm-text]').textContent(), new RegExp(`^This starts ${failed} new trials? in a new sweep`));
+    await confirm.locator('[data-testid=confirm-ok]').click();
     const id = await movedToSweep(page, first.id);
     assert.equal((await trialsOf(id)).length, failed);
     // A trial: exactly it again.

@@ -81,20 +81,26 @@ TEST_F(CliResultsTest, MatrixInEveryFormat) {
   Out t = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode"});
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_NE(t.out.find("✅ 1 pts"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("❌ crashed: fixture_exploded"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("⚠ unsupported: no_kernel_image"), std::string::npos) << t.out;
+  // The verdict, then the signature's reason in words (crashed:fixture_exploded, unsupported:no_kernel_image).
+  EXPECT_NE(t.out.find("❌ crashed: fixture exploded"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("⚠ unsupported: no kernel image"), std::string::npos) << t.out;
   EXPECT_EQ(t.out.find("\033["), std::string::npos) << "colours only on a terminal";
 
+  // Markdown is the daemon's, as it is: the hardware the results ran on (the worker's node) and the
+  // software fingerprint they were judged under, then the grid.
   Out md = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--format", "markdown"});
   ASSERT_EQ(md.code, 0) << md.err;
   auto ml = Lines(md.out);
-  ASSERT_GE(ml.size(), 6u) << md.out;
+  ASSERT_GE(ml.size(), 9u) << md.out;
   EXPECT_EQ(ml[0].rfind("**fixture-cmd** v1 · sweep " + id, 0), 0u) << md.out;
-  EXPECT_EQ(ml[1], "| mode | cpu |");
-  EXPECT_EQ(ml[2], "|---|---|");
-  EXPECT_EQ(ml[3], "| `pass` | ✅ 1 pts |");
-  EXPECT_EQ(ml[4], "| `fail` | ❌ crashed: fixture_exploded |");
-  EXPECT_EQ(ml[5], "| `unsupported` | ⚠ unsupported: no_kernel_image |");
+  EXPECT_EQ(ml[1], "Hardware:") << md.out;
+  EXPECT_EQ(ml[2], "- `cpu`: no GPU on `cpu-node`") << md.out;
+  EXPECT_EQ(ml[3].rfind("Software fingerprint: `{\"python\":\"3.", 0), 0u) << md.out;
+  EXPECT_EQ(ml[4], "| mode | cpu |");
+  EXPECT_EQ(ml[5], "|---|---|");
+  EXPECT_EQ(ml[6], "| `pass` | ✅ 1 pts |");
+  EXPECT_EQ(ml[7], "| `fail` | ❌ crashed: fixture exploded |");
+  EXPECT_EQ(ml[8], "| `unsupported` | ⚠ unsupported: no kernel image |");
 
   Out csv = G({"matrix", "--suite", "fixture-cmd", "--sweep", id, "--rows", "mode", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
@@ -177,7 +183,7 @@ TEST_F(CliResultsTest, MatrixCellsAreCutToTheTerminalUnlessWide) {
   ASSERT_EQ(wide.code, 0) << wide.err;
   const std::string broken = LineOf(wide.out, "broken");
   ASSERT_GT(cli::DisplayWidth(broken), 160u) << "the test needs cells wider than the terminal: " << wide.out;
-  EXPECT_NE(broken.find("❌ crashed: grouped gemm rejected its tile configur…"), std::string::npos) << broken;
+  EXPECT_NE(broken.find("❌ crashed: grouped gemm rejected its tile configu…"), std::string::npos) << broken;
 
   Out cut = G({"matrix", "--sweep", id, "--rows", "backend", "--cols", "size"}, {"COLUMNS=160"});
   ASSERT_EQ(cut.code, 0) << cut.err;
@@ -188,7 +194,7 @@ TEST_F(CliResultsTest, MatrixCellsAreCutToTheTerminalUnlessWide) {
   EXPECT_NE(LineOf(cut.out, "fast").find("✅ 1,050 tok/s"), std::string::npos) << cut.out;
   // Markdown is for pasting: never cut.
   Out md = G({"matrix", "--sweep", id, "--rows", "backend", "--cols", "size", "--format", "markdown"}, {"COLUMNS=40"});
-  EXPECT_NE(md.out.find("❌ crashed: grouped gemm rejected its tile configur… |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("❌ crashed: grouped gemm rejected its tile configu… |"), std::string::npos) << md.out;
 }
 
 TEST_F(CliResultsTest, MatrixSuiteVersionPicksTheResults) {

@@ -2,6 +2,7 @@
 
 const TOKEN_KEY = 'gauntlet.token';
 let prompting = null;
+let declined = false;  // the last prompt was cancelled and no token has been saved since
 
 export function token() {
   return localStorage.getItem(TOKEN_KEY) || '';
@@ -20,22 +21,42 @@ export class ApiError extends Error {
   }
 }
 
-/** Asks the person for a token once, however many requests were refused at the same time. */
+/**
+ * Asks the person for a token once, however many requests were refused at the same time; resolves
+ * true when one was saved (then `gauntlet:token` is dispatched on window), false when the prompt was
+ * cancelled, dismissed or closed by a navigation (closeTokenPrompt).
+ */
 export function askToken(message) {
   if (prompting) return prompting;
   const dlg = document.getElementById('token-dialog');
   const input = dlg.querySelector('input');
   dlg.querySelector('.token-why').textContent = message || 'This Gauntlet server needs a token to answer.';
   input.value = token();
+  dlg.returnValue = '';
   prompting = new Promise((resolve) => {
     dlg.addEventListener('close', () => {
-      if (dlg.returnValue === 'save') localStorage.setItem(TOKEN_KEY, input.value.trim());
+      const saved = dlg.returnValue === 'save';
+      if (saved) localStorage.setItem(TOKEN_KEY, input.value.trim());
+      declined = !saved;
       prompting = null;
-      resolve(dlg.returnValue === 'save');
+      resolve(saved);
+      if (saved) window.dispatchEvent(new Event('gauntlet:token'));
     }, {once: true});
   });
   dlg.showModal();
   return prompting;
+}
+
+/** True if the person cancelled the last token prompt and saved none since: background work must not ask again. */
+export const tokenDeclined = () => declined;
+
+/**
+ * Closes an open token prompt as cancelled: the request that asked belongs to the page being left,
+ * so the prompt must not stay over the next one (whose own requests ask again if they need to).
+ */
+export function closeTokenPrompt() {
+  const dlg = document.getElementById('token-dialog');
+  if (dlg?.open) dlg.close('cancel');
 }
 
 /**

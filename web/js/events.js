@@ -2,7 +2,7 @@
 // cannot send an Authorization header. Events are delivered in batches (every BATCH_MS at most) so
 // a burst of 10,000 trial changes costs subscribers a handful of calls, not 10,000.
 
-import {authHeaders, askToken} from './api.js';
+import {authHeaders, askToken, tokenDeclined} from './api.js';
 
 const BATCH_MS = 250;
 const subscribers = new Set();
@@ -25,8 +25,9 @@ function setState(s) {
   const el = document.getElementById('live');
   if (!el) return;
   el.dataset.state = s;
-  el.textContent = s === 'live' ? '● live' : s === 'connecting' ? '○ connecting' : '○ offline, retrying';
-  el.title = s === 'live' ? 'receiving live updates from the server' : 'live updates paused; pages show what they last fetched';
+  el.textContent = s === 'live' ? '● live' : s === 'connecting' ? '○ connecting' : s === 'locked' ? '○ needs a token' : '○ offline, retrying';
+  el.title = s === 'live' ? 'receiving live updates from the server'
+    : s === 'locked' ? 'live updates wait for a token (the Token button)' : 'live updates paused; pages show what they last fetched';
 }
 
 function deliver(ev) {
@@ -76,7 +77,12 @@ export async function startEvents() {
       if (lastId) headers['Last-Event-ID'] = String(lastId);
       const res = await fetch('/api/v1/events', {headers, cache: 'no-store'});
       if (res.status === 401) {
-        await askToken();
+        // A cancelled prompt is an answer: the stream waits for a token to be saved (by a page's
+        // prompt or the Token button) instead of asking again at once, which kept the dialog open.
+        if (tokenDeclined() || !(await askToken())) {
+          setState('locked');
+          await new Promise((r) => window.addEventListener('gauntlet:token', r, {once: true}));
+        }
         continue;
       }
       if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);

@@ -1,7 +1,7 @@
 // Boot: the router picks a page for the hash, gives it a context whose timers, event
 // subscriptions and fetches end when the person navigates away, and marks the first render done.
 
-import {askToken} from './api.js';
+import {askToken, closeTokenPrompt} from './api.js';
 import {h, fill} from './dom.js';
 import {onEvents, startEvents} from './events.js';
 import {parse} from './router.js';
@@ -63,6 +63,7 @@ async function show() {
   const name = pick(route.parts);
   const main = document.getElementById('main');
   current?.leave();
+  closeTokenPrompt();
   delete document.documentElement.dataset.ready;
   for (const a of document.querySelectorAll('[data-nav]')) {
     const on = a.dataset.nav === (name === 'sweep' ? 'sweeps' : name);

@@ -1,14 +1,15 @@
 // The compatibility matrix: rows are parameter values, columns hardware classes (or a parameter).
 // A cell holds every config the pivot folds into it (the parameters it hides): one verdict with its
-// reason when they agree ("✗ illegal memory access", "✓ 1,800–2,100 tok/s"), a split look with
-// "k/n ✓" and the verdicts present when they disagree (mixed), stripes when one config got different
-// verdicts under one software fingerprint (flaky). Mixed and flaky cells open their breakdown on
-// click; the others link to their trial. The sweep page and the matrix explorer both render with
+// reason when they agree ("✗ crashed: illegal memory access", "◷ timeout in stage check",
+// "✓ 1,800–2,100 tok/s"), a split look with "◐ mixed: k/n passed" and the verdicts present when they
+// disagree (mixed), stripes when one config got different verdicts under one software fingerprint
+// (flaky). Mixed and flaky cells open their breakdown on click; the others link to their trial. The sweep page and the matrix explorer both render with
 // matrixView, so one cell looks the same in both. Built as one HTML string: 10,000 cells, one parse.
 
 import {esc, fill, fmtConfig, fmtMetric, fmtNum, fmtTime, h, plural} from '../dom.js';
 import {href} from '../router.js';
-import {VERDICTS, bySeverity, isVerdict, shortReason, verdictClass, verdictFamily, verdictIcon, verdictLabel} from '../verdict.js';
+import {copyMarkdown, heatToggle} from './matrix_layout.js';
+import {VERDICTS, bySeverity, isVerdict, verdictClass, verdictFamily, verdictIcon, verdictLabel} from '../verdict.js';
 
 const keyOf = (row, col) => JSON.stringify(row) + '\u0000' + col;
 const opens = (c) => c.state === 'mixed' || c.state === 'flaky';
@@ -49,19 +50,38 @@ function cellFaceOf(c) {
   const v = c.verdict;
   let runs = 0;
   for (const k in c.counts) runs += c.counts[k];
-  if (opens(c)) {
-    const present = presentVerdicts(c);
-    const others = present.filter((x) => x !== 'passed');
-    const hi = verdictFamily(others[0] || v);
-    const lo = present.includes('passed') ? 'ok' : verdictFamily(others[others.length - 1] || v);
-    const parts = [`${fmtNum(c.passed || 0)}/${fmtNum(c.configs || 0)} ✓`, ...others.map((x) => `${verdictIcon(x)} ${verdictLabel(x)}`)];
-    if (c.state === 'flaky') parts.unshift(c.pass_rate ? `≈ flaky ${pct(c.pass_rate.rate)}` : '≈ flaky');
-    return {cls: `mx-${c.state} ${verdictClass(v)} lo-${lo} hi-${hi}`, text: parts.join(' · '), runs: 0};
-  }
-  // No verdict yet: the trials' states (queued, running).
+  if (opens(c)) return disagreementFace(c);
+  // No verdict yet: the trials' states (queued, running). A failed cell says its verdict and reason
+  // in the daemon's words (`reason`: core/cell_reason.h, the CLI's too), never a bare signature part.
   const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
-    : v === 'passed' ? metricRange(c) || verdictLabel(v) : shortReason(v, c.signature);
+    : v === 'passed' ? metricRange(c) || verdictLabel(v) : c.reason || verdictLabel(v);
   return {cls: verdictClass(v), text: `${verdictIcon(v)} ${text}`, runs};
+}
+
+/**
+ * A mixed or flaky cell, in words: "◐ mixed: 2/3 passed · ✗ out of memory 1" (configs per verdict),
+ * "≈ flaky: 5/6 runs passed · ✗ crashed 1" (runs per verdict). Its split look comes from its two
+ * extremes: passed (when any config passed) or its mildest verdict, and its most severe one;
+ * app.css draws the split from the lo-FAMILY and hi-FAMILY classes.
+ */
+function disagreementFace(c) {
+  const v = c.verdict;
+  const present = presentVerdicts(c);
+  const others = present.filter((x) => x !== 'passed');
+  const hi = verdictFamily(others[0] || v);
+  const lo = present.includes('passed') ? 'ok' : verdictFamily(others[others.length - 1] || v);
+  const configs = {};
+  for (const b of c.breakdown || []) configs[b.verdict] = (configs[b.verdict] || 0) + b.configs;
+  let parts;
+  if (c.state === 'flaky') {
+    const p = c.pass_rate;
+    parts = [p ? `≈ flaky: ${fmtNum(p.passed)}/${fmtNum(p.runs)} runs passed` : '≈ flaky',
+      ...others.map((x) => `${verdictIcon(x)} ${verdictLabel(x)}${c.counts?.[x] ? ` ${fmtNum(c.counts[x])}` : ''}`)];
+  } else {
+    parts = [`◐ mixed: ${fmtNum(c.passed || 0)}/${fmtNum(c.configs || 0)} passed`,
+      ...others.map((x) => `${verdictIcon(x)} ${verdictLabel(x)}${configs[x] ? ` ${fmtNum(configs[x])}` : ''}`)];
+  }
+  return {cls: `mx-${c.state} ${verdictClass(v)} lo-${lo} hi-${hi}`, text: parts.join(' · '), runs: 0};
 }
 
 const pct = (x) => `${Math.round(100 * x)}%`;
@@ -77,7 +97,7 @@ function cellTitle(c) {
   const state = c.state === 'mixed' ? `mixed: ${fmtNum(c.passed || 0)} of ${plural(c.configs || 0, 'config')} passed`
     : c.state === 'flaky' ? `flaky: ${plural(c.flaky_count ?? c.flaky?.length ?? 0, 'config')} got different verdicts under one fingerprint`
     : c.configs > 1 ? `${plural(c.configs, 'config')}, ${fmtNum(c.passed || 0)} passed` : '';
-  return [state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
+  return [cellFace(c).text, state || verdictLabel(c.verdict), c.signature, range ? `${c.metric_max?.name || c.metric?.name} = ${range}` : '',
     `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.reused ? `reused: ${fmtNum(c.reused)} (copies of earlier verdicts, not runs)` : '',
     c.pass_rate && c.pass_rate.runs > 1 ? fmtRate(c.pass_rate) : '',
     c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
@@ -96,8 +116,8 @@ const RERUN = '<button type="button" class="mx-rerun" aria-label="Rerun the fail
 function cellHtml(c, rerun) {
   if (!c) return '<div role="cell" class="mx-cell v-none"><span aria-label="not run">·</span></div>';
   const f = cellFace(c);
-  // ×N counts runs only; results filed by reuse are said apart (`+N reused`), never counted as runs.
-  const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n">×${f.runs}</span>` : ''}${c.reused ? `<span class="n reused">+${c.reused} reused</span>` : ''}`;
+  // "N runs" counts runs only; results filed by reuse are said apart ("N reused"), never as runs.
+  const body = `${esc(f.text)}${f.runs > 1 ? `<span class="n"> · ${f.runs} runs</span>` : ''}${c.reused ? `<span class="n reused"> · ${c.reused} reused</span>` : ''}`;
   const open = `<div role="cell" class="mx-cell ${f.cls}">`;
   const more = rerun && rerunnable(c) ? RERUN : '';
   if (opens(c)) return `${open}<button type="button" class="mx-open" aria-haspopup="dialog">${body}</button>${more}</div>`;
@@ -180,6 +200,8 @@ function breakdownBody(m, c) {
 }
 
 const CELL_PX = 240;  // widest a column gets
+const MANY_COLS_PX = 180;  // widest one of more than six columns gets: more of them on a screen
+const HEAT_PX = 22;  // a column of the compact heat view
 const ROW_PX = 28;
 const FIRST_ROWS = 40;  // more than a 75vh scroll box shows
 const CHUNK_CELLS = 2500;
@@ -221,6 +243,23 @@ function appendRest(grid, {rows, rendered, firstCols, nCol, rowHtml, restCells, 
 
 const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(name.length, ...values.map((v) => String(v).length))));
 
+/** The verdict colours and cell kinds this matrix shows, in words. */
+function legendOf(m) {
+  const seen = new Set();
+  const states = new Set();
+  for (const c of m.cells || []) {
+    states.add(c.state);
+    if (!opens(c)) seen.add(c.verdict);
+  }
+  const legend = h('div', {class: 'legend', 'aria-label': 'Verdict colours'});
+  for (const v of VERDICTS) if (seen.has(v)) legend.append(h('span', {class: `badge ${verdictClass(v)}`}, `${verdictIcon(v)} ${verdictLabel(v)}`));
+  if (states.has('mixed')) legend.append(h('span', {class: 'badge mx-mixed lo-ok hi-bad'}, '◐ mixed: the configs disagree'));
+  if (states.has('flaky')) legend.append(h('span', {class: 'badge mx-flaky lo-ok hi-bad'}, '≈ flaky: one config, different verdicts'));
+  if (m.key_metric && seen.has('passed')) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric} (min–max over their configs)`));
+  if (states.has('mixed') || states.has('flaky')) legend.append(h('span', {class: 'muted'}, 'click one for its breakdown'));
+  return legend;
+}
+
 /**
  * Renders matrix API data into a new element (legend + scrollable grid). Rows are separate boxes
  * with `content-visibility: auto`, so the browser lays out only the rows in view, and every column
@@ -236,19 +275,16 @@ export function matrixView(m, keep = {}, opts = {}) {
     wrap.append(h('p', {class: 'muted'}, 'No results yet for this selection.'));
     return wrap;
   }
-  const seen = new Set();
-  const states = new Set();
-  for (const c of m.cells || []) {
-    states.add(c.state);
-    if (!opens(c)) seen.add(c.verdict);
-  }
-  const legend = h('div', {class: 'legend', 'aria-label': 'Verdict colours'});
-  for (const v of VERDICTS) if (seen.has(v)) legend.append(h('span', {class: `badge ${verdictClass(v)}`}, `${verdictIcon(v)} ${verdictLabel(v)}`));
-  if (states.has('mixed')) legend.append(h('span', {class: 'badge mx-mixed lo-ok hi-bad'}, 'k/n ✓ mixed: the configs disagree'));
-  if (states.has('flaky')) legend.append(h('span', {class: 'badge mx-flaky lo-ok hi-bad'}, '≈ flaky: one config, different verdicts'));
-  if (m.key_metric && seen.has('passed')) legend.append(h('span', {class: 'muted'}, `passed cells show ${m.key_metric} (min–max over their configs)`));
-  if (states.has('mixed') || states.has('flaky')) legend.append(h('span', {class: 'muted'}, 'click one for its breakdown'));
-  wrap.append(legend);
+  const tools = h('div', {class: 'row mx-tools'}, heatToggle(wrap, keep.heat ?? opts.heat));
+  if (opts.markdownUrl) {
+    const copy = copyMarkdown(opts.markdownUrl);
+    tools.append(copy.button, copy.status);
+    wrap.append(tools, copy.box);
+  } else wrap.append(tools);
+  // One hardware class: said once, above the grid, instead of in a column of its own.
+  if (m.one_hardware) wrap.append(h('p', {class: 'muted', 'data-testid': 'one-hardware'}, `Every result here is on ${m.one_hardware}`,
+    m.cols !== 'hardware' ? `; the columns are ${m.cols}.` : '.'));
+  wrap.append(legendOf(m));
 
   const byKey = new Map();
   for (const c of m.cells || []) byKey.set(keyOf(c.row, c.col), c);
@@ -256,12 +292,14 @@ export function matrixView(m, keep = {}, opts = {}) {
   const nRow = rowNames.length;
   const keyWidths = rowNames.map((name, i) => Math.round(keyPx(m.row_keys.map((r) => r[i]), name)));
   const lefts = keyWidths.map((_, i) => keyWidths.slice(0, i).reduce((a, b) => a + b, 0));
-  // Column width from a sample of the cells' texts: roomy for a small matrix, compact for a big one.
+  // Column width from a sample of the cells' texts: roomy for a small matrix, narrower when there are
+  // many columns (a cell's text wraps rather than being cut), wide for a single column.
   let longest = 8;
   for (let i = 0; i < Math.min(400, m.cells?.length || 0); i++) longest = Math.max(longest, cellFace(m.cells[i]).text.length + 4);
-  const cellPx = Math.round(Math.min(CELL_PX, Math.max(110, 24 + 7 * longest)));
-  const template = [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${cellPx}px)`].join(' ');
-  const width = keyWidths.reduce((a, b) => a + b, 0) + cellPx * m.col_keys.length;
+  const cap = m.col_keys.length === 1 ? 2 * CELL_PX : m.col_keys.length > 6 ? MANY_COLS_PX : CELL_PX;
+  const cellPx = Math.round(Math.min(cap, Math.max(110, 24 + 7 * longest)));
+  const keysPx = keyWidths.reduce((a, b) => a + b, 0);
+  const tpl = (px) => [...keyWidths.map((w) => `${w}px`), `repeat(${m.col_keys.length}, ${px}px)`].join(' ');
   // Where each key column sticks is set once on the grid (--key-left-N, read by app.css) rather
   // than repeated on every key cell of every row.
   const keyCell = (role, i, text) => `<div role="${role}" class="mx-key${i === nRow - 1 ? ' last' : ''}">${esc(text)}</div>`;
@@ -287,7 +325,8 @@ export function matrixView(m, keep = {}, opts = {}) {
   const firstCols = Math.min(nCol, Math.ceil(((keep.scrollLeft || 0) + Math.max(window.innerWidth, 1600)) / cellPx) + 1);
   for (let r = 0; r < first; r++) parts.push(rowHtml(m.row_keys[r], firstCols));
   // Column widths come from the data, so the template, width and key offsets are custom properties.
-  const vars = {'--tpl': template, '--grid-w': `${width}px`};
+  const vars = {'--tpl': tpl(cellPx), '--grid-w': `${keysPx + cellPx * nCol}px`,
+    '--tpl-heat': tpl(HEAT_PX), '--grid-w-heat': `${keysPx + HEAT_PX * nCol}px`};
   lefts.forEach((px, i) => (vars[`--key-left-${i + 1}`] = `${px}px`));
   const grid = h('div', {class: 'mx', role: 'table', 'aria-label': `Verdict per ${rowNames.join(' × ')} and ${m.cols}`,
     'aria-rowcount': m.row_keys.length + 1, vars});
@@ -337,9 +376,13 @@ export function matrixView(m, keep = {}, opts = {}) {
   return wrap;
 }
 
-/** Where a matrix inside `box` is scrolled to and which breakdown is open, so a live refresh keeps the person's place. */
+/**
+ * Where a matrix inside `box` is scrolled to, which breakdown is open and whether it is in its heat
+ * view, so a live refresh keeps the person's place.
+ */
 export function scrollOf(box) {
   const el = box.querySelector('.matrix-wrap');
   const open = box.querySelector('dialog.breakdown[open]')?.cellKey;
-  return el ? {scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, open} : {};
+  const view = box.querySelector('.matrix-view');
+  return el ? {scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, open, heat: view?.classList.contains('mx-heat')} : {};
 }

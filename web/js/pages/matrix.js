@@ -7,6 +7,7 @@ import {fill, h} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
 import {matrixView, scrollOf} from '../components/matrix.js';
+import {oneHardware} from '../components/matrix_layout.js';
 import {href} from '../router.js';
 
 /**
@@ -67,8 +68,13 @@ export default async function render(ctx) {
   const layerIn = h('input', {name: 'layer', type: 'checkbox', checked: state.layer === 'dispatch', 'data-testid': 'layer-dispatch',
     onchange: (e) => go({layer: e.target.checked ? 'dispatch' : ''})});
   controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, layerIn, ' Kernels'));
-  const query = (format) => qs({suite: state.suite, suite_version: state.sweep ? '' : state.suite_version, rows: state.rows.join(','),
-    cols: state.cols, sweep: state.sweep, fingerprint: state.fingerprint, layer: state.layer, format});
+  // What the view shows: the asked layout, or its reshape when every result is on one hardware
+  // class (oneHardware); the CSV and Markdown ask for what is on screen.
+  let shown = {rows: state.rows, cols: state.cols};
+  const query = (format, layout = {rows: state.rows, cols: state.cols}) => qs({suite: state.suite,
+    suite_version: state.sweep ? '' : state.suite_version, rows: layout.rows.join(','), cols: layout.cols, sweep: state.sweep,
+    fingerprint: state.fingerprint, layer: state.layer, format});
+  const csv = h('a', {href: '/api/v1/matrix' + query('csv'), download: `${state.suite}-matrix.csv`}, 'Download CSV');
   const box = h('div', {'aria-live': 'polite'}, h('p', {class: 'muted'}, 'Loading…'));
   const metricNote = h('p', {class: 'muted', 'data-testid': 'matrix-note'});
   fill(ctx.main,
@@ -76,7 +82,7 @@ export default async function render(ctx) {
     h('p', {class: 'muted'}, suite.description || ''),
     controls,
     h('div', {class: 'row'}, metricNote, h('span', {class: 'spacer'}),
-      h('a', {href: '/api/v1/matrix' + query('csv'), download: `${state.suite}-matrix.csv`}, 'Download CSV')),
+      csv),
     box);
 
   async function load() {
@@ -86,7 +92,10 @@ export default async function render(ctx) {
       const of = m.suite_version === 'all' ? 'all versions' : `version ${m.suite_version}`;
       fill(metricNote, `Latest verdict per cell of ${of}${state.sweep ? `, in sweep #${state.sweep}` : ', across all sweeps'}.`,
         ' Click a cell for its trial or its breakdown; ', h('a', {href: href(['history'], {suite: state.suite})}, 'history'), ' shows one config over time.');
-      fill(box, matrixView(m, scrollOf(box)));
+      const one = oneHardware(m, {explicit: !!q.get('cols'), order: values[state.rows[1]] || []});
+      shown = one.layout;
+      csv.href = '/api/v1/matrix' + query('csv', shown);
+      fill(box, matrixView(one.m, scrollOf(box), {heat: q.get('view') === 'heat', markdownUrl: () => '/api/v1/matrix' + query('markdown', shown)}));
     } catch (e) {
       if (!ctx.alive) return;
       const why = e.status === 404 && /^\d+$/.test(state.suite_version) && !state.sweep

@@ -6,9 +6,11 @@ import {fill, fmtAgo, fmtNum, h, plural} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
 import {matrixView, scrollOf} from '../components/matrix.js';
+import {oneHardware} from '../components/matrix_layout.js';
 import {countChips, progressBar, progressLabel, sweepState} from '../components/progress.js';
 import {trialsTable} from '../components/trials_table.js';
 import {clustersTable} from '../components/clusters_table.js';
+import {confirmDialog} from '../components/confirm.js';
 import {href} from '../router.js';
 
 export default async function render(ctx) {
@@ -141,21 +143,31 @@ export default async function render(ctx) {
     if ((s.by_verdict?.infra_error || 0) + (s.by_verdict?.timeout || 0))
       box.append(h('button', {type: 'button', onclick: () => act('retry')}, 'Retry infra errors and timeouts'));
     const failed = Object.entries(s.by_verdict || {}).filter(([v]) => v !== 'passed' && v !== 'skipped').reduce((n, [, k]) => n + k, 0);
-    if (failed) box.append(h('button', {type: 'button', 'data-testid': 'rerun-sweep', onclick: () => rerun({}, 'this sweep')},
+    if (failed) box.append(h('button', {type: 'button', 'data-testid': 'rerun-sweep', onclick: () => rerun({}, 'the failed trials of this sweep')},
       `Rerun ${plural(failed, 'failed trial')}`));
     return box;
   }
 
-  // A new sweep of the picked trials; the page moves to it. The daemon asks for a token (401) when
-  // it needs one, and api() prompts for it.
+  // A new sweep of the picked trials; the page moves to it. A rerun starts trials on GPUs, so the
+  // daemon first counts them (dry_run: the same pick, nothing stored) and the person confirms that
+  // number. The daemon asks for a token (401) when it needs one, and api() prompts for it.
   async function rerun(selection, what) {
     try {
+      const count = await api(`/api/v1/sweeps/${id}/rerun`, {method: 'POST', body: {...selection, dry_run: true}});
+      if (!ctx.alive) return;
+      const ok = await confirmDialog({title: `Rerun ${what}?`,
+        text: `This starts ${plural(count.trials, 'new trial')} in a new sweep, linked to this one; this sweep's results stay as they are.`,
+        ok: `Start ${plural(count.trials, 'trial')}`});
+      if (!ok || !ctx.alive) return;
       const r = await api(`/api/v1/sweeps/${id}/rerun`, {method: 'POST', body: selection});
       location.hash = `#/sweeps/${r.id}`;
     } catch (e) {
-      alert(`Rerun of ${what} failed: ${e.message}`);
+      if (ctx.alive) alert(`Rerun of ${what} failed: ${e.message}`);
     }
   }
+
+  // The failed trials of one matrix cell, named by its row values and column.
+  const rerunCell = (c, selection) => rerun(selection, `the failed trials of ${[...c.row, c.col].join(' · ')}`);
 
   async function act(what, confirmText) {
     if (confirmText && !confirm(confirmText)) return;
@@ -171,7 +183,9 @@ export default async function render(ctx) {
     try {
       const m = await (pending || api('/api/v1/matrix' + matrixQuery(sweep, layout), {signal: ctx.signal}));
       performance.mark('gauntlet:matrix-fetched');
-      if (ctx.alive) fill(matrixBox, matrixView(m, scrollOf(matrixBox), {onRerun: (c, sel) => rerun(sel, 'this cell')}));
+      const one = oneHardware(m, {explicit: !!q.get('cols'), order: values[layout.rows[1]] || []});
+      if (ctx.alive) fill(matrixBox, matrixView(one.m, scrollOf(matrixBox), {onRerun: (c, sel) => rerunCell(c, sel),
+        heat: q.get('view') === 'heat', markdownUrl: () => '/api/v1/matrix' + matrixQuery(sweep, one.layout, 'markdown')}));
       cells = m.cells?.length || 0;
       performance.mark('gauntlet:matrix-rendered');
     } catch (e) {

@@ -1,4 +1,4 @@
-#include "cli/matrix_cells.h"
+#include "core/matrix_cells.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <map>
 #include <set>
 
-#include "cli/cli_common.h"
-#include "core/user_regex.h"
+#include "core/cell_reason.h"
+#include "core/json_text.h"
 #include "core/verdict.h"
 
-namespace gauntlet::cli {
+namespace gauntlet {
 using nlohmann::json;
 
 namespace {
@@ -47,6 +47,8 @@ std::string Number(double v) {
 
 bool HasValue(const json& m) { return m.is_object() && m.contains("value") && m["value"].is_number(); }
 
+std::string Str(const json& v) { return JsonText(v); }
+
 const json& Field(const json& o, const char* k) {
   static const json kNull;
   return o.is_object() && o.contains(k) ? o[k] : kNull;
@@ -57,12 +59,12 @@ std::string StrField(const json& o, const char* k) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
-// "passed 2 · crashed 1": `n` per verdict in the vocabulary's order, those `keep` accepts.
+// "passed 2 · wrong output 1": `n` per verdict (by label) in the vocabulary's order, those `keep` accepts.
 std::string PerVerdict(const std::map<std::string, int64_t>& n, const char* sep, bool (*keep)(const std::string&)) {
   std::string out;
   for (auto& v : Verdicts())
-    if (auto it = n.find(v); it != n.end() && it->second > 0 && keep(v))
-      out += (out.empty() ? "" : sep) + v + " " + std::to_string(it->second);
+    if (auto it = n.find(std::string(v.name)); it != n.end() && it->second > 0 && keep(it->first))
+      out += (out.empty() ? "" : sep) + std::string(v.label) + " " + std::to_string(it->second);
   return out;
 }
 
@@ -98,29 +100,13 @@ std::string MetricText(const json& m) {
   return Number(m["value"].get<double>()) + (unit.empty() ? "" : " " + unit);
 }
 
-std::string ShortReason(const std::string& verdict, const std::string& signature) {
-  std::string s = signature;
-  if (s.rfind(verdict + ":", 0) == 0) s = s.substr(verdict.size() + 1);
-  else if (s == verdict) s.clear();
-  if (auto at = s.find('@'); at != std::string::npos) s = s.substr(0, at);
-  static const UserRegex kExceptionType = UserRegex::Fixed("^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Warning)$");
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(':', i);
-    if (j == std::string::npos) j = s.size();
-    parts.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  // The exception's type says less than its message; keep the type only when there is no message.
-  if (parts.size() > 1 && kExceptionType.FullMatch(parts[0])) parts.erase(parts.begin());
-  std::string out;
-  for (auto& p : parts)
-    if (!p.empty()) out += (out.empty() ? "" : ": ") + p;
-  return DisplayWidth(out) > 40 ? CutToWidth(out, 40) : out;
-}
-
 std::string CellVerdict(const json& c) { return StrField(c, "verdict"); }
+
+std::string CellReason(const json& c, const std::vector<std::string>* stages) {
+  const std::string state = StrField(c, "state"), v = CellVerdict(c);
+  if (v.empty() || (state != "failed" && state != "skipped")) return "";
+  return ReasonText(v, StrField(c, "signature"), stages);
+}
 
 namespace {
 std::string CellFace(const json& c);
@@ -152,9 +138,9 @@ std::string CellFace(const json& c) {
     const std::string a = Number(lo["value"].get<double>()), b = MetricText(hi);
     return Icon(v) + " " + (b.rfind(a, 0) == 0 && (b.size() == a.size() || b[a.size()] == ' ') ? b : a + "–" + b);
   }
-  std::string t = Icon(v) + " " + v;
-  std::string r = ShortReason(v, StrField(c, "signature"));
-  return r.empty() ? t : t + ": " + r;
+  // The daemon's words (it knows the suite's stages), else the same mapping here.
+  const std::string reason = StrField(c, "reason");
+  return Icon(v) + " " + (reason.empty() ? ReasonText(v, StrField(c, "signature")) : reason);
 }
 }  // namespace
 
@@ -183,7 +169,8 @@ std::string MixedLine(const json& c) {
       with += (with.empty() ? "" : ", ") + p + "=" + vs;
     }
     const int64_t n = Field(b, "configs").get<int64_t>();
-    out += (out.empty() ? "" : "; ") + StrField(b, "verdict") +
+    const VerdictInfo* info = FindVerdict(StrField(b, "verdict"));
+    out += (out.empty() ? "" : "; ") + (info ? std::string(info->label) : StrField(b, "verdict")) +
            (with.empty() ? " " + std::to_string(n) + (n == 1 ? " config" : " configs") : " with " + with);
   }
   return out;
@@ -240,4 +227,4 @@ std::vector<std::string> Disagreements(const json& m, const std::string& quote) 
   return out;
 }
 
-}  // namespace gauntlet::cli
+}  // namespace gauntlet
