@@ -130,6 +130,7 @@ it('stops asking when the prompt is cancelled, and goes live once a token is sav
   await dialog.locator('button[value=save]').click();
   await page.waitForSelector('#live[data-state=live]');
   assert.equal(await dialog.isVisible(), false);
-  assert.deepEqual(page.errors.filter((e) => !/401/.test(e)), []);
+  // The page refused while the prompt was cancelled says so (and logs it); nothing else may fail.
+  assert.deepEqual(page.errors.filter((e) => !/401|bearer token is required/.test(e)), []);
   await page.close();
 });

@@ -17,6 +17,7 @@ const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js
 const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
 const {cellFace, metricRange} = await import('../../web/js/components/matrix.js');
+const {oneHardware} = await import('../../web/js/components/matrix_layout.js');
 const {versionChoices} = await import('../../web/js/pages/matrix.js');
 const {VERDICTS, bySeverity, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
@@ -120,16 +121,20 @@ it('writes a passed cell\'s key metric as one number or a min–max range', () =
   assert.equal(metricRange({metric: null}), '');
 });
 
-it('says what a cell holds: agreeing cells their verdict, disagreeing ones k/n ✓ and the verdicts present', () => {
+it('says what a cell holds: agreeing cells their verdict and reason, disagreeing ones mixed k/n and the verdicts present', () => {
   const passed = cellFace({state: 'passed', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 6},
     metric_min: tok(100), metric_max: tok(6400), metric: tok(6400)});
   assert.deepEqual(passed, {cls: 'v-passed', text: '✓ 100–6,400 tok/s', runs: 6});
-  const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:illegal_memory_access', counts: {crashed: 1}});
-  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ illegal memory access', runs: 1});
+  // A failed cell shows the daemon's words for its verdict and signature (core/cell_reason.h).
+  const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:exit_code:1', reason: 'crashed: exit code 1', counts: {crashed: 1}});
+  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ crashed: exit code 1', runs: 1});
+  assert.equal(cellFace({state: 'failed', verdict: 'timeout', signature: 'timeout:check', reason: 'timeout in stage check'}).text, '◷ timeout in stage check');
+  assert.equal(cellFace({state: 'failed', verdict: 'unsupported', signature: 'unsupported:dtype', reason: null}).text, '⚠ unsupported',
+    'without the daemon\'s words, the verdict, never a bare signature part');
   assert.equal(cellFace({state: 'pending', verdict: null, counts: {queued: 2}}).text, '… queued');
   const mixed = cellFace({state: 'mixed', verdict: 'crashed', configs: 4, passed: 1, counts: {passed: 1, crashed: 2, unsupported: 1},
-    breakdown: [{verdict: 'passed'}, {verdict: 'unsupported'}, {verdict: 'crashed'}]});
-  assert.equal(mixed.text, '1/4 ✓ · ✗ crashed · ⚠ unsupported', 'most severe first');
+    breakdown: [{verdict: 'passed', configs: 1}, {verdict: 'unsupported', configs: 1}, {verdict: 'crashed', configs: 2}]});
+  assert.equal(mixed.text, '◐ mixed: 1/4 passed · ✗ crashed 2 · ⚠ unsupported 1', 'most severe first, configs per verdict');
   assert.equal(mixed.cls, 'mx-mixed v-crashed lo-ok hi-bad');
   // No config passed: the split runs from the mildest verdict to the worst.
   assert.equal(cellFace({state: 'mixed', verdict: 'crashed', configs: 2, passed: 0,
@@ -139,8 +144,9 @@ it('says what a cell holds: agreeing cells their verdict, disagreeing ones k/n �
     breakdown: [{verdict: 'passed'}, {verdict: 'skipped'}]}).cls, 'mx-mixed v-passed lo-ok hi-none');
   // A flaky config whose latest run passed: its crash is still named, from the runs' counts.
   const flaky = cellFace({state: 'flaky', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 5, crashed: 1},
+    pass_rate: {passed: 5, runs: 6, rate: 5 / 6, low: 0.4, high: 0.97},
     breakdown: [{verdict: 'passed'}], flaky: [{config: {batch: '8'}, trial: 4}]});
-  assert.equal(flaky.text, '≈ flaky · 3/3 ✓ · ✗ crashed');
+  assert.equal(flaky.text, '≈ flaky: 5/6 runs passed · ✗ crashed 1');
   assert.equal(flaky.cls, 'mx-flaky v-passed lo-ok hi-bad');
   assert.deepEqual(bySeverity(['passed', 'timeout', 'oom', 'skipped', 'crashed']), ['crashed', 'oom', 'timeout', 'passed', 'skipped']);
 });
@@ -155,4 +161,22 @@ it('lays parameters out in the order the suite declared them', () => {
   const values = sweepValues(suite, {});
   assert.deepEqual(Object.keys(values), ['zeta', 'alpha']);
   assert.deepEqual(defaultLayout(values, 2), {rows: ['zeta', 'alpha'], cols: 'hardware'});
+});
+
+it('reshapes a one-hardware matrix so a parameter takes the columns, the cells unchanged', () => {
+  const cell = (a, b, verdict) => ({row: [a, b], col: 'cpu', state: verdict === 'passed' ? 'passed' : 'failed', verdict});
+  const m = {rows: ['size', 'dtype'], cols: 'hardware', hardware: ['cpu'], col_keys: ['cpu'],
+    row_keys: [['s', 'fp8'], ['s', 'bf16'], ['m', 'bf16']], cells: [cell('s', 'fp8', 'passed'), cell('s', 'bf16', 'crashed'), cell('m', 'bf16', 'passed')]};
+  const one = oneHardware(m, {order: ['bf16', 'fp8']});
+  assert.equal(one.hardware, 'cpu');
+  assert.deepEqual(one.layout, {rows: ['size'], cols: 'dtype'});
+  assert.deepEqual(one.m.row_keys, [['s'], ['m']]);
+  assert.deepEqual(one.m.col_keys, ['bf16', 'fp8'], 'the declared order');
+  assert.deepEqual(one.m.cells.map((c) => [c.row, c.col, c.verdict]), [[['s'], 'fp8', 'passed'], [['s'], 'bf16', 'crashed'], [['m'], 'bf16', 'passed']]);
+  assert.equal(one.m.one_hardware, 'cpu');
+  // Columns the person chose, or one row parameter: the layout stays, the hardware is said once.
+  assert.deepEqual(oneHardware(m, {explicit: true}).layout, {rows: ['size', 'dtype'], cols: 'hardware'});
+  assert.equal(oneHardware(m, {explicit: true}).m.one_hardware, 'cpu');
+  // Two classes: nothing to say once.
+  assert.equal(oneHardware({...m, hardware: ['cpu', 'NVIDIA H200 · sm_90 · x1']}).hardware, null);
 });

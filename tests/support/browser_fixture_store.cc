@@ -58,7 +58,7 @@ int Fill(const std::string& path, int rows, int cols) {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
         const int k = r * cols + c;
-        const std::string rv = row_values[r], cv = col_values[c];
+        const std::string rv = row_values[r].get<std::string>(), cv = col_values[c].get<std::string>();
         const double metric = 1000 + k % 500;
         switch (k % 9) {
           case 4: add(rv, cv, "1", "unsupported", "unsupported:dtype", 0); break;

@@ -24,7 +24,8 @@ export class ApiError extends Error {
 /**
  * Asks the person for a token once, however many requests were refused at the same time; resolves
  * true when one was saved (then `gauntlet:token` is dispatched on window), false when the prompt was
- * cancelled, dismissed or closed by a navigation (closeTokenPrompt).
+ * cancelled or dismissed (then tokenDeclined() until the next navigation or save) or closed by a
+ * navigation (closeTokenPrompt).
  */
 export function askToken(message) {
   if (prompting) return prompting;
@@ -37,7 +38,8 @@ export function askToken(message) {
     dlg.addEventListener('close', () => {
       const saved = dlg.returnValue === 'save';
       if (saved) localStorage.setItem(TOKEN_KEY, input.value.trim());
-      declined = !saved;
+      // Closed by a navigation (closeTokenPrompt) is no answer: the next page may ask.
+      declined = !saved && dlg.returnValue !== 'navigate';
       prompting = null;
       resolve(saved);
       if (saved) window.dispatchEvent(new Event('gauntlet:token'));
@@ -47,16 +49,21 @@ export function askToken(message) {
   return prompting;
 }
 
-/** True if the person cancelled the last token prompt and saved none since: background work must not ask again. */
+/**
+ * True if the person cancelled the token prompt on this page and saved none since: nothing asks
+ * again until they navigate or use the Token button (a page's later requests, the event stream).
+ */
 export const tokenDeclined = () => declined;
 
 /**
- * Closes an open token prompt as cancelled: the request that asked belongs to the page being left,
- * so the prompt must not stay over the next one (whose own requests ask again if they need to).
+ * For a navigation: closes an open token prompt as cancelled (the request that asked belongs to the
+ * page being left, so the prompt must not stay over the next one) and lets the next page's
+ * requests ask again.
  */
 export function closeTokenPrompt() {
   const dlg = document.getElementById('token-dialog');
-  if (dlg?.open) dlg.close('cancel');
+  if (dlg?.open) dlg.close('navigate');
+  declined = false;
 }
 
 /**
@@ -68,6 +75,8 @@ export async function request(path, init = {}) {
     const res = await fetch(path, {...init, headers: authHeaders(init.headers || {})});
     const write = (init.method || 'GET') !== 'GET';
     if (!(res.status === 401 || (res.status === 403 && write)) || tries > 2) return res;
+    // Cancelled on this page: its other requests fail as they are instead of reopening the prompt.
+    if (declined) return res;
     const why = res.status === 403 ? 'The saved token may not do this (it needs the submit role). Enter another.'
       : token() ? 'The saved token was refused. Enter another.' : undefined;
     if (!(await askToken(why))) return res;

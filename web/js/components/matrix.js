@@ -243,6 +243,23 @@ function appendRest(grid, {rows, rendered, firstCols, nCol, rowHtml, restCells, 
 
 const keyPx = (values, name) => Math.min(260, Math.max(64, 26 + 7.6 * Math.max(name.length, ...values.map((v) => String(v).length))));
 
+/**
+ * What goes above the grid besides the legend: the heat view switch, "Copy as Markdown" (with
+ * `opts.markdownUrl`) and its fallback box, and, for one hardware class, that class said once.
+ */
+function viewOptions(wrap, m, keep, opts) {
+  const tools = h('div', {class: 'row mx-tools'}, heatToggle(wrap, keep.heat ?? opts.heat));
+  const out = [tools];
+  if (opts.markdownUrl) {
+    const copy = copyMarkdown(opts.markdownUrl);
+    tools.append(copy.button, copy.status);
+    out.push(copy.box);
+  }
+  if (m.one_hardware) out.push(h('p', {class: 'muted', 'data-testid': 'one-hardware'}, `Every result here is on ${m.one_hardware}`,
+    m.cols !== 'hardware' ? `; the columns are ${m.cols}.` : '.'));
+  return out;
+}
+
 /** The verdict colours and cell kinds this matrix shows, in words. */
 function legendOf(m) {
   const seen = new Set();
@@ -267,7 +284,8 @@ function legendOf(m) {
  * `keep.scrollTop`, when a live refresh replaces a scrolled matrix) are appended in idle-time
  * chunks after the first paint, so a 100 × 100 matrix never blocks the page for long.
  * `opts.onRerun(cell, selection)`, when given (a sweep's matrix), puts a rerun button on each cell
- * with failed trials.
+ * with failed trials; `opts.markdownUrl()` (the API's Markdown of this view) adds "Copy as Markdown";
+ * `opts.heat` starts it in the compact heat view (a live refresh keeps the person's choice).
  */
 export function matrixView(m, keep = {}, opts = {}) {
   const wrap = h('div', {class: 'matrix-view'});
@@ -275,16 +293,7 @@ export function matrixView(m, keep = {}, opts = {}) {
     wrap.append(h('p', {class: 'muted'}, 'No results yet for this selection.'));
     return wrap;
   }
-  const tools = h('div', {class: 'row mx-tools'}, heatToggle(wrap, keep.heat ?? opts.heat));
-  if (opts.markdownUrl) {
-    const copy = copyMarkdown(opts.markdownUrl);
-    tools.append(copy.button, copy.status);
-    wrap.append(tools, copy.box);
-  } else wrap.append(tools);
-  // One hardware class: said once, above the grid, instead of in a column of its own.
-  if (m.one_hardware) wrap.append(h('p', {class: 'muted', 'data-testid': 'one-hardware'}, `Every result here is on ${m.one_hardware}`,
-    m.cols !== 'hardware' ? `; the columns are ${m.cols}.` : '.'));
-  wrap.append(legendOf(m));
+  wrap.append(...viewOptions(wrap, m, keep, opts), legendOf(m));
 
   const byKey = new Map();
   for (const c of m.cells || []) byKey.set(keyOf(c.row, c.col), c);

@@ -94,6 +94,9 @@ export default async function render(ctx) {
         ' Click a cell for its trial or its breakdown; ', h('a', {href: href(['history'], {suite: state.suite})}, 'history'), ' shows one config over time.');
       const one = oneHardware(m, {explicit: !!q.get('cols'), order: values[state.rows[1]] || []});
       shown = one.layout;
+      // The pickers say what is on screen (a change from there asks for that layout explicitly).
+      controls.querySelector('select[name=row2]').value = shown.rows[1] || '';
+      controls.querySelector('select[name=cols]').value = shown.cols;
       csv.href = '/api/v1/matrix' + query('csv', shown);
       fill(box, matrixView(one.m, scrollOf(box), {heat: q.get('view') === 'heat', markdownUrl: () => '/api/v1/matrix' + query('markdown', shown)}));
     } catch (e) {
