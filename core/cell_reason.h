@@ -11,7 +11,7 @@
 namespace gauntlet {
 
 // The most columns (text_width.h) ReasonText takes: a matrix cell's reason, not its evidence.
-inline constexpr size_t kReasonColumns = 48;
+inline constexpr size_t kReasonColumns = 60;
 
 // `verdict` and `signature` (docs/CLASSIFIER.md "Signatures") as words, at most kReasonColumns wide
 // (cut with "…"): the verdict's label, then ": " and the reason the signature carries, with

@@ -183,7 +183,7 @@ TEST_F(CliResultsTest, MatrixCellsAreCutToTheTerminalUnlessWide) {
   ASSERT_EQ(wide.code, 0) << wide.err;
   const std::string broken = LineOf(wide.out, "broken");
   ASSERT_GT(cli::DisplayWidth(broken), 160u) << "the test needs cells wider than the terminal: " << wide.out;
-  EXPECT_NE(broken.find("❌ crashed: grouped gemm rejected its tile configu…"), std::string::npos) << broken;
+  EXPECT_NE(broken.find("❌ crashed: grouped gemm rejected its tile configuration for e…"), std::string::npos) << broken;
 
   Out cut = G({"matrix", "--sweep", id, "--rows", "backend", "--cols", "size"}, {"COLUMNS=160"});
   ASSERT_EQ(cut.code, 0) << cut.err;
@@ -194,7 +194,7 @@ TEST_F(CliResultsTest, MatrixCellsAreCutToTheTerminalUnlessWide) {
   EXPECT_NE(LineOf(cut.out, "fast").find("✅ 1,050 tok/s"), std::string::npos) << cut.out;
   // Markdown is for pasting: never cut.
   Out md = G({"matrix", "--sweep", id, "--rows", "backend", "--cols", "size", "--format", "markdown"}, {"COLUMNS=40"});
-  EXPECT_NE(md.out.find("❌ crashed: grouped gemm rejected its tile configu… |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("❌ crashed: grouped gemm rejected its tile configuration for e… |"), std::string::npos) << md.out;
 }
 
 TEST_F(CliResultsTest, MatrixSuiteVersionPicksTheResults) {
