@@ -132,6 +132,40 @@ TEST_F(CliResultsTest, MatrixInEveryFormat) {
   EXPECT_NE(bad.code, 0);
 }
 
+// The API side of the same words and exports: each failed cell's `reason` (a stage-only signature
+// named after the suite's stage), the hardware and fingerprints shown, `format` checked, and a
+// rerun's dry run counting what it would start without storing anything.
+TEST_F(CliResultsTest, MatrixApiSaysReasonsAndARerunCountsFirst) {
+  auto f = Write("dry.json", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail"}}, {"tag", {"dry"}}}},
+                              {"prune", false}});
+  Out sub = G({"submit", f, "--wait"});
+  ASSERT_EQ(sub.code, 1) << sub.out << sub.err;
+  const std::string id = json::parse(Lines(sub.out)[0])["id"].dump();
+  json m = d_->GetJson("/api/v1/matrix?sweep=" + id + "&rows=mode");
+  EXPECT_EQ(m["hardware"], json::array({"cpu"}));
+  ASSERT_EQ(m["fingerprints"].size(), 1u) << m.dump();
+  EXPECT_EQ(m["fingerprints"][0]["results"], 2);
+  for (auto& c : m["cells"]) {
+    if (c["row"] == json::array({"fail"})) EXPECT_EQ(c["reason"], "crashed: fixture exploded") << c.dump();
+    else EXPECT_TRUE(c["reason"].is_null()) << c.dump();
+  }
+  auto bad = d_->Get("/api/v1/matrix?sweep=" + id + "&format=html");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_NE(bad.body.find("\"field\":\"format\""), std::string::npos) << bad.body;
+  auto md = d_->Get("/api/v1/matrix?sweep=" + id + "&rows=mode&format=markdown");
+  EXPECT_EQ(md.status, 200);
+  EXPECT_EQ(md.content_type.rfind("text/markdown", 0), 0u) << md.content_type;
+  EXPECT_EQ(md.body, G({"matrix", "--sweep", id, "--rows", "mode", "--format", "markdown"}).out) << "one Markdown";
+
+  const size_t sweeps = d_->GetJson("/api/v1/sweeps")["items"].size();
+  json dry = d_->PostJson("/api/v1/sweeps/" + id + "/rerun", {{"dry_run", true}, {"configs", {{{"mode", "fail"}}}}});
+  EXPECT_EQ(dry, json({{"dry_run", true}, {"trials", 1}, {"rerun_of", std::stoll(id)}}));
+  EXPECT_EQ(d_->GetJson("/api/v1/sweeps")["items"].size(), sweeps) << "a dry run stores nothing";
+  auto not_bool = d_->Post("/api/v1/sweeps/" + id + "/rerun", R"({"dry_run": "yes"})");
+  EXPECT_EQ(not_bool.status, 422);
+  EXPECT_NE(not_bool.body.find("\"field\":\"dry_run\""), std::string::npos) << not_bool.body;
+}
+
 TEST_F(CliResultsTest, MatrixCellsNeverHideDisagreement) {
   const std::string id = CellsSweep();
   ASSERT_FALSE(id.empty());
