@@ -93,6 +93,21 @@ describe('a 600 × 24 matrix on one hardware class', () => {
     assert.deepEqual(page.errors, []);
   });
 
+  it('gives a single hardware column the room its cells need when the person asks for it', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/matrix?suite=wide-grid&rows=row&cols=hardware', 'matrix');
+    await complete(page);
+    assert.equal(await page.locator('[data-testid=one-hardware]').textContent(), 'Every result here is on cpu.');
+    assert.deepEqual(await page.locator('.mx-head [role=columnheader]').allTextContents(), ['row', 'cpu']);
+    // Row r000 folds its 26 configs (24 columns, two with a second batch), which disagree: a long
+    // mixed text, read whole, most severe verdicts first.
+    const first = await cellAt(page, 'r000', 'cpu');
+    assert.equal(first.text, '◐ mixed: 16/26 passed · ✗ crashed 3 · ✗ out of memory 2 · ⚠ unsupported 3 · ◷ timeout 2');
+    assert.equal(first.clipped, false);
+    assert.deepEqual(await clippedInView(page), []);
+    assert.deepEqual(page.errors, []);
+  });
+
   it('keeps the column and row headers in view at the far corner', async () => {
     const page = await newPage(browser.context);
     await open(page, stack.url, '#/matrix?suite=wide-grid', 'matrix');
