@@ -30,6 +30,7 @@ before(async () => {
   assert.equal(s.trials, 24);
   mixed = await stack.waitSweep(s.id);
   browser = await launch();
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {origin: stack.url});
 });
 
 after(async () => {
@@ -203,6 +204,20 @@ describe('answers you can trust', () => {
     assert.deepEqual(views['explorer, this sweep'], base);
     assert.deepEqual(views['explorer, all sweeps'], base);
     await shot(page, '15-explorer-mixed');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  it('copies the matrix as Markdown naming the GPU, its driver and CUDA, the node and the fingerprint', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${mixed.id}?${LAYOUT}`, 'sweep');
+    await page.locator('[data-testid=copy-markdown]').click();
+    await until('the copy', async () => (await page.locator('[data-testid=copy-status]').textContent()) === 'Copied as Markdown.');
+    const md = (await page.evaluate(() => navigator.clipboard.readText())).split('\n');
+    // fixtures/inventory-h200.json: 2 × H200 of 143,771 MiB, driver 580.159.04, CUDA 13.0; the worker is `h200`.
+    assert.ok(md.includes(`- \`${H200}\`: 140 GiB, driver 580.159.04, CUDA 13.0 on \`h200\``), md.slice(0, 8).join('\n'));
+    assert.ok(md.some((l) => l.startsWith('Software fingerprint: `{')), md.slice(0, 8).join('\n'));
+    assert.ok(md.includes(`| kernel | ${H200} |`), md.join('\n'));
     assert.deepEqual(page.errors, []);
     await page.close();
   });
