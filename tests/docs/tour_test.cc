@@ -80,6 +80,7 @@ class DocsTour : public ::testing::Test {
                                Replace(line, "http://127.0.0.1:8080", d_->url()) + "\n";
     return RunProgram(dir_, {"/bin/bash", "-c", script}, {"GAUNTLET_SERVER=" + d_->url()}, "", std::chrono::seconds(300));
   }
+  void GuideTourSteps();
   TempDir dir_;
   std::unique_ptr<Daemon> d_;
   std::unique_ptr<Child> worker_;
@@ -93,6 +94,73 @@ json LastProgress(const Out& o) {
 }
 
 int64_t Count(const json& by_verdict, const char* v) { return by_verdict.value(v, int64_t{0}); }
+
+// Checks one README tour command's output against what the README says of it (`verb`: its
+// subcommand, or the program run); `sweep1` is the tour sweep's last progress, set by `submit`.
+void CheckReadmeCommand(Daemon& d, const std::string& verb, const std::string& c, const Out& o, json& sweep1) {
+  const std::string all = o.out + o.err;
+  if (verb == "suites") {
+    EXPECT_EQ(o.code, 0) << all;
+    EXPECT_NE(o.out.find("demo-bringup"), std::string::npos) << all;
+  } else if (verb == "submit") {
+    // "a progress bar, then exit 0/1": some trials fail, so 1; pruning skips what a refusal settled.
+    EXPECT_EQ(o.code, 1) << all;
+    sweep1 = LastProgress(o);
+    ASSERT_TRUE(sweep1.is_object() && sweep1.value("finished", false)) << all;
+    EXPECT_EQ(sweep1["trials"], 36);
+    const json& v = sweep1["by_verdict"];
+    for (const char* k : {"passed", "unsupported", "crashed", "wrong_output", "skipped"})
+      EXPECT_GT(Count(v, k), 0) << k << " in " << v.dump();
+  } else if (verb == "matrix") {
+    EXPECT_EQ(o.code, 0) << all;
+    for (const char* w : {"flashinfer_cutedsl", "sm_120", "unsupported", "crashed", "skipped"})
+      EXPECT_NE(o.out.find(w), std::string::npos) << w << "\n" << o.out;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(o.out, m, std::regex("wrong.output"))) << o.out;
+  } else if (verb == "trials") {
+    // "what failed, with signatures": the crashed trials, each with its signature.
+    EXPECT_EQ(o.code, 0) << all;
+    int rows = 0;
+    for (auto& l : Lines(o.out))
+      if (l.find(" crashed ") != std::string::npos) {
+        ++rows;
+        EXPECT_NE(l.find("crashed:"), std::string::npos) << l;
+      }
+    EXPECT_EQ(rows, Count(sweep1["by_verdict"], "crashed")) << o.out;
+  } else if (verb == "logs") {
+    // The numbered trial is one of the crashes the listing above shows, and its log says how.
+    EXPECT_EQ(o.code, 0) << all;
+    const std::string id = c.substr(c.rfind(' ') + 1);
+    json t = d.GetJson("/api/v1/trials/" + id);
+    EXPECT_EQ(t["verdict"], "crashed") << "the tour's `gauntlet logs " << id << "` is not a crash: " << t.dump();
+    EXPECT_NE(o.out.find("RuntimeError: Error Internal"), std::string::npos) << all;
+    EXPECT_NE(o.out.find("crashed"), std::string::npos) << all;
+  } else if (verb == "rerun") {
+    // "rerun sweep 1's failed trials as a new, linked sweep": the failures run again (and fail again).
+    EXPECT_EQ(o.code, 1) << all;
+    json fin = LastProgress(o);
+    ASSERT_TRUE(fin.is_object() && fin.value("finished", false)) << all;
+    EXPECT_EQ(fin["sweep"], 2);
+    const json& v = sweep1["by_verdict"];
+    EXPECT_EQ(fin["trials"], Count(v, "unsupported") + Count(v, "crashed") + Count(v, "wrong_output")) << fin.dump();
+    EXPECT_EQ(fin["by_verdict"].value("passed", 0), 0) << fin.dump();
+    EXPECT_EQ(d.GetJson("/api/v1/sweeps/2")["rerun_of"], 1);
+  } else if (verb == "diff") {
+    // "exit 1 if something broke": the simulation fails the same way twice, so nothing broke.
+    EXPECT_EQ(o.code, 0) << all;
+    EXPECT_EQ(o.out.find("broke"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(" same"), std::string::npos) << o.out;
+  } else if (verb == "curl") {
+    // The matrix as CSV: a header, then one line per row x column cell (12 x 3).
+    EXPECT_EQ(o.code, 0) << all;
+    auto ls = Lines(o.out);
+    ASSERT_FALSE(ls.empty()) << all;
+    EXPECT_EQ(ls[0].rfind("moe_runner_backend,fp4_gemm_backend,arch,", 0), 0u) << ls[0];
+    EXPECT_EQ(ls.size(), 1u + 12 * 3) << o.out;
+  } else {
+    ADD_FAILURE() << "the README tour has a command this test does not know: " << c;
+  }
+}
 
 // The README's tour block, each command run as written, in order, each checked against what its
 // comment and the README's prose say of it. Then the user guide's tour steps that the README does
@@ -115,73 +183,17 @@ TEST_F(DocsTour, TheReadmeAndUserGuideToursDoWhatTheySay) {
     Out o = Sh(c, prelude);
     const std::string verb = c.rfind("gauntlet ", 0) == 0 ? c.substr(9, c.find(' ', 9) - 9) : c.substr(0, c.find(' '));
     ran.insert(verb);
-    const std::string all = o.out + o.err;
-    if (verb == "suites") {
-      EXPECT_EQ(o.code, 0) << all;
-      EXPECT_NE(o.out.find("demo-bringup"), std::string::npos) << all;
-    } else if (verb == "submit") {
-      // "a progress bar, then exit 0/1": some trials fail, so 1; pruning skips what a refusal settled.
-      EXPECT_EQ(o.code, 1) << all;
-      sweep1 = LastProgress(o);
-      ASSERT_TRUE(sweep1.is_object() && sweep1.value("finished", false)) << all;
-      EXPECT_EQ(sweep1["trials"], 36);
-      const json& v = sweep1["by_verdict"];
-      for (const char* k : {"passed", "unsupported", "crashed", "wrong_output", "skipped"})
-        EXPECT_GT(Count(v, k), 0) << k << " in " << v.dump();
-    } else if (verb == "matrix") {
-      EXPECT_EQ(o.code, 0) << all;
-      for (const char* w : {"flashinfer_cutedsl", "sm_120", "unsupported", "crashed", "skipped"})
-        EXPECT_NE(o.out.find(w), std::string::npos) << w << "\n" << o.out;
-      std::smatch m;
-      EXPECT_TRUE(std::regex_search(o.out, m, std::regex("wrong.output"))) << o.out;
-    } else if (verb == "trials") {
-      // "what failed, with signatures": the crashed trials, each with its signature.
-      EXPECT_EQ(o.code, 0) << all;
-      int rows = 0;
-      for (auto& l : Lines(o.out))
-        if (l.find(" crashed ") != std::string::npos) {
-          ++rows;
-          EXPECT_NE(l.find("crashed:"), std::string::npos) << l;
-        }
-      EXPECT_EQ(rows, Count(sweep1["by_verdict"], "crashed")) << o.out;
-    } else if (verb == "logs") {
-      // The numbered trial is one of the crashes the listing above shows, and its log says how.
-      EXPECT_EQ(o.code, 0) << all;
-      const std::string id = c.substr(c.rfind(' ') + 1);
-      json t = d_->GetJson("/api/v1/trials/" + id);
-      EXPECT_EQ(t["verdict"], "crashed") << "the tour's `gauntlet logs " << id << "` is not a crash: " << t.dump();
-      EXPECT_NE(o.out.find("RuntimeError: Error Internal"), std::string::npos) << all;
-      EXPECT_NE(o.out.find("crashed"), std::string::npos) << all;
-    } else if (verb == "rerun") {
-      // "rerun sweep 1's failed trials as a new, linked sweep": the failures run again (and fail again).
-      EXPECT_EQ(o.code, 1) << all;
-      json fin = LastProgress(o);
-      ASSERT_TRUE(fin.is_object() && fin.value("finished", false)) << all;
-      EXPECT_EQ(fin["sweep"], 2);
-      const json& v = sweep1["by_verdict"];
-      EXPECT_EQ(fin["trials"], Count(v, "unsupported") + Count(v, "crashed") + Count(v, "wrong_output")) << fin.dump();
-      EXPECT_EQ(fin["by_verdict"].value("passed", 0), 0) << fin.dump();
-      EXPECT_EQ(d_->GetJson("/api/v1/sweeps/2")["rerun_of"], 1);
-    } else if (verb == "diff") {
-      // "exit 1 if something broke": the simulation fails the same way twice, so nothing broke.
-      EXPECT_EQ(o.code, 0) << all;
-      EXPECT_EQ(o.out.find("broke"), std::string::npos) << o.out;
-      EXPECT_NE(o.out.find(" same"), std::string::npos) << o.out;
-    } else if (verb == "curl") {
-      // The matrix as CSV: a header, then one line per row x column cell (12 x 3).
-      EXPECT_EQ(o.code, 0) << all;
-      auto ls = Lines(o.out);
-      ASSERT_FALSE(ls.empty()) << all;
-      EXPECT_EQ(ls[0].rfind("moe_runner_backend,fp4_gemm_backend,arch,", 0), 0u) << ls[0];
-      EXPECT_EQ(ls.size(), 1u + 12 * 3) << o.out;
-    } else {
-      ADD_FAILURE() << "the README tour has a command this test does not know: " << c;
-    }
+    CheckReadmeCommand(*d_, verb, c, o, sweep1);
   }
   for (const char* v : {"suites", "submit", "matrix", "trials", "logs", "rerun", "diff", "curl"})
     EXPECT_TRUE(ran.count(v)) << "the README tour no longer runs " << v;
 
-  // The user guide's tour (its steps 2 to 6), beside the README's.
+  GuideTourSteps();
+}
+
+// The user guide's tour (its steps 2 to 6), on the daemon the README's tour left (whose rerun is
+// the one sweep the guide does not have).
+void DocsTour::GuideTourSteps() {
   const std::string guide = Doc("docs/USER_GUIDE.md");
   const size_t tour = guide.find("## A five-minute tour");
   ASSERT_NE(tour, std::string::npos);
@@ -200,15 +212,37 @@ TEST_F(DocsTour, TheReadmeAndUserGuideToursDoWhatTheySay) {
   EXPECT_EQ(whole.out.find("mixed"), std::string::npos) << "every cell of the first is one config:\n" << whole.out;
   Out hidden = Sh(matrices[1]);
   EXPECT_EQ(hidden.code, 0) << hidden.err;
-  // "each cell covers its three configs": a range of passes, and mixed cells of 1 in 3 passed with a
-  // wrong_output, explained under the table by the hidden parameter's values.
-  std::smatch m;
-  EXPECT_TRUE(std::regex_search(hidden.out, m, std::regex("[0-9],[0-9]{3}[^0-9 ]+[0-9],[0-9]{3} tok/s"))) << hidden.out;
+  // "each cell covers its three configs": the guide's own examples of a range of passes and of a
+  // mixed cell, read from its text (less the glyph; each part of a mixed cell but the ones it says
+  // depend on the order trials ran in), are in the output, a mixed cell's parts on one line.
+  const size_t from = steps.find("```", steps.find("```", steps.find("**See the matrix.**")) + 3) + 3;  // past its block
+  const std::string step4 = steps.substr(from, steps.find("**Dig into a failure.**") - from);
+  std::string single, range, mixed_cell;
+  static const std::regex kSpan("`([^`]+)`");
+  for (std::sregex_iterator it(step4.begin(), step4.end(), kSpan), end; it != end; ++it) {
+    std::string span = (*it)[1];
+    span = span.substr(std::min(span.size(), span.find_first_of("0123456789abcdefghijklmnopqrstuvwxyz")));
+    if (span.find("tok/s") != std::string::npos && span.find("–") == std::string::npos && single.empty()) single = span;
+    if (span.find("tok/s") != std::string::npos && span.find("–") != std::string::npos && range.empty()) range = span;
+    if (span.rfind("mixed", 0) == 0 && mixed_cell.empty()) mixed_cell = span;
+  }
+  ASSERT_FALSE(single.empty() || range.empty() || mixed_cell.empty()) << "the guide's step 4 lost an example:\n" << step4;
+  EXPECT_NE(whole.out.find(single), std::string::npos) << single << "\n" << whole.out;
+  EXPECT_NE(hidden.out.find(range), std::string::npos) << range << "\n" << hidden.out;
+  std::vector<std::string> parts;
+  for (size_t a = 0, b; a < mixed_cell.size(); a = b + std::string(" · ").size()) {
+    b = std::min(mixed_cell.find(" · ", a), mixed_cell.size());
+    const std::string part = mixed_cell.substr(a, b - a);
+    if (part.rfind("skipped", 0) != 0 && part.rfind("unsupported", 0) != 0) parts.push_back(part);
+  }
+  ASSERT_GE(parts.size(), 2u) << "the guide's mixed example says too little to check: " << mixed_cell;
   bool mixed = false;
-  for (auto& l : Lines(hidden.out))
-    mixed = mixed || (l.find("mixed") != std::string::npos && l.find("1/3 passed") != std::string::npos &&
-                      std::regex_search(l, m, std::regex("wrong.output 1")));
-  EXPECT_TRUE(mixed) << hidden.out;
+  for (auto& l : Lines(hidden.out)) {
+    bool all = true;
+    for (auto& p : parts) all = all && l.find(p) != std::string::npos;
+    mixed = mixed || all;
+  }
+  EXPECT_TRUE(mixed) << "no cell reads as the guide's `" << mixed_cell << "`:\n" << hidden.out;
   EXPECT_NE(hidden.out.find("with fp4_gemm_backend=flashinfer_cudnn"), std::string::npos) << hidden.out;
 
   auto digs = Commands(BlockAfter(steps, "**Dig into a failure.**", "gauntlet logs"));
@@ -237,6 +271,7 @@ TEST_F(DocsTour, TheReadmeAndUserGuideToursDoWhatTheySay) {
   EXPECT_GT(fin["reused"].get<int64_t>(), 0) << fin.dump();
   EXPECT_EQ(fin["reused"].get<int64_t>() + Count(fin["by_verdict"], "skipped"), 36) << fin.dump();
 }
+
 
 // The guide's "Writing a suite" example and the sweep that narrows it, as written: the suite is
 // pushed (with a stand-in for its script), the sweep submitted; its trials are the sweep's two
