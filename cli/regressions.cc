@@ -20,6 +20,15 @@ std::string Id(const json& j, const char* k) {
   return j.is_object() && j.contains(k) && j[k].is_number_integer() ? std::to_string(j[k].get<int64_t>()) : "";
 }
 
+// "v2" for a row of suite version 2; an ordered one of an older version than the suite's latest
+// says so ("v1 (latest v2)"), since a newer suite may have settled it.
+std::string Version(const json& r) {
+  const std::string v = Id(r, "suite_version");
+  if (v.empty()) return "";
+  const std::string latest = Id(r, "latest_version");
+  return "v" + v + (!latest.empty() && latest != v ? " (latest v" + latest + ")" : "");
+}
+
 // "3 passed (#12)" for an ordered side, "passed (#12)" for a verdict or metric one.
 std::string Side(const json& s) {
   std::string out = Str(s, "value");
@@ -79,7 +88,7 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
     for (auto& i : (*r)["items"]) {
       const bool ordered = i.value("kind", "") == "ordered";
       if (o->format == "csv") {
-        rows.push_back({Str(i, "suite"), Str(i, "kind"), Config(i), Str(i, "hardware"), Str(i, "parameter"),
+        rows.push_back({Str(i, "suite"), Id(i, "suite_version"), Str(i, "kind"), Config(i), Str(i, "hardware"), Str(i, "parameter"),
                         Str(i["before"], "value"), Str(i["before"], "verdict"), Id(i["before"], "trial"),
                         Str(i["after"], "value"), Str(i["after"], "verdict"), Id(i["after"], "trial"),
                         ordered ? i["untested"].dump() : "", Id(i["bisection"], "id"), Str(i["bisection"], "state"),
@@ -88,17 +97,17 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
                         Str(i["start"], "command")});
         continue;
       }
-      rows.push_back({Str(i, "suite"), Config(i), Str(i, "hardware"), ordered ? Str(i, "parameter") : Str(i, "kind"),
+      rows.push_back({Str(i, "suite"), Version(i), Config(i), Str(i, "hardware"), ordered ? Str(i, "parameter") : Str(i, "kind"),
                       Side(i["before"]), Side(i["after"]), Answer(i)});
       if (ordered && i["start"].is_object()) starts.push_back(Str(i["start"], "command"));
     }
     if (o->format == "csv")
-      return PrintCsv({"suite", "kind", "config", "hardware", "parameter", "before_value", "before_verdict", "before_trial",
+      return PrintCsv({"suite", "suite_version", "kind", "config", "hardware", "parameter", "before_value", "before_verdict", "before_trial",
                        "after_value", "after_verdict", "after_trial", "untested", "bisection", "bisection_state", "first_bad",
                        "start_command"},
                       rows);
     if (rows.empty()) std::cout << "no regressions" << (suite->empty() ? "" : " in " + *suite) << "\n";
-    else PrintTable({"suite", "config", "hardware", "what", "before", "after", "answer"}, rows, TerminalWidth());
+    else PrintTable({"suite", "version", "config", "hardware", "what", "before", "after", "answer"}, rows, TerminalWidth());
     if (!starts.empty()) std::cout << "\nno bisection was started for these; to start one:\n";
     for (auto& s : starts) std::cout << "  " << s << "\n";
     // Flaky configs are no regressions: said apart, with the pass rate that shows it.
@@ -110,7 +119,7 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
       if (p.is_object())
         snprintf(rate, sizeof rate, ": %lld/%lld passed (95%%: %.0f-%.0f%%)", static_cast<long long>(p["passed"].get<int64_t>()),
                  static_cast<long long>(p["runs"].get<int64_t>()), 100 * p["low"].get<double>(), 100 * p["high"].get<double>());
-      std::cout << "  " << Str(i, "suite") << " " << Config(i) << " on " << Str(i, "hardware") << rate << "\n";
+      std::cout << "  " << Str(i, "suite") << " " << Version(i) << " " << Config(i) << " on " << Str(i, "hardware") << rate << "\n";
     }
   });
 }

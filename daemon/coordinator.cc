@@ -106,7 +106,8 @@ SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& sui
 }
 
 Coordinator::Coordinator(Store& store, EventBus& events, CoordinatorOptions opts)
-    : store_(store), events_(events), opts_(opts), clock_(new WallClock), adapter_(new StoreAdapter(*this)) {
+    : store_(store), events_(events), opts_(opts), wall_(opts.clock ? nullptr : new WallClock),
+      clock_(opts.clock ? opts.clock : wall_.get()), adapter_(new StoreAdapter(*this)) {
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
   store_.OnCommitFailure([this] { reload_ = true; });
   Restore();
@@ -458,6 +459,10 @@ void Coordinator::Ticker() {
     {
       MutexLock lock(mu_);
       if (!returns.empty()) ReturnGrantsLocked(std::move(returns));
+      // A worker waiting on its open long-poll is heard from now: without this, an idle node's
+      // heartbeat age grew to the poll's length (20 s) before each new poll (issue 33).
+      for (auto& [node, w] : waiters_)
+        if (w.w.open()) sched_->Touch(node);
       auto changed = sched_->Tick();
       PublishSettled(changed, "expired");
       AdvanceSearchesLocked();

@@ -31,6 +31,7 @@ struct CoordinatorOptions {
   int64_t heartbeat_ms = 5000;     // what workers are told to use
   int64_t tick_ms = 500;           // lease/node clock resolution
   int64_t log_cap = 16 << 20;      // bytes of log kept per trial (head and tail beyond)
+  Clock* clock = nullptr;          // the time leases and nodes run on; null: the wall clock. Not owned
 };
 
 // What Submit stored: the sweep's id and its trial count.
@@ -205,7 +206,8 @@ class Coordinator {
   Store& store_;
   EventBus& events_;
   CoordinatorOptions opts_;
-  std::unique_ptr<WallClock> clock_;
+  std::unique_ptr<WallClock> wall_;  // when opts_.clock is null
+  Clock* clock_;                     // opts_.clock or wall_
   std::unique_ptr<StoreAdapter> adapter_;
   Mutex mu_;
   std::unique_ptr<Scheduler> sched_ GUARDED_BY(mu_);

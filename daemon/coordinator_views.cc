@@ -20,7 +20,7 @@ std::vector<NodeView> Coordinator::Nodes() {
   if (!rows.ok()) return out;
   out.reserve(rows->size());
   MutexLock lock(mu_);
-  const int64_t now = NowMs();
+  const int64_t now = clock_->NowMs();
   for (auto& n : *rows) {
     NodeView v;
     v.row = std::move(n);
@@ -31,7 +31,11 @@ std::vector<NodeView> Coordinator::Nodes() {
       v.row.last_heartbeat = st->last_seen;
       v.busy_gpus = st->busy_gpus;
       v.held_back = st->held_gpus;
-      v.waiting = waiters_.count(v.row.id) > 0;
+      auto w = waiters_.find(v.row.id);
+      v.waiting = w != waiters_.end();
+      // Its long-poll is open this moment: the worker is there now, whatever the clock thread's
+      // last touch of it says.
+      if (v.waiting && w->second.w.open()) v.row.last_heartbeat = now;
     }
     v.heartbeat_age_s = (now - v.row.last_heartbeat) / 1000.0;
     for (auto& [lid, l] : sched_->leases())

@@ -52,20 +52,101 @@ Result<json> History(Store& store, const std::string& suite, const std::string& 
   return json{{"suite", suite}, {"config", config_key}, {"items", items}};
 }
 
-Result<json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep) {
-  struct T {
-    int64_t id;
-    json config;
-    std::string hardware;
-    Verdict verdict;
-    std::string signature;
+namespace {
+
+// A failed or passed run as failure clustering sees it.
+struct ClusterTrial {
+  int64_t id;
+  json config;
+  std::string hardware;
+  Verdict verdict;
+  std::string signature;
+};
+
+// The best explanation found so far: parameter values every clustered trial shares, and the share of
+// the trials holding them that fail this way.
+struct Explanation {
+  std::vector<std::pair<std::string, json>> values;
+  double share = -1;
+  int with = 0;
+};
+
+// The explanation of the cluster `sig` (its trials `ts`, all runs in `all`): on the hardware where
+// the cluster is largest, the parameter value every clustered trial shares that covers the largest
+// share of the trials holding it; or, when two values together cover a larger share than any one
+// does (it fails only with backend=x and dtype=fp32), that pair. null when nothing is shared.
+json Explain(const std::vector<ClusterTrial>& all, const std::vector<const ClusterTrial*>& ts, const std::string& sig) {
+  std::map<std::string, int> per_hw;
+  for (auto* t : ts) per_hw[t->hardware]++;
+  const std::string hw =
+      std::max_element(per_hw.begin(), per_hw.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  std::vector<const ClusterTrial*> on_hw, runs;
+  for (auto* t : ts)
+    if (t->hardware == hw) on_hw.push_back(t);
+  for (auto& t : all)
+    if (t.hardware == hw) runs.push_back(&t);
+  std::vector<std::pair<std::string, json>> shared;
+  for (auto& [p, v] : on_hw[0]->config.items()) {
+    bool all_have = true;
+    for (auto* t : on_hw) all_have = all_have && t->config.contains(p) && t->config[p] == v;
+    if (all_have) shared.emplace_back(p, v);
+  }
+  auto measure = [&](std::vector<std::pair<std::string, json>> values) {
+    Explanation e{std::move(values)};
+    int hit = 0;
+    for (auto* t : runs) {
+      bool holds = true;
+      for (auto& [p, v] : e.values) holds = holds && t->config.contains(p) && t->config[p] == v;
+      if (!holds) continue;
+      ++e.with;
+      hit += t->signature == sig || (t->signature.empty() && Name(t->verdict) == sig);
+    }
+    e.share = e.with ? static_cast<double>(hit) / e.with : 0;
+    return e;
   };
-  std::vector<T> all;
+  // Prefer values whose trials all fail this way; among those, the broadest (the value held by the
+  // most trials).
+  auto better = [](const Explanation& a, const Explanation& b) {
+    return a.share > b.share + 1e-9 || (a.share > b.share - 1e-9 && a.with > b.with);
+  };
+  Explanation best;
+  for (auto& pv : shared)
+    if (Explanation e = measure({pv}); best.values.empty() || better(e, best)) best = std::move(e);
+  // A pair only where no single value explains it fully, and only when it explains strictly more.
+  if (!best.values.empty() && best.share < 1 - 1e-9) {
+    Explanation pair;
+    for (size_t i = 0; i < shared.size(); ++i)
+      for (size_t j = i + 1; j < shared.size(); ++j)
+        if (Explanation e = measure({shared[i], shared[j]}); pair.values.empty() || better(e, pair)) pair = std::move(e);
+    if (!pair.values.empty() && pair.share > best.share + 1e-9) best = std::move(pair);
+  }
+  if (best.values.empty()) return nullptr;
+  // `param` and `value` name the one value, or the pair joined by " & " (readable where only they
+  // are shown); `params` holds each value apart.
+  std::string param, value;
+  json params = json::object();
+  for (auto& [p, v] : best.values) {
+    param += (param.empty() ? "" : " & ") + p;
+    value += (value.empty() ? "" : " & ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    params[p] = v;
+  }
+  json out = {{"param", param}, {"value", best.values.size() == 1 ? best.values[0].second : json(value)},
+              {"params", params}, {"hardware", hw}, {"share", best.share}};
+  return out;
+}
+
+}  // namespace
+
+Result<json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep) {
+  std::vector<ClusterTrial> all;
   try {
     store.Read([&](sql::Db& db) {
+      // Runs only: a reused trial (never started, its verdict copied from the trial it names) is
+      // that trial's finding again, and counting it would weigh one run twice.
       std::string sql =
           "SELECT t.id, t.config, COALESCE(t.hardware, ''), t.verdict, COALESCE(t.signature, '') FROM trials t"
-          " JOIN suites su ON su.id = t.suite_id WHERE t.state = 'done' AND t.verdict NOT IN ('cancelled', 'skipped')";
+          " JOIN suites su ON su.id = t.suite_id WHERE t.state = 'done' AND t.verdict NOT IN ('cancelled', 'skipped')"
+          " AND NOT (t.started_at IS NULL AND t.evidence_trial IS NOT NULL)";
       if (suite) sql += " AND su.name = ?";
       if (sweep) sql += " AND t.sweep_id = ?";
       sql += " ORDER BY t.id DESC LIMIT 200000";  // bound the work on a huge store: the recent past
@@ -78,7 +159,7 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
   } catch (const sql::Error& e) {
     return Status::Internal(e.what());
   }
-  std::map<std::string, std::vector<const T*>> clusters;
+  std::map<std::string, std::vector<const ClusterTrial*>> clusters;
   for (auto& t : all)
     if (t.verdict != Verdict::kPassed) clusters[t.signature.empty() ? std::string(Name(t.verdict)) : t.signature].push_back(&t);
   json items = json::array();
@@ -89,36 +170,8 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
       hws.insert(t->hardware);
       if (ids.size() < 20) ids.push_back(t->id);
     }
-    // The explaining value: on the hardware where the cluster is largest, the parameter value that
-    // every clustered trial shares and that covers the largest share of the trials holding it.
-    json explained = nullptr;
-    std::map<std::string, int> per_hw;
-    for (auto* t : ts) per_hw[t->hardware]++;
-    std::string hw = std::max_element(per_hw.begin(), per_hw.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
-    std::vector<const T*> on_hw;
-    for (auto* t : ts)
-      if (t->hardware == hw) on_hw.push_back(t);
-    double best = -1;
-    for (auto& [p, v] : on_hw[0]->config.items()) {
-      bool shared = true;
-      for (auto* t : on_hw) shared = shared && t->config.contains(p) && t->config[p] == v;
-      if (!shared) continue;
-      int with = 0, hit = 0;
-      for (auto& t : all)
-        if (t.hardware == hw && t.config.contains(p) && t.config[p] == v) {
-          ++with;
-          hit += t.signature == sig || (t.signature.empty() && Name(t.verdict) == sig);
-        }
-      // Prefer values whose trials all fail this way; among those, the broadest (fewest params
-      // pin it down: the value held by the most trials).
-      double score = with ? static_cast<double>(hit) / with + with * 1e-9 : 0;
-      if (score > best) {
-        best = score;
-        explained = {{"param", p}, {"value", v}, {"hardware", hw}, {"share", with ? static_cast<double>(hit) / with : 0}};
-      }
-    }
     items.push_back({{"signature", sig}, {"verdict", Name(ts[0]->verdict)}, {"count", ts.size()}, {"trials", ids},
-                     {"hardware", hws}, {"explained_by", explained}});
+                     {"hardware", hws}, {"explained_by", Explain(all, ts, sig)}});
   }
   std::sort(items.begin(), items.end(), [](const json& a, const json& b) { return a["count"] > b["count"]; });
   return json{{"items", items}};
@@ -145,7 +198,7 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
       std::string sql =
           "SELECT suite, config_key, config, hardware, verdict, signature, trial_id, metric_name, metric_value,"
           " COALESCE(metric_unit, ''), prev_verdict, COALESCE(prev_signature, ''), prev_trial, prev_metric, last_seen,"
-          " judged, COALESCE(fingerprint, ''), counts, reused FROM cells WHERE prev_verdict IS NOT NULL";
+          " judged, COALESCE(fingerprint, ''), counts, reused, suite_version FROM cells WHERE prev_verdict IS NOT NULL";
       if (suite) sql += " AND suite = ?";
       auto s = db.Prepare(sql);
       if (suite) s.Bind(1, *suite);
@@ -162,7 +215,8 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
                  s.Double(8) < s.Double(13) * (1 - threshold))
           kind = "metric";
         if (kind.empty()) continue;
-        json item = {{"suite", s.Text(0)}, {"config_key", s.Text(1)}, {"config", json::parse(s.TextView(2))},
+        // Both sides are of one suite version (a cell is per version), which the row says.
+        json item = {{"suite", s.Text(0)}, {"suite_version", s.Int(19)}, {"config_key", s.Text(1)}, {"config", json::parse(s.TextView(2))},
                      {"hardware", s.Text(3)}, {"kind", kind}, {"before", prev}, {"after", after}, {"at", s.Int(14)}};
         // A verdict that got worse while the same software also passed it is a flake, not a
         // regression: listed apart with its measured pass rate.

@@ -44,8 +44,9 @@ Result<std::vector<std::pair<std::string, int64_t>>> ResultNodes(Store& store, c
                                                                  std::optional<int64_t> sweep);
 // One config's verdicts over time, per hardware class and fingerprint.
 Result<nlohmann::json> History(Store& store, const std::string& suite, const std::string& config_key);
-// Failure clusters with the parameter value that explains each (per hardware), over the latest
-// 200,000 done trials.
+// Failure clusters with the parameter value (or pair of values, where two together explain it
+// better than any one) that explains each (per hardware), over the latest 200,000 done trials that
+// ran (a reused trial is not counted again).
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
 // Configs whose latest verdict is worse than the one before on the same hardware ("kind": "verdict"),
 // or whose key metric fell by more than `threshold` (0.1 = 10%; "metric"), then the regressions

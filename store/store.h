@@ -289,9 +289,10 @@ class Store {
   // `hardware` files them in the results index (empty: not filed).
   Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict, const std::string& signature,
                     std::optional<int64_t> evidence_trial, const std::string& hardware = "");
-  // Appends log bytes at `offset`; idempotent for a chunk already stored. Beyond `cap` bytes the
-  // middle is dropped: the first cap/2 and the latest cap/2 bytes are kept. Conflict for an offset
-  // past the end.
+  // Appends log bytes at `offset` of the current attempt's log (each attempt's worker counts from 0;
+  // the trial's log keeps every attempt, one after the other, each after a line naming it);
+  // idempotent for a chunk already stored. Beyond `cap` bytes the middle is dropped: the first cap/2
+  // and the latest cap/2 bytes are kept. Conflict for an offset past the end.
   Status AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap);
   // Appends log text from `offset` (about `max` bytes) to *out; `size` is the total written so far
   // and `next` the offset to read from next (all three required). Where the cap cut bytes out, a
@@ -426,6 +427,9 @@ class Store {
   // Writes `r` as one row of results and returns the cell it updates (its trial's suite, config and
   // hardware, its key metric); NotFound for an unknown trial. Under write_mu_, inside Write.
   Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
+  // A leased trial's new attempt starts its log where the earlier attempts' end, after a line that
+  // labels it (none when nothing was written since the last start). Under write_mu_, inside Write.
+  void StartAttemptLogLocked(sql::Db& db, int64_t trial) REQUIRES(write_mu_);
   // Writes r's test cases (bounded) for its attempt, replacing any of an earlier report of it.
   void InsertTestCasesLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
 

@@ -128,13 +128,14 @@ Result<std::vector<TrialRow>> Store::ListTrials(const TrialFilter& f, QueryBudge
 Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, int64_t epoch, int64_t deadline,
                          const std::string& gpus, const std::string& hardware) {
   return Guard([&]() -> Status {
-    return Write([&](sql::Db& db) -> Status {
+    return Write([&](sql::Db& db) REQUIRES(write_mu_) -> Status {  // Write runs it under write_mu_
       auto& u = db.Cached(
           "UPDATE trials SET state='leased', node_id=?, lease_id=?, epoch=?, lease_deadline=?, gpus=?, hardware=?, "
           "attempt=attempt+1, started_at=? WHERE id=? AND state='queued'");
       u.Bind(1, node).Bind(2, lease).Bind(3, epoch).Bind(4, deadline).Bind(5, gpus).Bind(6, hardware);
       u.Bind(7, NowMs()).Bind(8, trial).Run();
       if (db.Changes() == 0) return Status::Conflict("trial " + std::to_string(trial) + " is not queued");
+      StartAttemptLogLocked(db, trial);
       return Status::Ok();
     });
   });
@@ -279,16 +280,42 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, Verdict verdict, co
   });
 }
 
+void Store::StartAttemptLogLocked(sql::Db& db, int64_t trial) {
+  auto& s = db.Cached("SELECT log_size, log_base, log_attempt, attempt FROM trials WHERE id=?");
+  s.Bind(1, trial);
+  if (!s.Step()) return;
+  const int64_t size = s.Int(0), base = s.Int(1), labelled = s.Int(2), attempt = s.Int(3);
+  s.Reset();
+  auto& u = db.Cached("UPDATE trials SET log_size=?, log_base=?, log_attempt=? WHERE id=?");
+  // Nothing logged yet: this attempt's log is the trial's whole log, with no label. The same attempt
+  // granted again (a grant given back unseen) with nothing written since: it goes on from there.
+  if (size == 0 || (size <= base && labelled == attempt)) {
+    u.Bind(1, size).Bind(2, base).Bind(3, attempt).Bind(4, trial).Run();
+    return;
+  }
+  const std::string earlier = labelled > 0 && labelled < attempt ? "attempt " + std::to_string(labelled) + "'s"
+                                                                 : "an earlier run's";
+  const std::string mark = "\n[gauntlet] ===== attempt " + std::to_string(attempt) +
+                           " of this trial begins here; the log above is " + earlier + " =====\n";
+  auto& ins = db.Cached("INSERT OR REPLACE INTO log_chunks(trial_id, offset, data) VALUES(?,?,?)");
+  ins.Bind(1, trial).Bind(2, size).BindBlob(3, mark).Run();
+  const int64_t end = size + static_cast<int64_t>(mark.size());
+  u.Bind(1, end).Bind(2, end).Bind(3, attempt).Bind(4, trial).Run();
+}
+
 Status Store::AppendLog(int64_t trial, int64_t offset, std::string_view data, int64_t cap) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
-      auto& s = db.Cached("SELECT log_size FROM trials WHERE id=?");
+      auto& s = db.Cached("SELECT log_size, log_base FROM trials WHERE id=?");
       s.Bind(1, trial);
       if (!s.Step()) return Status::NotFound("no trial " + std::to_string(trial));
-      const int64_t size = s.Int(0);
+      const int64_t size = s.Int(0), base = s.Int(1);
+      s.Reset();
+      // The worker counts from its own attempt's first byte; earlier attempts' logs stay before it.
+      if (offset > size - base) return Status::Conflict("log offset " + std::to_string(offset) + " is past the end " +
+                                                        std::to_string(size - base) + " of this attempt's log");
+      offset += base;
       if (offset + static_cast<int64_t>(data.size()) <= size) return Status::Ok();  // a retry of a stored chunk
-      if (offset > size) return Status::Conflict("log offset " + std::to_string(offset) + " is past the end " +
-                                                 std::to_string(size));
       data.remove_prefix(static_cast<size_t>(size - offset));
       offset = size;
       auto& ins = db.Cached("INSERT OR REPLACE INTO log_chunks(trial_id, offset, data) VALUES(?,?,?)");

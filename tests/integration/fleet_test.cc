@@ -152,6 +152,35 @@ TEST(Fleet, AStageThatOutlivesItsTimeoutIsATimeout) {
   EXPECT_EQ(t["result"]["failing_stage"], "slow");
 }
 
+// A first timeout is tried again; the trial's log keeps both attempts, the second after a line that
+// names it, through the API and through `gauntlet logs` (each attempt's worker counts its log from 0).
+TEST(Fleet, ARetriedTimeoutKeepsEveryAttemptsLog) {
+  TempDir dir;
+  Daemon d(dir.path(), Suites());
+  auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "200"});
+  json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-timeout"}}, 201);
+  json done = d.WaitSweep(sweep["id"], std::chrono::seconds(30));
+  EXPECT_EQ(done["by_verdict"]["timeout"], 1) << done.dump();
+  json t = Trials(d, sweep["id"])[0];
+  ASSERT_EQ(t["attempt"], 2) << "a first timeout is tried once more: " << t.dump();
+  const std::string text = d.Get("/api/v1/trials/" + t["id"].dump() + "/log").body;
+  const std::string said = "fixture: sleeping";
+  const size_t first = text.find(said);
+  const size_t mark = text.find("attempt 2 of this trial begins here; the log above is attempt 1's");
+  ASSERT_NE(first, std::string::npos) << text;
+  ASSERT_NE(mark, std::string::npos) << "no line labels the second attempt:\n" << text;
+  EXPECT_LT(first, mark) << "attempt 1's output comes first:\n" << text;
+  EXPECT_NE(text.find(said, mark), std::string::npos) << "attempt 2's output is lost:\n" << text;
+
+  Child logs({GauntletBin(), "logs", t["id"].dump(), "--server", d.url()}, dir.path() + "/logs.out");
+  EXPECT_EQ(logs.Wait(std::chrono::seconds(30)), 0) << logs.Log();
+  const std::string cli = logs.Log();
+  const size_t cli_mark = cli.find("attempt 2 of this trial begins here");
+  ASSERT_NE(cli_mark, std::string::npos) << cli;
+  EXPECT_LT(cli.find(said), cli_mark) << cli;
+  EXPECT_NE(cli.find(said, cli_mark), std::string::npos) << cli;
+}
+
 TEST(Fleet, VerdictsFromExitStatusSignalsAndSuiteRules) {
   TempDir dir;
   Daemon d(dir.path(), Suites());

@@ -138,6 +138,28 @@ webhooks:
   EXPECT_EQ(reg["why"], "verdict");
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "sweep.finished").size() == 3; }));
   EXPECT_EQ(rx.Delivered("/json", "sweep.finished")[2]["body"]["regressions"], 1);
+  // The regression's row names the suite version both runs were of: in the API, the CLI's table
+  // and its CSV (issue 33: the rows carried none).
+  json listed = d.GetJson("/api/v1/regressions?suite=fixture-flaky");
+  json stack;
+  for (auto& i : listed["items"])
+    if (i["config"]["mode"] == "stack") stack = i;
+  ASSERT_TRUE(stack.is_object()) << listed.dump();
+  EXPECT_EQ(stack["suite_version"], 1) << stack.dump();
+  Out table = RunProgram(dir, {GauntletBin(), "regressions", "--suite", "fixture-flaky", "--server", d.url()});
+  ASSERT_EQ(table.code, 0) << table.err;
+  auto tl = Lines(table.out);
+  ASSERT_GE(tl.size(), 2u) << table.out;
+  EXPECT_NE(tl[0].find(" version "), std::string::npos) << table.out;
+  bool row = false;
+  for (auto& l : tl) row = row || (l.find("mode=stack") != std::string::npos && l.find(" v1 ") != std::string::npos);
+  EXPECT_TRUE(row) << "no row of the stack config at v1:\n" << table.out;
+  Out csv = RunProgram(dir, {GauntletBin(), "regressions", "--suite", "fixture-flaky", "--format", "csv", "--server", d.url()});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  auto cl = Lines(csv.out);
+  ASSERT_GE(cl.size(), 2u) << csv.out;
+  EXPECT_EQ(cl[0].rfind("suite,suite_version,kind,", 0), 0u) << csv.out;
+  EXPECT_EQ(cl[1].rfind("fixture-flaky,1,verdict,", 0), 0u) << csv.out;
   // The first Slack hook did not subscribe to regressions; the second gets them, and only them.
   EXPECT_TRUE(rx.Delivered("/slack", "regression.found").empty());
   ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack-regressions", "regression.found").size() == 1; }));

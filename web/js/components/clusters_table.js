@@ -5,9 +5,12 @@ import {h, plural} from '../dom.js';
 import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
+// One value ("backend = triton") or, where two only together explain it, both ("backend = x and dtype = fp32").
 function explained(e) {
   if (!e) return h('span', {class: 'muted'}, 'no single parameter');
-  return h('span', {}, h('code', {}, `${e.param} = ${e.value}`), e.hardware ? h('span', {class: 'muted'}, ` on ${e.hardware}`) : null);
+  const pairs = e.params && Object.keys(e.params).length ? Object.entries(e.params) : [[e.param, e.value]];
+  const text = pairs.map(([p, v]) => `${p} = ${v}`).join(' and ');
+  return h('span', {}, h('code', {}, text), e.hardware ? h('span', {class: 'muted'}, ` on ${e.hardware}`) : null);
 }
 
 /**
