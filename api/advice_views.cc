@@ -152,6 +152,13 @@ std::string CheckMarkdown(const json& j) {
   } else {
     out += "- never ran on this hardware\n";
   }
+  if (j.contains("framework") && j["framework"].is_object()) {
+    const json& fw = j["framework"];
+    out += "- declared by framework" + (fw["framework"].get<std::string>().empty() ? "" : " " + Cell(fw["framework"])) +
+           (fw["version"].get<std::string>().empty() ? "" : " " + Cell(fw["version"])) + ": " +
+           (fw["supported"].get<bool>() ? "supported" : "unsupported") +
+           (fw["reason"].get<std::string>().empty() ? "" : " (" + Cell(fw["reason"].get<std::string>().substr(0, 300)) + ")") + "\n";
+  }
   if (!j["nearest"].empty()) out += "\nNearest passing:\n\n";
   for (auto& n : j["nearest"]) {
     std::string changed;

@@ -7,8 +7,8 @@
 #include "api/codec.h"
 #include "api/config_query.h"
 #include "api/handlers.h"
-#include "core/declared.h"
-#include "store/declared_support.h"
+#include "api/matrix_layers.h"
+#include "core/drift.h"
 #include "store/suite_runs.h"
 
 namespace gauntlet::api {
@@ -70,20 +70,31 @@ Response CheckAnswer(Context& c, Request& r) {
     hardware = *classes.begin();
   }
   json j = CheckJson(*suite, hardware, *config, gauntlet::Check(*runs, *config));
-  // What a published support table claims about it (PUT .../declared), beside what ran: the
-  // weakest evidence, and the only word there is about a config that never ran here.
+  // What a published support table claims about it (PUT .../declared) and what the framework
+  // itself answered (a probe stage), beside what ran: the evidence is core/drift.h's judgement, the
+  // one the drift answer and the matrix's evidence layer give, and the only word there is about a
+  // config that never ran here.
   j["declared"] = nullptr;
-  auto stored = GetDeclared(c.store, suite->name);
-  if (!stored.ok()) return FromStatus(stored.status());
-  if (*stored) {
-    json body = **stored;
-    body.erase("updated_at");
-    if (auto d = ParseDeclared(body, *suite); d.ok())
-      if (const DeclaredRule* rule = MatchDeclared(*d, *config, hardware)) {
-        j["declared"] = {{"supported", rule->supported}, {"note", rule->note}, {"source", body["source"]}};
-        if (j["known"] == "unknown") j["evidence"] = EvidenceName(Evidence::kDeclared);
-      }
-  }
+  j["framework"] = nullptr;
+  json source = nullptr;
+  auto declared = DeclaredFor(c.store, *suite, &source);
+  if (!declared.ok() && declared.status().code() != Code::kConflict) return FromStatus(declared.status());
+  const Declared* d = declared.ok() && *declared ? &**declared : nullptr;
+  ConfigRuns own;  // the config's runs here, or none: a claim may still say something of it
+  own.config = *config;
+  own.config_key = ConfigKey(*config);
+  own.hardware = hardware;
+  for (const auto& cr : *runs)
+    if (cr.config_key == own.config_key && cr.hardware == hardware) own = cr;
+  const DriftItem judged = JudgeDrift(own, d);
+  if (judged.rule)
+    j["declared"] = {{"supported", judged.rule->supported}, {"note", judged.rule->note},
+                     {"source", {{"url", source["url"]}, {"version", source["version"]}}}, {"kind", DriftKindName(judged.table)}};
+  if (own.claim)
+    j["framework"] = {{"supported", own.claim->supported}, {"reason", own.claim->reason}, {"framework", own.claim->framework},
+                      {"version", own.claim->version}, {"trial", own.claim->trial}, {"kind", DriftKindName(judged.framework)}};
+  j["drift"] = DriftKindName(judged.kind);
+  j["evidence"] = EvidenceName(judged.evidence);
   if (*format == "markdown") return http::Text(200, "text/markdown; charset=utf-8", CheckMarkdown(j));
   return http::Json(j);
 }

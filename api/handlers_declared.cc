@@ -4,6 +4,7 @@
 #include "api/codec.h"
 #include "api/config_query.h"
 #include "api/handlers.h"
+#include "api/matrix_layers.h"
 #include "core/drift.h"
 #include "core/launch_line.h"
 #include "store/declared_support.h"
@@ -25,6 +26,11 @@ json RuleJson(const DeclaredRule& r) {
   return {{"when", when}, {"hardware", hw}, {"supported", r.supported}, {"note", r.note}};
 }
 
+json ClaimJson(const FrameworkClaim& claim, DriftKind kind) {
+  return {{"supported", claim.supported}, {"reason", claim.reason}, {"framework", claim.framework},
+          {"version", claim.version}, {"trial", claim.trial}, {"kind", DriftKindName(kind)}};
+}
+
 json ItemJson(const Suite& suite, const DriftItem& it) {
   const ConfigRuns& c = *it.runs;
   json verdicts = json::object();
@@ -35,13 +41,14 @@ json ItemJson(const Suite& suite, const DriftItem& it) {
   const LaunchLine line = LaunchFor(suite, c.config);
   return {{"kind", DriftKindName(it.kind)}, {"hardware", c.hardware}, {"config_key", c.config_key},
           {"config", ConfigJson(c.config)}, {"flags", line.flags}, {"env", line.env},
-          {"declared", it.rule ? RuleJson(*it.rule) : json(nullptr)},
+          {"declared", it.rule ? RuleJson(*it.rule) : json(nullptr)}, {"declared_kind", DriftKindName(it.table)},
+          {"framework", c.claim ? ClaimJson(*c.claim, it.framework) : json(nullptr)},
           {"observed",
            {{"runs", c.runs}, {"passed", c.passed}, {"reused", c.reused}, {"verdicts", verdicts},
             {"passes", PassesWithConfidence(c)}, {"metric", metric},
             {"latest", {{"verdict", Name(c.latest)}, {"signature", c.latest_signature}, {"trial", c.latest_trial},
                         {"fingerprint", c.fingerprint}}}}},
-          {"evidence", EvidenceName(EvidenceOf(c))}};
+          {"evidence", EvidenceName(it.evidence)}};
 }
 
 std::string Flags(const json& i) {
@@ -55,27 +62,42 @@ std::string Flags(const json& i) {
 // hardware, the config's flags, what was claimed, what ran (signature or metric), the fingerprint
 // and the trial.
 std::string DriftMarkdown(const json& j) {
-  std::string out = "**Declared support of `" + j["suite"].get<std::string>() + "` disagrees with runs on real hardware**\n\n" +
-                    "Source: " + j["source"]["url"].get<std::string>() +
-                    (j["source"]["version"].get<std::string>().empty() ? "" : " (version " + j["source"]["version"].get<std::string>() + ")") +
-                    "\n\n";
+  std::string out = "**Declared support of `" + j["suite"].get<std::string>() + "` disagrees with runs on real hardware**\n\n";
+  if (j["source"].is_object())
+    out += "Source: " + j["source"]["url"].get<std::string>() +
+           (j["source"]["version"].get<std::string>().empty() ? "" : " (version " + j["source"]["version"].get<std::string>() + ")") +
+           "\n\n";
+  if (j["framework_claims"].get<int64_t>() > 0)
+    out += "The framework's own answers: a probe stage asked it about each configuration (" +
+           j["framework_claims"].dump() + " answered).\n\n";
   int n = 0;
   for (auto& i : j["items"]) {
     const std::string kind = i["kind"];
     if (kind == "agrees") continue;
     const json& o = i["observed"];
     const json& l = o["latest"];
+    // Who made the claim the runs contradict: the table, the framework's own answer, or both.
+    const json& fw = i["framework"];
+    const bool by_fw = fw.is_object() && fw["kind"] == kind;
+    const bool by_table = i["declared_kind"] == kind;
+    const std::string who = by_fw ? std::string(by_table ? "declared and " : "") + "declared by " +
+                                        (fw["framework"].get<std::string>().empty() ? std::string("the framework")
+                                                                                    : fw["framework"].get<std::string>() +
+                                                                                          (fw["version"].get<std::string>().empty() ? "" : " " + fw["version"].get<std::string>()))
+                                  : "declared";
     std::string what;
     if (kind == "supported_but_failing")
-      what = "declared supported, but " + l["verdict"].get<std::string>() +
+      what = who + " supported, but " + l["verdict"].get<std::string>() +
              (l["signature"].get<std::string>().empty() ? "" : " (`" + l["signature"].get<std::string>() + "`)");
     else if (kind == "unsupported_but_passing")
-      what = "declared unsupported, but passed " + o["passed"].dump() + "/" + o["runs"].dump() + " runs" +
+      what = who + " unsupported, but passed " + o["passed"].dump() + "/" + o["runs"].dump() + " runs" +
              (o["metric"].is_null() ? "" : " at " + o["metric"]["mean"].dump() + " " + o["metric"]["unit"].get<std::string>());
     else
       what = "not declared; observed " + l["verdict"].get<std::string>();
     out += "- " + i["hardware"].get<std::string>() + ": `" + Flags(i) + "`: " + what + "; fingerprint `" +
-           l["fingerprint"].get<std::string>() + "`, trial " + l["trial"].dump() + "\n";
+           l["fingerprint"].get<std::string>() + "`, trial " + l["trial"].dump() +
+           (by_fw && !fw["reason"].get<std::string>().empty() ? "; the framework said: " + fw["reason"].get<std::string>().substr(0, 300) : "") +
+           "\n";
     ++n;
   }
   if (n == 0) out += "No disagreement: every observed configuration is declared and behaves as declared.\n";
@@ -112,33 +134,30 @@ Response DriftAnswer(Context& c, Request& r) {
   if (!format.ok()) return FromStatus(format.status());
   auto suite = SuiteOfQuery(c.store, r);
   if (!suite.ok()) return FromStatus(suite.status());
-  auto stored = GetDeclared(c.store, suite->name);
-  if (!stored.ok()) return FromStatus(stored.status());
-  if (!*stored)
-    return http::Problem(404, "Not Found",
-                         "suite '" + suite->name + "' has no declared support: PUT /api/v1/suites/" + suite->name + "/declared first",
-                         "suite");
-  // Stored declarations were valid for the suite when put; a later suite version may have dropped a
-  // value they name, which then simply matches nothing (reparsed against the version asked about).
-  json body = **stored;
-  body.erase("updated_at");
-  auto d = ParseDeclared(body, *suite);
-  if (!d.ok())
-    return http::Problem(409, "Conflict",
-                         "the declared support no longer fits " + suite->name + " v" + std::to_string(suite->version) + ": " +
-                             d.status().message() + "; PUT it again",
-                         d.status().field());
+  json source = nullptr;
+  auto declared = DeclaredFor(c.store, *suite, &source);
+  if (!declared.ok()) return FromStatus(declared.status());
   auto runs = LoadSuiteRuns(c.store, {suite->id, r.Query("hardware"), r.Query("fingerprint"), ""});
   if (!runs.ok()) return FromStatus(runs.status());
+  int64_t claims = 0;
+  for (const auto& cr : *runs) claims += cr.claim ? 1 : 0;
+  if (!*declared && claims == 0)
+    return http::Problem(404, "Not Found",
+                         "suite '" + suite->name + "' has no declared support: PUT /api/v1/suites/" + suite->name +
+                             "/declared, or give it a probe stage that asks the framework",
+                         "suite");
+  const Declared* d = *declared ? &**declared : nullptr;
   const bool agrees = r.Query("agrees").value_or("0") == "1";
   json summary = {{"supported_but_failing", 0}, {"unsupported_but_passing", 0}, {"undeclared", 0}, {"agrees", 0}};
   json items = json::array();
-  for (const auto& it : Drift(*runs, *d)) {
+  for (const auto& it : Drift(*runs, d)) {
     summary[DriftKindName(it.kind)] = summary[DriftKindName(it.kind)].get<int64_t>() + 1;
     if (it.kind != DriftKind::kAgrees || agrees) items.push_back(ItemJson(*suite, it));
   }
-  const json j = {{"suite", suite->name}, {"version", suite->version}, {"source", {{"url", d->url}, {"version", d->version}}},
-                  {"updated_at", (**stored)["updated_at"]}, {"summary", summary}, {"items", items}};
+  const json j = {{"suite", suite->name}, {"version", suite->version},
+                  {"source", d ? json{{"url", d->url}, {"version", d->version}} : json(nullptr)},
+                  {"updated_at", source.is_object() ? source["updated_at"] : json(nullptr)}, {"framework_claims", claims},
+                  {"summary", summary}, {"items", items}};
   if (*format == "markdown") return http::Text(200, "text/markdown; charset=utf-8", DriftMarkdown(j));
   return http::Json(j);
 }

@@ -2,6 +2,7 @@
 #include "api/codec.h"
 #include "api/config_query.h"
 #include "api/handlers.h"
+#include "api/matrix_layers.h"
 #include "api/matrix_markdown.h"
 #include "core/suite.h"
 #include "core/sweep.h"
@@ -69,6 +70,10 @@ std::string MatrixCsv(const json& m) {
   // With ?layer=dispatch, which kernel family carried each cell's latest trial, and its check.
   const bool dispatch = !m["cells"].empty() && m["cells"][0].contains("dispatch");
   if (dispatch) head.insert(head.end(), {"dispatch", "dispatch_status"});
+  // With ?layer=drift, the cell's most severe disagreement and what shows it; ?layer=evidence, its level.
+  const std::string layer = m.value("layer", "");
+  if (layer == "drift") head.insert(head.end(), {"drift", "drift_config", "drift_detail"});
+  if (layer == "evidence") head.push_back("evidence");
   std::string csv = CsvLine(head);
   std::map<std::pair<json, std::string>, const json*> at;
   for (auto& cell : m["cells"]) at[{cell["row"], cell["col"].get<std::string>()}] = &cell;
@@ -90,6 +95,14 @@ std::string MatrixCsv(const json& m) {
         row.push_back(c.value("dispatch", json()).is_string() ? c["dispatch"].get<std::string>() : "");
         row.push_back(c.value("dispatch_status", json()).is_string() ? c["dispatch_status"].get<std::string>() : "");
       }
+      if (layer == "drift") {
+        const json& d = c["drift"];
+        std::string detail;
+        if (d.is_object() && d["signature"].is_string()) detail = d["signature"].get<std::string>();
+        else if (d.is_object() && d["metric"].is_object()) detail = MetricValue({{"value", d["metric"]["mean"]}}) + " " + d["metric"]["unit"].get<std::string>();
+        row.insert(row.end(), {d.is_object() ? d["kind"].get<std::string>() : "", d.is_object() ? d["config_key"].get<std::string>() : "", detail});
+      }
+      if (layer == "evidence") row.push_back(c["evidence"].get<std::string>());
       csv += CsvLine(row);
     }
   return csv;
@@ -166,8 +179,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          }
          if (auto fp = r.Query("fingerprint")) q.fingerprint = *fp;
          const std::string layer = r.Query("layer").value_or("verdict");
-         if (layer != "verdict" && layer != "dispatch")
-           return http::Problem(422, "Unprocessable Entity", "layer is verdict or dispatch", "layer");
+         if (layer != "verdict" && layer != "dispatch" && layer != "drift" && layer != "evidence")
+           return http::Problem(422, "Unprocessable Entity", "layer is verdict, dispatch, drift or evidence", "layer");
          const std::string format = r.Query("format").value_or(WantsCsv(r) ? "csv" : "json");
          if (format != "json" && format != "csv" && format != "markdown")
            return http::Problem(422, "Unprocessable Entity", "format is json, csv or markdown", "format");
@@ -175,6 +188,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          auto m = Matrix(c.store, q, &budget);
          if (!m.ok()) return FromStatus(m.status());
          if (layer == "dispatch") AddDispatchLayer(c.store, &*m);
+         if (layer == "drift" || layer == "evidence")
+           if (Status s = AddJudgedLayer(c.store, layer, q.fingerprint, &*m); !s.ok()) return FromStatus(s);
          // Each failed cell's words, with timeouts named after the suite's stages (matrix_markdown.h).
          const json& shown = (*m)["suite_version"];
          const std::optional<int> version = shown.is_number() ? std::optional<int>(shown.get<int>()) : std::nullopt;

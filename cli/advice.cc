@@ -144,6 +144,14 @@ void AddAdviceCommands(CLI::App& app, int* code) {
         if (!(*fingerprint).empty()) std::cout << " under this fingerprint";
         std::cout << "\n";
       }
+      // What the framework itself answered when a probe stage asked it (SUITE_FORMAT.md "probe stages").
+      if (j.contains("framework") && j["framework"].is_object()) {
+        const json& fw = j["framework"];
+        std::cout << "  declared by framework" << (fw["framework"].get<std::string>().empty() ? "" : " " + fw["framework"].get<std::string>())
+                  << (fw["version"].get<std::string>().empty() ? "" : " " + fw["version"].get<std::string>()) << ": "
+                  << (fw["supported"].get<bool>() ? "supported" : "unsupported")
+                  << (fw["reason"].get<std::string>().empty() ? "" : " (" + fw["reason"].get<std::string>().substr(0, 200) + ")") << "\n";
+      }
       if (!j["nearest"].empty()) std::cout << "nearest passing:\n";
       for (auto& n : j["nearest"]) {
         std::string changed;
@@ -183,16 +191,20 @@ void AddAdviceCommands(CLI::App& app, int* code) {
         std::string observed = l["verdict"].get<std::string>();
         if (!l["signature"].get<std::string>().empty()) observed += " " + l["signature"].get<std::string>();
         if (i["kind"] == "unsupported_but_passing") observed = "passed " + MetricOf(i["observed"]);
+        const json& fw = i["framework"];
         rows.push_back({i["kind"].get<std::string>(), i["hardware"].get<std::string>(), FlagsOf(i),
-                        d.is_null() ? "" : (d["supported"].get<bool>() ? "supported" : "unsupported"), observed,
+                        d.is_null() ? "" : (d["supported"].get<bool>() ? "supported" : "unsupported"),
+                        fw.is_null() ? "" : (fw["supported"].get<bool>() ? "supported" : "unsupported"), observed,
                         l["trial"].dump()});
       }
       const json& sum = (*r)["summary"];
-      std::cout << "declared by " << (*r)["source"]["url"].get<std::string>() << ": " << sum["supported_but_failing"]
+      const json& src = (*r)["source"];
+      std::cout << "declared by " << (src.is_null() ? std::string() : src["url"].get<std::string>() + " and ")
+                << "the framework's own answers (" << (*r)["framework_claims"] << " configs): " << sum["supported_but_failing"]
                 << " supported but failing, " << sum["unsupported_but_passing"] << " unsupported but passing, "
                 << sum["undeclared"] << " undeclared, " << sum["agrees"] << " agree\n";
       if (!rows.empty())
-        PrintTable({"drift", "hardware", "config", "declared", "observed", "trial"}, rows, TerminalWidth(), 2);
+        PrintTable({"drift", "hardware", "config", "declared", "framework", "observed", "trial"}, rows, TerminalWidth(), 2);
     });
   }
   {

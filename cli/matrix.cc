@@ -3,6 +3,7 @@
 // like the bring-up tables people write by hand, "✅ 2,100 tok/s", "❌ crashed: Error Internal", with
 // the hardware and fingerprint it was judged on). Cells whose configs disagree say so
 // (core/matrix_cells.h), and lines under the grid say how.
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,7 +21,9 @@ namespace {
 struct MatrixOpts {
   http::Conn conn;
   std::string suite, rows, cols = "hardware", format = "table", fingerprint, suite_version;
-  std::string layer = "verdict";  // or "dispatch": the kernel family that carried each cell (issue 30)
+  // or "dispatch": the kernel family that carried each cell (issue 30); "drift": where the runs
+  // disagree with the declared support; "evidence": how far each cell's evidence goes (issue 32)
+  std::string layer = "verdict";
   int64_t sweep = 0;
   bool wide = false;
 };
@@ -45,6 +48,26 @@ std::string Title(const json& m, const MatrixOpts& o) {
   t += o.sweep > 0 ? " · sweep " + std::to_string(o.sweep) : " · latest verdicts";
   if (m["key_metric"].is_string()) t += " · metric " + m["key_metric"].get<std::string>();
   return t;
+}
+
+// The drift and evidence layers: "[supported_but_failing: crashed:x]", "[unsupported_but_passing:
+// 812 tok/s]", "[undeclared]", "[evidence: benchmarked]". Agreement says nothing, so it adds nothing.
+std::string JudgedLayerText(const json& cell) {
+  if (cell.contains("evidence") && cell["evidence"].is_string()) return " [evidence: " + Str(cell["evidence"]) + "]";
+  if (!cell.contains("drift") || !cell["drift"].is_object()) return "";
+  const json& d = cell["drift"];
+  const std::string kind = Str(d["kind"]);
+  if (kind == "agrees") return "";
+  std::string by;
+  for (auto& b : d["declared_by"]) by += (by.empty() ? "" : "+") + Str(b);
+  std::string text = " [" + kind + (by.empty() ? "" : " (" + by + ")");
+  if (d["signature"].is_string() && !Str(d["signature"]).empty()) text += ": " + Str(d["signature"]);
+  if (d["metric"].is_object()) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.4g", d["metric"]["mean"].get<double>());
+    text += ": " + std::string(buf) + " " + Str(d["metric"]["unit"]);
+  }
+  return text + "]";
 }
 
 // One row per row key: the keys (a repeated outer key blanked, so the groups stand out), then a cell
@@ -72,6 +95,7 @@ Rows GridRows(const json& m) {
       // The dispatch layer: the family that carried the cell's latest run, "[cudnn_sdpa (cuDNN)]".
       if (it->second->contains("dispatch") && (*it->second)["dispatch"].is_string())
         text += " [" + Str((*it->second)["dispatch"]) + "]";
+      text += JudgedLayerText(*it->second);
       row.push_back(VerdictColor(CellVerdict(*it->second)) + text + Reset());
     }
     rows.push_back(std::move(row));
@@ -118,8 +142,10 @@ void AddMatrixCommand(CLI::App& app, int* code) {
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
   c->add_flag("--wide", o->wide, "print cells whole, wider than the terminal if need be");
-  c->add_option("--layer", o->layer, "verdict, or dispatch: also the kernel family that carried each cell's latest run")
-      ->check(CLI::IsMember({"verdict", "dispatch"}))
+  c->add_option("--layer", o->layer,
+                "verdict; dispatch: also the kernel family that carried each cell's latest run; drift: where the runs "
+                "disagree with the declared support; evidence: how far each cell's evidence goes")
+      ->check(CLI::IsMember({"verdict", "dispatch", "drift", "evidence"}))
       ->capture_default_str();
   AddConnOptions(c, &o->conn);
   c->callback([o, code] {

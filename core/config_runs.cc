@@ -6,7 +6,7 @@
 namespace gauntlet {
 
 void AddRun(ConfigRuns& c, Verdict v, const std::string& signature, int64_t trial, const std::string& fingerprint,
-            std::optional<double> metric, bool reused) {
+            std::optional<double> metric, bool reused, RunDispatch dispatch) {
   if (reused) {
     ++c.reused;
     return;
@@ -18,11 +18,14 @@ void AddRun(ConfigRuns& c, Verdict v, const std::string& signature, int64_t tria
   c.latest_signature = signature;
   c.latest_trial = trial;
   c.fingerprint = fingerprint;
+  c.latest_dispatch = dispatch;
   if (v == Verdict::kPassed) {
     ++c.passed;
     if (metric && std::isfinite(*metric)) c.metric.push_back(*metric);
   }
 }
+
+void AddClaim(ConfigRuns& c, FrameworkClaim claim) { c.claim = std::move(claim); }
 
 bool PassesWithConfidence(const ConfigRuns& c) {
   if (c.runs == 0 || c.latest != Verdict::kPassed) return false;
@@ -79,10 +82,15 @@ const char* EvidenceName(Evidence e) {
   return "none";
 }
 
-Evidence EvidenceOf(const ConfigRuns& c) {
-  if (c.runs == 0) return Evidence::kNone;
+Evidence EvidenceOf(const ConfigRuns& c, bool declared_by_table) {
+  if (c.runs == 0) return declared_by_table || c.claim ? Evidence::kDeclared : Evidence::kNone;
+  // A fallback is never a pass (its latest verdict is not passed), so it stops here.
   if (!PassesWithConfidence(c)) return Evidence::kStarted;
-  return c.metric.size() >= 2 ? Evidence::kBenchmarked : Evidence::kCorrect;
+  // An expectation the record could not settle: the backend may not be the one asked for, and a
+  // metric of an unknown backend is no benchmark of this config.
+  if (c.latest_dispatch == RunDispatch::kUnverified) return Evidence::kCorrect;
+  if (c.metric.size() >= 2) return Evidence::kBenchmarked;
+  return c.latest_dispatch == RunDispatch::kVerified ? Evidence::kDispatchVerified : Evidence::kCorrect;
 }
 
 }  // namespace gauntlet

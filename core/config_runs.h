@@ -15,6 +15,20 @@
 
 namespace gauntlet {
 
+// What a probe stage (SUITE_FORMAT.md "probe stages") heard the framework itself answer about a
+// config: its own declared support, beside any published table (core/declared.h).
+struct FrameworkClaim {
+  bool supported = false;
+  std::string reason;     // the framework's own words (PyTorch's debug warnings), bounded
+  std::string framework;  // the stage's `framework` ("torch"); may be empty
+  std::string version;    // that name's value in the trial's fingerprint; empty when it has none
+  int64_t trial = 0;      // the trial that asked
+};
+
+// How a run's dispatch check (core/dispatch.h) ended: no expectation applied, the expected kernels
+// were recorded, or the record could not decide (a fallback is a verdict of its own).
+enum class RunDispatch { kNone, kVerified, kUnverified };
+
 // The runs of one config on one hardware class (of one suite version, maybe one fingerprint).
 struct ConfigRuns {
   std::string config_key, hardware;
@@ -28,13 +42,18 @@ struct ConfigRuns {
   int64_t latest_trial = 0;
   std::string metric_name, metric_unit;
   std::vector<double> metric;  // the chosen metric of each passed real run, oldest first
+  RunDispatch latest_dispatch = RunDispatch::kNone;  // the latest real run's dispatch check
+  std::optional<FrameworkClaim> claim;               // the latest framework answer (AddClaim)
 };
 
 // Adds one finished trial to `c` (the caller keeps one ConfigRuns per config × hardware, feeding
 // trials oldest first). A reused result only counts in `reused`; a verdict that says nothing about
 // the config (skipped, cancelled, infra_error) changes nothing.
+// `dispatch`: the run's dispatch check (results.stages' "dispatch" entry).
 void AddRun(ConfigRuns& c, Verdict v, const std::string& signature, int64_t trial, const std::string& fingerprint,
-            std::optional<double> metric, bool reused);
+            std::optional<double> metric, bool reused, RunDispatch dispatch = RunDispatch::kNone);
+// Takes `claim` as the config's framework answer (fed oldest first, so the latest answer wins).
+void AddClaim(ConfigRuns& c, FrameworkClaim claim);
 
 // The lowest pass-rate interval end (95% Wilson) that still counts as passing with confidence when
 // not every run passed (docs/API.md "Recommend"): 0.8, so a config needs about 16 passes in a row
@@ -64,8 +83,13 @@ bool LowerIsBetter(const std::string& name, const std::string& unit);
 enum class Evidence { kNone, kDeclared, kStarted, kCorrect, kDispatchVerified, kBenchmarked };
 const char* EvidenceName(Evidence e);  // "none", "declared", "started", ... (static storage)
 
-// The strongest level `c` reaches; dispatch verification is not known from ConfigRuns, so a
-// correct config with two or more measured runs is benchmarked, with one or none correct.
-Evidence EvidenceOf(const ConfigRuns& c);
+// The strongest level `c` reaches, the one rule every answer uses (recommend, check, drift, the
+// matrix's evidence layer). No real run: declared when a table rule (`declared_by_table`) or the
+// framework (c.claim) says anything, else none. Runs that do not pass with confidence: started.
+// Passing: dispatch_verified when the latest run's dispatch check verified the expected kernels;
+// benchmarked when it also has a metric over two or more runs, or when no expectation applies to
+// the config at all (nothing to verify); a run whose record could not decide stays correct, as does
+// one with fewer than two measured runs.
+Evidence EvidenceOf(const ConfigRuns& c, bool declared_by_table = false);
 
 }  // namespace gauntlet

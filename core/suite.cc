@@ -295,15 +295,25 @@ Result<Stage> ParseStage(const json& st, const std::string& f, const Suite& s, c
   // value("kind", "") throws type_error for a kind that is not a string: ParseSuite returns errors,
   // and the suite folder is read outside any handler's net (the daemon died at start).
   const std::string kind = st.contains("kind") && st["kind"].is_string() ? st["kind"].get<std::string>() : "";
-  if (kind != "command" && kind != "server")
-    return Status::Invalid("unknown stage kind '" + kind + "' (command or server)", f + ".kind");
+  if (kind != "command" && kind != "server" && kind != "probe")
+    return Status::Invalid("unknown stage kind '" + kind + "' (command, server or probe)", f + ".kind");
   const bool server = kind == "server";
+  // A probe asks the framework and records its answer (SUITE_FORMAT.md "probe stages"): it decides
+  // no verdict of the config, so it has no gate, no kernels to judge and no test runner.
   if (Status s = server ? OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ready", "smoke", "bench",
                                           "chat", "description", "comment", "dispatch", "record_kernels", "limits"}, f)
+                 : kind == "probe" ? OnlyFields(st, {"name", "kind", "timeout_s", "argv", "env", "framework", "description",
+                                                     "comment", "limits"}, f)
                         : OnlyFields(st, {"name", "kind", "timeout_s", "gate_on", "argv", "env", "ranks", "junit", "description",
                                           "comment", "dispatch", "record_kernels", "limits"}, f);
       !s.ok())
     return s;
+  if (st.contains("framework")) {
+    const json& fw = st["framework"];
+    if (!fw.is_string() || fw.get<std::string>().empty() || fw.get<std::string>().size() > 128)
+      return Status::Invalid("framework names the fingerprint key of the framework asked (\"torch\"): a string of 1 to 128 bytes",
+                             f + ".framework");
+  }
   if (st.contains("limits"))
     if (Status s = ValidateStageLimits(st["limits"], f + ".limits"); !s.ok()) return s;
   Stage stage;

@@ -46,7 +46,7 @@ inline constexpr int kMaxStageTimeoutS = 365 * 24 * 3600;
 // One stage of a suite, as parsed; the worker reads the rest from `spec`.
 struct Stage {
   std::string name;
-  std::string kind;  // "command" or "server"
+  std::string kind;  // "command", "server" or "probe"
   int timeout_s = 3600;
   std::vector<std::string> gate_on;
   std::vector<std::string> argv;

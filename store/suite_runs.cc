@@ -19,6 +19,42 @@ Config ConfigOf(std::string_view text) {
   return c;
 }
 
+// What a trial's latest result's stage entries say beyond its verdict: the dispatch check of the
+// stage that had one, and the framework's answer of a probe stage (SUITE_FORMAT.md "probe stages").
+// Parsed only when the text names either, so a suite without them costs a substring search a trial.
+struct StageFacts {
+  RunDispatch dispatch = RunDispatch::kNone;
+  std::optional<FrameworkClaim> claim;
+};
+
+StageFacts FactsOf(std::string_view stages, std::string_view fingerprint, int64_t trial) {
+  StageFacts f;
+  if (stages.find("\"dispatch\"") == std::string_view::npos && stages.find("\"probe\"") == std::string_view::npos) return f;
+  const json j = json::parse(stages, nullptr, false);
+  if (!j.is_array()) return f;
+  for (const auto& st : j) {
+    if (!st.is_object()) continue;
+    if (st.contains("dispatch") && st["dispatch"].is_object()) {
+      const std::string status = st["dispatch"].value("status", "");
+      if (status == "verified") f.dispatch = RunDispatch::kVerified;
+      else if (status == "unverified") f.dispatch = RunDispatch::kUnverified;
+    }
+    const json& p = st.contains("probe") ? st["probe"] : json();
+    if (!p.is_object() || !p.contains("supported") || !p["supported"].is_boolean()) continue;
+    FrameworkClaim c;
+    c.supported = p["supported"].get<bool>();
+    c.reason = p.value("reason", "");
+    c.framework = p.value("framework", "");
+    c.trial = trial;
+    if (!c.framework.empty()) {
+      const json fp = json::parse(fingerprint, nullptr, false);
+      if (fp.is_object() && fp.contains(c.framework) && fp[c.framework].is_string()) c.version = fp[c.framework];
+    }
+    f.claim = std::move(c);
+  }
+  return f;
+}
+
 }  // namespace
 
 Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery& q) {
@@ -47,7 +83,9 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
           "SELECT t.config_key, t.hardware, t.config, t.verdict, COALESCE(t.signature, ''), t.id,"
           " COALESCE(t.fingerprint, ''), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''),"
           " t.started_at IS NULL AND t.evidence_trial IS NOT NULL, " +
-          metrics_col + where + " ORDER BY t.id");
+          metrics_col +
+          ", (SELECT stages FROM results r WHERE r.trial_id = t.id ORDER BY attempt DESC LIMIT 1)" + where +
+          " ORDER BY t.id");
       bind(s);
       std::map<std::pair<std::string, std::string>, ConfigRuns> by;
       while (s.Step()) {
@@ -72,7 +110,11 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
             c.metric_unit = m->unit;
           }
         }
-        AddRun(c, store_detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, s.Int(10) != 0);
+        const bool reused = s.Int(10) != 0;
+        StageFacts facts = s.IsNull(12) ? StageFacts{} : FactsOf(s.TextView(12), s.TextView(6), s.Int(5));
+        AddRun(c, store_detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, reused, facts.dispatch);
+        // A reused result's stages are the original trial's: its claim was heard there already.
+        if (facts.claim && !reused) AddClaim(c, std::move(*facts.claim));
       }
       std::vector<ConfigRuns> out;
       out.reserve(by.size());

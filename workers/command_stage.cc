@@ -145,6 +145,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   std::optional<Verdict> file_verdict;
   std::string detail;
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
+  out.last_line = last_line;
   const std::string bad_file =
       ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail, ctx.workdir);
   ExitInfo ei;

@@ -47,6 +47,7 @@ KernelRecorder FindKernelRecorder(const std::string& exe_dir, bool has_gpus) {
 
 bool RecordsKernels(const TrialContext& ctx, const json& stage) {
   if (ctx.kernel_recorder.empty() || ctx.gpus.empty()) return false;
+  if (stage.value("kind", "") == "probe") return false;  // a question, not a run: what it launches is no dispatch
   return !(stage.contains("record_kernels") && stage["record_kernels"].is_boolean() && !stage["record_kernels"].get<bool>());
 }
 

@@ -64,6 +64,7 @@ struct StageOutcome {
   // "signature", "evidence", "seconds"}, and how many the runner reported beyond them.
   nlohmann::json tests = nlohmann::json::array();
   size_t tests_not_sent = 0;
+  std::string last_line;  // the last non-empty output line (a probe stage's answer); at most 1 MiB
 };
 
 // The helpers below keep no state of their own and are safe from any thread.

@@ -9,6 +9,7 @@
 #include "workers/command_stage.h"
 #include "workers/kernel_recording.h"
 #include "workers/lease_keeper.h"
+#include "workers/probe_stage.h"
 #include "workers/server_stage.h"
 #include "workers/test_outcomes.h"
 
@@ -67,7 +68,10 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
   t.last.verdict = Verdict::kPassed;
   for (auto& st : ctx.suite.value("stages", json::array())) {
     if (ctx.should_stop()) break;
-    StageOutcome o = st.value("kind", "") == "server" ? RunServerStage(ctx, st, rules) : RunCommandStage(ctx, st, rules);
+    const std::string kind = st.value("kind", "");
+    StageOutcome o = kind == "server"  ? RunServerStage(ctx, st, rules)
+                     : kind == "probe" ? RunProbeStage(ctx, st)
+                                       : RunCommandStage(ctx, st, rules);
     if (RecordsKernels(ctx, st) && o.verdict != Verdict::kCancelled) {
       t.recorded = true;
       ApplyKernelRecord(ctx, st, &o, &t.kernels);

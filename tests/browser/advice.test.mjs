@@ -92,4 +92,36 @@ describe('answers people act on', () => {
     await shot(page, 'drift');
     assert.deepEqual(page.errors, []);
   });
+
+  it('shows the drift and the evidence of each cell as matrix layers, the layer in the URL', async () => {
+    await stack.put('/api/v1/suites/ui-fixture/declared', {source: {url: 'https://example.org/table', version: '2.0'},
+      rules: [{when: {backend: 'triton'}, hardware: 'sm_90', supported: true},
+              {when: {backend: 'cudnn'}, supported: false, note: 'Blackwell only'}]});
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/matrix?suite=ui-fixture&rows=backend,dtype&cols=hardware&layer=drift', 'matrix');
+    const cellsText = () => page.evaluate(() => [...document.querySelectorAll('.mx-cell')].map((c) => c.textContent).join('\n'));
+    await until('the drift layer in the cells', async () => /declared supported, fails/.test(await cellsText()));
+    assert.equal(await page.locator('select[name=layer]').inputValue(), 'drift');
+    const text = await cellsText();
+    assert.match(text, /declared unsupported, passes/);
+    // The same judgement as the drift page: as many failing cells as the answer has items.
+    const api = await stack.get('/api/v1/matrix?suite=ui-fixture&rows=backend,dtype&cols=hardware&layer=drift');
+    const failing = api.cells.filter((c) => c.drift?.kind === 'supported_but_failing').length;
+    assert.ok(failing >= 1);
+    assert.equal(await page.locator('.mx-cell.drift-supported_but_failing').count(), failing);
+    // The layer picker is the URL: evidence, then a shared link opens the same view.
+    await page.locator('select[name=layer]').selectOption('evidence');
+    // Polled from here: the dashboard's CSP allows no eval, which waitForFunction needs.
+    await until('the evidence layer', () => page.evaluate(() => location.hash.includes('layer=evidence') &&
+      [...document.querySelectorAll('.mx-cell')].some((c) => c.textContent.includes('[benchmarked]'))));
+    const shared = await page.evaluate(() => location.hash);
+    const again = await newPage(browser.context);
+    await open(again, stack.url, shared, 'matrix');
+    await until('the shared link to show the evidence', () => again.evaluate(() =>
+      [...document.querySelectorAll('.mx-cell')].some((c) => c.textContent.includes('[benchmarked]'))));
+    assert.equal(await again.locator('select[name=layer]').inputValue(), 'evidence');
+    await shot(page, 'matrix-evidence');
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(again.errors, []);
+  });
 });

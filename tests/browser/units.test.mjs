@@ -16,9 +16,9 @@ const {byConcurrency} = await import('../../web/js/components/metrics.js');
 const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js');
 const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
-const {cellFace, metricRange} = await import('../../web/js/components/matrix.js');
+const {cellFace, driftText, metricRange} = await import('../../web/js/components/matrix.js');
 const {oneHardware} = await import('../../web/js/components/matrix_layout.js');
-const {versionChoices} = await import('../../web/js/pages/matrix.js');
+const {LAYERS, versionChoices} = await import('../../web/js/pages/matrix.js');
 const {VERDICTS, bySeverity, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
 it('takes the verdicts, their order and labels from the daemon', () => {
@@ -179,4 +179,19 @@ it('reshapes a one-hardware matrix so a parameter takes the columns, the cells u
   assert.equal(oneHardware(m, {explicit: true}).m.one_hardware, 'cpu');
   // Two classes: nothing to say once.
   assert.equal(oneHardware({...m, hardware: ['cpu', 'NVIDIA H200 · sm_90 · x1']}).hardware, null);
+});
+
+it('says a cell\'s drift and evidence layers beside its verdict', () => {
+  const base = {state: 'failed', verdict: 'wrong_output', signature: 'wrong_output:sdpa', counts: {wrong_output: 1}};
+  const failing = cellFace({...base, drift: {kind: 'supported_but_failing', declared_by: ['framework'], signature: 'wrong_output:sdpa'}});
+  assert.match(failing.text, /\[declared supported, fails \(framework\): wrong_output:sdpa\]$/);
+  assert.match(failing.cls, /drift-supported_but_failing/);
+  assert.equal(driftText({drift: {kind: 'unsupported_but_passing', declared_by: ['table'], metric: {mean: 812, unit: 'TFLOP/s'}}}),
+    'declared unsupported, passes: 812 TFLOP/s');
+  // Agreement adds nothing; a cell nobody ran has no drift.
+  assert.equal(driftText({drift: {kind: 'agrees', declared_by: ['table']}}), '');
+  assert.equal(driftText({drift: null}), '');
+  const ev = cellFace({...base, evidence: 'dispatch_verified', evidence_counts: {dispatch_verified: 1}});
+  assert.match(ev.text, /\[dispatch verified\]$/);
+  assert.deepEqual(LAYERS.map((l) => l.value), ['', 'dispatch', 'drift', 'evidence']);
 });

@@ -4,6 +4,9 @@
 // the worker protocol spoken by hand (register, lease, report).
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -90,6 +93,53 @@ TEST_F(KernelsApiTest, AMalformedRecordIsRefusedNamingTheFieldAndLosesNothing) {
   EXPECT_EQ(d.Post("/api/v1/leases/" + l + "/result", json{{"verdict", "passed"}, {"kernels", Record("x", "k")}}.dump()).status,
             200);
   EXPECT_EQ(d.GetJson("/api/v1/trials/" + t)["kernels"]["top"][0]["name"], "k");
+}
+
+
+// Issue 32's evidence levels read the dispatch check the worker put in the stage's report entry: a
+// config whose latest passing run verified its expected kernels is dispatch_verified, benchmarked
+// with a metric over two runs; a record that could not decide stays correct; a fallback after a
+// verified pass is no pass at all.
+TEST_F(KernelsApiTest, TheEvidenceLevelReadsTheDispatchCheckOfTheLatestRun) {
+  const json verified = {{"status", "verified"}, {"param", "mode"}, {"value", "x"}, {"pattern", "flash"}, {"matched", "flash_fwd"}};
+  const json unverified = {{"status", "unverified"}, {"param", "mode"}, {"value", "x"}, {"pattern", "flash"}, {"reason", "incomplete"}};
+  auto report = [&](const json& dispatch, double metric, const std::string& verdict = "passed") {
+    json r = {{"verdict", verdict}, {"stages", {{{"name", "run"}, {"verdict", verdict}, {"dispatch", dispatch}}}}};
+    if (metric > 0) r["metrics"] = {{"tflops", {{"value", metric}, {"unit", "TFLOP/s"}}}};
+    if (verdict == "fallback") r["signature"] = "fallback:math", r["failing_stage"] = "run";
+    return r;
+  };
+  // Every trial of a sweep, each answered by what its mode stands for here.
+  auto run = [&](const json& modes, int repeats, const std::function<json(const std::string&)>& answer) {
+    json s = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", modes}}}, {"repeats", repeats},
+                                           {"reuse", false}, {"prune", false}}, 201);
+    for (size_t i = 0; i < modes.size() * repeats; ++i) {
+      json g = d.PostJson("/api/v1/nodes/" + node + "/lease", {{"wait_s", 0}});
+      ASSERT_TRUE(g.contains("lease")) << g.dump();
+      ASSERT_EQ(d.Post("/api/v1/leases/" + g["lease"].get<std::string>() + "/result", answer(g["config"]["mode"].get<std::string>()).dump()).status, 200);
+    }
+    ASSERT_TRUE(d.WaitSweep(s["id"])["finished"].get<bool>());
+  };
+  run({"pass", "fail", "sleep"}, 2, [&](const std::string& mode) {
+    return mode == "pass" ? report(verified, 5) : mode == "fail" ? report(verified, 0) : report(unverified, 3);
+  });
+  run({"unsupported"}, 1, [&](const std::string&) { return report(verified, 9); });
+  run({"unsupported"}, 1, [&](const std::string&) { return report(json{{"status", "fallback"}, {"family", "math"}}, 0, "fallback"); });
+
+  json m = d.GetJson("/api/v1/matrix?suite=fixture-cmd&rows=mode&cols=hardware&layer=evidence");
+  std::map<std::string, std::string> level;
+  for (auto& c : m["cells"]) level[c["row"][0].get<std::string>()] = c["evidence"];
+  EXPECT_EQ(level["pass"], "benchmarked") << m.dump();
+  EXPECT_EQ(level["fail"], "dispatch_verified");
+  EXPECT_EQ(level["sleep"], "correct");
+  EXPECT_EQ(level["unsupported"], "started");
+  // The check and the recommendation name the same level.
+  EXPECT_EQ(d.GetJson("/api/v1/check?suite=fixture-cmd&config.mode=fail")["evidence"], "dispatch_verified");
+  EXPECT_EQ(d.GetJson("/api/v1/check?suite=fixture-cmd&config.mode=unsupported")["known"], "fails");
+  json rec = d.GetJson("/api/v1/recommend?suite=fixture-cmd");
+  ASSERT_EQ(rec["items"].size(), 1u) << rec.dump();
+  EXPECT_EQ(rec["items"][0]["best"]["config"]["mode"], "pass");
+  EXPECT_EQ(rec["items"][0]["best"]["evidence"], "benchmarked");
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ TEST(Drift, DisagreementsComeFirstAndUndeclaredIsItsOwnKind) {
       Runs({{"backend", "trtllm"}, {"shape", "l"}}, {Verdict::kUnsupported}, {}),
       Runs({{"backend", "triton"}, {"shape", "s"}}, {Verdict::kPassed}, {2}),
   };
-  auto items = Drift(cells, *d);
+  auto items = Drift(cells, &*d);
   ASSERT_EQ(items.size(), 5u);
   EXPECT_EQ(items[0].kind, DriftKind::kSupportedButFailing);
   EXPECT_EQ(items[0].runs->config.at("shape"), "l");

@@ -43,7 +43,31 @@ export function cellFace(c) {
   const face = cellFaceOf(c);
   // The dispatch layer (?layer=dispatch): the kernel family that carried the cell's latest run.
   if (typeof c.dispatch === 'string') face.text += ` [${c.dispatch}]`;
+  // The drift layer (?layer=drift): the cell's most severe disagreement with what was declared.
+  const d = driftText(c);
+  if (d) {
+    face.text += ` [${d}]`;
+    face.cls += ` drift-${c.drift.kind}`;
+  }
+  // The evidence layer (?layer=evidence): the weakest level over the cell's configs.
+  if (typeof c.evidence === 'string') {
+    face.text += ` [${c.evidence.replace('_', ' ')}]`;
+    face.cls += ` ev-${c.evidence}`;
+  }
   return face;
+}
+
+const DRIFT_LABEL = {supported_but_failing: 'declared supported, fails', unsupported_but_passing: 'declared unsupported, passes',
+  undeclared: 'undeclared'};
+/** "declared supported, fails: crashed:x" or "declared unsupported, passes: 812 tok/s"; '' when it agrees. */
+export function driftText(c) {
+  const d = c.drift;
+  if (!d || typeof d !== 'object' || !DRIFT_LABEL[d.kind]) return '';
+  const by = (d.declared_by || []).includes('framework') ? ' (framework)' : '';
+  let text = DRIFT_LABEL[d.kind] + by;
+  if (d.signature) text += `: ${d.signature}`;
+  else if (d.metric) text += `: ${fmtMetric({value: d.metric.mean, unit: d.metric.unit})}`;
+  return text;
 }
 
 function cellFaceOf(c) {
@@ -101,6 +125,8 @@ function cellTitle(c) {
     `runs: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`, c.reused ? `reused: ${fmtNum(c.reused)} (copies of earlier verdicts, not runs)` : '',
     c.pass_rate && c.pass_rate.runs > 1 ? fmtRate(c.pass_rate) : '',
     c.last_seen ? `last seen ${fmtTime(c.last_seen)}` : '',
+    c.drift && c.drift.reason ? `the framework said: ${c.drift.reason}` : '',
+    c.evidence_counts ? `evidence: ${Object.entries(c.evidence_counts).map(([k, n]) => `${n} ${k}`).join(', ')}` : '',
     opens(c) ? 'click for the breakdown by hidden parameter' : '']
     .filter(Boolean).join('\n');
 }

@@ -45,6 +45,10 @@ function answer(suite, j) {
       h('li', {}, `Evidence: ${j.evidence}`)) : h('p', {class: 'muted'}, `No real run on this hardware. Evidence: ${j.evidence}.`),
     j.declared ? h('p', {'data-testid': 'declared'}, `Declared ${j.declared.supported ? 'supported' : 'unsupported'} by `,
       h('a', {href: j.declared.source.url, rel: 'noreferrer'}, j.declared.source.url), j.declared.note ? ` (${j.declared.note})` : '') : null,
+    // What the framework itself answered when a probe stage asked it about this configuration.
+    j.framework ? h('p', {'data-testid': 'framework'}, `Declared ${j.framework.supported ? 'supported' : 'unsupported'} by the framework`,
+      j.framework.framework ? ` (${[j.framework.framework, j.framework.version].filter(Boolean).join(' ')})` : '',
+      j.framework.reason ? `: ${j.framework.reason}` : '') : null,
     j.nearest.length ? h('h3', {}, 'Nearest configurations known to pass') : null,
     j.nearest.length ? h('ol', {'data-testid': 'nearest'}, j.nearest.map((n) => h('li', {},
       h('a', {href: href(['check'], {suite: suite.name, hardware: j.hardware, config: n.config_key})}, h('code', {}, flagsText(n))),

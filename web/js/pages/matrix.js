@@ -22,6 +22,18 @@ export function versionChoices(latest) {
   return out;
 }
 
+/**
+ * What a cell can show beside its verdict (`?layer=`, in the URL): the kernel family that carried
+ * its latest run (issue 30), where the runs disagree with the declared support (a support table or
+ * the framework's own answer), or how far its evidence goes (issue 32).
+ */
+export const LAYERS = [
+  {value: '', label: 'verdicts'},
+  {value: 'dispatch', label: 'kernels (dispatch)'},
+  {value: 'drift', label: 'drift (declared vs observed)'},
+  {value: 'evidence', label: 'evidence level'},
+];
+
 export default async function render(ctx) {
   const q = ctx.route.query;
   const suites = (await api('/api/v1/suites', {signal: ctx.signal})).items;
@@ -45,7 +57,7 @@ export default async function render(ctx) {
     cols: q.get('cols') || def.cols,
     sweep: q.get('sweep') || '',
     fingerprint: q.get('fingerprint') || '',
-    layer: q.get('layer') === 'dispatch' ? 'dispatch' : '',
+    layer: LAYERS.some((l) => l.value && l.value === q.get('layer')) ? q.get('layer') : '',
   };
   const go = (over) => {
     const next = {...state, ...over};
@@ -64,10 +76,9 @@ export default async function render(ctx) {
     onchange: (e) => go({fingerprint: e.target.value.trim()})});
   const controls = matrixControls(Object.keys(values), state, (l) => go(l));
   controls.prepend(h('label', {}, 'Suite', suiteSel), h('label', {}, 'Version', versionSel));
-  // The dispatch layer (issue 30): each cell also names the kernel family that carried its latest run.
-  const layerIn = h('input', {name: 'layer', type: 'checkbox', checked: state.layer === 'dispatch', 'data-testid': 'layer-dispatch',
-    onchange: (e) => go({layer: e.target.checked ? 'dispatch' : ''})});
-  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, layerIn, ' Kernels'));
+  const layerSel = h('select', {name: 'layer', 'data-testid': 'matrix-layer', onchange: (e) => go({layer: e.target.value})},
+    LAYERS.map((l) => h('option', {value: l.value, selected: l.value === state.layer}, l.label)));
+  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, 'Layer', layerSel));
   // What the view shows: the asked layout, or its reshape when every result is on one hardware
   // class (oneHardware); the CSV and Markdown ask for what is on screen.
   let shown = {rows: state.rows, cols: state.cols};
