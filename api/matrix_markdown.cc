@@ -125,10 +125,7 @@ std::string MatrixMarkdown(const json& m, const NodesByClass& nodes) {
     for (auto& k : rk) line += " " + (Text(k).empty() ? std::string() : Code(MdCell(Text(k)))) + " |";
     for (auto& col : m["col_keys"]) {
       auto it = at.find({rk, Text(col)});
-      std::string text = it == at.end() ? "" : CellText(*it->second);
-      // The dispatch layer: the family that carried the cell's latest run, "[cudnn_sdpa (cuDNN)]".
-      if (it != at.end() && it->second->contains("dispatch") && (*it->second)["dispatch"].is_string())
-        text += " [" + Text((*it->second)["dispatch"]) + "]";
+      const std::string text = it == at.end() ? "" : CellText(*it->second) + LayerText(*it->second);
       line += " " + MdCell(text) + " |";
     }
     out += line + "\n";

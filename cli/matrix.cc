@@ -3,7 +3,6 @@
 // like the bring-up tables people write by hand, "✅ 2,100 tok/s", "❌ crashed: Error Internal", with
 // the hardware and fingerprint it was judged on). Cells whose configs disagree say so
 // (core/matrix_cells.h), and lines under the grid say how.
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -50,26 +49,6 @@ std::string Title(const json& m, const MatrixOpts& o) {
   return t;
 }
 
-// The drift and evidence layers: "[supported_but_failing: crashed:x]", "[unsupported_but_passing:
-// 812 tok/s]", "[undeclared]", "[evidence: benchmarked]". Agreement says nothing, so it adds nothing.
-std::string JudgedLayerText(const json& cell) {
-  if (cell.contains("evidence") && cell["evidence"].is_string()) return " [evidence: " + Str(cell["evidence"]) + "]";
-  if (!cell.contains("drift") || !cell["drift"].is_object()) return "";
-  const json& d = cell["drift"];
-  const std::string kind = Str(d["kind"]);
-  if (kind == "agrees") return "";
-  std::string by;
-  for (auto& b : d["declared_by"]) by += (by.empty() ? "" : "+") + Str(b);
-  std::string text = " [" + kind + (by.empty() ? "" : " (" + by + ")");
-  if (d["signature"].is_string() && !Str(d["signature"]).empty()) text += ": " + Str(d["signature"]);
-  if (d["metric"].is_object()) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.4g", d["metric"]["mean"].get<double>());
-    text += ": " + std::string(buf) + " " + Str(d["metric"]["unit"]);
-  }
-  return text + "]";
-}
-
 // One row per row key: the keys (a repeated outer key blanked, so the groups stand out), then a cell
 // per column, coloured by verdict on a terminal.
 Rows GridRows(const json& m) {
@@ -91,11 +70,7 @@ Rows GridRows(const json& m) {
         row.push_back("-");
         continue;
       }
-      std::string text = CellText(*it->second);
-      // The dispatch layer: the family that carried the cell's latest run, "[cudnn_sdpa (cuDNN)]".
-      if (it->second->contains("dispatch") && (*it->second)["dispatch"].is_string())
-        text += " [" + Str((*it->second)["dispatch"]) + "]";
-      text += JudgedLayerText(*it->second);
+      const std::string text = CellText(*it->second) + LayerText(*it->second);
       row.push_back(VerdictColor(CellVerdict(*it->second)) + text + Reset());
     }
     rows.push_back(std::move(row));

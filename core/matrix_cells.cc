@@ -211,6 +211,27 @@ std::string FlakyLine(const json& c, const json& hidden) {
 
 }  // namespace
 
+std::string LayerText(const json& cell) {
+  std::string text;
+  if (cell.contains("dispatch") && cell["dispatch"].is_string()) text += " [" + Str(cell["dispatch"]) + "]";
+  if (cell.contains("evidence") && cell["evidence"].is_string()) text += " [evidence: " + Str(cell["evidence"]) + "]";
+  if (!cell.contains("drift") || !cell["drift"].is_object()) return text;
+  const json& d = cell["drift"];
+  const std::string kind = StrField(d, "kind");
+  if (kind == "agrees") return text;
+  std::string by;
+  if (d.contains("declared_by") && d["declared_by"].is_array())
+    for (auto& b : d["declared_by"]) by += (by.empty() ? "" : "+") + Str(b);
+  text += " [" + kind + (by.empty() ? "" : " (" + by + ")");
+  if (d.contains("signature") && d["signature"].is_string() && !Str(d["signature"]).empty()) text += ": " + Str(d["signature"]);
+  if (d.contains("metric") && d["metric"].is_object() && d["metric"].contains("mean") && d["metric"]["mean"].is_number()) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.4g", d["metric"]["mean"].get<double>());
+    text += ": " + std::string(buf) + " " + StrField(d["metric"], "unit");
+  }
+  return text + "]";
+}
+
 std::vector<std::string> Disagreements(const json& m, const std::string& quote) {
   std::map<std::pair<json, std::string>, const json*> at;
   for (auto& cell : Field(m, "cells")) at[{cell["row"], Str(cell["col"])}] = &cell;

@@ -20,6 +20,13 @@ namespace gauntlet {
 // with " (+N reused)" where N of its results were filed by reuse (copies, counted as no run).
 std::string CellText(const nlohmann::json& cell);
 
+// What a matrix layer (`?layer=`) adds after a cell's text, "" when it adds nothing:
+//   dispatch  " [cudnn_sdpa (cuDNN)]" (the kernel family that carried the latest run)
+//   drift     " [supported_but_failing (framework): wrong_output:x]", " [unsupported_but_passing (table):
+//             812 TFLOP/s]", " [undeclared]" (agreement says nothing)
+//   evidence  " [evidence: dispatch_verified]"
+std::string LayerText(const nlohmann::json& cell);
+
 // The verdict whose colour the cell takes: a cell's `verdict` (for mixed and flaky cells the most
 // severe present); "" for a pending cell.
 std::string CellVerdict(const nlohmann::json& cell);
