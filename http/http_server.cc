@@ -151,21 +151,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::string_view Target() { return {parser_->get().target().data(), parser_->get().target().size()}; }
 
   void OnReadError(beast::error_code ec) {
-    if (ec == bhttp::error::body_limit) {
-      if (!match_ && parser_ && !parser_->get().target().empty()) limit_ = BodyLimitFor(Target(), shared_->opts);  // refused while its head was read
-      keep_alive_ = false;
-      return Send(Problem(413, "Payload Too Large",
-                          "the body is over this request's limit of " + std::to_string(limit_) + " bytes",
-                          "body"), 11, false);
-    }
-    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-        ec == asio::error::connection_reset || ec == asio::error::eof)
-      return Close();
-    if (ec.category() == beast::error_code(bhttp::error::bad_method).category()) {
-      keep_alive_ = false;
-      return Send(Problem(400, "Bad Request", "malformed HTTP request: " + ec.message()), 11, false);
-    }
-    return Close();
+    if (ec == bhttp::error::body_limit && !match_ && parser_ && !parser_->get().target().empty())
+      limit_ = BodyLimitFor(Target(), shared_->opts);  // refused while its head was read
+    auto answer = ReadErrorProblem(ec, limit_);
+    if (!answer) return Close();
+    keep_alive_ = false;
+    Send(std::move(*answer), 11, false);
   }
 
   void OnRead(beast::error_code ec) {

@@ -1,6 +1,9 @@
 #include "http/request_head.h"
 
 #include <algorithm>
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
 #include <cctype>
 #include <string>
 
@@ -42,6 +45,19 @@ size_t BodyLimitFor(std::string_view target, const ServerOptions& opts, const Ro
   const size_t limit = BodyLimitFor(target, opts);
   if (match.route && match.route->body_limit > 0 && match.route->body_limit < limit) return match.route->body_limit;
   return limit;
+}
+
+std::optional<Response> ReadErrorProblem(const boost::system::error_code& ec, size_t limit) {
+  namespace asio = boost::asio;
+  if (ec == bhttp::error::body_limit)
+    return Problem(413, "Payload Too Large", "the body is over this request's limit of " + std::to_string(limit) + " bytes",
+                   "body");
+  if (ec == bhttp::error::end_of_stream || ec == boost::beast::error::timeout || ec == asio::error::operation_aborted ||
+      ec == asio::error::connection_reset || ec == asio::error::eof)
+    return std::nullopt;
+  if (ec.category() == boost::system::error_code(bhttp::error::bad_method).category())
+    return Problem(400, "Bad Request", "malformed HTTP request: " + ec.message());
+  return std::nullopt;
 }
 
 Request ToRequest(BeastRequest&& in) {
