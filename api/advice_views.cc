@@ -1,20 +1,13 @@
 #include "api/advice_views.h"
 
 #include <cmath>
-#include <cstdio>
-
+#include "core/advice_text.h"
 #include "core/launch_line.h"
 
 namespace gauntlet::api {
 using nlohmann::json;
 
 namespace advice_views_detail {
-
-std::string Num(double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 json MetricJson(const ConfigRuns& c, const std::optional<MetricSummary>& m) {
   if (!m) return nullptr;
@@ -37,25 +30,13 @@ json RunsJson(const Suite& suite, const ConfigRuns& c, const std::optional<Metri
 }
 
 std::string RegionText(const json& region) {
-  std::string s;
-  for (auto& [k, v] : region.items()) s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
+  const std::string s = AdviceRegion(region);
   return s.empty() ? "(all)" : s;
 }
 
-std::string FlagsText(const json& c) {
-  std::string s;
-  for (auto& e : c["env"]) s += (s.empty() ? "" : " ") + e.get<std::string>();
-  for (auto& f : c["flags"]) s += (s.empty() ? "" : " ") + f.get<std::string>();
-  return s.empty() ? c["config_key"].get<std::string>() : s;
-}
-
 std::string MetricText(const json& c) {
-  const json& m = c["metric"];
-  if (m.is_null()) return "—";
-  std::string s = Num(m["mean"]) + " " + m["unit"].get<std::string>();
-  if (m["n"].get<int64_t>() > 1) s += " (95%: " + Num(m["low"]) + "–" + Num(m["high"]) + ", " + m["n"].dump() + " runs)";
-  else s += " (1 run)";
-  return s;
+  const std::string s = AdviceMetric(c, MetricSpread::kInterval);
+  return s.empty() ? "—" : s;
 }
 
 std::string Cell(std::string s) {
@@ -87,14 +68,14 @@ json RecommendJson(const Suite& suite, const std::vector<std::string>& by, const
 std::string RecommendMarkdown(const json& j) {
   std::string out = "**Best configuration per hardware** — suite `" + j["suite"].get<std::string>() + "` v" +
                     j["version"].dump() + " (passed with confidence: every run passed or the 95% pass-rate interval's low end ≥ " +
-                    Num(j["confident_low"]) + ")\n\n| hardware | region | run | metric | runner-up | decision | evidence | fingerprint |\n"
+                    AdviceNumber(j["confident_low"]) + ")\n\n| hardware | region | run | metric | runner-up | decision | evidence | fingerprint |\n"
                     "|---|---|---|---|---|---|---|---|\n";
   for (auto& i : j["items"]) {
     const json& b = i["best"];
     const json& r = i["runner_up"];
     out += "| " + Cell(i["hardware"]) + " | " + Cell(RegionText(i["region"])) + " | " +
-           (b.is_null() ? "none passes" : "`" + Cell(FlagsText(b)) + "`") + " | " + (b.is_null() ? "" : Cell(MetricText(b))) +
-           " | " + (r.is_null() ? "" : "`" + Cell(FlagsText(r)) + "` " + Cell(MetricText(r))) + " | " +
+           (b.is_null() ? "none passes" : "`" + Cell(AdviceFlags(b)) + "`") + " | " + (b.is_null() ? "" : Cell(MetricText(b))) +
+           " | " + (r.is_null() ? "" : "`" + Cell(AdviceFlags(r)) + "` " + Cell(MetricText(r))) + " | " +
            i["decision"].get<std::string>() + " | " + (b.is_null() ? "" : b["evidence"].get<std::string>()) + " | " +
            (b.is_null() ? "" : "`" + Cell(b["fingerprint"]) + "`") + " |\n";
   }
@@ -136,7 +117,7 @@ json CheckJson(const Suite& suite, const std::string& hardware, const Config& co
 }
 
 std::string CheckMarkdown(const json& j) {
-  std::string out = "**" + j["known"].get<std::string>() + "**: `" + Cell(FlagsText(j)) + "` (suite `" +
+  std::string out = "**" + j["known"].get<std::string>() + "**: `" + Cell(AdviceFlags(j)) + "` (suite `" +
                     j["suite"].get<std::string>() + "` v" + j["version"].dump() + ") on " + Cell(j["hardware"]) + "\n\n";
   if (!j["latest"].is_null()) {
     const json& l = j["latest"];
@@ -145,8 +126,8 @@ std::string CheckMarkdown(const json& j) {
            (l["signature"].get<std::string>().empty() ? "" : " `" + Cell(l["signature"]) + "`") + ", trial " + l["trial"].dump() +
            ", fingerprint `" + Cell(l["fingerprint"]) + "`\n";
     if (!r.is_null())
-      out += "- passed " + r["passed"].dump() + " of " + r["runs"].dump() + " runs (95%: " + Num(100 * r["low"].get<double>()) +
-             "–" + Num(100 * r["high"].get<double>()) + "%)" +
+      out += "- passed " + r["passed"].dump() + " of " + r["runs"].dump() + " runs (95%: " + AdviceNumber(100 * r["low"].get<double>()) +
+             "–" + AdviceNumber(100 * r["high"].get<double>()) + "%)" +
              (j["reused"].get<int64_t>() ? ", " + j["reused"].dump() + " reused results not counted" : "") + "\n";
     out += "- evidence: " + j["evidence"].get<std::string>() + "\n";
   } else {
@@ -163,7 +144,7 @@ std::string CheckMarkdown(const json& j) {
   for (auto& n : j["nearest"]) {
     std::string changed;
     for (auto& c : n["changed"]) changed += (changed.empty() ? "" : ", ") + c.get<std::string>();
-    out += "- `" + Cell(FlagsText(n)) + "` (changes " + changed + "): " + MetricText(n) + ", " + n["evidence"].get<std::string>() + "\n";
+    out += "- `" + Cell(AdviceFlags(n)) + "` (changes " + changed + "): " + MetricText(n) + ", " + n["evidence"].get<std::string>() + "\n";
   }
   return out;
 }

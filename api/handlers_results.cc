@@ -16,18 +16,6 @@ using http::Role;
 using nlohmann::json;
 
 namespace {
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 // The config key that param.NAME=VALUE query entries name (api/config_query.h).
 Result<std::string> ConfigKeyFromParams(Store& store, const std::string& suite, const Request& r) {
   auto s = store.GetSuite(suite);
@@ -138,6 +126,41 @@ void AddDispatchLayer(Store& store, json* m) {
         cell["dispatch_status"] = st["dispatch"].value("status", "");
   }
 }
+// ?suite_version= into *version: a number, or 0 for "all"; absent or "latest" leaves it as it is.
+// The 422 naming suite_version when it is none of those.
+std::optional<Response> SuiteVersionOfQuery(const Request& r, std::optional<int>* version) {
+  auto v = r.Query("suite_version");
+  if (!v || *v == "latest") return std::nullopt;
+  auto n = *v == "all" ? std::optional<int64_t>(0) : ParseId(*v);
+  if (!n || (*n == 0 && *v != "all"))
+    return http::Problem(422, "Unprocessable Entity", "suite_version is a version number, latest or all", "suite_version");
+  *version = static_cast<int>(*n);
+  return std::nullopt;
+}
+
+// GET /api/v1/signatures as CSV: a line per signature, with what explains it when anything does.
+std::string SignaturesCsv(const json& s) {
+  std::string csv = CsvLine({"signature", "verdict", "count", "param", "value", "hardware"});
+  for (auto& i : s["items"]) {
+    const json& e = i["explained_by"];
+    csv += CsvLine({i["signature"], i["verdict"], i["count"].dump(), e.is_null() ? "" : e["param"].get<std::string>(),
+                    e.is_null() ? "" : e["value"].get<std::string>(), e.is_null() ? "" : e["hardware"].get<std::string>()});
+  }
+  return csv;
+}
+
+// GET /api/v1/flaky as CSV: a line per flaky cell with its pass rate and interval.
+std::string FlakyCsv(const json& f) {
+  std::string csv = CsvLine({"config_key", "hardware", "verdict", "passed", "runs", "rate", "low", "high", "reused"});
+  for (auto& i : f["items"]) {
+    const json& p = i["pass_rate"];
+    auto num = [&](const char* k) { return p.is_object() ? p[k].dump() : std::string(); };
+    csv += CsvLine({i["config_key"], i["hardware"], i["verdict"], num("passed"), num("runs"), num("rate"), num("low"),
+                    num("high"), std::to_string(i.value("reused", int64_t{0}))});
+  }
+  return csv;
+}
+
 }  // namespace
 
 namespace {
@@ -163,7 +186,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
        [&c](Request& r) -> Response {
          MatrixQuery q;
          q.suite = r.Query("suite").value_or("");
-         q.rows = Split(r.Query("rows").value_or(""));
+         q.rows = SplitQueryList(r.Query("rows").value_or(""));
          q.cols = r.Query("cols").value_or("hardware");
          if (auto sw = r.Query("sweep")) {
            auto id = ParseId(*sw);
@@ -171,12 +194,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            q.sweep = *id;
          }
          if (q.suite.empty() && !q.sweep) return http::Problem(422, "Unprocessable Entity", "suite (or sweep) is required", "suite");
-         if (auto v = r.Query("suite_version"); v && *v != "latest") {
-           auto n = *v == "all" ? std::optional<int64_t>(0) : ParseId(*v);
-           if (!n || (*n == 0 && *v != "all"))
-             return http::Problem(422, "Unprocessable Entity", "suite_version is a version number, latest or all", "suite_version");
-           q.suite_version = static_cast<int>(*n);
-         }
+         if (auto bad = SuiteVersionOfQuery(r, &q.suite_version)) return *bad;
          if (auto fp = r.Query("fingerprint")) q.fingerprint = *fp;
          const std::string layer = r.Query("layer").value_or("verdict");
          if (layer != "verdict" && layer != "dispatch" && layer != "drift" && layer != "evidence")
@@ -224,39 +242,19 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          }
          auto s = Signatures(c.store, r.Query("suite"), sweep);
          if (!s.ok()) return FromStatus(s.status());
-         if (WantsCsv(r)) {
-           std::string csv = CsvLine({"signature", "verdict", "count", "param", "value", "hardware"});
-           for (auto& i : (*s)["items"]) {
-             const json& e = i["explained_by"];
-             csv += CsvLine({i["signature"], i["verdict"], i["count"].dump(), e.is_null() ? "" : e["param"].get<std::string>(),
-                            e.is_null() ? "" : e["value"].get<std::string>(), e.is_null() ? "" : e["hardware"].get<std::string>()});
-           }
-           return http::Text(200, "text/csv; charset=utf-8", csv);
-         }
-         return http::Json(*s);
+         if (!WantsCsv(r)) return http::Json(*s);
+         return http::Text(200, "text/csv; charset=utf-8", SignaturesCsv(*s));
        }},
       {"GET", "/api/v1/flaky", Role::kRead,
        [&c](Request& r) -> Response {
          auto suite = r.Query("suite");
          if (!suite || suite->empty()) return http::Problem(422, "Unprocessable Entity", "suite is required", "suite");
          std::optional<int> version;
-         if (auto v = r.Query("suite_version"); v && *v != "latest") {
-           auto n = *v == "all" ? std::optional<int64_t>(0) : ParseId(*v);
-           if (!n || (*n == 0 && *v != "all"))
-             return http::Problem(422, "Unprocessable Entity", "suite_version is a version number, latest or all", "suite_version");
-           version = static_cast<int>(*n);
-         }
+         if (auto bad = SuiteVersionOfQuery(r, &version)) return *bad;
          auto f = FlakyCells(c.store, *suite, version);
          if (!f.ok()) return FromStatus(f.status());
          if (!WantsCsv(r)) return http::Json(*f);
-         std::string csv = CsvLine({"config_key", "hardware", "verdict", "passed", "runs", "rate", "low", "high", "reused"});
-         for (auto& i : (*f)["items"]) {
-           const json& p = i["pass_rate"];
-           auto num = [&](const char* k) { return p.is_object() ? p[k].dump() : std::string(); };
-           csv += CsvLine({i["config_key"], i["hardware"], i["verdict"], num("passed"), num("runs"), num("rate"),
-                           num("low"), num("high"), std::to_string(i.value("reused", int64_t{0}))});
-         }
-         return http::Text(200, "text/csv; charset=utf-8", csv);
+         return http::Text(200, "text/csv; charset=utf-8", FlakyCsv(*f));
        }},
       {"GET", "/api/v1/regressions", Role::kRead,
        [&c](Request& r) -> Response {

@@ -27,6 +27,21 @@ Response Created(const SubmitResult& res, std::optional<int64_t> rerun_of) {
   out.headers.emplace_back("Location", SweepUrl(res.sweep));
   return out;
 }
+// GET /api/v1/sweeps as CSV: a line per listed sweep; "failed" is what finished neither passed,
+// skipped nor cancelled.
+std::string SweepsCsv(const json& items) {
+  std::string csv = CsvLine({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
+  for (auto& j : items) {
+    int64_t passed = j["by_verdict"].value("passed", int64_t{0});
+    int64_t skipped = j["by_verdict"].value("skipped", int64_t{0});
+    int64_t cancelled = j["by_verdict"].value("cancelled", int64_t{0});
+    int64_t done = j["done"].get<int64_t>();
+    csv += CsvLine({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"], std::to_string(j["trials"].get<int64_t>()),
+                    std::to_string(done), std::to_string(passed), std::to_string(done - passed - skipped - cancelled),
+                    std::to_string(j["created_at"].get<int64_t>())});
+  }
+  return csv;
+}
 }  // namespace
 
 std::vector<http::Route> SweepRoutes(Context& c) {
@@ -82,20 +97,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
            items.push_back(j);
          }
          json next = static_cast<int>(rows->size()) > limit ? json((*rows)[limit - 1].id) : json();
-         if (WantsCsv(r)) {
-           std::string csv = CsvLine({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
-           for (auto& j : items) {
-             int64_t passed = j["by_verdict"].value("passed", int64_t{0});
-             int64_t skipped = j["by_verdict"].value("skipped", int64_t{0});
-             int64_t cancelled = j["by_verdict"].value("cancelled", int64_t{0});
-             int64_t done = j["done"].get<int64_t>();
-             csv += CsvLine({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"],
-                            std::to_string(j["trials"].get<int64_t>()), std::to_string(done), std::to_string(passed),
-                            std::to_string(done - passed - skipped - cancelled),
-                            std::to_string(j["created_at"].get<int64_t>())});
-           }
-           return http::Text(200, "text/csv; charset=utf-8", csv);
-         }
+         if (WantsCsv(r)) return http::Text(200, "text/csv; charset=utf-8", SweepsCsv(items));
          return http::Json({{"items", items}, {"next", next}});
        }},
       {"GET", "/api/v1/sweeps/{id}", Role::kRead,

@@ -137,6 +137,71 @@ Response RegisterNode(Context& c, Request& r) {
                      {"state", res->state}, {"hardware", res->hardware}, {"node_token", kept ? presented : fresh}});
 }
 
+// PUT /api/v1/launchers/{name}: a launcher's report of its jobs.
+Response LauncherAnswer(Context& c, Request& r) {
+  // A launcher (gauntlet slurm) reports with the tokens file's worker token; a node's
+  // credential speaks for its node only.
+  if (r.role == "worker" && r.node != 0)
+    return http::Problem(403, "Forbidden",
+                         "a node credential cannot report for a launcher; the launcher uses its own token");
+  const std::string& name = r.params["name"];
+  if (name.empty() || name.size() > limits::kLauncherNameBytes)
+    return http::Problem(422, "Unprocessable Entity",
+                         "a launcher's name is 1 to " + std::to_string(limits::kLauncherNameBytes) + " bytes",
+                         "name");
+  auto report = ParseLauncherReport(http::ParseJson(r.body));
+  if (!report.ok()) return FromStatus(report.status());
+  if (auto token = http::BearerToken(r.Header("authorization")); token && r.role != "admin")
+    report->owner = http::Sha256Hex(*token);
+  if (Status s = c.coord.SetLauncher(name, std::move(*report)); !s.ok()) return FromStatus(s);
+  return http::NoContent();
+}
+
+// POST /api/v1/nodes/{id}/lease: the node's free GPUs, the suites it holds and how long it waits.
+Response LeaseAnswer(Context& c, Request& r) {
+  auto id = ParseId(r.params["id"]);
+  if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+  if (auto no = NotYourNode(r, *id)) return *no;
+  json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+  std::vector<int> free;
+  if (body.contains("free_gpus")) {
+    if (!body["free_gpus"].is_array()) return http::Problem(422, "Unprocessable Entity", "free_gpus is a list", "free_gpus");
+    for (auto& g : body["free_gpus"]) {
+      if (!g.is_number_integer()) return http::Problem(422, "Unprocessable Entity", "GPU indices are integers", "free_gpus");
+      free.push_back(g.get<int>());
+    }
+  }
+  std::set<std::string> have;
+  if (body.contains("have_suites") && body["have_suites"].is_array())
+    for (auto& k : body["have_suites"])
+      if (k.is_string()) have.insert(k.get<std::string>());
+  double wait_s = body.value("wait_s", 0.0);
+  if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
+  std::map<int, HeldGpu> held;
+  if (auto bad = ParseHeldBack(body, &held)) return *bad;
+  c.coord.SetHeldBack(*id, std::move(held));
+  return Lease(c.coord, *id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
+}
+
+// POST /api/v1/nodes/{id}/quarantine, with the reason it is out of service.
+Response QuarantineAnswer(Context& c, Request& r) {
+  auto id = ParseId(r.params["id"]);
+  if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
+  // An admin's call; a worker may quarantine only its own node (its preflight failed).
+  if (auto no = NotYourNode(r, *id)) return *no;
+  json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
+  if (body.contains("reason") && !body["reason"].is_string())
+    return http::Problem(422, "Unprocessable Entity", "reason is a string", "reason");
+  std::string reason = body.value("reason", "quarantined by its worker");
+  if (reason.size() > limits::kReasonBytes)
+    return http::Problem(422, "Unprocessable Entity",
+                         "reason is " + std::to_string(reason.size()) + " bytes; at most " +
+                             std::to_string(limits::kReasonBytes),
+                         "reason");
+  if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
+  return http::Json({{"node", *id}, {"state", "quarantined"}, {"reason", reason}});
+}
+
 }  // namespace
 
 http::NodeCredentials NodeCredentialsOf(Context& c) {
@@ -160,50 +225,8 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          if (!n.ok()) return FromStatus(n.status());
          return http::Json(NodeJson(*n));
        }},
-      {"PUT", "/api/v1/launchers/{name}", Role::kWorker,
-       [&c](Request& r) -> Response {
-         // A launcher (gauntlet slurm) reports with the tokens file's worker token; a node's
-         // credential speaks for its node only.
-         if (r.role == "worker" && r.node != 0)
-           return http::Problem(403, "Forbidden",
-                                "a node credential cannot report for a launcher; the launcher uses its own token");
-         const std::string& name = r.params["name"];
-         if (name.empty() || name.size() > limits::kLauncherNameBytes)
-           return http::Problem(422, "Unprocessable Entity",
-                                "a launcher's name is 1 to " + std::to_string(limits::kLauncherNameBytes) + " bytes",
-                                "name");
-         auto report = ParseLauncherReport(http::ParseJson(r.body));
-         if (!report.ok()) return FromStatus(report.status());
-         if (auto token = http::BearerToken(r.Header("authorization")); token && r.role != "admin")
-           report->owner = http::Sha256Hex(*token);
-         if (Status s = c.coord.SetLauncher(name, std::move(*report)); !s.ok()) return FromStatus(s);
-         return http::NoContent();
-       }},
-      {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker,
-       [&c, node_id](Request& r) -> Response {
-         auto id = node_id(r);
-         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
-         if (auto no = NotYourNode(r, *id)) return *no;
-         json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
-         std::vector<int> free;
-         if (body.contains("free_gpus")) {
-           if (!body["free_gpus"].is_array()) return http::Problem(422, "Unprocessable Entity", "free_gpus is a list", "free_gpus");
-           for (auto& g : body["free_gpus"]) {
-             if (!g.is_number_integer()) return http::Problem(422, "Unprocessable Entity", "GPU indices are integers", "free_gpus");
-             free.push_back(g.get<int>());
-           }
-         }
-         std::set<std::string> have;
-         if (body.contains("have_suites") && body["have_suites"].is_array())
-           for (auto& k : body["have_suites"])
-             if (k.is_string()) have.insert(k.get<std::string>());
-         double wait_s = body.value("wait_s", 0.0);
-         if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
-         std::map<int, HeldGpu> held;
-         if (auto bad = ParseHeldBack(body, &held)) return *bad;
-         c.coord.SetHeldBack(*id, std::move(held));
-         return Lease(c.coord, *id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);
-       }},
+      {"PUT", "/api/v1/launchers/{name}", Role::kWorker, [&c](Request& r) -> Response { return LauncherAnswer(c, r); }},
+      {"POST", "/api/v1/nodes/{id}/lease", Role::kWorker, [&c](Request& r) -> Response { return LeaseAnswer(c, r); }},
       {"POST", "/api/v1/nodes/{id}/drain", Role::kAdmin,
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);
@@ -219,23 +242,7 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          return http::Json({{"node", *id}, {"state", "online"}});
        }},
       {"POST", "/api/v1/nodes/{id}/quarantine", Role::kWorker,
-       [&c, node_id](Request& r) -> Response {
-         auto id = node_id(r);
-         if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
-         // An admin's call; a worker may quarantine only its own node (its preflight failed).
-         if (auto no = NotYourNode(r, *id)) return *no;
-         json body = r.body.empty() ? json::object() : http::ParseJson(r.body);
-         if (body.contains("reason") && !body["reason"].is_string())
-           return http::Problem(422, "Unprocessable Entity", "reason is a string", "reason");
-         std::string reason = body.value("reason", "quarantined by its worker");
-         if (reason.size() > limits::kReasonBytes)
-           return http::Problem(422, "Unprocessable Entity",
-                                "reason is " + std::to_string(reason.size()) + " bytes; at most " +
-                                    std::to_string(limits::kReasonBytes),
-                                "reason");
-         if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
-         return http::Json({{"node", *id}, {"state", "quarantined"}, {"reason", reason}});
-       }},
+       [&c](Request& r) -> Response { return QuarantineAnswer(c, r); }},
       {"POST", "/api/v1/leases/{lease}/heartbeat", Role::kWorker,
        [&c](Request& r) -> Response {
          if (auto no = NotYourLease(c, r)) return *no;

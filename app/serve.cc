@@ -94,6 +94,65 @@ std::string BuiltInDir(const std::string& flag, const std::string& name) {
   const fs::path resolved = fs::weakly_canonical(dir, ec);
   return (ec ? dir : resolved).string();
 }
+
+// Loads --tokens into *auth, with a fresh worker token of the local worker's own in *local_token
+// when it runs; without tokens, only a loopback listener (or --insecure) is allowed. False after
+// printing why the daemon cannot start.
+bool LoadAuth(const ServeOptions& o, const std::string& host, std::optional<http::Auth>* auth, std::string* local_token) {
+  if (o.tokens.empty()) {
+    if (IsLoopback(host) || o.insecure) return true;
+    std::cerr << "gauntlet serve: refusing to listen on " << host
+              << " without --tokens: anyone who can reach it could submit work. Give --tokens FILE, or --insecure "
+                 "if this network is trusted.\n";
+    return false;
+  }
+  auto a = http::Auth::Load(o.tokens);
+  if (!a.ok()) {
+    std::cerr << "gauntlet serve: " << a.status().message() << "\n";
+    return false;
+  }
+  *auth = std::move(*a);
+  // The local worker is this daemon's own: it gets a worker token of its own, not one from the
+  // file (which may hold none), so `--tokens FILE --local-worker` works as `--local-worker` does.
+  if (o.local_worker) {
+    *local_token = http::NewSecret("gw_local_");
+    (*auth)->AddSecret(http::Role::kWorker, *local_token, "local-worker");
+  }
+  return true;
+}
+
+// The listener's options from the flags.
+http::ServerOptions ServerOptionsOf(const ServeOptions& o, const std::string& host, uint16_t port) {
+  http::ServerOptions so;
+  so.host = host;
+  so.port = port;
+  so.threads = std::max(1, o.threads);
+  so.max_connections = o.max_connections;
+  so.max_streams = o.max_streams;
+  so.large_bodies = {{"/api/v1/bundles/", kMaxBundleBytes}};  // a suite's files, the one body over 1 MiB
+  so.tls_cert = o.tls_cert;
+  so.tls_key = o.tls_key;
+  return so;
+}
+
+// Writes the bound port to `path` through a rename, so a reader never sees half a number.
+void WritePortFile(const std::string& path, uint16_t port) {
+  const std::string tmp = path + ".tmp";
+  std::ofstream(tmp) << port << "\n";
+  fs::rename(tmp, path);
+}
+
+// Stops the local worker: SIGTERM, a minute to drain (finishing or handing back its trials), then
+// SIGKILL; returns once it is reaped.
+void StopLocalWorker(pid_t worker) {
+  kill(worker, SIGTERM);
+  int st = 0;
+  for (int i = 0; i < 600 && waitpid(worker, &st, WNOHANG) == 0; ++i) usleep(100 * 1000);
+  if (waitpid(worker, &st, WNOHANG) == 0) {
+    kill(worker, SIGKILL);
+    waitpid(worker, &st, 0);
+  }
+}
 }  // namespace
 
 int RunServe(const ServeOptions& o) {
@@ -105,25 +164,7 @@ int RunServe(const ServeOptions& o) {
   }
   std::optional<http::Auth> auth;
   std::string local_worker_token;
-  if (!o.tokens.empty()) {
-    auto a = http::Auth::Load(o.tokens);
-    if (!a.ok()) {
-      std::cerr << "gauntlet serve: " << a.status().message() << "\n";
-      return 2;
-    }
-    auth = std::move(*a);
-    // The local worker is this daemon's own: it gets a worker token of its own, not one from the
-    // file (which may hold none), so `--tokens FILE --local-worker` works as `--local-worker` does.
-    if (o.local_worker) {
-      local_worker_token = http::NewSecret("gw_local_");
-      auth->AddSecret(http::Role::kWorker, local_worker_token, "local-worker");
-    }
-  } else if (!IsLoopback(host) && !o.insecure) {
-    std::cerr << "gauntlet serve: refusing to listen on " << host
-              << " without --tokens: anyone who can reach it could submit work. Give --tokens FILE, or --insecure "
-                 "if this network is trusted.\n";
-    return 2;
-  }
+  if (!LoadAuth(o, host, &auth, &local_worker_token)) return 2;
   auto hooks = LoadWebhookConfig(o.config, o.webhooks, "");
   if (!hooks.ok()) {
     std::cerr << "gauntlet serve: " << hooks.status().message() << "\n";
@@ -167,15 +208,7 @@ int RunServe(const ServeOptions& o) {
   // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
   // in the user's browser: the router refuses cross-site requests then.
   http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host), api::NodeCredentialsOf(ctx));
-  http::ServerOptions so;
-  so.host = host;
-  so.port = port;
-  so.threads = std::max(1, o.threads);
-  so.max_connections = o.max_connections;
-  so.max_streams = o.max_streams;
-  so.large_bodies = {{"/api/v1/bundles/", kMaxBundleBytes}};  // a suite's files, the one body over 1 MiB
-  so.tls_cert = o.tls_cert;
-  so.tls_key = o.tls_key;
+  const http::ServerOptions so = ServerOptionsOf(o, host, port);
   const bool tls = !o.tls_cert.empty();
   if (!tls && !IsLoopback(host))
     spdlog::warn("listening on {} without TLS: tokens and results travel in clear text; give --tls-cert and "
@@ -192,11 +225,7 @@ int RunServe(const ServeOptions& o) {
   std::cout << "Gauntlet " << GAUNTLET_VERSION << " is serving " << o.db << "\n"
             << "Dashboard: " << (tls ? "https://" : "http://") << shown << ":" << bound << "/\n"
             << std::flush;
-  if (!o.port_file.empty()) {
-    std::string tmp = o.port_file + ".tmp";
-    std::ofstream(tmp) << bound << "\n";
-    fs::rename(tmp, o.port_file);
-  }
+  if (!o.port_file.empty()) WritePortFile(o.port_file, bound);
   // Webhooks: links point at public_url, else at this listener.
   if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = (tls ? "https://" : "http://") + shown + ":" + std::to_string(bound);
   api::WebhookSender sender(**store, hooks->sender);
@@ -210,18 +239,10 @@ int RunServe(const ServeOptions& o) {
     spdlog::info("{}: draining and stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     // A long query must not hold the drain: every bounded read ends now, each answering 503.
     (*store)->StopQueries();
-    if (worker > 0) {
-      // The local worker drains first (finishing or handing back its trials) while the server can
-      // still take its reports; it gets a minute, then SIGKILL.
-      kill(worker, SIGTERM);
-      int st = 0;
-      for (int i = 0; i < 600 && waitpid(worker, &st, WNOHANG) == 0; ++i) usleep(100 * 1000);
-      if (waitpid(worker, &st, WNOHANG) == 0) {
-        kill(worker, SIGKILL);
-        waitpid(worker, &st, 0);
-      }
-      worker = 0;
-    }
+    // The local worker drains first (finishing or handing back its trials) while the server can
+    // still take its reports.
+    if (worker > 0) StopLocalWorker(worker);
+    worker = 0;
     events.CloseAll();
     server->Stop();
   });

@@ -113,8 +113,18 @@ const BuiltinRules& DefaultBuiltinRules() {
   return rules;
 }
 
-// Rules in priority order: the first one that holds decides what the line means.
+// Rules in priority order: the first one that holds decides what the line means. The groups are
+// added in that order too.
 BuiltinRules::BuiltinRules() {
+  AddCompileRules();
+  AddMemoryRules();
+  AddRefusalAndNodeRules();
+  AddCheckAndCrashRules();
+}
+
+// A consequence (a watchdog, a wrapper's "see root cause above") before anything it reports, then
+// the toolchain with no code for this GPU.
+void BuiltinRules::AddCompileRules() {
   // --- consequences first, so a watchdog "what():" line is not read as the crash itself --------
   Add("nccl_watchdog",
       {"watchdog caught collective operation timeout", "watchdog thread terminated", "process group watchdog",
@@ -182,7 +192,10 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("ptx_toolchain", Verdict::kUnsupported, "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
       });
+}
 
+// Memory that ran out, a resource a config exceeds, and faults on the device.
+void BuiltinRules::AddMemoryRules() {
   // --- memory ------------------------------------------------------------------------------------
   // vLLM's "No available memory for the cache blocks", "... can be stored in KV cache"; a framework
   // saying memory ran out in its own words ("RuntimeError: Not enough memory. ..."): the KV cache when
@@ -263,7 +276,10 @@ BuiltinRules::BuiltinRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("launch_failure", Verdict::kCrashed, "crashed:unspecified_launch_failure");
       });
+}
 
+// Libraries and frameworks that refuse the problem or the GPU, and a node that cannot run it.
+void BuiltinRules::AddRefusalAndNodeRules() {
   // --- libraries that refuse the problem on this GPU -------------------------------------------------
   Add("cudnn",
       {"no execution plans", "cudnn_status_not_supported", "cudnn_status_arch_mismatch", "no valid execution plans",
@@ -335,7 +351,11 @@ BuiltinRules::BuiltinRules() {
         if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
         return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
       });
+}
 
+// The stage's own output checks, NCCL, fatal signals, then refusals in exception form and pytest's
+// summary, last.
+void BuiltinRules::AddCheckAndCrashRules() {
   // --- output checks inside the stage ------------------------------------------------------------------
   Add("mismatch",
       {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch",

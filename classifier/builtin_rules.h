@@ -61,6 +61,11 @@ class BuiltinRules {
   };
   void Add(std::string name, std::vector<std::string> needles,
            std::function<std::optional<RuleHit>(const LineContext&)> predicate);
+  // The constructor's groups of rules, each adding its own in priority order.
+  void AddCompileRules();
+  void AddMemoryRules();
+  void AddRefusalAndNodeRules();
+  void AddCheckAndCrashRules();
   std::vector<std::string> needles_;
   std::vector<uint32_t> needle_rule_;  // needle id -> index of the rule that owns it
   std::vector<Rule> rules_;

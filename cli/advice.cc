@@ -1,11 +1,11 @@
 // `gauntlet best` (GET /api/v1/recommend) and `gauntlet check` (GET /api/v1/check): what to run on
 // each hardware class, and whether one configuration is known to work before any GPU time is spent.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "core/advice_text.h"
 #include "core/yaml_json.h"
 
 namespace gauntlet::cli {
@@ -13,32 +13,10 @@ using nlohmann::json;
 
 namespace advice_cli {
 
-std::string Num(double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-std::string MetricOf(const json& c) {
-  const json& m = c["metric"];
-  if (m.is_null()) return "";
-  std::string s = Num(m["mean"]) + " " + m["unit"].get<std::string>();
-  if (m["n"].get<int64_t>() > 1) s += " ±" + Num((m["high"].get<double>() - m["low"].get<double>()) / 2);
-  return s + " (" + m["n"].dump() + (m["n"] == 1 ? " run)" : " runs)");
-}
-
-std::string FlagsOf(const json& c) {
-  std::string s;
-  for (auto& e : c["env"]) s += (s.empty() ? "" : " ") + e.get<std::string>();
-  for (auto& f : c["flags"]) s += (s.empty() ? "" : " ") + f.get<std::string>();
-  return s.empty() ? c["config_key"].get<std::string>() : s;
-}
-
-std::string RegionOf(const json& region) {
-  std::string s;
-  for (auto& [k, v] : region.items()) s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
-  return s;
-}
+// A config's words are the API's (core/advice_text.h); a metric's spread shows as ± here.
+std::string FlagsOf(const json& c) { return AdviceFlags(c); }
+std::string RegionOf(const json& region) { return AdviceRegion(region); }
+std::string MetricOf(const json& c) { return AdviceMetric(c, MetricSpread::kHalfWidth); }
 
 std::string RateOf(const json& c) {
   const json& p = c["pass_rate"];
@@ -48,54 +26,84 @@ std::string RateOf(const json& c) {
   return s;
 }
 
+// Prints the API's own text form of `target` (its &format=), so the CLI words it as the API does;
+// sets *code to 2 when the call fails (the error is printed). Uses `client` on the calling thread.
+void PrintApiForm(http::Client& client, const std::string& target, const std::string& format, int* code) {
+  auto r = CallRaw(client, "GET", target + "&format=" + format);
+  if (!r) return void(*code = 2);
+  std::cout << r->body;
+}
+
+// `gauntlet best`: the fastest configuration that passed with confidence, per hardware class.
+void AddBestCommand(CLI::App& app, int* code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto suite = std::make_shared<std::string>();
+  auto hardware = std::make_shared<std::string>();
+  auto metric = std::make_shared<std::string>();
+  auto by = std::make_shared<std::vector<std::string>>();
+  auto c = app.add_subcommand("best", "The fastest configuration that passed with confidence, per hardware class");
+  c->add_option("--suite", *suite, "suite name")->required();
+  c->add_option("--hardware", *hardware, "one hardware class (default: every class the suite ran on)");
+  c->add_option("--by", *by, "parameters whose values split the answer into regions (shape, batch...)")->delimiter(',');
+  c->add_option("--metric", *metric, "the metric to rank by (default: the suite's key metric)");
+  AddClientOptions(c, o.get(), {"table", "json", "markdown", "shell"});
+  c->callback([=] {
+    auto client = Connect(*o);
+    std::string target = "/api/v1/recommend?suite=" + http::UrlEncode(*suite);
+    if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
+    if (!metric->empty()) target += "&metric=" + http::UrlEncode(*metric);
+    if (!by->empty()) {
+      std::string list;
+      for (auto& b : *by) list += (list.empty() ? "" : ",") + b;
+      target += "&by=" + http::UrlEncode(list);
+    }
+    if (o->format == "markdown" || o->format == "shell") return PrintApiForm(*client, target, o->format, code);
+    auto r = Call(*client, "GET", target);
+    if (!r) return void(*code = 2);
+    if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
+    Rows rows;
+    for (auto& i : (*r)["items"]) {
+      const json& b = i["best"];
+      const json& u = i["runner_up"];
+      rows.push_back({i["hardware"].get<std::string>(), RegionOf(i["region"]), b.is_null() ? "none passes" : FlagsOf(b),
+                      b.is_null() ? "" : MetricOf(b), b.is_null() ? "" : RateOf(b),
+                      u.is_null() ? "" : FlagsOf(u) + " " + MetricOf(u), i["decision"].get<std::string>(),
+                      b.is_null() ? "" : b["evidence"].get<std::string>()});
+    }
+    if (rows.empty()) return void(std::cout << "no runs of " << *suite << " to judge yet\n");
+    PrintTable({"hardware", "region", "run", "metric", "passed", "runner-up", "decision", "evidence"}, rows,
+               TerminalWidth(), 2);
+  });
+}
+
+// `gauntlet declare`: a suite's declared support (a published table) registered with the daemon.
+void AddDeclareCommand(CLI::App& app, int* code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto suite = std::make_shared<std::string>();
+  auto file = std::make_shared<std::string>();
+  auto c = app.add_subcommand("declare", "Register a suite's declared support (source and rules, JSON or YAML file)");
+  c->add_option("--suite", *suite, "suite name")->required();
+  c->add_option("file", *file, "the declaration: {\"source\": {\"url\", \"version\"}, \"rules\": [...]}")->required();
+  AddClientOptions(c, o.get());
+  c->callback([=] {
+    auto body = ReadJsonOrYaml(*file);
+    if (!body.ok()) {
+      std::cerr << "gauntlet: " << *file << ": " << body.status().message() << "\n";
+      return void(*code = 2);
+    }
+    auto client = Connect(*o);
+    auto r = Call(*client, "PUT", "/api/v1/suites/" + http::UrlEncode(*suite) + "/declared", body->dump());
+    if (!r) return void(*code = 2);
+    std::cout << "declared support of " << *suite << ": " << (*r)["rules_count"] << " rules from "
+              << (*r)["source"]["url"].get<std::string>() << "; gauntlet drift --suite " << *suite << " compares\n";
+  });
+}
+
 }  // namespace advice_cli
 using namespace advice_cli;
 
 void AddAdviceCommands(CLI::App& app, int* code) {
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto suite = std::make_shared<std::string>();
-    auto hardware = std::make_shared<std::string>();
-    auto metric = std::make_shared<std::string>();
-    auto by = std::make_shared<std::vector<std::string>>();
-    auto c = app.add_subcommand("best", "The fastest configuration that passed with confidence, per hardware class");
-    c->add_option("--suite", *suite, "suite name")->required();
-    c->add_option("--hardware", *hardware, "one hardware class (default: every class the suite ran on)");
-    c->add_option("--by", *by, "parameters whose values split the answer into regions (shape, batch...)")->delimiter(',');
-    c->add_option("--metric", *metric, "the metric to rank by (default: the suite's key metric)");
-    AddClientOptions(c, o.get(), {"table", "json", "markdown", "shell"});
-    c->callback([=] {
-      auto client = Connect(*o);
-      std::string target = "/api/v1/recommend?suite=" + http::UrlEncode(*suite);
-      if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
-      if (!metric->empty()) target += "&metric=" + http::UrlEncode(*metric);
-      if (!by->empty()) {
-        std::string list;
-        for (auto& b : *by) list += (list.empty() ? "" : ",") + b;
-        target += "&by=" + http::UrlEncode(list);
-      }
-      if (o->format == "markdown" || o->format == "shell") {
-        auto r = CallRaw(*client, "GET", target + "&format=" + o->format);
-        if (!r) return void(*code = 2);
-        return void(std::cout << r->body);
-      }
-      auto r = Call(*client, "GET", target);
-      if (!r) return void(*code = 2);
-      if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
-      Rows rows;
-      for (auto& i : (*r)["items"]) {
-        const json& b = i["best"];
-        const json& u = i["runner_up"];
-        rows.push_back({i["hardware"].get<std::string>(), RegionOf(i["region"]), b.is_null() ? "none passes" : FlagsOf(b),
-                        b.is_null() ? "" : MetricOf(b), b.is_null() ? "" : RateOf(b),
-                        u.is_null() ? "" : FlagsOf(u) + " " + MetricOf(u), i["decision"].get<std::string>(),
-                        b.is_null() ? "" : b["evidence"].get<std::string>()});
-      }
-      if (rows.empty()) return void(std::cout << "no runs of " << *suite << " to judge yet\n");
-      PrintTable({"hardware", "region", "run", "metric", "passed", "runner-up", "decision", "evidence"}, rows,
-                 TerminalWidth(), 2);
-    });
-  }
+  AddBestCommand(app, code);
   {
     auto o = std::make_shared<ClientOptions>();
     auto suite = std::make_shared<std::string>();
@@ -126,11 +134,7 @@ void AddAdviceCommands(CLI::App& app, int* code) {
       if (!r) return void(*code = 2);
       *code = (*r)["exit_code"].get<int>();
       if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
-      if (o->format == "markdown") {
-        auto m = CallRaw(*client, "GET", target + "&format=markdown");
-        if (!m) return void(*code = 2);
-        return void(std::cout << m->body);
-      }
+      if (o->format == "markdown") return PrintApiForm(*client, target, o->format, code);
       const json& j = *r;
       std::cout << j["known"].get<std::string>() << ": " << FlagsOf(j) << " on " << j["hardware"].get<std::string>() << "\n";
       if (!j["latest"].is_null()) {
@@ -176,11 +180,7 @@ void AddAdviceCommands(CLI::App& app, int* code) {
       std::string target = "/api/v1/drift?suite=" + http::UrlEncode(*suite);
       if (!hardware->empty()) target += "&hardware=" + http::UrlEncode(*hardware);
       if (*agrees) target += "&agrees=1";
-      if (o->format == "markdown") {
-        auto r = CallRaw(*client, "GET", target + "&format=markdown");
-        if (!r) return void(*code = 2);
-        return void(std::cout << r->body);
-      }
+      if (o->format == "markdown") return PrintApiForm(*client, target, o->format, code);
       auto r = Call(*client, "GET", target);
       if (!r) return void(*code = 2);
       if (o->format == "json") return void(std::cout << r->dump(2) << "\n");
@@ -207,27 +207,7 @@ void AddAdviceCommands(CLI::App& app, int* code) {
         PrintTable({"drift", "hardware", "config", "declared", "framework", "observed", "trial"}, rows, TerminalWidth(), 2);
     });
   }
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto suite = std::make_shared<std::string>();
-    auto file = std::make_shared<std::string>();
-    auto c = app.add_subcommand("declare", "Register a suite's declared support (source and rules, JSON or YAML file)");
-    c->add_option("--suite", *suite, "suite name")->required();
-    c->add_option("file", *file, "the declaration: {\"source\": {\"url\", \"version\"}, \"rules\": [...]}")->required();
-    AddClientOptions(c, o.get());
-    c->callback([=] {
-      auto body = ReadJsonOrYaml(*file);
-      if (!body.ok()) {
-        std::cerr << "gauntlet: " << *file << ": " << body.status().message() << "\n";
-        return void(*code = 2);
-      }
-      auto client = Connect(*o);
-      auto r = Call(*client, "PUT", "/api/v1/suites/" + http::UrlEncode(*suite) + "/declared", body->dump());
-      if (!r) return void(*code = 2);
-      std::cout << "declared support of " << *suite << ": " << (*r)["rules_count"] << " rules from "
-                << (*r)["source"]["url"].get<std::string>() << "; gauntlet drift --suite " << *suite << " compares\n";
-    });
-  }
+  AddDeclareCommand(app, code);
 }
 
 }  // namespace gauntlet::cli

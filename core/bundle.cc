@@ -1,7 +1,6 @@
 #include "core/bundle.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/sha256.h"
 #include "core/suite.h"
 
 namespace gauntlet {
@@ -50,18 +50,7 @@ bool Skipped(const std::string& name) { return name.empty() || name[0] == '.' ||
 
 }  // namespace
 
-std::string BundleSha256(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
-  }
-  return out;
-}
+std::string BundleSha256(std::string_view bytes) { return Sha256Hex(bytes); }
 
 bool IsSha256Hex(std::string_view s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });

@@ -1,6 +1,5 @@
 #include "http/auth.h"
 
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <fstream>
@@ -45,29 +44,10 @@ std::optional<std::string> BearerToken(const std::string& authorization) {
   return authorization.substr(at);
 }
 
-std::string Sha256Hex(const std::string& s) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
-  }
-  return out;
-}
-
 std::string NewSecret(const std::string& prefix) {
   unsigned char b[32];
   if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no randomness for a new secret");
-  static const char* kHex = "0123456789abcdef";
-  std::string out = prefix;
-  for (unsigned char c : b) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
+  return prefix + LowerHex(b, sizeof b);
 }
 
 Result<Auth> Auth::Load(const std::string& path) {

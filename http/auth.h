@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/sha256.h"
 #include "core/status.h"
 
 namespace gauntlet::http {
@@ -23,8 +24,8 @@ bool Allows(Role have, Role need);
 // case-insensitive: "bearer", "BEARER"), one or more spaces, then a token that is not empty; else
 // nullopt. O(length).
 std::optional<std::string> BearerToken(const std::string& authorization);
-// Lower-case hex SHA-256 of `s`.
-std::string Sha256Hex(const std::string& s);
+// Lower-case hex SHA-256 of a token (core/sha256.h): what a tokens file and the store keep.
+using gauntlet::Sha256Hex;
 // A fresh secret: `prefix` and 64 hex digits from OpenSSL's CSPRNG (throws std::runtime_error if it
 // has no entropy).
 std::string NewSecret(const std::string& prefix);

@@ -4,6 +4,8 @@
 
 #include "http/log_limiter.h"
 #include "http/peer_closed.h"
+#include "http/request_head.h"
+#include "http/server_resources.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
@@ -53,20 +55,6 @@ struct Shared {
   std::optional<ssl::context> tls;  // set: every connection speaks TLS
   std::atomic<bool> stopping{false};
 };
-
-Request ToRequest(bhttp::request<bhttp::string_body>&& in) {
-  Request r;
-  r.method = std::string(in.method_string());
-  r.target = std::string(in.target());
-  ParseTarget(r);
-  for (auto& f : in) {
-    std::string name(f.name_string());
-    for (auto& c : name) c = static_cast<char>(tolower(c));
-    r.headers[name] = std::string(f.value());
-  }
-  r.body = std::move(in.body());  // a big upload is not copied on its way to the handler
-  return r;
-}
 
 // The plain TCP stream under a connection, TLS or not.
 beast::tcp_stream& Tcp(beast::tcp_stream& s) { return s; }
@@ -126,9 +114,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     parser_.emplace();
     // Beast checks a Content-Length against the limit while it reads the header, before the route
     // is known: the header is read under the largest limit, and OnHeader applies the request's.
-    size_t most = shared_->opts.body_limit;
-    for (auto& [prefix, limit] : shared_->opts.large_bodies) most = std::max(most, limit);
-    parser_->body_limit(most);
+    parser_->body_limit(MostBodyLimit(shared_->opts));
     limit_ = shared_->opts.body_limit;
     match_.reset();
     parser_->header_limit(64 * 1024);
@@ -144,26 +130,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     idle_ = false;
     if (ec) return OnReadError(ec);
     const auto& h = parser_->get();
-    // Exactly one Host (RFC 9112 3.2): none in HTTP/1.1, or two that may disagree (which one a
-    // proxy and this server each believe is how requests are smuggled), is a 400.
-    const size_t hosts = h.count(bhttp::field::host);
-    if (hosts > 1 || (hosts == 0 && h.version() >= 11)) {
+    if (auto bad = HostProblem(h)) {
       keep_alive_ = false;
-      return Send(Problem(400, "Bad Request",
-                          hosts > 1 ? "the request has " + std::to_string(hosts) + " Host headers; send one"
-                                    : "an HTTP/1.1 request needs a Host header",
-                          "header.host"),
-                  h.version(), false);
+      return Send(std::move(*bad), h.version(), false);
     }
     // The route is known from the head alone: its own body limit applies before the body is read,
     // and the match is made once per request (OnRead reuses it).
-    Request probe;
-    probe.method = std::string(h.method_string());
-    probe.target = std::string(h.target());
-    ParseTarget(probe);
-    match_ = shared_->router.Match(probe);
-    limit_ = LimitFor();  // a path that takes more (ServerOptions::large_bodies), else the server's
-    if (match_->route && match_->route->body_limit > 0 && match_->route->body_limit < limit_) limit_ = match_->route->body_limit;
+    match_ = shared_->router.Match(HeadProbe(h));
+    limit_ = BodyLimitFor(Target(), shared_->opts, *match_);
     parser_->body_limit(limit_);  // for a chunked body, checked as its chunks come
     // Beast weighs a Content-Length against the limit when it parses the header, so a declared
     // length over the request's bound is answered here, before any of the body is read.
@@ -173,31 +147,16 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
-  // The body limit of the request whose header was read: its path's (ServerOptions::large_bodies),
-  // else the server's.
-  size_t LimitFor() {
-    const std::string_view target(parser_->get().target().data(), parser_->get().target().size());
-    for (auto& [prefix, limit] : shared_->opts.large_bodies)
-      if (target.substr(0, prefix.size()) == prefix) return limit;
-    return shared_->opts.body_limit;
-  }
+  // The target of the request whose header was read.
+  std::string_view Target() { return {parser_->get().target().data(), parser_->get().target().size()}; }
 
   void OnReadError(beast::error_code ec) {
-    if (ec == bhttp::error::body_limit) {
-      if (!match_ && parser_ && !parser_->get().target().empty()) limit_ = LimitFor();  // refused while its head was read
-      keep_alive_ = false;
-      return Send(Problem(413, "Payload Too Large",
-                          "the body is over this request's limit of " + std::to_string(limit_) + " bytes",
-                          "body"), 11, false);
-    }
-    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-        ec == asio::error::connection_reset || ec == asio::error::eof)
-      return Close();
-    if (ec.category() == beast::error_code(bhttp::error::bad_method).category()) {
-      keep_alive_ = false;
-      return Send(Problem(400, "Bad Request", "malformed HTTP request: " + ec.message()), 11, false);
-    }
-    return Close();
+    if (ec == bhttp::error::body_limit && !match_ && parser_ && !parser_->get().target().empty())
+      limit_ = BodyLimitFor(Target(), shared_->opts);  // refused while its head was read
+    auto answer = ReadErrorProblem(ec, limit_);
+    if (!answer) return Close();
+    keep_alive_ = false;
+    Send(std::move(*answer), 11, false);
   }
 
   void OnRead(beast::error_code ec) {
@@ -402,13 +361,6 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
 }  // namespace
 
-// True for an accept that failed for want of a resource that frees up with time: retrying at
-// once would fail again at once (the spin issue 19 measured at 98% CPU).
-bool ResourceShortage(const beast::error_code& ec) {
-  return ec == asio::error::no_descriptors || ec == beast::error_code(ENFILE, asio::error::get_system_category()) ||
-         ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
-}
-
 struct Server::Impl {
   asio::io_context ioc;
   tcp::acceptor acceptor{ioc};
@@ -497,36 +449,11 @@ Server::Server(const ServerOptions& opts, const Router& router) : impl_(new Impl
   impl_->pool_threads = opts.pool_threads > 0 ? opts.pool_threads : impl_->threads;
   impl_->shared->pool = &impl_->pool;
   impl_->cap = opts.max_connections;
-  if (impl_->cap <= 0) {
-    rlimit rl{};
-    getrlimit(RLIMIT_NOFILE, &rl);
-    const rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
-    impl_->cap = static_cast<int>(std::max<rlim_t>(16, std::min<rlim_t>(n, 1 << 20) - std::min<rlim_t>(n / 2, 128)));
-  }
+  if (impl_->cap <= 0) impl_->cap = DefaultMaxConnections();
   impl_->shared->stream_cap = opts.max_streams > 0 ? opts.max_streams : std::max(1, impl_->cap / 4);
   impl_->shared->on_session_end = [impl = impl_.get()] { impl->SessionEnded(); };
-  beast::error_code ec;
-  if (!opts.tls_cert.empty() || !opts.tls_key.empty()) {
-    if (opts.tls_cert.empty() || opts.tls_key.empty())
-      throw std::runtime_error("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)");
-    auto& ctx = impl_->shared->tls.emplace(ssl::context::tls_server);
-    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                    ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
-    ctx.use_certificate_chain_file(opts.tls_cert, ec);
-    if (ec) throw std::runtime_error("cannot load the TLS certificate " + opts.tls_cert + ": " + ec.message());
-    ctx.use_private_key_file(opts.tls_key, ssl::context::pem, ec);
-    if (ec) throw std::runtime_error("cannot load the TLS private key " + opts.tls_key + ": " + ec.message());
-    if (SSL_CTX_check_private_key(ctx.native_handle()) != 1)
-      throw std::runtime_error("the TLS private key " + opts.tls_key + " does not match " + opts.tls_cert);
-  }
-  auto addr = asio::ip::make_address(opts.host, ec);
-  if (ec) throw std::runtime_error("bad listen address '" + opts.host + "': " + ec.message());
-  tcp::endpoint ep(addr, opts.port);
-  impl_->acceptor.open(ep.protocol());
-  impl_->acceptor.set_option(asio::socket_base::reuse_address(true));
-  impl_->acceptor.bind(ep, ec);
-  if (ec) throw std::runtime_error("cannot listen on " + opts.host + ":" + std::to_string(opts.port) + ": " + ec.message());
-  impl_->acceptor.listen(asio::socket_base::max_listen_connections);
+  if (!opts.tls_cert.empty() || !opts.tls_key.empty()) LoadTls(impl_->shared->tls.emplace(ssl::context::tls_server), opts);
+  Listen(impl_->acceptor, opts);
   impl_->Accept();
 }
 

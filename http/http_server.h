@@ -1,5 +1,6 @@
 // The HTTP/1.1 server (Boost.Beast): keep-alive, several threads, per-connection timeouts and body
-// limit, long-poll and SSE answers, and a graceful stop. Only this header's .cc includes Beast.
+// limit, long-poll and SSE answers, and a graceful stop. Only its .cc (and the two it alone uses,
+// request_head.h and server_resources.h) include Beast.
 #pragma once
 #include <chrono>
 #include <cstdint>

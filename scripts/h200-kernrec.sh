@@ -15,19 +15,20 @@ set -uo pipefail
 if [[ "${1:-}" == "--stage" ]]; then
   cd "$(dirname "$0")/.."
   B=${2:?--stage DIR}
-  rm -rf "$B" && mkdir -p "$B/bin" "$B/lib" "$B/suites" "$B/bench"
-  cp build/bin/gauntlet build/bin/gauntlet-kernels build/bin/libgauntlet_kernrec.so "$B/bin/"
-  cp build/bin/kernrec_gpu_test "$B/bin/"
-  cp -L /usr/local/cuda-13.0/lib64/libcupti.so.13 "$B/bin/"  # a fallback: PyTorch's own copy wins by soname
-  strip --strip-debug "$B/bin/"*
-  for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|re2|absl'); do cp -L "$l" "$B/lib/"; done
+  source scripts/h200-lib.sh
+  # libcupti is a fallback: PyTorch's own copy wins by soname.
+  stage_binaries "$B" build/bin/gauntlet build/bin/gauntlet-kernels build/bin/libgauntlet_kernrec.so \
+    build/bin/kernrec_gpu_test /usr/local/cuda-13.0/lib64/libcupti.so.13
+  mkdir -p "$B/suites" "$B/bench"
   cp suites/torch-sdpa.json suites/torch_sdpa.py suites/hf-attention.json suites/hf_attention.py "$B/suites/"
   cp bench/kernrec/overhead.py "$B/bench/"
   cp "$0" "$B/run.sh"
+  cp scripts/h200-lib.sh "$B/"
   du -sh "$B"
   exit 0
 fi
 B="$(cd "$(dirname "$0")" && pwd)"
+source "$B/h200-lib.sh"
 OUT=${OUT:-/tmp/gauntlet-kernrec}
 R="$OUT/r"
 mkdir -p "$R"
@@ -59,10 +60,7 @@ say "by hand (flags, FLASH, fp32) rc=$?"; head -c 3000 "$R"/by-hand/kernrec.*.tx
 say "== 2. daemon + worker"
 D=/tmp/gauntlet-kernrec-run
 rm -rf "$D" && mkdir -p "$D"
-"$G" serve --db "$D/gauntlet.db" --listen 127.0.0.1:0 --port-file "$D/port" --suites "$B/suites" >"$R/daemon.log" 2>&1 &
-for i in $(seq 100); do [[ -s "$D/port" ]] && break; sleep 0.1; done
-export GAUNTLET_SERVER="http://127.0.0.1:$(cat "$D/port")"
-"$G" worker --workdir "$D/work" --name h200 --pass-env LD_LIBRARY_PATH >"$R/worker.log" 2>&1 &
+start_fleet "$G" "$D" "$B/suites" "$R" h200 --pass-env LD_LIBRARY_PATH
 sleep 2
 "$G" nodes --format json >"$R/nodes.json" 2>&1
 grep -h "kernel recorder" "$R/worker.log" | tee -a "$S"

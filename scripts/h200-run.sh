@@ -7,13 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 C=.devbuild
+source scripts/h200-lib.sh
 if [[ "${1:-}" == "--stage" ]]; then
-  rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
-  cp build/bin/gauntlet build/bin/gauntlet-kernels "$C/bin/"
-  strip --strip-debug "$C/bin/"*
-  # Libraries that are not part of the base system there (Ubuntu 24.04 has no spdlog/fmt/yaml-cpp,
-  # and its libre2 is another soname than Debian 12's libre2.so.9; Debian's re2 needs no abseil).
-  for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|re2|absl'); do cp -L "$l" "$C/lib/"; done
+  stage_binaries "$C" build/bin/gauntlet build/bin/gauntlet-kernels
   du -sh "$C"
   exit 0
 fi
@@ -27,10 +23,7 @@ lib=$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 /{print $NF; exit}')
 G="$PWD/$C/bin/gauntlet"
 D=/tmp/gauntlet-h200-run
 rm -rf "$D" && mkdir -p "$D"
-"$G" serve --db "$D/gauntlet.db" --listen 127.0.0.1:0 --port-file "$D/port" --suites "$PWD/suites" >"$OUT/daemon.log" 2>&1 &
-for i in $(seq 100); do [[ -s "$D/port" ]] && break; sleep 0.1; done
-export GAUNTLET_SERVER="http://127.0.0.1:$(cat "$D/port")"
-"$G" worker --workdir "$D/work" --name h200 --pass-env LD_LIBRARY_PATH >"$OUT/worker.log" 2>&1 &
+start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200 --pass-env LD_LIBRARY_PATH
 "$G" nodes --format json >"$OUT/nodes-start.json" 2>&1
 cat >"$D/nvfp4.json" <<'JSON'
 {"suite": "nvfp4-gemm", "name": "H200: NVFP4 GEMM backends, decode and prefill",

@@ -14,14 +14,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 C=.devbuild
 if [[ "${1:-}" == "--stage" ]]; then
-  rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
-  cp build/bin/gauntlet build/bin/hf_serve_test "$C/bin/"
+  source scripts/h200-lib.sh
+  stage_binaries "$C" build/bin/gauntlet build/bin/hf_serve_test
   # The install layout beside the copied binary: serve finds its dashboard at ../share/gauntlet/web.
   mkdir -p "$C/share/gauntlet" && cp -r web suites "$C/share/gauntlet/"
-  strip --strip-debug "$C/bin/"*
-  for b in "$C/bin/"*; do
-    for l in $(ldd "$b" | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|gtest|re2|absl'); do cp -Ln "$l" "$C/lib/"; done
-  done
   du -sh "$C"
   exit 0
 fi

@@ -13,6 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 C=.devbuild
+source scripts/h200-lib.sh
 OUT=${OUT:-/tmp/gauntlet-h200x2}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -24,11 +25,7 @@ python3 -c 'import json, torch; print(json.dumps({"torch": torch.__version__, "c
   >"$OUT/torch.json" 2>&1
 D=/tmp/gauntlet-h200x2-run
 rm -rf "$D" && mkdir -p "$D"
-"$G" serve --db "$D/gauntlet.db" --listen 127.0.0.1:0 --port-file "$D/port" --suites "$PWD/suites" >"$OUT/daemon.log" 2>&1 &
-for i in $(seq 100); do [[ -s "$D/port" ]] && break; sleep 0.1; done
-export GAUNTLET_SERVER="http://127.0.0.1:$(cat "$D/port")"
-"$G" worker --workdir "$D/work" --name h200x2 --pass-env LD_LIBRARY_PATH --pass-env NCCL_NVLS_ENABLE \
-  >"$OUT/worker.log" 2>&1 &
+start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200x2 --pass-env LD_LIBRARY_PATH --pass-env NCCL_NVLS_ENABLE
 for i in $(seq 100); do "$G" nodes --format json 2>/dev/null | grep -q h200x2 && break; sleep 0.2; done
 "$G" nodes --format json >"$OUT/nodes-start.json" 2>&1
 

@@ -32,6 +32,8 @@ std::optional<int> ParseSignal(const std::string& s) {
     return std::nullopt;
   }
 }
+
+void AddClassifyCommand(CLI::App& app, int* code);
 }  // namespace
 
 void AddWorkerCommands(CLI::App& app, int* code) {
@@ -82,7 +84,12 @@ void AddWorkerCommands(CLI::App& app, int* code) {
     }
     *code = RunWorker(*o);
   });
+  AddClassifyCommand(app, code);
+}
 
+namespace {
+// `gauntlet classify`: one log judged as a worker judges a stage's, to try a suite's signature rules.
+void AddClassifyCommand(CLI::App& app, int* code) {
   auto file = std::make_shared<std::string>();
   auto exit_code = std::make_shared<int>(-1);
   auto sig = std::make_shared<std::string>();
@@ -141,5 +148,6 @@ void AddWorkerCommands(CLI::App& app, int* code) {
     }
   });
 }
+}  // namespace
 
 }  // namespace gauntlet

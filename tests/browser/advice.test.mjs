@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {Stack, until} from './lib/stack.mjs';
+import {finish, startStack, until} from './lib/stack.mjs';
 
 let stack;
 let browser;
 let hardware;
 
 before(async () => {
-  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  stack = await startStack();
   await stack.worker('h200');
   const s = await stack.sweep({suite: 'ui-fixture', name: 'three runs each', repeats: 3, reuse: false, prune: false,
     targets: [{arch: 'sm_90'}]});
@@ -21,13 +21,7 @@ before(async () => {
   browser = await launch();
 });
 
-after(async () => {
-  await browser?.close();
-  if (stack) {
-    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}`);
-    await stack.stop();
-  }
-});
+after(() => finish(browser, stack));
 
 describe('answers people act on', () => {
   afterEach(closePages);

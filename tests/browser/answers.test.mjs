@@ -10,7 +10,7 @@ import path from 'node:path';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {FIXTURES, Stack, until} from './lib/stack.mjs';
+import {finish, FIXTURES, startStack, until} from './lib/stack.mjs';
 
 const H200 = 'NVIDIA H200 · sm_90 · x1';
 const LAYOUT = 'rows=kernel&cols=hardware';
@@ -20,7 +20,7 @@ let browser;
 let mixed;  // the finished ui-mixed sweep (every kernel × batch, twice), as the API reports it
 
 before(async () => {
-  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  stack = await startStack();
   // Where the flaky kernel counts its runs: fresh per stack, so its first run passes.
   const state = path.join(stack.dir, 'flaky-state');
   fs.mkdirSync(state);
@@ -33,13 +33,7 @@ before(async () => {
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {origin: stack.url});
 });
 
-after(async () => {
-  await browser?.close();
-  if (stack) {
-    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}`);
-    await stack.stop();
-  }
-});
+after(() => finish(browser, stack));
 
 /** Every cell of the matrix on the page: row keys, column, classes, text. */
 const cells = (page) => page.evaluate(() => {

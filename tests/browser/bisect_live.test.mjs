@@ -8,7 +8,7 @@ import path from 'node:path';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {Stack, until} from './lib/stack.mjs';
+import {finish, startStack, until} from './lib/stack.mjs';
 
 let stack;
 let browser;
@@ -29,20 +29,14 @@ const SCRIPT = [
 ].join('\n');
 
 before(async () => {
-  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  stack = await startStack();
   hold = path.join(stack.dir, 'hold');
   fs.mkdirSync(hold);
   await stack.worker('h200', 'h200', {env: {GAUNTLET_FIXTURE_HOLD: hold}});
   browser = await launch();
 });
 
-after(async () => {
-  await browser?.close();
-  if (stack) {
-    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}\nworker log tail:\n${stack.log('worker-h200')}`);
-    await stack.stop();
-  }
-});
+after(() => finish(browser, stack, {daemon: 'serve', worker: 'worker-h200'}));
 
 describe('a live bisection', () => {
   afterEach(closePages);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {Stack, until} from './lib/stack.mjs';
+import {finish, startStack, until} from './lib/stack.mjs';
 
 const TARGETS = [{arch: 'sm_90'}, {arch: 'sm_120'}];
 const H200 = 'NVIDIA H200 · sm_90 · x1';
@@ -16,7 +16,7 @@ let browser;
 let first;  // the finished first sweep, as the API reports it
 
 before(async () => {
-  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  stack = await startStack();
   await stack.worker('h200');
   await stack.worker('sm120');
   const s = await stack.sweep({suite: 'ui-fixture', name: 'bring-up', targets: TARGETS});
@@ -25,13 +25,7 @@ before(async () => {
   browser = await launch();
 });
 
-after(async () => {
-  await browser?.close();
-  if (stack) {
-    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}`);
-    await stack.stop();
-  }
-});
+after(() => finish(browser, stack));
 
 /** The cell of the sweep matrix for a row (backend, dtype) and a column. */
 const cell = (page, backend, dtype, col) => page.evaluate(([b, d, c]) => {

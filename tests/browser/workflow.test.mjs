@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {after, afterEach, before, describe, it} from 'node:test';
 import {launch} from './lib/browser.mjs';
 import {closePages, newPage, open, shot} from './lib/page.mjs';
-import {Stack, until} from './lib/stack.mjs';
+import {finish, startStack, until} from './lib/stack.mjs';
 
 const H200 = 'NVIDIA H200 · sm_90 · x1';
 const LAYOUT = 'rows=backend,dtype&cols=hardware';
@@ -15,20 +15,14 @@ let browser;
 let first;
 
 before(async () => {
-  stack = await new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+  stack = await startStack();
   await stack.worker('h200');
   const s = await stack.sweep({suite: 'ui-fixture', name: 'week-one', targets: [{arch: 'sm_90'}]});
   first = await stack.waitSweep(s.id);
   browser = await launch();
 });
 
-after(async () => {
-  await browser?.close();
-  if (stack) {
-    if (process.exitCode) console.log(`daemon log tail:\n${stack.log('serve')}`);
-    await stack.stop();
-  }
-});
+after(() => finish(browser, stack));
 
 /** The trials of a sweep, as the API lists them. */
 const trialsOf = async (id) => (await stack.get(`/api/v1/trials?sweep=${id}&limit=1000`)).items;

@@ -5,17 +5,13 @@
 
 #include "classifier/classifier.h"
 #include "classifier/report_grammar.h"
+#include "exits.h"
 
 using namespace gauntlet;
 using namespace gauntlet::classifier;
+using namespace gauntlet::classifier::test_exits;
 
 namespace {
-
-ExitInfo ExitCode(int c) {
-  ExitInfo e;
-  e.exit_code = c;
-  return e;
-}
 
 Classification Judge(const std::string& log, int exit_code = 1) { return ClassifyText(log, ExitCode(exit_code)); }
 

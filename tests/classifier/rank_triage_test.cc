@@ -5,16 +5,13 @@
 
 #include "classifier/classifier.h"
 #include "classifier/rank_triage.h"
+#include "exits.h"
 
 using namespace gauntlet;
 using namespace gauntlet::classifier;
+using namespace gauntlet::classifier::test_exits;
 
 namespace {
-ExitInfo Exit(int code) {
-  ExitInfo e;
-  e.exit_code = code;
-  return e;
-}
 const std::string kWatchdog0 =
     "[rank0]:[E1201 10:00:00.000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
     "WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=20000) ran for 20001 milliseconds "
@@ -96,12 +93,12 @@ TEST(RankTriage, ReprintedSpawnTracebackBelongsToItsRank) {
       "  File \"/w/prog.py\", line 9, in run\n"
       "    raise ValueError(\"bad shard\")\n"
       "ValueError: bad shard\n";
-  Classification c = ClassifyText(log, Exit(1));
+  Classification c = ClassifyText(log, ExitCode(1));
   EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:ValueError:bad shard@prog.py") << "not the parent's ProcessRaisedException";
   EXPECT_EQ(c.rank, "rank3");
   // Lines after the reprint are the parent's again.
-  Classification later = ClassifyText(log + "RuntimeError: parent's own\n", Exit(1));
+  Classification later = ClassifyText(log + "RuntimeError: parent's own\n", ExitCode(1));
   EXPECT_EQ(later.rank, "rank3");
 }
 
@@ -110,7 +107,7 @@ TEST(RankTriage, TheRankThatRaisedFirstWinsOverThePeersTimeout) {
                           "[rank1]:   File \"/w/tp.py\", line 4, in f\n"
                           "[rank1]: RuntimeError: injected fault on rank 1\n" +
                           kWatchdog0;
-  Classification c = ClassifyText(log, Exit(1));
+  Classification c = ClassifyText(log, ExitCode(1));
   EXPECT_EQ(c.signature, "crashed:RuntimeError:injected fault on rank <n>@tp.py");
   EXPECT_EQ(c.rank, "rank1");
   EXPECT_EQ(c.evidence, "[rank1]: RuntimeError: injected fault on rank 1");
@@ -120,13 +117,13 @@ TEST(RankTriage, TheRankThatRaisedFirstWinsOverThePeersTimeout) {
                                             "[rank1]: Traceback (most recent call last):\n"
                                             "[rank1]:   File \"/w/tp.py\", line 4, in f\n"
                                             "[rank1]: RuntimeError: injected fault on rank 1\n",
-                                        Exit(1));
+                                        ExitCode(1));
   EXPECT_EQ(swapped.rank, "rank1");
 }
 
 TEST(RankTriage, ASilentRankIsTheHangOnlyWhenItWasSeen) {
   const std::string both_seen = "[rank0]: start\n[rank1]: start\n[rank1]: fault=hang: sleeping\n" + kWatchdog0;
-  Classification c = ClassifyText(both_seen, Exit(1));
+  Classification c = ClassifyText(both_seen, ExitCode(1));
   EXPECT_EQ(c.verdict, Verdict::kTimeout);
   EXPECT_EQ(c.signature, "timeout:rank_hang");
   EXPECT_EQ(c.rank, "rank1");
@@ -137,20 +134,20 @@ TEST(RankTriage, ASilentRankIsTheHangOnlyWhenItWasSeen) {
   to.timed_out = true;
   EXPECT_EQ(ClassifyText(both_seen, to).signature, "timeout:rank_hang");
   // Only rank 0 ever wrote: nothing says another rank existed, so it stays the watchdog's.
-  Classification alone = ClassifyText("[rank0]: start\n" + kWatchdog0, Exit(1));
+  Classification alone = ClassifyText("[rank0]: start\n" + kWatchdog0, ExitCode(1));
   EXPECT_EQ(alone.signature, "timeout:nccl_watchdog");
   EXPECT_EQ(alone.rank, "rank0");
   // Both timed out: an NCCL-level hang, not one rank's.
   const std::string watchdog1 =
       "[rank1]:[E1201 10:00:00.000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation "
       "timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 20001 milliseconds before timing out.\n";
-  EXPECT_EQ(ClassifyText(both_seen + watchdog1, Exit(1)).signature, "timeout:nccl_watchdog");
+  EXPECT_EQ(ClassifyText(both_seen + watchdog1, ExitCode(1)).signature, "timeout:nccl_watchdog");
   // A rank that raised is a cause, never inferred away as a hang.
   Classification raised = ClassifyText(both_seen +
                                              "[rank1]: Traceback (most recent call last):\n"
                                              "[rank1]:   File \"/w/tp.py\", line 4, in f\n"
                                              "[rank1]: RuntimeError: boom\n",
-                                         Exit(1));
+                                         ExitCode(1));
   EXPECT_EQ(raised.verdict, Verdict::kCrashed);
   EXPECT_EQ(raised.rank, "rank1");
 }
@@ -161,14 +158,14 @@ TEST(RankTriage, SpawnExitCodesOnlyNameARankThatSaidNothingElse) {
       "  File \"/usr/lib/python3/dist-packages/torch/multiprocessing/spawn.py\", line 196, in join\n"
       "    raise ProcessExitedException(\n"
       "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 7\n";
-  Classification c = ClassifyText("[rank0]: ok\n[rank1]: ok\n" + parent, Exit(1));
+  Classification c = ClassifyText("[rank0]: ok\n[rank1]: ok\n" + parent, ExitCode(1));
   EXPECT_EQ(c.signature, "crashed:exit_code:7");
   EXPECT_EQ(c.rank, "rank1");
   // Rank 0's watchdog abort then its SIGABRT: the abort is the consequence, the hang of rank 1 the cause.
   std::string abort_parent = parent;
   abort_parent.replace(abort_parent.find("process 1 terminated with exit code 7"), 37,
                        "process 0 terminated with signal SIGABRT");
-  Classification h = ClassifyText("[rank0]: ok\n[rank1]: ok\n" + kWatchdog0 + abort_parent, Exit(1));
+  Classification h = ClassifyText("[rank0]: ok\n[rank1]: ok\n" + kWatchdog0 + abort_parent, ExitCode(1));
   EXPECT_EQ(h.signature, "timeout:rank_hang");
   EXPECT_EQ(h.rank, "rank1");
 }
@@ -178,9 +175,9 @@ TEST(RankTriage, SuiteRulesAndJsonCarryTheRank) {
   rules[0].match = "fault=hang";
   rules[0].verdict = Verdict::kTimeout;
   rules[0].signature = "timeout:injected_hang";
-  Classification c = ClassifyText("[rank0]: start\n[rank1]: fault=hang: sleeping\n", Exit(1), rules);
+  Classification c = ClassifyText("[rank0]: start\n[rank1]: fault=hang: sleeping\n", ExitCode(1), rules);
   EXPECT_EQ(c.signature, "timeout:injected_hang");
   EXPECT_EQ(c.rank, "rank1");
   EXPECT_EQ(ToJson(c)["rank"], "rank1");
-  EXPECT_FALSE(ToJson(ClassifyText("all good\n", Exit(0))).contains("rank")) << "no rank, no field";
+  EXPECT_FALSE(ToJson(ClassifyText("all good\n", ExitCode(0))).contains("rank")) << "no rank, no field";
 }

@@ -7,20 +7,16 @@
 
 #include "classifier/classifier.h"
 #include "classifier/refusals.h"
+#include "exits.h"
 
 using namespace gauntlet;
 using namespace gauntlet::classifier;
+using namespace gauntlet::classifier::test_exits;
 
 namespace {
 
 std::string Key(std::string type, std::string message) {
   return RefusalKey({std::move(type), std::move(message)}).value_or("none");
-}
-
-ExitInfo Exit1() {
-  ExitInfo e;
-  e.exit_code = 1;
-  return e;
 }
 
 }  // namespace
@@ -142,7 +138,7 @@ TEST(Refusals, EndToEnd) {
       "[rank0]: torch._dynamo.exc.BackendCompilerFailed: backend='tvm' raised:\n"
       "[rank1]: step 10 loss 2.31\n"
       "[rank0]: ModuleNotFoundError: No module named 'tvm'\n";
-  auto c = ClassifyText(interleaved, Exit1());
+  auto c = ClassifyText(interleaved, ExitCode(1));
   EXPECT_EQ(c.signature, "unsupported:not_installed:tvm");
   EXPECT_EQ(c.evidence, "[rank0]: ModuleNotFoundError: No module named 'tvm'");
 
@@ -150,7 +146,7 @@ TEST(Refusals, EndToEnd) {
       "Traceback (most recent call last):\n"
       "  File \"/t/attn.py\", line 3, in f\n"
       "RuntimeError: CUDA out of memory while the fp8 path is not supported\n";
-  EXPECT_EQ(ClassifyText(oom_words, Exit1()).signature, "oom:cuda");
+  EXPECT_EQ(ClassifyText(oom_words, ExitCode(1)).signature, "oom:cuda");
 
   // Without the wrapper's cause the wrapper itself is all there is: a crash, never a refusal.
   const std::string no_cause =
@@ -159,7 +155,7 @@ TEST(Refusals, EndToEnd) {
       "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
       "\n"
       "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n";
-  EXPECT_EQ(ClassifyText(no_cause, Exit1()).signature,
+  EXPECT_EQ(ClassifyText(no_cause, ExitCode(1)).signature,
             "crashed:BackendCompilerFailed:backend='inductor' raised:@output_graph.py");
 
   // A refusal printed and handled by a run that exits 0 does not fail it.

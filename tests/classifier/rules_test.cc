@@ -3,22 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "classifier/classifier.h"
+#include "exits.h"
 
 using namespace gauntlet;
 using namespace gauntlet::classifier;
+using namespace gauntlet::classifier::test_exits;
 
 namespace {
 
-ExitInfo ExitCode(int c) {
-  ExitInfo e;
-  e.exit_code = c;
-  return e;
-}
-ExitInfo Sig(int s) {
-  ExitInfo e;
-  e.signal = s;
-  return e;
-}
 
 // "field: reason" of a refused rule set; empty when it is accepted.
 std::string InvalidArgument(const char* json) {
@@ -133,10 +125,10 @@ TEST(Decision, ExitZeroWithoutEvidencePasses) {
 TEST(Decision, ExitStatusFallbacks) {
   EXPECT_EQ(ClassifyText("bye\n", ExitCode(3)).signature, "crashed:exit_code:3");
   EXPECT_EQ(ClassifyText("bye\n", ExitCode(3)).evidence, "bye");
-  EXPECT_EQ(ClassifyText("bye\n", Sig(11)).signature, "crashed:signal:SIGSEGV");
+  EXPECT_EQ(ClassifyText("bye\n", ExitSignal(11)).signature, "crashed:signal:SIGSEGV");
   EXPECT_EQ(ClassifyText("bye\n", ExitCode(139)).signature, "crashed:signal:SIGSEGV");
-  EXPECT_EQ(ClassifyText("bye\n", Sig(9)).signature, "crashed:signal:SIGKILL");
-  EXPECT_EQ(ClassifyText("loading\nKilled\n", Sig(9)).signature, "oom:host");
+  EXPECT_EQ(ClassifyText("bye\n", ExitSignal(9)).signature, "crashed:signal:SIGKILL");
+  EXPECT_EQ(ClassifyText("loading\nKilled\n", ExitSignal(9)).signature, "oom:host");
   EXPECT_EQ(ClassifyText("bash: line 1:  4242 Killed    python3 x.py\n", ExitCode(137)).signature, "oom:host");
   // "Killed" without SIGKILL is just a word.
   EXPECT_EQ(ClassifyText("Killed\n", ExitCode(1)).signature, "crashed:exit_code:1");
@@ -160,10 +152,10 @@ TEST(Decision, RootCauseBeatsTimeoutAndWatchdog) {
   ExitInfo t;
   t.timed_out = true;
   EXPECT_EQ(ClassifyText(log, t).signature, "crashed:illegal_memory_access");
-  EXPECT_EQ(ClassifyText(log, Sig(6)).signature, "crashed:illegal_memory_access");
+  EXPECT_EQ(ClassifyText(log, ExitSignal(6)).signature, "crashed:illegal_memory_access");
   // Only the watchdog: a hang.
   const std::string hang = log.substr(log.find("[rank0]:[E"));
-  EXPECT_EQ(ClassifyText(hang, Sig(6)).signature, "timeout:nccl_watchdog");
+  EXPECT_EQ(ClassifyText(hang, ExitSignal(6)).signature, "timeout:nccl_watchdog");
   EXPECT_EQ(ClassifyText(hang, t).signature, "timeout:nccl_watchdog");
 }
 

@@ -6,22 +6,18 @@
 #include "classifier/classifier.h"
 #include "classifier/junit_report.h"
 #include "classifier/test_judge.h"
+#include "exits.h"
 #include "test_runner_fixture.h"
 
 namespace gauntlet::classifier {
 namespace {
+using test_exits::ExitCode;
 using testing_fixture::RunnerFixture;
 
 const JudgedCase* Find(const TestJudgement& j, const std::string& name) {
   for (const JudgedCase& c : j.cases)
     if (c.name == name) return &c;
   return nullptr;
-}
-
-ExitInfo Exit(int code) {
-  ExitInfo e;
-  e.exit_code = code;
-  return e;
 }
 
 TEST(JudgeTests, EachPytestCaseByWhatItSays) {
@@ -100,7 +96,7 @@ TEST(JudgeTests, TheSuitesRulesApplyToEachCase) {
 
 // The classifier on a whole stage log: the findings.
 TEST(ClassifierTests, PytestThatOnlySkipsIsUnsupportedThoughItExitsZero) {
-  const Classification c = ClassifyText(RunnerFixture("pytest7_only_skip.log"), Exit(0));
+  const Classification c = ClassifyText(RunnerFixture("pytest7_only_skip.log"), ExitCode(0));
   EXPECT_EQ(c.verdict, Verdict::kUnsupported) << c.signature;
   EXPECT_EQ(c.signature, "unsupported:skipped");
   EXPECT_NE(c.evidence.find("1 skipped"), std::string::npos) << c.evidence;
@@ -108,7 +104,7 @@ TEST(ClassifierTests, PytestThatOnlySkipsIsUnsupportedThoughItExitsZero) {
 
 TEST(ClassifierTests, PytestNotImplementedErrorIsNotACrash) {
   // -rs run: skip, NotImplementedError, tolerance assert; the worst is the assert (wrong_output).
-  Classification all = ClassifyText(RunnerFixture("pytest7_rs.log"), Exit(1));
+  Classification all = ClassifyText(RunnerFixture("pytest7_rs.log"), ExitCode(1));
   EXPECT_EQ(all.verdict, Verdict::kWrongOutput) << all.signature;
   // The second finding: only the refusal failed.
   const std::string log =
@@ -124,26 +120,26 @@ TEST(ClassifierTests, PytestNotImplementedErrorIsNotACrash) {
       "=========================== short test summary info ============================\n"
       "FAILED test_kernels.py::test_fp8_addmm - NotImplementedError: \"addmm_cuda\" no...\n"
       "============================== 1 failed in 0.01s ===============================\n";
-  Classification c = ClassifyText(log, Exit(1));
+  Classification c = ClassifyText(log, ExitCode(1));
   EXPECT_EQ(c.verdict, Verdict::kUnsupported) << c.signature;
   EXPECT_EQ(c.signature, "unsupported:dtype") << "the refusal's family, as for the same exception in a script";
   EXPECT_NE(c.evidence.find("test_fp8_addmm"), std::string::npos) << c.evidence;
 }
 
 TEST(ClassifierTests, PytestNoTestsRanIsAFailure) {
-  Classification c = ClassifyText(RunnerFixture("pytest7_no_tests.log"), Exit(5));
+  Classification c = ClassifyText(RunnerFixture("pytest7_no_tests.log"), ExitCode(5));
   EXPECT_EQ(c.signature, "crashed:no_tests");
-  Classification d = ClassifyText(RunnerFixture("pytest7_deselected.log"), Exit(5));
+  Classification d = ClassifyText(RunnerFixture("pytest7_deselected.log"), ExitCode(5));
   EXPECT_EQ(d.signature, "crashed:no_tests");
 }
 
 TEST(ClassifierTests, GoogleTestZeroTestsExitingZeroIsAFailure) {
-  Classification c = ClassifyText(RunnerFixture("gtest_zero.log"), Exit(0));
+  Classification c = ClassifyText(RunnerFixture("gtest_zero.log"), ExitCode(0));
   EXPECT_EQ(c.verdict, Verdict::kCrashed);
   EXPECT_EQ(c.signature, "crashed:no_tests");
-  Classification s = ClassifyText(RunnerFixture("gtest_only_skip.log"), Exit(0));
+  Classification s = ClassifyText(RunnerFixture("gtest_only_skip.log"), ExitCode(0));
   EXPECT_EQ(s.verdict, Verdict::kUnsupported) << s.signature;
-  Classification m = ClassifyText(RunnerFixture("gtest_mixed.log"), Exit(1));
+  Classification m = ClassifyText(RunnerFixture("gtest_mixed.log"), ExitCode(1));
   EXPECT_EQ(m.verdict, Verdict::kWrongOutput) << m.signature;
 }
 
@@ -157,7 +153,7 @@ TEST(ClassifierTests, PartlySkippedSuiteIsUnsupportedAndCountsItsPasses) {
       "========================= 3 passed, 1 skipped in 2.10s =========================\n";
   Classifier k;
   k.Feed(log);
-  Classification c = k.Finish(Exit(0));
+  Classification c = k.Finish(ExitCode(0));
   EXPECT_EQ(c.verdict, Verdict::kUnsupported);
   EXPECT_EQ(c.signature, "unsupported:skipped:FP8 block scaling requires sm_100a");
   auto t = k.Tests();
@@ -171,16 +167,16 @@ TEST(ClassifierTests, APassingRunStaysPassed) {
       "collected 2 items\n\n"
       "test_gemm.py ..                                                          [100%]\n\n"
       "============================== 2 passed in 0.51s ===============================\n";
-  EXPECT_EQ(ClassifyText(log, Exit(0)).verdict, Verdict::kPassed);
+  EXPECT_EQ(ClassifyText(log, ExitCode(0)).verdict, Verdict::kPassed);
 }
 
 TEST(ClassifierTests, TheReportDoesNotDependOnChunking) {
   const std::string log = RunnerFixture("pytest7_verbose.log");
-  const Classification whole = ClassifyText(log, Exit(1));
+  const Classification whole = ClassifyText(log, ExitCode(1));
   for (size_t chunk : {1u, 7u, 64u}) {
     Classifier k;
     for (size_t i = 0; i < log.size(); i += chunk) k.Feed(std::string_view(log).substr(i, chunk));
-    const Classification c = k.Finish(Exit(1));
+    const Classification c = k.Finish(ExitCode(1));
     EXPECT_EQ(c.verdict, whole.verdict) << chunk;
     EXPECT_EQ(c.signature, whole.signature) << chunk;
   }

@@ -3,6 +3,7 @@
 // ranking, which neighbour a failing config is pointed to, and the flags a config means.
 #include <gtest/gtest.h>
 
+#include "core/advice_text.h"
 #include "core/drift.h"
 #include "core/launch_line.h"
 #include "core/preflight.h"
@@ -145,6 +146,23 @@ TEST(LaunchLine, FlagsEnvAndAShellLineFromTheSuitesArgv) {
   EXPECT_EQ(line.env, std::vector<std::string>{"FP4_BACKEND=cutlass"});
   EXPECT_EQ(line.shell,
             "FP4_BACKEND=cutlass python3 -m sglang.launch_server --port {port} --moe-runner-backend cutlass --shape=l 'it'\\''s'");
+}
+
+// The text forms the API's markdown and the CLI's tables share (core/advice_text.h).
+TEST(AdviceText, FlagsRegionAndMetricInBothSpreads) {
+  const json c = {{"config_key", "backend=triton"}, {"env", {"A=1"}}, {"flags", {"--backend", "triton"}},
+                  {"metric", {{"mean", 2.0}, {"low", 1.5}, {"high", 2.5}, {"n", 4}, {"unit", "ms"}}}};
+  EXPECT_EQ(AdviceFlags(c), "A=1 --backend triton");
+  EXPECT_EQ(AdviceFlags({{"config_key", "backend=triton"}, {"env", json::array()}, {"flags", json::array()}}), "backend=triton");
+  EXPECT_EQ(AdviceRegion({{"batch", "8"}, {"shape", "l"}}), "batch=8 shape=l");
+  EXPECT_EQ(AdviceRegion(json::object()), "");
+  EXPECT_EQ(AdviceMetric(c, MetricSpread::kInterval), "2 ms (95%: 1.5–2.5, 4 runs)");
+  EXPECT_EQ(AdviceMetric(c, MetricSpread::kHalfWidth), "2 ms ±0.5 (4 runs)");
+  json one = c;
+  one["metric"]["n"] = 1;
+  EXPECT_EQ(AdviceMetric(one, MetricSpread::kInterval), "2 ms (1 run)");
+  EXPECT_EQ(AdviceMetric(one, MetricSpread::kHalfWidth), "2 ms (1 run)");
+  EXPECT_EQ(AdviceMetric({{"metric", nullptr}}, MetricSpread::kInterval), "");
 }
 
 }  // namespace

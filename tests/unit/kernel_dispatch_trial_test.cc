@@ -8,9 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/support/fake_daemon_link.h"
-#include "tests/support/fake_process_runner.h"
-#include "tests/support/harness.h"
+#include "tests/support/trial_rig.h"
 #include "workers/kernel_recording.h"
 #include "workers/trial_runner.h"
 
@@ -20,22 +18,11 @@ using nlohmann::json;
 
 const json kDispatch = {{"backend", {{"flash", "pytorch_flash::|flash_fwd"}, {"efficient", "fmha_cutlassF"}}}};
 
-class KernelDispatchTrialTest : public ::testing::Test {
+class KernelDispatchTrialTest : public ::testing::Test, protected test::TrialRig {
  protected:
-  KernelDispatchTrialTest() {
-    env.daemon = &daemon;
-    env.processes = &runner;
-    env.fingerprints = &fingerprints;
-    env.node_name = "n1";
-    env.workdir = dir.path();
-    env.kill_grace = std::chrono::milliseconds(10);
-    env.abort_all = &abort_all;
-    env.kernel_recorder = "/opt/gauntlet/bin/libgauntlet_kernrec.so";
-  }
+  KernelDispatchTrialTest() { env.kernel_recorder = "/opt/gauntlet/bin/libgauntlet_kernrec.so"; }
   static json Grant(int64_t trial, json stage, const std::string& backend, json gpus = json::array({0})) {
-    json def = {{"name", "s"}, {"version", 1}, {"stages", json::array({stage})}};
-    return {{"trial", trial}, {"lease", "L" + std::to_string(trial)}, {"attempt", 1}, {"heartbeat_ms", 20},
-            {"suite", {{"key", "s@1"}, {"definition", def}}}, {"config", {{"backend", backend}}}, {"gpus", gpus}};
+    return TrialRig::Grant(trial, {stage}, {{"backend", backend}}, gpus);
   }
   static json Stage(bool with_dispatch = true) {
     json s = {{"name", "sdpa"}, {"kind", "command"}, {"argv", {"sdpa"}}, {"timeout_s", 10}};
@@ -62,13 +49,6 @@ class KernelDispatchTrialTest : public ::testing::Test {
     EXPECT_FALSE(all.empty());
     return all.empty() ? proc::ProcessSpec{} : all.back();
   }
-
-  test::TempDir dir;
-  test::FakeDaemonLink daemon;
-  test::FakeProcessRunner runner;
-  FingerprintCache fingerprints;
-  std::atomic<bool> abort_all{false};
-  TrialRunnerEnv env;
 };
 
 TEST_F(KernelDispatchTrialTest, APassOnTheWrongKernelsIsAFallbackNamingTheFamilyThatRan) {

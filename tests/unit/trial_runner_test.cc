@@ -12,32 +12,17 @@
 #include <mutex>
 #include <filesystem>
 
-#include "tests/support/fake_daemon_link.h"
-#include "tests/support/fake_process_runner.h"
-#include "tests/support/harness.h"
+#include "tests/support/trial_rig.h"
 
 namespace gauntlet {
 namespace {
 using nlohmann::json;
 
-class TrialRunnerTest : public ::testing::Test {
+class TrialRunnerTest : public ::testing::Test, protected test::TrialRig {
  protected:
-  TrialRunnerTest() {
-    env.daemon = &daemon;
-    env.processes = &runner;
-    env.fingerprints = &fingerprints;
-    env.node_name = "n1";
-    env.workdir = dir.path();
-    env.kill_grace = std::chrono::milliseconds(10);
-    env.abort_all = &abort_all;
-  }
-  // A grant as the daemon sends it, for a suite with these stages.
+  // A grant as the daemon sends it, for a CPU trial of a suite with these stages.
   static json Grant(int64_t trial, const std::vector<json>& stages, json extra_suite = json::object()) {
-    json def = {{"name", "s"}, {"version", 1}, {"stages", json(stages)}};
-    def.update(extra_suite);
-    return {{"trial", trial}, {"lease", "L" + std::to_string(trial)}, {"attempt", 1}, {"heartbeat_ms", 20},
-            {"suite", {{"key", "s@1"}, {"definition", def}}}, {"config", {{"backend", "cutlass"}}},
-            {"gpus", json::array()}};
+    return TrialRig::Grant(trial, stages, {{"backend", "cutlass"}}, json::array(), extra_suite);
   }
   // A command stage; 10 s bounds a stage that nothing stops, so a broken stop fails the test as a
   // timeout instead of hanging it.
@@ -62,13 +47,6 @@ class TrialRunnerTest : public ::testing::Test {
     p.until_stopped = true;
     return p;
   }
-
-  test::TempDir dir;
-  test::FakeDaemonLink daemon;
-  test::FakeProcessRunner runner;
-  FingerprintCache fingerprints;
-  std::atomic<bool> abort_all{false};
-  TrialRunnerEnv env;
 };
 
 TEST_F(TrialRunnerTest, APassingTrialIsReportedWithEveryStageAndMetric) {

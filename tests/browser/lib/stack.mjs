@@ -123,3 +123,19 @@ export class Stack {
     if (!this.keep) fs.rmSync(this.dir, {recursive: true, force: true});
   }
 }
+
+/** A fresh stack for one test file, kept on disk when GAUNTLET_KEEP is set (to read its logs). */
+export const startStack = () => new Stack({keep: !!process.env.GAUNTLET_KEEP}).start();
+
+/**
+ * The end of a test file: the browser closed, then the stack stopped; when a test failed, the tail
+ * of each log in `logs` (label: process name) is printed first. Either may be unset (a start failed).
+ */
+export async function finish(browser, stack, logs = {daemon: 'serve'}) {
+  await browser?.close();
+  if (!stack) return;
+  if (process.exitCode) {
+    console.log(Object.entries(logs).map(([label, name]) => `${label} log tail:\n${stack.log(name)}`).join('\n'));
+  }
+  await stack.stop();
+}
