@@ -12,6 +12,7 @@
 #include "core/pass_rate.h"
 #include "core/verdict.h"
 #include "store/analytics.h"
+#include "store/config_values.h"
 #include "store/results_index.h"
 
 namespace gauntlet {
@@ -81,7 +82,7 @@ MetricValue MetricOf(sql::Stmt& s, int name_col) {
 // Takes `verdict` as the config's own if Supersedes (core/verdict.h) says it is the one to show;
 // calls `metric()` only when it takes it, so a row's metric is read once at most.
 template <typename MetricFn>
-void FoldVerdict(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+void FoldVerdict(ConfigCell& c, std::string_view verdict, std::string_view signature, int64_t trial, int64_t at,
                  std::string_view fingerprint, MetricFn&& metric) {
   if (!Supersedes({verdict, at, trial}, {c.verdict, c.at, c.trial})) return;
   c.verdict = verdict;
@@ -115,8 +116,9 @@ void TakeConfig(ConfigCell& c, std::string_view text, const ParamIndex& params) 
   if (c.seen) return;
   c.seen = true;
   c.config_text = text;
+  if (FlatConfigValues(text, params, &c.values)) return;  // as ConfigJson stores them: no tree needed
   const json config = json::parse(text);
-  c.values.resize(params.size());
+  c.values.assign(params.size(), std::string());
   for (size_t i = 0; i < params.size(); ++i)
     if (auto it = config.find(params[i]); it != config.end()) c.values[i] = JsonText(*it);
 }
@@ -141,19 +143,21 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
   out->reserve(out->size() + 4096);
+  std::string key;  // one buffer for every row's key: 200,000 rows are 200,000 allocations otherwise
   while (s.Step()) {
     budget.Count();
-    const std::string state = s.Text(9), hardware = s.Text(1);
-    std::string key = s.Text(10);
+    const std::string_view state = s.TextView(9), hardware = s.TextView(1);
+    key.assign(s.TextView(10));
     key += '\x1f';
     key += hardware;
-    ConfigCell& c = (*out)[key];
-    // A sweep repeats each config over targets and repeats: parse each config's JSON once.
+    auto found = out->find(key);
+    ConfigCell& c = found != out->end() ? found->second : (*out)[key];
+    // A sweep repeats each config over targets and repeats: read each config's values once.
     TakeConfig(c, s.TextView(0), params);
-    c.hardware = hardware;
-    const std::string raw = s.Text(2);
-    const std::string verdict = state == "done" && raw != "cancelled" ? raw : "";
-    FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), s.TextView(11), [&] { return MetricOf(s, 6); });
+    if (c.hardware != hardware) c.hardware = hardware;
+    const std::string_view raw = s.TextView(2);
+    const std::string_view verdict = state == "done" && raw != "cancelled" ? raw : std::string_view();
+    FoldVerdict(c, verdict, s.TextView(3), s.Int(4), s.Int(5), s.TextView(11), [&] { return MetricOf(s, 6); });
     if (s.Int(14) != 0) {  // a copy of an earlier verdict: shown, counted apart, judged by no fingerprint
       ++c.reused;
       continue;
@@ -169,7 +173,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     if (v && v->judged) {
       const std::string_view fp = s.TextView(11);
       auto it = std::find_if(c.judged.begin(), c.judged.end(), [&](auto& e) { return e.first == fp; });
-      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), verdict);
+      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), std::string(verdict));
       else c.flaky = c.flaky || it->second != verdict;
     }
   }
@@ -407,12 +411,14 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   std::vector<int> row_at;
   for (auto& p : q.rows) row_at.push_back(IndexIn(params, p));
   const int col_at = q.cols == "hardware" ? -1 : IndexIn(params, q.cols);
+  Key probe{std::vector<std::string>(row_at.size()), std::string()};  // refilled in place: no allocation per config
   for (auto& [k, c] : configs) {
-    std::vector<std::string> rk;
-    for (int at : row_at) rk.push_back(c.values[at]);
-    std::string ck = q.cols == "hardware" ? c.hardware : c.values[col_at];
-    if (q.cols == "hardware" && ck.empty()) ck = "unassigned";
-    cells[{rk, ck}].push_back(&c);
+    for (size_t r = 0; r < row_at.size(); ++r) probe.first[r].assign(c.values[row_at[r]]);
+    probe.second.assign(q.cols == "hardware" ? c.hardware : c.values[col_at]);
+    if (q.cols == "hardware" && probe.second.empty()) probe.second = "unassigned";
+    auto it = cells.find(probe);
+    if (it == cells.end()) it = cells.emplace(probe, std::vector<const ConfigCell*>()).first;
+    it->second.push_back(&c);
   }
   if (cells.size() > kMaxCells)
     return Status::Invalid("this matrix has " + std::to_string(cells.size()) + " cells (at most " +

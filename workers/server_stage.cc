@@ -119,13 +119,14 @@ class ServerStageRun {
   double ready_s_ = 0;
   Clock::time_point ready_deadline_, stage_deadline_, ready_at_;
   std::unique_ptr<RunningServer> srv_;
+  ProcessSpec spec_;  // as started: its limits name the verdict of a server the kernel killed
   DifferentialCheck diff_;
 };
 
 bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   const int port = FreePort();
   auto vars = StageVars(ctx_, port);
-  ProcessSpec spec;
+  ProcessSpec& spec = spec_;
   for (auto& a : stage_.value("argv", json::array())) spec.argv.push_back(Substitute(a.get<std::string>(), vars));
   spec.env = StageEnv(ctx_, stage_, port, ctx_.workdir + "/" + out_.stage + ".result.json");
   spec.cwd = ctx_.workdir;
@@ -391,6 +392,9 @@ bool ServerStageRun::BenchLevel(const json& b, int concurrency) {
 StageOutcome ServerStageRun::Finish() {
   ExitInfoProc e = srv_->Stop();
   if (!out_.exit_code && e.exit_code) out_.exit_code = e.exit_code;
+  // A server that died on its own (not one we stopped) is judged by its cgroup's memory.events too,
+  // as a command stage is: the kernel's SIGKILL at memory.max is oom naming the limit, not a crash.
+  if (out_.verdict != Verdict::kPassed && out_.verdict != Verdict::kCancelled) JudgeLimits(e, spec_, &out_);
   out_.seconds = std::chrono::duration<double>(ctx_.clock->Now() - t0_).count();
   WaitGpusFree();
   ctx_.log->Append("=== stage " + out_.stage + " ended: " + std::string(Name(out_.verdict)) +

@@ -1,6 +1,7 @@
 #include "workers/trial_runner.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
 
 #include <filesystem>
 #include <thread>
@@ -143,6 +144,42 @@ Status UseSuiteBundle(const TrialRunnerEnv& env, const json& g, TrialContext* ct
   return Status::Ok();
 }
 
+// Whether the file system under `dir` has no block or no inode left for a stage to write.
+bool NoSpaceAt(const std::string& dir) {
+  struct statvfs v{};
+  if (statvfs(dir.c_str(), &v) != 0) return false;  // cannot tell: the stage's own failure stands
+  return v.f_bavail == 0 || (v.f_files > 0 && v.f_favail == 0);
+}
+
+// A work folder the trial cannot use: not created (`created` holds why), or on a full file system.
+// Either is this node's trouble, not the config's: infra_error, so the trial runs again elsewhere
+// (a full disk used to fail the first stage as the config's crash, or leave nothing to judge).
+bool SettleUnusableWorkdir(const std::string& dir, std::error_code created, StageOutcome* out) {
+  std::error_code ec;
+  const bool full = created == std::errc::no_space_on_device || (!created && NoSpaceAt(dir));
+  if (!full && !created && fs::is_directory(dir, ec)) return false;
+  out->stage = "workdir";
+  out->verdict = Verdict::kInfraError;
+  out->signature = full ? "infra_error:disk_full" : "infra_error:workdir";
+  out->evidence = full ? "no space left on device for the trial's work folder " + dir
+                       : "cannot create the trial's work folder " + dir + ": " +
+                             (created ? created.message() : std::string("not a directory"));
+  return true;
+}
+
+// A failed stage on a file system that is now full failed for the disk (a result file or a
+// scratch write refused): infra_error:disk_full, keeping what the stage's own judgment said.
+void JudgeFullDisk(const std::string& dir, StageOutcome* out) {
+  if (out->verdict == Verdict::kPassed || out->verdict == Verdict::kCancelled || out->verdict == Verdict::kInfraError)
+    return;
+  if (!NoSpaceAt(dir)) return;
+  out->evidence = "no space left on device under " + dir + " (the stage was judged " + std::string(Name(out->verdict)) +
+                  (out->signature.empty() ? "" : ", " + out->signature) + ")" +
+                  (out->evidence.empty() ? "" : ": " + out->evidence);
+  out->verdict = Verdict::kInfraError;
+  out->signature = "infra_error:disk_full";
+}
+
 enum class Delivery { kDelivered, kLeaseLost, kGaveUp };
 
 // Delivers the log left over and then the report, retrying while the daemon is away (it may be
@@ -185,6 +222,7 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   std::error_code ec;
   fs::remove_all(ctx.workdir, ec);
   fs::create_directories(ctx.workdir, ec);
+  const std::error_code created = ec;
 
   LeaseKeeper keeper(*env.daemon, lease, std::chrono::milliseconds(g.value("heartbeat_ms", int64_t{5000})), log,
                      env.abort_all, *env.clock);
@@ -194,7 +232,9 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   const std::vector<SignatureRule> rules = SuiteRules(ctx.suite, log);
   TrialOutcome t;
   json fingerprint = json::object();
-  if (Status files = UseSuiteBundle(env, g, &ctx); !files.ok()) {
+  if (SettleUnusableWorkdir(ctx.workdir, created, &t.last)) {
+    log.Append("gauntlet: " + t.last.evidence + "\n");
+  } else if (Status files = UseSuiteBundle(env, g, &ctx); !files.ok()) {
     // Without its files no stage can run as written: not the config's fault, so the trial is
     // retried (elsewhere, where the fetch may work) as any infrastructure failure is.
     t.last.verdict = Verdict::kInfraError;
@@ -212,6 +252,7 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   } else {
     fingerprint = *fp;
     t = RunStages(ctx, rules);
+    JudgeFullDisk(ctx.workdir, &t.last);
   }
   if (keeper.lost()) {
     keeper.Finish();

@@ -69,7 +69,8 @@ inline int64_t FillSweep(const std::string& db_path, const nlohmann::json& suite
         " counts, metric_name, metric_value, metric_unit)"
         " SELECT su.name, su.version, config_key, hardware, config, verdict, signature, MAX(t.id), MAX(finished_at),"
         " json_object(verdict, 1), metric_name, metric_value, metric_unit FROM trials t JOIN suites su"
-        " ON su.id = t.suite_id GROUP BY config_key, hardware");
+        " ON su.id = t.suite_id WHERE t.sweep_id = " +
+        std::to_string(sweep) + " GROUP BY config_key, hardware");  // this sweep's: a second fill adds its own
   });
   return sweep;
 }

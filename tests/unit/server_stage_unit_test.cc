@@ -117,5 +117,31 @@ TEST_F(ServerStageUnitTest, AMissingServerProgramIsCrashedProgramNotFound) {
   EXPECT_NE(o.evidence.find("no-such-server"), std::string::npos);
 }
 
+// The kernel's OOM killer ends a server at its cgroup's memory.max with SIGKILL; memory.events'
+// oom_kill tells that from anyone's SIGKILL, as it does for a command stage (one JudgeLimits).
+TEST_F(ServerStageUnitTest, AServerTheKernelKilledForMemoryIsOomNamingTheLimit) {
+  test::FakeProgram p;
+  p.output = {"Loading weights\n"};
+  p.exit_code.reset();
+  p.signal = SIGKILL;
+  p.oom_killed = true;
+  runner.Add("serve", p);
+  ctx.suite = json::object();
+
+  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
+
+  EXPECT_EQ(o.verdict, Verdict::kOom);
+  EXPECT_EQ(o.signature, "oom:memory_limit");
+  EXPECT_NE(o.evidence.find("limit of 96 MiB"), std::string::npos) << o.evidence;
+  EXPECT_EQ(runner.live(), 0);
+
+  // The same SIGKILL without oom_kill is someone's kill: a crash, not an oom.
+  p.oom_killed = false;
+  runner.Add("serve", p);
+  o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
+  EXPECT_NE(o.verdict, Verdict::kOom);
+  EXPECT_EQ(o.signature.rfind("oom:", 0), std::string::npos) << o.signature;
+}
+
 }  // namespace
 }  // namespace gauntlet

@@ -7,6 +7,8 @@
 #include "store/analytics.h"
 #include "store/migrations.h"
 #include "store/store.h"
+#include "core/sweep.h"
+#include "store/config_values.h"
 #include "tests/support/bulk_store.h"
 #include "tests/support/harness.h"
 
@@ -458,6 +460,22 @@ TEST(StoreQueries, ABreakdownListsTheFirstValuesInDeclaredOrderAndCountsTheRest)
       seen = seen || more > 0;
     }
   EXPECT_TRUE(seen) << "no breakdown had more than 50 values: the test did not test the bound";
+}
+
+// The matrix's config reader: what ConfigJson stores is read as the full parser would read it; any
+// other text is left to the full parser (false), never read wrong.
+TEST(StoreQueries, AFlatConfigIsReadAsTheParserReadsItAndAnythingElseIsLeftToIt) {
+  const std::vector<std::string> params = {"b", "a", "absent"};
+  std::vector<std::string> v;
+  ASSERT_TRUE(FlatConfigValues(ConfigJson({{"a", "x y"}, {"b", "7"}}).dump(), params, &v));
+  EXPECT_EQ(v, (std::vector<std::string>{"7", "x y", ""}));
+  ASSERT_TRUE(FlatConfigValues(" { \"a\" : \"1\" , \"a\":\"2\" } ", params, &v));
+  EXPECT_EQ(v[1], "2") << "a later duplicate wins, as in nlohmann's parser";
+  ASSERT_TRUE(FlatConfigValues("{}", params, &v));
+  EXPECT_EQ(v, (std::vector<std::string>{"", "", ""}));
+  for (const char* other : {R"({"a": 1})", R"({"a": "q\"uote"})", R"({"a": ["x"]})", "{\"a\": \"\xc3\xa9\"}",
+                            R"({"a": "x")", R"({"a": "x"} trailing)", R"([])", ""})
+    EXPECT_FALSE(FlatConfigValues(other, params, &v)) << other;
 }
 
 }  // namespace

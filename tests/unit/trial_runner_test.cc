@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "tests/support/trial_rig.h"
+#include "tests/support/small_tmpfs.h"
 
 namespace gauntlet {
 namespace {
@@ -271,6 +272,66 @@ TEST(LeaseKeeper, ATrialThatLogsWithoutPauseKeepsHeartbeating) {
   }
   // Nothing is lost or shipped twice: the daemon has every byte the sink was given.
   EXPECT_EQ(static_cast<int64_t>(daemon.log("L1").size()), log.written());
+}
+
+// A worker whose disk is full (a real tmpfs, filled): the trial ends as this node's infra_error
+// (retried elsewhere) before any stage runs, instead of a first stage failing as the config's fault.
+TEST_F(TrialRunnerTest, AFullDiskUnderTheWorkdirIsInfraErrorDiskFullBeforeAnyStage) {
+  test::SmallTmpfs disk(dir.path() + "/disk", 1);
+  if (!disk.mounted()) GTEST_SKIP() << "SKIP: cannot mount a tmpfs to fill (" << disk.why() << ")";
+  disk.Fill("filler");
+  env.workdir = dir.path() + "/disk";
+  runner.Add("a", {});
+
+  RunTrial(env, Grant(41, {Command("first", "a")}));
+
+  const json r = daemon.report("L41");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["verdict"], "infra_error");
+  EXPECT_EQ(r["signature"], "infra_error:disk_full");
+  EXPECT_EQ(r["failing_stage"], "workdir");
+  EXPECT_NE(r["evidence"].get<std::string>().find("no space left"), std::string::npos) << r["evidence"];
+  EXPECT_TRUE(runner.started().empty()) << "no stage runs on a full disk";
+}
+
+// A stage that fails because it filled the disk (its own log says nothing of space) is the disk's
+// fault too: infra_error:disk_full, the stage's own judgment kept in the evidence.
+TEST_F(TrialRunnerTest, AStageThatFailsOnAFullDiskIsInfraErrorDiskFull) {
+  test::SmallTmpfs disk(dir.path() + "/disk", 1);
+  if (!disk.mounted()) GTEST_SKIP() << "SKIP: cannot mount a tmpfs to fill (" << disk.why() << ")";
+  env.workdir = dir.path() + "/disk";
+  test::FakeProgram filler;
+  filler.output = {"writing the result\n"};
+  filler.exit_code = 1;
+  filler.on_start = [&](const proc::ProcessSpec&) { disk.Fill("scratch"); };
+  runner.Add("fill", filler);
+
+  RunTrial(env, Grant(42, {Command("write", "fill")}));
+
+  const json r = daemon.report("L42");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["verdict"], "infra_error");
+  EXPECT_EQ(r["signature"], "infra_error:disk_full");
+  EXPECT_EQ(r["failing_stage"], "write");
+  EXPECT_NE(r["evidence"].get<std::string>().find("the stage was judged"), std::string::npos) << r["evidence"];
+}
+
+// A work folder that cannot be made (here a file stands where its parent folder belongs) is the
+// node's trouble as well, named with the reason, and no stage starts.
+TEST_F(TrialRunnerTest, AWorkFolderThatCannotBeMadeIsInfraErrorWorkdir) {
+  const std::string blocker = dir.path() + "/not-a-folder";
+  dir.Write("not-a-folder", "x");
+  env.workdir = blocker;
+  runner.Add("a", {});
+
+  RunTrial(env, Grant(43, {Command("first", "a")}));
+
+  const json r = daemon.report("L43");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["verdict"], "infra_error");
+  EXPECT_EQ(r["signature"], "infra_error:workdir");
+  EXPECT_NE(r["evidence"].get<std::string>().find(blocker), std::string::npos) << r["evidence"];
+  EXPECT_TRUE(runner.started().empty());
 }
 
 }  // namespace
