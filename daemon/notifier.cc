@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "core/json_text.h"
@@ -143,6 +144,8 @@ void Notifier::Follow() {
 }
 
 void Notifier::Run() {
+  constexpr auto kMinScanGap = std::chrono::milliseconds(50);
+  auto last_scan = std::chrono::steady_clock::now() - kMinScanGap;
   std::unique_lock lock(mu_);
   while (!stop_) {
     cv_.wait_for(lock, std::chrono::milliseconds(opts_.scan_ms), [&] { return stop_ || !inbox_.empty() || resubscribe_; });
@@ -159,6 +162,14 @@ void Notifier::Run() {
       sub_ = events_.Subscribe(events_.last_id(), 0);
       Follow();
     }
+    // Events wake the scan so a finished sweep is announced at once, but a busy fleet publishes
+    // thousands of events a second: at most one scan per kMinScanGap, so the store is asked tens
+    // of times a second, not once per event batch.
+    lock.lock();
+    cv_.wait_until(lock, last_scan + kMinScanGap, [&] { return stop_; });
+    if (stop_) break;
+    lock.unlock();
+    last_scan = std::chrono::steady_clock::now();
     ScanSweeps();
     ScanNodes(false);
     lock.lock();
