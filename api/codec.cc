@@ -1,5 +1,6 @@
 #include "api/codec.h"
 
+#include "core/verdict.h"
 #include "http/auth.h"
 
 #include <spdlog/spdlog.h>
@@ -37,7 +38,7 @@ json SuiteJson(const SuiteRow& s, bool full) {
 }
 
 json SweepJson(const SweepRow& s) {
-  int64_t done = s.by_state.value("done", int64_t{0});
+  int64_t done = s.by_state.value(std::string(Name(TrialState::kDone)), int64_t{0});
   return {{"id", s.id},
           {"suite", s.suite},
           {"suite_version", s.suite_version},

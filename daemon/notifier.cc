@@ -24,8 +24,9 @@ bool Wants(const WebhookHook& h, const std::string& event) { return h.events.emp
 std::string SweepLink(const std::string& base, int64_t id) { return base + "/#/sweeps/" + std::to_string(id); }
 
 json SweepSummary(const SweepRow& s, const std::string& base) {
-  int64_t done = s.by_state.value("done", int64_t{0}), passed = s.by_verdict.value("passed", int64_t{0}),
-          skipped = s.by_verdict.value("skipped", int64_t{0});
+  int64_t done = s.by_state.value(std::string(Name(TrialState::kDone)), int64_t{0}),
+          passed = s.by_verdict.value(std::string(Name(Verdict::kPassed)), int64_t{0}),
+          skipped = s.by_verdict.value(std::string(Name(Verdict::kSkipped)), int64_t{0});
   return {{"id", s.id}, {"name", s.name}, {"suite", s.suite}, {"suite_version", s.suite_version},
           {"trials", s.trial_count}, {"by_verdict", s.by_verdict}, {"passed", passed},
           {"failed", done - passed - skipped}, {"rerun_of", s.rerun_of ? json(*s.rerun_of) : json()},
