@@ -213,9 +213,9 @@ void Coordinator::ReloadIfNeededLocked() {
   ServeWaitersLocked();
 }
 
-void Coordinator::PublishAfterCommit(const std::string& type, json data) {
-  store_.AfterCommit(store_.Staged(), [this, type, data = std::move(data)](const Status& s) {
-    if (s.ok()) events_.Publish(type, data);
+void Coordinator::PublishAfterCommit(DaemonEvent e) {
+  store_.AfterCommit(store_.Staged(), [this, e = std::move(e)](const Status& s) {
+    if (s.ok()) events_.Publish(e);
   });
 }
 
@@ -347,7 +347,7 @@ Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, cons
   for (auto& q : queued) q.sweep = *sweep;
   // Published before the scheduler holds any of its trials, so no follower ever hears of a trial of
   // this sweep (a lease granted below, committed on another thread) before it hears of the sweep.
-  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
+  events_.Publish(SweepCreated{*sweep, static_cast<int64_t>(trials.size()), suite->name});
   // Ordered here, outside the lock, and queued in chunks: a 500,000-trial sweep held the lock for
   // 0.2 s in one piece, and every lease and heartbeat waited for it (docs/BENCHMARKS.md).
   const SweepInfo info = MakeSweepInfo(*sweep, *req, *suite);
@@ -386,7 +386,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
       searches_.erase(it);
     }
   }
-  events_.Publish("sweep.cancelled", {{"sweep", sweep}, {"cancelled", cancelled.size()}, {"stopping", stopping.size()}});
+  events_.Publish(SweepCancelled{sweep, static_cast<int64_t>(cancelled.size()), static_cast<int64_t>(stopping.size())});
   return Status::Ok();
 }
 
@@ -399,9 +399,12 @@ Status Coordinator::CancelTrial(int64_t trial) {
     if (done) sched_->Cancel({trial}, {});
     else sched_->Cancel({}, {trial});
   }
-  events_.Publish("trial.changed", {{"trial", trial}, {"sweep", t.ok() ? t->sweep_id : 0},
-                                    {"state", done ? Name(TrialState::kDone) : "stopping"},
-                                    {"verdict", done ? Name(Verdict::kCancelled) : ""}});
+  TrialChanged ev;
+  ev.trial = trial;
+  ev.sweep = t.ok() ? t->sweep_id : 0;
+  if (done) ev.state = TrialState::kDone, ev.verdict = Verdict::kCancelled;  // else stopping, no verdict yet
+  ev.says_verdict = true;
+  events_.Publish(ev);
   return Status::Ok();
 }
 
@@ -429,7 +432,7 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   const int64_t n = static_cast<int64_t>(queued.size());
   sched_->AddSweep(info, std::move(queued));
   ServeWaitersLocked();
-  events_.Publish("sweep.retried", {{"sweep", sweep}, {"requeued", n}});
+  events_.Publish(SweepRetried{sweep, n});
   return n;
 }
 
@@ -439,7 +442,7 @@ Status Coordinator::SetNodeState(int64_t node, const std::string& state, const s
   MutexLock lock(mu_);
   Status s = sched_->SetNodeState(node, state, reason);
   if (s.ok()) {
-    events_.Publish("node.changed", {{"node", node}, {"state", state}, {"reason", reason}});
+    events_.Publish(NodeChanged{node, state, reason});
     if (state == "online") ServeWaitersLocked();
   }
   return s;

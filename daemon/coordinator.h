@@ -21,6 +21,7 @@
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
 #include "core/sweep.h"
+#include "store/ordered_regressions.h"
 #include "store/store.h"
 
 namespace gauntlet {
@@ -49,13 +50,13 @@ struct LeaseWaiter {
   std::function<void(LeaseOutcome)> answer;
 };
 
-// The bisections (POST /api/v1/bisect bodies) an auto_bisect sweep's finish calls for: the ordered
-// regressions in `regressions` (OrderedRegressions' answer) that no bisection covers, that offer a
-// start, and whose good or bad side is a (config key, hardware class) in `touched` (what the sweep
-// judged), with the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
-std::vector<nlohmann::json> AutoBisections(const nlohmann::json& regressions,
-                                           const std::set<std::pair<std::string, std::string>>& touched,
-                                           const SweepRequest& req);
+// The bisections an auto_bisect sweep's finish calls for: the ordered regressions in `regressions`
+// (RegressionGaps of OrderedRegressions' answer) that no bisection covers, that offer a start, and
+// whose good or bad side is a (config key, hardware class) in `touched` (what the sweep judged), with
+// the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
+std::vector<BisectRequest> AutoBisections(const std::vector<RegressionGap>& regressions,
+                                          const std::set<std::pair<std::string, std::string>>& touched,
+                                          const SweepRequest& req);
 
 // What the scheduler needs of sweep `sweep` (its request, its suite's gate keys). Pure.
 SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& suite);
@@ -175,7 +176,7 @@ class Coordinator {
   // After a failed group commit (writes lost): rebuilds the scheduler from the store, as a restart does.
   void ReloadIfNeededLocked() REQUIRES(mu_);
   // Publishes `type` once the writes staged so far are committed (a reader told of a change finds it).
-  void PublishAfterCommit(const std::string& type, nlohmann::json data);
+  void PublishAfterCommit(DaemonEvent e);
   void ServeWaitersLocked() REQUIRES(mu_);
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);

@@ -72,7 +72,7 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   if (!sweep.ok()) return sweep.status();
   b.pending_trial = first_id;
   if (Status s = store_.SetSweepSearch(*sweep, "bisect", BisectionJson(b)); !s.ok()) return s;
-  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", 1}, {"suite", suite->name}, {"kind", "bisect"}});
+  events_.Publish(SweepCreated{*sweep, 1, suite->name, std::nullopt, true});
   MutexLock lock(mu_);
   requests_[*sweep] = std::make_shared<SweepRequest>(*parsed);
   auto queued = MakeQueued(*suite, *parsed, first_id, {c});
@@ -131,8 +131,7 @@ bool Coordinator::AdvanceSearchesLocked() {
     const json j = BisectionJson(b);
     if (Status s = store_.SetSweepSearch(sweep, "bisect", j); !s.ok())
       spdlog::error("bisection {}: could not store its state: {}", sweep, s.message());
-    PublishAfterCommit("sweep.search", {{"sweep", sweep}, {"state", b.state}, {"trying", j["trying"]},
-                                        {"first_bad", j["first_bad"]}, {"interval", j["interval"]}});
+    PublishAfterCommit(SweepSearch{sweep, b});
     if (b.state != "running") searches_.erase(sit);
   }
   return queued;

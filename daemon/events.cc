@@ -102,6 +102,8 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   }
 }
 
+void EventBus::Publish(const DaemonEvent& e) { Publish(std::string(EventTypeName(KindOf(e))), EventData(e)); }
+
 size_t EventBus::retained_bytes() const {
   std::lock_guard lock(mu_);
   return retained_bytes_;

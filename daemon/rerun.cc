@@ -74,7 +74,7 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
   auto id = store_.CreateSweep(sw->suite_id, request["name"], request, req->priority, req->max_attempts, trials,
                                &first, origin);
   if (!id.ok()) return id.status();
-  events_.Publish("sweep.created", {{"sweep", *id}, {"trials", trials.size()}, {"suite", sw->suite}, {"rerun_of", sweep}});
+  events_.Publish(SweepCreated{*id, static_cast<int64_t>(trials.size()), sw->suite, sweep});
   MutexLock lock(mu_);
   auto su = SuiteById(sw->suite_id);
   if (!su.ok()) return su.status();

@@ -233,4 +233,20 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
   return json{{"items", items}};
 }
 
+std::vector<RegressionGap> RegressionGaps(const json& regressions) {
+  std::vector<RegressionGap> out;
+  for (const json& r : regressions.value("items", json::array())) {
+    if (r.value("kind", "") != "ordered") continue;
+    RegressionGap g;
+    g.hardware = r.value("hardware", "");
+    g.good_key = r.value("before", json::object()).value("config_key", "");
+    g.bad_key = r.value("after", json::object()).value("config_key", "");
+    g.covered = !r.value("bisection", json()).is_null();
+    if (const json start = r.value("start", json()); start.is_object())
+      if (auto req = ParseBisectRequest(start.value("request", json())); req.ok()) g.start = std::move(*req);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 }  // namespace gauntlet

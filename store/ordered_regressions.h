@@ -7,7 +7,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/bisect_request.h"
 #include "core/status.h"
 #include "store/store.h"
 
@@ -28,5 +30,15 @@ namespace gauntlet {
 // null: unbounded) bounds the cells read and the time (its Answer when it ends the query).
 Result<nlohmann::json> OrderedRegressions(Store& store, const std::optional<std::string>& suite,
                                           QueryBudget* budget = nullptr);
+
+// One gap of OrderedRegressions' answer, as automatic bisection weighs it.
+struct RegressionGap {
+  std::string hardware, good_key, bad_key;  // the class, and the config keys of the good and the bad side
+  bool covered = false;                     // a bisection covers it
+  std::optional<BisectRequest> start;       // the bisection it offers (its start.request), if any
+};
+// The "ordered" items of `regressions` (OrderedRegressions' answer) as gaps, in its order; an offered
+// start that is no bisection request is none. Pure.
+std::vector<RegressionGap> RegressionGaps(const nlohmann::json& regressions);
 
 }  // namespace gauntlet
