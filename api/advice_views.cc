@@ -8,7 +8,7 @@
 namespace gauntlet::api {
 using nlohmann::json;
 
-namespace advice_views_detail {
+namespace {
 
 std::string Num(double v) {
   char buf[64];
@@ -64,8 +64,7 @@ std::string Cell(std::string s) {
   return out;
 }
 
-}  // namespace advice_views_detail
-using namespace advice_views_detail;
+}  // namespace
 
 json RecommendJson(const Suite& suite, const std::vector<std::string>& by, const std::string& metric,
                    const std::vector<Recommendation>& recs) {

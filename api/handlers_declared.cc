@@ -15,7 +15,7 @@ using http::Response;
 using http::Role;
 using nlohmann::json;
 
-namespace declared_handlers {
+namespace {
 
 json RuleJson(const DeclaredRule& r) {
   json when = json::object();
@@ -90,7 +90,7 @@ Response PutDeclaration(Context& c, Request& r) {
   auto d = ParseDeclared(http::ParseJson(r.body), *suite);
   if (!d.ok()) return FromStatus(d.status());
   const json canonical = DeclaredJson(*d);
-  if (auto s = PutDeclared(c.store, suite->name, canonical); !s.ok()) return FromStatus(s);
+  if (auto s = store::PutDeclared(c.store, suite->name, canonical); !s.ok()) return FromStatus(s);
   json out = canonical;
   out["suite"] = suite->name;
   out["rules_count"] = d->rules.size();
@@ -98,7 +98,7 @@ Response PutDeclaration(Context& c, Request& r) {
 }
 
 Response GetDeclaration(Context& c, Request& r) {
-  auto d = GetDeclared(c.store, r.params["name"]);
+  auto d = store::GetDeclared(c.store, r.params["name"]);
   if (!d.ok()) return FromStatus(d.status());
   if (!*d) return http::Problem(404, "Not Found", "suite '" + r.params["name"] + "' has no declared support", "name");
   json out = **d;
@@ -112,7 +112,7 @@ Response DriftAnswer(Context& c, Request& r) {
   if (!format.ok()) return FromStatus(format.status());
   auto suite = SuiteOfQuery(c.store, r);
   if (!suite.ok()) return FromStatus(suite.status());
-  auto stored = GetDeclared(c.store, suite->name);
+  auto stored = store::GetDeclared(c.store, suite->name);
   if (!stored.ok()) return FromStatus(stored.status());
   if (!*stored)
     return http::Problem(404, "Not Found",
@@ -128,7 +128,7 @@ Response DriftAnswer(Context& c, Request& r) {
                          "the declared support no longer fits " + suite->name + " v" + std::to_string(suite->version) + ": " +
                              d.status().message() + "; PUT it again",
                          d.status().field());
-  auto runs = LoadSuiteRuns(c.store, {suite->id, r.Query("hardware"), r.Query("fingerprint"), ""});
+  auto runs = store::LoadSuiteRuns(c.store, {suite->id, r.Query("hardware"), r.Query("fingerprint"), ""});
   if (!runs.ok()) return FromStatus(runs.status());
   const bool agrees = r.Query("agrees").value_or("0") == "1";
   json summary = {{"supported_but_failing", 0}, {"unsupported_but_passing", 0}, {"undeclared", 0}, {"agrees", 0}};
@@ -143,10 +143,9 @@ Response DriftAnswer(Context& c, Request& r) {
   return http::Json(j);
 }
 
-}  // namespace declared_handlers
+}  // namespace
 
 std::vector<http::Route> DeclaredRoutes(Context& c) {
-  using namespace declared_handlers;
   return {
       {"PUT", "/api/v1/suites/{name}/declared", Role::kAdmin, [&c](Request& r) -> Response { return PutDeclaration(c, r); }},
       {"GET", "/api/v1/suites/{name}/declared", Role::kRead, [&c](Request& r) -> Response { return GetDeclaration(c, r); }},

@@ -11,7 +11,7 @@
 namespace gauntlet::cli {
 using nlohmann::json;
 
-namespace advice_cli {
+namespace {
 
 std::string Num(double v) {
   char buf[64];
@@ -48,8 +48,7 @@ std::string RateOf(const json& c) {
   return s;
 }
 
-}  // namespace advice_cli
-using namespace advice_cli;
+}  // namespace
 
 void AddAdviceCommands(CLI::App& app, int* code) {
   {

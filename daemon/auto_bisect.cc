@@ -12,18 +12,18 @@
 #include "daemon/coordinator.h"
 #include "store/ordered_regressions.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
 constexpr size_t kMaxAutoBisections = 16;  // per sweep: a broken grid must not start hundreds
 }  // namespace
 
-std::vector<BisectRequest> AutoBisections(const std::vector<RegressionGap>& regressions,
+std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap>& regressions,
                                           const std::set<std::pair<std::string, std::string>>& touched,
                                           const SweepRequest& req) {
   std::vector<BisectRequest> out;
-  for (const RegressionGap& r : regressions) {
+  for (const store::RegressionGap& r : regressions) {
     if (r.covered || !r.start) continue;
     const bool ours = touched.count({r.good_key, r.hardware}) || touched.count({r.bad_key, r.hardware});
     if (!ours) continue;
@@ -59,20 +59,20 @@ void Coordinator::RunAutoBisections() {
     if (!sw.ok()) continue;
     auto req = ParseSweepRequest(sw->request);
     if (!req.ok()) continue;
-    TrialFilter f;
+    store::TrialFilter f;
     f.sweep = sweep;
     f.limit = 100000;
     auto trials = store_.ListTrials(f);
     if (!trials.ok()) continue;
     std::set<std::pair<std::string, std::string>> touched;  // (config key, hardware) this sweep judged
-    for (const TrialRow& t : *trials)
+    for (const store::TrialRow& t : *trials)
       if (t.state == TrialState::kDone && t.hardware) touched.insert({t.config_key, *t.hardware});
-    auto regressions = OrderedRegressions(store_, sw->suite);
+    auto regressions = store::OrderedRegressions(store_, sw->suite);
     if (!regressions.ok()) {
       spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());
       continue;
     }
-    for (const BisectRequest& body : AutoBisections(RegressionGaps(*regressions), touched, *req)) {
+    for (const BisectRequest& body : AutoBisections(store::RegressionGaps(*regressions), touched, *req)) {
       auto b = Bisect(body);
       if (b.ok())
         spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body.parameter, body.good,
@@ -82,4 +82,4 @@ void Coordinator::RunAutoBisections() {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -8,7 +8,7 @@
 
 #include "daemon/coordinator.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
@@ -65,7 +65,7 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   auto first = NextProbe(b);  // never empty: good < bad
   Config c = (*configs)[0];
   c[param] = b.values[*first];
-  NewTrial nt{ConfigJson(c).dump(), ConfigKey(c), 0, 0};
+  store::NewTrial nt{ConfigJson(c).dump(), ConfigKey(c), 0, 0};
   // Committed before the answer, as a sweep's submission is (no Group).
   int64_t first_id = 0;
   auto sweep = store_.CreateSweep(suite->id, parsed->name, req, parsed->priority, parsed->max_attempts, {nt}, &first_id);
@@ -95,7 +95,7 @@ bool Coordinator::QueueProbeLocked(int64_t sweep, Bisection& b, int index) {
   if (!configs.ok() || configs->empty()) return false;
   Config c = (*configs)[0];
   c[b.parameter] = b.values[index];
-  auto id = store_.AddTrial(sweep, rit->second->max_attempts, NewTrial{ConfigJson(c).dump(), ConfigKey(c), 0, 0});
+  auto id = store_.AddTrial(sweep, rit->second->max_attempts, store::NewTrial{ConfigJson(c).dump(), ConfigKey(c), 0, 0});
   if (!id.ok()) {
     spdlog::error("bisection {}: could not add its next probe: {}", sweep, id.status().message());
     return false;
@@ -137,4 +137,4 @@ bool Coordinator::AdvanceSearchesLocked() {
   return queued;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

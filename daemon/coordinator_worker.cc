@@ -10,7 +10,7 @@
 #include "daemon/coordinator.h"
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const NodeCredential& cred) {
@@ -24,13 +24,13 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
   if (!existing.ok()) return existing.status();
   bool kept = false;
   if (*existing) {
-    const NodeRow& n = **existing;
+    const store::NodeRow& n = **existing;
     kept = !cred.presented.empty() && n.credential == cred.presented;
     bool live = false;
     {
       MutexLock lock(mu_);
       const NodeState* st = sched_->Node(n.id);
-      live = st && st->state != "offline" && NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
+      live = st && st->state != "offline" && store::NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
     }
     // Another worker (or a stolen worker token) must not take over a node that is alive: its
     // inventory and its leases stay its own. A node that went offline may be claimed afresh.
@@ -113,7 +113,7 @@ TrialChanged LeasedEvent(int64_t trial, int64_t sweep, int64_t node) {
 
 
 // The grant's reference made of a judged result of the reference config.
-std::shared_ptr<const GrantReference> ReferenceFromResult(const ResultRow& r, Verdict verdict, int64_t trial,
+std::shared_ptr<const GrantReference> ReferenceFromResult(const store::ResultRow& r, Verdict verdict, int64_t trial,
                                                           const Config& config, const std::string& stage) {
   auto ref = std::make_shared<GrantReference>();
   ref->found = true;
@@ -140,7 +140,7 @@ std::shared_ptr<const GrantReference> Coordinator::ReferenceLocked(const Suite& 
   auto it = references_.find({su.id, key, hardware});
   if (it != references_.end()) return it->second;
   // Not reported since the daemon started: an earlier one is in the store, committed long since.
-  std::optional<ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
+  std::optional<store::ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
   if (!row) {
     auto missing = std::make_shared<GrantReference>();
     missing->config = rc;
@@ -155,13 +155,13 @@ std::shared_ptr<const GrantReference> Coordinator::ReferenceLocked(const Suite& 
 }
 
 void Coordinator::RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware,
-                                          const ResultRow& r) {
+                                          const store::ResultRow& r) {
   if (!t.reference || !Info(r.verdict).judged) return;  // an infra error or a cancel says nothing of the answers
   auto su = SuiteById(t.suite_id);
   if (!su.ok()) return;
   auto ref = SuiteSmokeReference((*su)->definition);
   if (!ref) return;
-  ResultRow copy = r;
+  store::ResultRow copy = r;
   copy.hardware = hardware;
   references_[{t.suite_id, t.config_key, hardware}] = ReferenceFromResult(copy, r.verdict, trial, t.config, ref->stage);
 }
@@ -222,7 +222,7 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
                            const std::set<std::string>& have_suites, LeaseWaiter w) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
   // A search probe settled by reuse queues the next probe: this node may take that one.
@@ -282,7 +282,7 @@ void Coordinator::ReturnGrant(const std::string& lease) {
 
 void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   bool any = false;
   for (auto& lease : leases) {
     auto trial = sched_->ReturnLease(lease);
@@ -310,7 +310,7 @@ void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
 Result<HeartbeatAnswer> Coordinator::Heartbeat(const std::string& lease, const HeartbeatRequest& body) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   auto l = sched_->Heartbeat(lease);
   if (!l.ok()) return l.status();
   const ActiveLease* a = *l;
@@ -329,14 +329,14 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
     if (!t.ok()) return t.status();
     trial = *t;
   }
-  Store::Group group;
+  store::Store::Group group;
   return store_.AppendLog(trial, offset, data, opts_.log_cap);
 }
 
-Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) {
+Result<ReportAnswer> Coordinator::Report(const std::string& lease, store::ResultRow r) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   int64_t sweep = 0, trial = 0, node = 0;
   std::optional<QueuedTrial> spec;
   std::string hardware;
@@ -376,4 +376,4 @@ Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) 
   return ReportAnswer{out->duplicate, out->requeued, out->confirming, out->skipped.size()};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

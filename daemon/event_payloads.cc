@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
@@ -47,4 +47,4 @@ json EventData(const DaemonEvent& e) {
   return std::visit([](const auto& payload) { return PayloadJson(payload); }, e);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

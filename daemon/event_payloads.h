@@ -14,7 +14,7 @@
 #include "core/bisect.h"
 #include "core/verdict.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // The kinds of change, in the order of DaemonEvent's alternatives.
 enum class EventKind : uint8_t {
@@ -86,4 +86,4 @@ std::string_view EventTypeName(EventKind kind);
 // bus adds). The one place a published change becomes JSON. Pure.
 nlohmann::json EventData(const DaemonEvent& e);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

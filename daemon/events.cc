@@ -2,7 +2,7 @@
 
 #include "core/utf8.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 constexpr size_t kBatchBytes = 64 * 1024; // one batch: a burst of trial changes costs one write
@@ -136,4 +136,4 @@ int64_t EventBus::last_id() const {
   return next_id_ - 1;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

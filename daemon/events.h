@@ -17,7 +17,7 @@
 
 #include "daemon/event_payloads.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // One published change. `id` counts from 1; `data` is the JSON text of the change, holding its
 // "type" and "id" too. Two kinds carry no change and have id 0: type "keep-alive" (nothing happened,
@@ -79,4 +79,4 @@ class EventBus {
   std::set<std::shared_ptr<Sub>> subs_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -9,7 +9,7 @@
 #include "store/store_rows.h"
 #include "store/results_index.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -73,7 +73,7 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
       int i = 1;
       if (suite) s.Bind(i++, *suite);
       if (sweep) s.Bind(i++, *sweep);
-      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), store_detail::VerdictColumn(s.TextView(3)), s.Text(4)});
+      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), detail::VerdictColumn(s.TextView(3)), s.Text(4)});
     });
   } catch (const sql::Error& e) {
     return Status::Internal(e.what());
@@ -153,7 +153,7 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
       if (suite) s.Bind(1, *suite);
       while (s.Step()) {
         budget.Count();
-        const Verdict now = store_detail::VerdictColumn(s.TextView(4)), before = store_detail::VerdictColumn(s.TextView(10));
+        const Verdict now = detail::VerdictColumn(s.TextView(4)), before = detail::VerdictColumn(s.TextView(10));
         json after = {{"verdict", Name(now)}, {"signature", s.Text(5)}, {"trial", s.Int(6)}, {"metric", MetricJson(s, 7)}};
         json prev = {{"verdict", Name(before)}, {"signature", s.Text(11)}, {"trial", s.Int(12)},
                      {"metric", s.IsNull(13) ? json() : json(s.Double(13))}};
@@ -187,4 +187,4 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
   return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

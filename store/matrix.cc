@@ -16,7 +16,7 @@
 #include "store/results_index.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -151,7 +151,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
   out->reserve(out->size() + 4096);
   while (s.Step()) {
     budget.Count();
-    const TrialState state = store_detail::TrialStateColumn(s.TextView(9));
+    const TrialState state = detail::TrialStateColumn(s.TextView(9));
     const std::string hardware = s.Text(1);
     std::string key = s.Text(10);
     key += '\x1f';
@@ -161,7 +161,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     TakeConfig(c, s.TextView(0), params);
     c.hardware = hardware;
     const std::optional<Verdict> raw =
-        s.TextView(2).empty() ? std::nullopt : std::optional<Verdict>(store_detail::VerdictColumn(s.TextView(2)));
+        s.TextView(2).empty() ? std::nullopt : std::optional<Verdict>(detail::VerdictColumn(s.TextView(2)));
     const std::optional<Verdict> verdict =
         state == TrialState::kDone && raw != Verdict::kCancelled ? raw : std::nullopt;
     FoldVerdict(c, verdict, s.Text(3), s.Int(4), s.Int(5), [&] { return MetricOf(s, 6); });
@@ -199,7 +199,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
     TakeConfig(c, s.TextView(0), params);
     c.hardware = s.Text(1);
-    Fold(c, store_detail::VerdictColumn(s.TextView(2)), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
+    Fold(c, detail::VerdictColumn(s.TextView(2)), s.Text(3), s.Int(4), s.Int(5), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
     c.reused += s.Int(12);
   }
@@ -460,4 +460,4 @@ Result<json> Matrix(Store& store, const MatrixQuery& query, QueryBudget* bounds)
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

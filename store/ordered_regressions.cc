@@ -10,7 +10,7 @@
 #include "core/pass_rate.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -202,7 +202,7 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
       while (s.Step()) {
         budget.Count();
         auto sv = suites.versions.find({s.Text(0), static_cast<int>(s.Int(1))});
-        const Verdict verdict = store_detail::VerdictColumn(s.TextView(5));
+        const Verdict verdict = detail::VerdictColumn(s.TextView(5));
         if (sv == suites.versions.end() || s.Int(8) != 0 || !CountsAsRun(verdict)) continue;
         const json config = json::parse(s.TextView(3), nullptr, false);
         if (!config.is_object()) continue;
@@ -249,4 +249,4 @@ std::vector<RegressionGap> RegressionGaps(const json& regressions) {
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -13,7 +13,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // The ordered-parameter regressions of `suite` (every suite when unset), newest first:
 // {"items": [{"kind": "ordered", "suite", "suite_version", "latest_version", "parameter", "hardware",
@@ -41,4 +41,4 @@ struct RegressionGap {
 // start that is no bisection request is none. Pure.
 std::vector<RegressionGap> RegressionGaps(const nlohmann::json& regressions);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -5,7 +5,7 @@
 #include "core/verdict.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -95,7 +95,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
     ins.Bind(13, u.at).Bind(14, Name(u.verdict)).Bind(15, judged).Bind(16, flaky ? 1 : 0).Run();
     return;
   }
-  const Verdict old_verdict = store_detail::VerdictColumn(q.TextView(0));
+  const Verdict old_verdict = detail::VerdictColumn(q.TextView(0));
   const std::string judged = AddJudged(q.Text(1), u, &flaky);
   // Once flaky, always: a trial whose confirmation passed after a timeout (not a judged verdict, so
   // not in `judged`) marked it so, and later runs do not unmeasure that.
@@ -135,4 +135,4 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   up.Run();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -9,7 +9,7 @@
 #include "core/verdict.h"
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // One named measurement of a result ("output_tok_s@c8": 1234.5 tok/s).
 struct Metric {
@@ -46,4 +46,4 @@ struct CellUpdate {
 // `reused`: a copy of an earlier verdict is no run, and shows nothing the cell does not already hold.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -9,9 +9,9 @@
 #include "store/store.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
-using namespace store_detail;
+using namespace detail;
 
 Result<TrialRow> Store::GetTrial(int64_t id) {
   return Guard([&]() -> Result<TrialRow> {
@@ -426,4 +426,4 @@ Result<std::vector<TrialRow>> Store::ActiveTrials() {
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

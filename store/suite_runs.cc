@@ -5,7 +5,7 @@
 #include "store/results_index.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -22,7 +22,7 @@ Config ConfigOf(std::string_view text) {
 }  // namespace
 
 Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery& q) {
-  return store_detail::Guard([&]() -> Result<std::vector<ConfigRuns>> {
+  return detail::Guard([&]() -> Result<std::vector<ConfigRuns>> {
     return store.Read([&](sql::Db& db) -> Result<std::vector<ConfigRuns>> {
       std::string where = " FROM trials t WHERE t.suite_id = ? AND t.state = 'done' AND t.hardware IS NOT NULL";
       if (q.hardware) where += " AND t.hardware = ?";
@@ -65,14 +65,14 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
             c.metric_unit = s.Text(9);
           }
         } else if (!s.IsNull(11)) {
-          const json metrics = store_detail::ParseOr(s.TextView(11), json::object());
+          const json metrics = detail::ParseOr(s.TextView(11), json::object());
           if (auto m = metrics.contains(q.metric) ? KeyMetric(q.metric, metrics) : std::nullopt) {
             metric = m->value;
             c.metric_name = m->name;
             c.metric_unit = m->unit;
           }
         }
-        AddRun(c, store_detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, s.Int(10) != 0);
+        AddRun(c, detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, s.Int(10) != 0);
       }
       std::vector<ConfigRuns> out;
       out.reserve(by.size());
@@ -82,4 +82,4 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -9,7 +9,7 @@
 
 #include "classifier/junit_report.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
   const std::string what = "junit file " + path + ": ";
@@ -56,4 +56,4 @@ Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
   return r;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

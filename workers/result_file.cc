@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 namespace {
 constexpr const char* kName = "GAUNTLET_RESULT_FILE";
@@ -80,4 +80,4 @@ Result<std::optional<std::string>> ReadResultFile(const std::string& path, const
   return std::optional<std::string>(std::move(text));
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -10,7 +10,7 @@
 #include "classifier/classifier.h"
 #include "workers/worker.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using classifier::Classification;
 using classifier::Classifier;
 using classifier::ClassifyFile;
@@ -142,4 +142,4 @@ void AddWorkerCommands(CLI::App& app, int* code) {
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker
