@@ -7,7 +7,7 @@
 namespace gauntlet::api {
 using nlohmann::json;
 
-namespace advice_views_detail {
+namespace {
 
 json MetricJson(const ConfigRuns& c, const std::optional<MetricSummary>& m) {
   if (!m) return nullptr;
@@ -45,8 +45,7 @@ std::string Cell(std::string s) {
   return out;
 }
 
-}  // namespace advice_views_detail
-using namespace advice_views_detail;
+}  // namespace
 
 json RecommendJson(const Suite& suite, const std::vector<std::string>& by, const std::string& metric,
                    const std::vector<Recommendation>& recs) {

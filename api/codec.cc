@@ -1,5 +1,6 @@
 #include "api/codec.h"
 
+#include "core/verdict.h"
 #include "http/auth.h"
 
 #include <spdlog/spdlog.h>
@@ -14,7 +15,7 @@ json Opt(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
 json Opt(const std::optional<int64_t>& v) { return v ? json(*v) : json(); }
 }  // namespace
 
-json SuiteJson(const SuiteRow& s, bool full) {
+json SuiteJson(const store::SuiteRow& s, bool full) {
   json j = {{"name", s.name}, {"version", s.version}, {"created_at", s.created_at},
             {"description", s.definition.value("description", "")}};
   json params = json::object();
@@ -36,8 +37,8 @@ json SuiteJson(const SuiteRow& s, bool full) {
   return j;
 }
 
-json SweepJson(const SweepRow& s) {
-  int64_t done = s.by_state.value("done", int64_t{0});
+json SweepJson(const store::SweepRow& s) {
+  int64_t done = s.by_state.value(std::string(Name(TrialState::kDone)), int64_t{0});
   return {{"id", s.id},
           {"suite", s.suite},
           {"suite_version", s.suite_version},
@@ -83,7 +84,7 @@ json Summarised(const json& j) {
 }
 }  // namespace
 
-json SweepListJson(const SweepRow& s) {
+json SweepListJson(const store::SweepRow& s) {
   json j = SweepJson(s);
   j.erase("request");
   j["request_summary"] = Summarised(s.request);
@@ -91,8 +92,8 @@ json SweepListJson(const SweepRow& s) {
   return j;
 }
 
-SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
-  SweepOrigin o;
+store::SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
+  store::SweepOrigin o;
   o.source = source;
   const std::string client = r.Header("x-gauntlet-client");
   if (source == "api" && (client == "cli" || client == "dashboard")) o.source = client;
@@ -108,7 +109,7 @@ SweepOrigin OriginOf(const http::Request& r, const std::string& source) {
 std::string SweepUrl(int64_t id) { return "/api/v1/sweeps/" + std::to_string(id); }
 std::string SweepDashboardUrl(int64_t id) { return "/#/sweeps/" + std::to_string(id); }
 
-json TrialJson(const TrialRow& t) {
+json TrialJson(const store::TrialRow& t) {
   json j = {{"id", t.id},
             {"sweep", t.sweep_id},
             {"suite", t.suite},
@@ -170,9 +171,9 @@ std::optional<int64_t> ParseId(const std::string& s) {
   return v;
 }
 
-json TrialTestsJson(const TrialTests& t) {
+json TrialTestsJson(const store::TrialTests& t) {
   json counts = json::object(), cases = json::array();
-  for (const TestCaseRow& c : t.cases) {
+  for (const store::TestCaseRow& c : t.cases) {
     const std::string v(Name(c.verdict));
     counts[v] = counts.value(v, 0) + 1;
     json e = {{"stage", c.stage}, {"name", c.name}, {"outcome", c.outcome}, {"verdict", v}};

@@ -28,7 +28,7 @@ Result<Config> ConfigFromQuery(const Suite& suite, const std::string& suite_name
   return cfg;
 }
 
-Result<Suite> SuiteOfQuery(Store& store, const http::Request& r) {
+Result<Suite> SuiteOfQuery(store::Store& store, const http::Request& r) {
   auto name = r.Query("suite");
   if (!name || name->empty()) return Status::Invalid("suite is required", "suite");
   std::optional<int> version;

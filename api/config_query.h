@@ -24,7 +24,7 @@ Result<Config> ConfigFromQuery(const Suite& suite, const std::string& suite_name
 
 // The suite version `?suite=` and `?version=` (default: latest) name, parsed, with its store id and
 // version set. Errors: Invalid naming suite/version, NotFound. Uses `store` for the call only.
-Result<Suite> SuiteOfQuery(Store& store, const http::Request& r);
+Result<Suite> SuiteOfQuery(store::Store& store, const http::Request& r);
 // A 400 naming the first query key that is neither in `allowed` nor starts with `prefix` (when not
 // empty); nullopt when every key is known.
 std::optional<http::Response> UnknownQueryKey(const http::Request& r, const std::set<std::string>& allowed,

@@ -12,9 +12,9 @@ namespace gauntlet::api {
 
 // What handlers reach. Owned by the serve command; outlives the server.
 struct Context {
-  Store& store;
-  Coordinator& coord;
-  EventBus& events;
+  store::Store& store;
+  daemon::Coordinator& coord;
+  daemon::EventBus& events;
   std::string web_dir;       // static dashboard files
   int64_t started_at = 0;
 };

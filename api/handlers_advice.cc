@@ -17,7 +17,7 @@ using http::Response;
 using http::Role;
 using nlohmann::json;
 
-namespace advice_handlers {
+namespace {
 
 Response RecommendAnswer(Context& c, Request& r) {
   if (auto bad = UnknownQueryKey(r, {"suite", "version", "hardware", "fingerprint", "by", "metric", "format"}, "")) return *bad;
@@ -28,8 +28,8 @@ Response RecommendAnswer(Context& c, Request& r) {
   std::vector<std::string> by = SplitQueryList(r.Query("by").value_or(""));
   for (const auto& p : by)
     if (!suite->Param(p)) return FromStatus(Status::Invalid("'" + p + "' is not a parameter of " + suite->name, "by"));
-  SuiteRunsQuery q{suite->id, r.Query("hardware"), r.Query("fingerprint"), r.Query("metric").value_or("")};
-  auto runs = LoadSuiteRuns(c.store, q);
+  store::SuiteRunsQuery q{suite->id, r.Query("hardware"), r.Query("fingerprint"), r.Query("metric").value_or("")};
+  auto runs = store::LoadSuiteRuns(c.store, q);
   if (!runs.ok()) return FromStatus(runs.status());
   if (!q.metric.empty()) {
     bool seen = false;
@@ -51,8 +51,8 @@ Response CheckAnswer(Context& c, Request& r) {
   if (!suite.ok()) return FromStatus(suite.status());
   auto config = ConfigFromQuery(*suite, suite->name, r, "config.", true);
   if (!config.ok()) return FromStatus(config.status());
-  SuiteRunsQuery q{suite->id, r.Query("hardware"), r.Query("fingerprint"), ""};
-  auto runs = LoadSuiteRuns(c.store, q);
+  store::SuiteRunsQuery q{suite->id, r.Query("hardware"), r.Query("fingerprint"), ""};
+  auto runs = store::LoadSuiteRuns(c.store, q);
   if (!runs.ok()) return FromStatus(runs.status());
   std::string hardware = q.hardware.value_or("");
   if (!q.hardware) {
@@ -99,12 +99,12 @@ Response CheckAnswer(Context& c, Request& r) {
   return http::Json(j);
 }
 
-}  // namespace advice_handlers
+}  // namespace
 
 std::vector<http::Route> AdviceRoutes(Context& c) {
   return {
-      {"GET", "/api/v1/recommend", Role::kRead, [&c](Request& r) -> Response { return advice_handlers::RecommendAnswer(c, r); }},
-      {"GET", "/api/v1/check", Role::kRead, [&c](Request& r) -> Response { return advice_handlers::CheckAnswer(c, r); }},
+      {"GET", "/api/v1/recommend", Role::kRead, [&c](Request& r) -> Response { return RecommendAnswer(c, r); }},
+      {"GET", "/api/v1/check", Role::kRead, [&c](Request& r) -> Response { return CheckAnswer(c, r); }},
   };
 }
 

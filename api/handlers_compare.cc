@@ -16,8 +16,8 @@ using nlohmann::json;
 namespace {
 
 // Side `x` ("a" or "b") from ?x=SWEEP, or ?suite= with ?x_fingerprint= and/or ?x_version=.
-Result<CompareSide> SideOf(const Request& r, const std::string& x) {
-  CompareSide side;
+Result<store::CompareSide> SideOf(const Request& r, const std::string& x) {
+  store::CompareSide side;
   if (auto v = r.Query(x)) {
     auto id = ParseId(*v);
     if (!id) return Status::Invalid("a sweep id", x);
@@ -86,8 +86,8 @@ std::vector<http::Route> CompareRoutes(Context& c) {
            if (t->empty() || *end || !(threshold >= 0 && threshold <= 1))
              return FromStatus(Status::Invalid("a fraction from 0 to 1 (0.1 = 10%)", "threshold"));
          }
-         QueryBudget budget = c.store.NewQuery();
-         auto j = Compare(c.store, *a, *b, threshold, &budget);
+         store::QueryBudget budget = c.store.NewQuery();
+         auto j = store::Compare(c.store, *a, *b, threshold, &budget);
          if (!j.ok()) return FromStatus(j.status());
          for (const char* side : {"a", "b"})
            if ((*j)[side].contains("sweep")) {

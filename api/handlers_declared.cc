@@ -16,7 +16,7 @@ using http::Response;
 using http::Role;
 using nlohmann::json;
 
-namespace declared_handlers {
+namespace {
 
 json RuleJson(const DeclaredRule& r) {
   json when = json::object();
@@ -112,7 +112,7 @@ Response PutDeclaration(Context& c, Request& r) {
   auto d = ParseDeclared(http::ParseJson(r.body), *suite);
   if (!d.ok()) return FromStatus(d.status());
   const json canonical = DeclaredJson(*d);
-  if (auto s = PutDeclared(c.store, suite->name, canonical); !s.ok()) return FromStatus(s);
+  if (auto s = store::PutDeclared(c.store, suite->name, canonical); !s.ok()) return FromStatus(s);
   json out = canonical;
   out["suite"] = suite->name;
   out["rules_count"] = d->rules.size();
@@ -120,7 +120,7 @@ Response PutDeclaration(Context& c, Request& r) {
 }
 
 Response GetDeclaration(Context& c, Request& r) {
-  auto d = GetDeclared(c.store, r.params["name"]);
+  auto d = store::GetDeclared(c.store, r.params["name"]);
   if (!d.ok()) return FromStatus(d.status());
   if (!*d) return http::Problem(404, "Not Found", "suite '" + r.params["name"] + "' has no declared support", "name");
   json out = **d;
@@ -162,10 +162,9 @@ Response DriftAnswer(Context& c, Request& r) {
   return http::Json(j);
 }
 
-}  // namespace declared_handlers
+}  // namespace
 
 std::vector<http::Route> DeclaredRoutes(Context& c) {
-  using namespace declared_handlers;
   return {
       {"PUT", "/api/v1/suites/{name}/declared", Role::kAdmin, [&c](Request& r) -> Response { return PutDeclaration(c, r); }},
       {"GET", "/api/v1/suites/{name}/declared", Role::kRead, [&c](Request& r) -> Response { return GetDeclaration(c, r); }},

@@ -71,7 +71,7 @@ std::vector<http::Route> MetaRoutes(Context& c) {
          const bool ok = s.ok() && !trouble;
          json j = {{"status", ok ? "ok" : "degraded"}, {"version", GAUNTLET_VERSION},
                    {"store", s.ok() ? trouble.value_or("ok") : s.status().message()},
-                   {"uptime_s", (NowMs() - c.started_at) / 1000}};
+                   {"uptime_s", (store::NowMs() - c.started_at) / 1000}};
          http::Response r = http::Json(ok ? 200 : 503, j);
          if (!ok) r.headers.emplace_back("Retry-After", std::to_string(kRetryAfterS));
          return r;

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 // The config key that param.NAME=VALUE query entries name (api/config_query.h).
-Result<std::string> ConfigKeyFromParams(Store& store, const std::string& suite, const Request& r) {
+Result<std::string> ConfigKeyFromParams(store::Store& store, const std::string& suite, const Request& r) {
   auto s = store.GetSuite(suite);
   if (!s.ok()) return s.status();
   auto parsed = ParseSuite(s->definition);
@@ -103,7 +103,7 @@ std::string MatrixCsv(const json& m) {
 // say "dispatch_truncated"); a trial without a record has dispatch null.
 namespace {
 constexpr size_t kMaxDispatchCells = 2000;
-void AddDispatchLayer(Store& store, json* m) {
+void AddDispatchLayer(store::Store& store, json* m) {
   size_t n = 0;
   for (auto& cell : (*m)["cells"]) {
     cell["dispatch"] = nullptr;
@@ -184,7 +184,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
   return {
       {"GET", "/api/v1/matrix", Role::kRead,
        [&c](Request& r) -> Response {
-         MatrixQuery q;
+         store::MatrixQuery q;
          q.suite = r.Query("suite").value_or("");
          q.rows = SplitQueryList(r.Query("rows").value_or(""));
          q.cols = r.Query("cols").value_or("hardware");
@@ -229,7 +229,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            if (!key.ok()) return FromStatus(key.status());
            config = *key;
          }
-         auto h = History(c.store, *suite, *config);
+         auto h = store::History(c.store, *suite, *config);
          if (!h.ok()) return FromStatus(h.status());
          return http::Json(*h);
        }},
@@ -240,7 +240,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            sweep = ParseId(*sw);
            if (!sweep) return http::Problem(422, "Unprocessable Entity", "sweep is a sweep id", "sweep");
          }
-         auto s = Signatures(c.store, r.Query("suite"), sweep);
+         auto s = store::Signatures(c.store, r.Query("suite"), sweep);
          if (!s.ok()) return FromStatus(s.status());
          if (!WantsCsv(r)) return http::Json(*s);
          return http::Text(200, "text/csv; charset=utf-8", SignaturesCsv(*s));
@@ -269,8 +269,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string kind = r.Query("kind").value_or("");
          if (!kind.empty() && kind != "verdict" && kind != "metric" && kind != "ordered")
            return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
-         QueryBudget budget = c.store.NewQuery();
-         auto g = Regressions(c.store, r.Query("suite"), threshold, &budget);
+         store::QueryBudget budget = c.store.NewQuery();
+         auto g = store::Regressions(c.store, r.Query("suite"), threshold, &budget);
          if (!g.ok()) return FromStatus(g.status());
          if (!kind.empty()) {
            json keep = json::array();

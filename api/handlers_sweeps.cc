@@ -4,6 +4,7 @@
 #include "api/requests.h"
 #include "api/views.h"
 #include "core/bisect_request.h"
+#include "core/verdict.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -19,7 +20,7 @@ int Limit(const Request& r, int def = 100) {
   return n ? static_cast<int>(std::clamp<int64_t>(*n, 1, 1000)) : def;
 }
 // 201 for a new sweep, with where to read it and see it.
-Response Created(const SubmitResult& res, std::optional<int64_t> rerun_of) {
+Response Created(const daemon::SubmitResult& res, std::optional<int64_t> rerun_of) {
   json j = {{"id", res.sweep}, {"trials", res.trials}, {"url", SweepUrl(res.sweep)},
             {"dashboard_url", SweepDashboardUrl(res.sweep)}};
   if (rerun_of) j["rerun_of"] = *rerun_of;
@@ -75,7 +76,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          int64_t after = 0;
          if (auto a = r.Query("after")) after = ParseId(*a).value_or(0);
          int limit = Limit(r, 50);
-         SweepFilter f;
+         store::SweepFilter f;
          for (auto& [k, v] : r.query) {
            if (k == "suite") f.suite = v;
            else if (k == "submitted_by") f.submitted_by = v;

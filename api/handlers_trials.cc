@@ -20,7 +20,7 @@ namespace {
 // GET /api/v1/trials: the filters (one unknown is a 400, an unknown value a 422), a page, and
 // JSON or CSV.
 Response ListTrials(Context& c, Request& r) {
-  TrialFilter f;
+  store::TrialFilter f;
   for (auto& [k, v] : r.query) {
     if (k == "sweep") {
       auto id = ParseId(v);
@@ -41,7 +41,7 @@ Response ListTrials(Context& c, Request& r) {
         return http::Problem(422, "Unprocessable Entity", "order is newest or oldest", "order");
       f.descending = v == "newest";  // of any sort key, as desc=1
     } else if (k == "sort") {
-      const auto& keys = TrialSortKeys();
+      const auto& keys = store::TrialSortKeys();
       if (std::find(keys.begin(), keys.end(), v) == keys.end())
         return http::Problem(422, "Unprocessable Entity", "sort '" + v + "' is not one of " + JoinNames(keys), "sort");
       f.sort = v;
@@ -74,7 +74,7 @@ Response ListTrials(Context& c, Request& r) {
   }
   const int limit = f.limit;
   f.limit = limit + 1;
-  QueryBudget budget = c.store.NewQuery();
+  store::QueryBudget budget = c.store.NewQuery();
   auto rows = c.store.ListTrials(f, &budget);
   if (!rows.ok()) return FromStatus(rows.status());
   const bool more = static_cast<int>(rows->size()) > limit;

@@ -31,11 +31,11 @@ std::vector<http::Route> WebhookRoutes(Context& c) {
          int limit = 100;
          if (auto l = r.Query("limit"))
            if (auto n = ParseId(*l)) limit = static_cast<int>(std::clamp<int64_t>(*n, 1, 1000));
-         auto rows = ListDeliveries(c.store, after, limit + 1, state);
+         auto rows = store::ListDeliveries(c.store, after, limit + 1, state);
          if (!rows.ok()) return FromStatus(rows.status());
          json items = json::array();
          for (size_t i = 0; i < rows->size() && static_cast<int>(i) < limit; ++i) {
-           const DeliveryRow& d = (*rows)[i];
+           const store::DeliveryRow& d = (*rows)[i];
            json body = json::parse(d.body, nullptr, false);
            items.push_back({{"id", d.id}, {"hook", d.hook}, {"event", d.event}, {"state", d.state},
                             {"attempts", d.attempts}, {"created_at", d.created_at},

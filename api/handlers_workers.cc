@@ -26,7 +26,7 @@ Response LostBecause(const Status& s) {
 
 // `r`, sent once every write staged so far is committed (a 503 if that commit failed): how a
 // worker-protocol answer acknowledges a staged write. `r` itself when nothing is pending.
-Response Durable(Coordinator& coord, Response r) {
+Response Durable(daemon::Coordinator& coord, Response r) {
   // No timer: every staged write's commit settles, as committed or as failed.
   auto d = std::make_shared<http::Deferred>(std::chrono::milliseconds(0), Lost);
   auto now = coord.WhenCommitted([d, r](Status s) { d->Complete(s.ok() ? r : LostBecause(s)); });
@@ -34,7 +34,7 @@ Response Durable(Coordinator& coord, Response r) {
   return http::Later(std::move(d));
 }
 
-Response LeaseResponse(const LeaseOutcome& a) {
+Response LeaseResponse(const daemon::LeaseOutcome& a) {
   if (!a.ok()) return FromStatus(a.status());
   return *a ? http::Json(GrantJson(**a)) : http::NoContent();
 }
@@ -43,12 +43,12 @@ Response LeaseResponse(const LeaseOutcome& a) {
 // unanswered wait with 204 and tells the coordinator to forget it, as the server does at once when
 // the worker closes its connection meanwhile. A grant that finds the wait over (the worker gone
 // while its lease committed), or that the server could not hand over, is given back.
-Response Lease(Coordinator& coord, int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
+Response Lease(daemon::Coordinator& coord, int64_t node, const std::vector<int>& free, std::chrono::milliseconds wait,
                const std::set<std::string>& have) {
   auto d = std::make_shared<http::Deferred>(wait, [] { return http::NoContent(); });
   // The grant's lease, written before Complete and read by on_undelivered after it.
   auto granted = std::make_shared<std::string>();
-  LeaseWaiter w{[d] { return !d->done(); }, [d, granted, &coord](LeaseOutcome a) {
+  daemon::LeaseWaiter w{[d] { return !d->done(); }, [d, granted, &coord](daemon::LeaseOutcome a) {
                   std::string lease = a.ok() && *a ? (*a)->grant.lease : "";
                   *granted = lease;
                   if (!d->Complete(LeaseResponse(a)) && !lease.empty()) coord.ReturnGrant(lease);
@@ -86,7 +86,7 @@ std::optional<Response> NotYourLease(Context& c, const Request& r) {
 
 // The lease request's "held_back" ([{gpu, reason, pids}], optional: a worker that sends none holds
 // none back). A 422 naming the field, or nullopt with *out filled.
-std::optional<Response> ParseHeldBack(const json& body, std::map<int, HeldGpu>* out) {
+std::optional<Response> ParseHeldBack(const json& body, std::map<int, daemon::HeldGpu>* out) {
   if (!body.contains("held_back")) return std::nullopt;
   auto bad = [](const std::string& why) {
     return http::Problem(422, "Unprocessable Entity", why, "held_back");
@@ -98,7 +98,7 @@ std::optional<Response> ParseHeldBack(const json& body, std::map<int, HeldGpu>* 
       return bad("each held_back entry is an object with an integer gpu");
     const int64_t index = g["gpu"].get<int64_t>();
     if (index < 0 || index > 1023) return bad("held_back gpu is 0 to 1023");
-    HeldGpu h;
+    daemon::HeldGpu h;
     if (g.contains("reason")) {
       if (!g["reason"].is_string()) return bad("held_back reason is a string");
       h.reason = g["reason"].get<std::string>().substr(0, 2000);
@@ -117,7 +117,7 @@ std::optional<Response> ParseHeldBack(const json& body, std::map<int, HeldGpu>* 
 
 Response RegisterNode(Context& c, Request& r) {
   json body = http::ParseJson(r.body);
-  Coordinator::NodeCredential cred;
+  daemon::Coordinator::NodeCredential cred;
   std::string presented;
   if (body.is_object() && body.contains("node_token")) {
     if (!body["node_token"].is_string())
@@ -132,7 +132,7 @@ Response RegisterNode(Context& c, Request& r) {
   if (!reg.ok()) return FromStatus(reg.status());
   auto res = c.coord.Register(*reg, cred);
   if (!res.ok()) return FromStatus(res.status());
-  const bool kept = res->credential == RegistrationAnswer::Credential::kKept;
+  const bool kept = res->credential == daemon::RegistrationAnswer::Credential::kKept;
   return http::Json({{"node", res->node}, {"heartbeat_ms", res->heartbeat_ms}, {"lease_ttl_ms", res->lease_ttl_ms},
                      {"state", res->state}, {"hardware", res->hardware}, {"node_token", kept ? presented : fresh}});
 }

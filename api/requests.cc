@@ -13,15 +13,15 @@
 namespace gauntlet::api {
 using nlohmann::json;
 
-Result<SweepSubmission> ParseSweepSubmission(json body) {
+Result<daemon::SweepSubmission> ParseSweepSubmission(json body) {
   auto req = ParseSweepRequest(body);
   if (!req.ok()) return req.status();
-  return SweepSubmission{std::move(*req), std::move(body)};
+  return daemon::SweepSubmission{std::move(*req), std::move(body)};
 }
 
 namespace {
 // The rerun's "configs": config keys, or objects of parameter values that a trial's config holds.
-Status ParseRerunConfigs(const json& configs, RerunSelection& sel) {
+Status ParseRerunConfigs(const json& configs, daemon::RerunSelection& sel) {
   for (size_t i = 0; i < configs.size(); ++i) {
     const json& c = configs[i];
     const std::string field = "configs[" + std::to_string(i) + "]";
@@ -42,8 +42,8 @@ Status ParseRerunConfigs(const json& configs, RerunSelection& sel) {
 }
 }  // namespace
 
-Result<RerunSelection> ParseRerunSelection(const json& body) {
-  RerunSelection sel;
+Result<daemon::RerunSelection> ParseRerunSelection(const json& body) {
+  daemon::RerunSelection sel;
   if (body.is_null()) return sel;
   if (!body.is_object()) return Status::Invalid("a rerun's body is an object (or empty)", "body");
   for (auto& [k, v] : body.items())
@@ -104,9 +104,9 @@ Status CheckLength(const std::string& value, size_t max, const std::string& fiel
 }
 }  // namespace
 
-Result<Registration> ParseRegistration(const json& body) {
+Result<daemon::Registration> ParseRegistration(const json& body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
-  Registration reg;
+  daemon::Registration reg;
   reg.name = body.value("name", "");
   if (reg.name.empty() || reg.name.size() > 200)
     return Status::Invalid("name is required (at most 200 characters)", "name");
@@ -125,15 +125,15 @@ Result<Registration> ParseRegistration(const json& body) {
   return reg;
 }
 
-HeartbeatRequest ParseHeartbeat(const json& body) {
-  return HeartbeatRequest{body.is_object() && body.value("running", false)};
+daemon::HeartbeatRequest ParseHeartbeat(const json& body) {
+  return daemon::HeartbeatRequest{body.is_object() && body.value("running", false)};
 }
 
 namespace {
 // The report's "tests": {"cases": [{"stage", "name", "outcome", "verdict", "signature", "evidence",
 // "seconds"}], "not_sent": N} (workers/test_outcomes.h). Cases past kMaxStoredTestCases are counted,
 // not kept; a case that is not an object, lacks a name, or has a verdict that is not one is a 422.
-Status ParseReportTests(const json& t, ResultRow* r) {
+Status ParseReportTests(const json& t, store::ResultRow* r) {
   if (!t.is_object()) return Status::Invalid("tests is an object with cases", "tests");
   if (t.contains("not_sent")) {
     if (!t["not_sent"].is_number_unsigned()) return Status::Invalid("not_sent is a count", "tests.not_sent");
@@ -153,12 +153,12 @@ Status ParseReportTests(const json& t, ResultRow* r) {
       return Status::Invalid("verdict '" + v + "' is not one of " +
                                  JoinNames(VerdictNames([](const VerdictInfo& x) { return x.reported; })),
                              f + ".verdict");
-    if (r->tests.size() >= kMaxStoredTestCases) {
+    if (r->tests.size() >= store::kMaxStoredTestCases) {
       ++r->tests_not_stored;
       continue;
     }
     auto str = [&](const char* k) { return c.contains(k) && c[k].is_string() ? c[k].get<std::string>() : std::string(); };
-    TestCaseRow row{str("stage"), str("name"), str("outcome"), *verdict, str("signature"), str("evidence")};
+    store::TestCaseRow row{str("stage"), str("name"), str("outcome"), *verdict, str("signature"), str("evidence")};
     if (c.contains("seconds") && c["seconds"].is_number()) row.seconds = c["seconds"].get<double>();
     r->tests.push_back(std::move(row));
   }
@@ -166,9 +166,9 @@ Status ParseReportTests(const json& t, ResultRow* r) {
 }
 }  // namespace
 
-Result<ResultRow> ParseReport(json body) {
+Result<store::ResultRow> ParseReport(json body) {
   if (!body.is_object()) return Status::Invalid("body is an object", "");
-  ResultRow r;
+  store::ResultRow r;
   const std::string verdict = body.value("verdict", "");
   const std::optional<Verdict> parsed = ParseVerdict(verdict);
   if (!parsed || !Info(*parsed).reported)
@@ -208,13 +208,13 @@ Result<ResultRow> ParseReport(json body) {
   return r;
 }
 
-Result<LauncherReport> ParseLauncherReport(const json& body) {
+Result<daemon::LauncherReport> ParseLauncherReport(const json& body) {
   if (!body.is_object()) return Status::Invalid("a launcher report is an object", "body");
   if (body.contains("jobs") && !body["jobs"].is_array()) return Status::Invalid("jobs is a list", "jobs");
   if (body.contains("jobs") && body["jobs"].size() > limits::kLauncherJobs)
     return Status::Invalid("at most " + std::to_string(limits::kLauncherJobs) + " jobs in one report", "jobs");
   if (body.contains("kind") && !body["kind"].is_string()) return Status::Invalid("kind is a string", "kind");
-  LauncherReport r;
+  daemon::LauncherReport r;
   r.kind = body.value("kind", "slurm");
   if (Status s = CheckLength(r.kind, limits::kLauncherKindBytes, "kind"); !s.ok()) return s;
   r.jobs = body.value("jobs", json::array());

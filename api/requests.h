@@ -10,18 +10,18 @@
 namespace gauntlet::api {
 
 // POST /sweeps: the request (core/sweep.h's parser) and `body` as its stored record.
-Result<SweepSubmission> ParseSweepSubmission(nlohmann::json body);
+Result<daemon::SweepSubmission> ParseSweepSubmission(nlohmann::json body);
 // POST /sweeps/{id}/rerun: {"verdicts": [...], "configs": [...], "targets": [...]}, each optional;
 // null (an empty body) selects the default.
-Result<RerunSelection> ParseRerunSelection(const nlohmann::json& body);
+Result<daemon::RerunSelection> ParseRerunSelection(const nlohmann::json& body);
 // POST /nodes/register (less its node_token): name, inventory, labels, fingerprint.
-Result<Registration> ParseRegistration(const nlohmann::json& body);
+Result<daemon::Registration> ParseRegistration(const nlohmann::json& body);
 // POST /leases/{lease}/heartbeat: {"running": bool}, optional.
-HeartbeatRequest ParseHeartbeat(const nlohmann::json& body);
+daemon::HeartbeatRequest ParseHeartbeat(const nlohmann::json& body);
 // POST /leases/{lease}/result: the result as the store keeps it; the verdict is one a worker may
 // report. Moves what it keeps out of `body`.
-Result<ResultRow> ParseReport(nlohmann::json body);
+Result<store::ResultRow> ParseReport(nlohmann::json body);
 // PUT /launchers/{name}: {kind, jobs, queued, unplaceable}.
-Result<LauncherReport> ParseLauncherReport(const nlohmann::json& body);
+Result<daemon::LauncherReport> ParseLauncherReport(const nlohmann::json& body);
 
 }  // namespace gauntlet::api

@@ -11,6 +11,6 @@ namespace gauntlet::api {
 // as comments, and an `overflow` event before the end of a follower cut off for falling behind.
 // Owns `sub` (whose bus must outlive the stream); the server closes it (Stream::Close) when the
 // stream ends or the client goes away.
-std::shared_ptr<http::Stream> SseStream(std::shared_ptr<EventBus::Subscription> sub);
+std::shared_ptr<http::Stream> SseStream(std::shared_ptr<daemon::EventBus::Subscription> sub);
 
 }  // namespace gauntlet::api

@@ -17,7 +17,7 @@ std::string ConfigText(const Config& c) {
 }
 }  // namespace
 
-json GrantReferenceJson(const GrantReference& r) {
+json GrantReferenceJson(const daemon::GrantReference& r) {
   if (!r.found)
     return json{{"missing", "no judged trial of the reference config (" + ConfigText(r.config) + ") on " + r.hardware}};
   json j = {{"trial", r.trial}, {"verdict", Name(r.verdict)}, {"config", ConfigJson(r.config)}, {"hardware", r.hardware}};
@@ -25,15 +25,15 @@ json GrantReferenceJson(const GrantReference& r) {
   return j;
 }
 
-json GrantJson(const LeaseGrant& g) {
-  const Grant& gr = g.grant;
+json GrantJson(const daemon::LeaseGrant& g) {
+  const daemon::Grant& gr = g.grant;
   json j = {{"lease", gr.lease}, {"epoch", gr.epoch}, {"trial", gr.trial}, {"gpus", gr.gpus},
             {"hardware", gr.hardware}, {"attempt", gr.attempt}, {"heartbeat_ms", g.heartbeat_ms}};
   if (!g.sweep) return j;
   j["sweep"] = *g.sweep;
   j["config"] = ConfigJson(g.config);
   if (const Suite* su = g.suite.get()) {
-    j["suite"] = {{"name", su->name}, {"version", su->version}, {"source_dir", su->source_dir}, {"key", SuiteKey(*su)}};
+    j["suite"] = {{"name", su->name}, {"version", su->version}, {"source_dir", su->source_dir}, {"key", daemon::SuiteKey(*su)}};
     if (!su->bundle.empty()) j["suite"]["bundle"] = su->bundle;  // the worker fetches it once per hash
     if (g.send_definition) j["suite"]["definition"] = su->definition;
     if (g.reference) j["reference"] = GrantReferenceJson(*g.reference);
@@ -41,17 +41,17 @@ json GrantJson(const LeaseGrant& g) {
   return j;
 }
 
-json HeartbeatJson(const HeartbeatAnswer& a) {
+json HeartbeatJson(const daemon::HeartbeatAnswer& a) {
   return {{"cancel", a.cancel}, {"epoch", a.epoch}, {"trial", a.trial}};
 }
 
-json ReportJson(const ReportAnswer& a) {
+json ReportJson(const daemon::ReportAnswer& a) {
   return {{"accepted", true}, {"duplicate", a.duplicate}, {"requeued", a.requeued},
           {"confirming", a.confirming}, {"skipped", a.skipped}};
 }
 
-json NodeJson(const NodeView& v) {
-  const NodeRow& n = v.row;
+json NodeJson(const daemon::NodeView& v) {
+  const store::NodeRow& n = v.row;
   json j = {{"id", n.id}, {"name", n.name}, {"inventory", n.inventory}, {"labels", n.labels},
             {"fingerprint", n.fingerprint}, {"hardware", n.hardware}, {"state", n.state}, {"reason", n.reason},
             {"registered_at", n.registered_at}, {"last_heartbeat", n.last_heartbeat}};
@@ -69,13 +69,13 @@ json NodeJson(const NodeView& v) {
   return j;
 }
 
-json NodesJson(const std::vector<NodeView>& nodes) {
+json NodesJson(const std::vector<daemon::NodeView>& nodes) {
   json out = json::array();
   for (auto& n : nodes) out.push_back(NodeJson(n));
   return out;
 }
 
-json LaunchersJson(const std::vector<LauncherView>& launchers) {
+json LaunchersJson(const std::vector<daemon::LauncherView>& launchers) {
   json out = json::array();
   for (auto& l : launchers)
     out.push_back({{"name", l.name}, {"kind", l.report.kind}, {"age_s", l.age_s}, {"jobs", l.report.jobs},
@@ -83,7 +83,7 @@ json LaunchersJson(const std::vector<LauncherView>& launchers) {
   return out;
 }
 
-json SweepLiveJson(const SweepLive& s) {
+json SweepLiveJson(const daemon::SweepLive& s) {
   json j;
   j["running"] = s.running;
   // Name the requirement no node meets and what the nodes are, so a person sees what to change.
@@ -112,7 +112,7 @@ json SweepLiveJson(const SweepLive& s) {
   return j;
 }
 
-json StatsJson(const CoordinatorStats& s) {
+json StatsJson(const daemon::CoordinatorStats& s) {
   json nodes = json::object();
   for (auto& [state, n] : s.nodes) nodes[state] = n;
   return {{"queued", s.queued}, {"leased", s.leased}, {"nodes", nodes}, {"waiting_workers", s.waiting_workers},

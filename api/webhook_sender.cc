@@ -39,7 +39,7 @@ Status SplitWebhookUrl(const std::string& url, std::string* base, std::string* t
   return Status::Ok();
 }
 
-WebhookSender::WebhookSender(Store& store, SenderOptions opts) : store_(store), opts_(std::move(opts)) {
+WebhookSender::WebhookSender(store::Store& store, SenderOptions opts) : store_(store), opts_(std::move(opts)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -65,7 +65,7 @@ void WebhookSender::Stop() {
 
 void WebhookSender::Run() {
   while (true) {
-    auto due = DueDeliveries(store_, NowMs(), 50);
+    auto due = store::DueDeliveries(store_, store::NowMs(), 50);
     if (due.ok())
       for (auto& d : *due) {
         {
@@ -79,8 +79,8 @@ void WebhookSender::Run() {
     // Sleep until the next pending delivery is due (a second at most: a row queued by another
     // writer without a Wake is still found), or a Wake.
     int64_t wait_ms = 1000;
-    if (auto next = NextDeliveryDue(store_); next.ok() && *next)
-      wait_ms = std::clamp<int64_t>(**next - NowMs(), 0, 1000);
+    if (auto next = store::NextDeliveryDue(store_); next.ok() && *next)
+      wait_ms = std::clamp<int64_t>(**next - store::NowMs(), 0, 1000);
     std::unique_lock lock(mu_);
     if (stop_) return;
     if (due.ok() && due->size() == 50) continue;  // more are due now
@@ -90,13 +90,13 @@ void WebhookSender::Run() {
   }
 }
 
-void WebhookSender::Attempt(const DeliveryRow& d) {
-  const int64_t now = NowMs();
+void WebhookSender::Attempt(const store::DeliveryRow& d) {
+  const int64_t now = store::NowMs();
   auto t = std::find_if(opts_.targets.begin(), opts_.targets.end(),
                         [&](const WebhookTarget& x) { return x.hook.url == d.hook; });
   if (t == opts_.targets.end()) {
     // Queued for a receiver the daemon's config no longer names (edited across a restart).
-    if (Status s = RecordAttempt(store_, d.id, now, 0, "the webhook is no longer configured", false, true, now);
+    if (Status s = store::RecordAttempt(store_, d.id, now, 0, "the webhook is no longer configured", false, true, now);
         !s.ok())
       spdlog::error("webhooks: {}", s.message());
     return;
@@ -124,11 +124,11 @@ void WebhookSender::Attempt(const DeliveryRow& d) {
   int64_t delay = opts_.backoff_ms;
   for (int i = 0; i < d.attempts && delay < opts_.max_backoff_ms; ++i) delay *= 2;
   delay = std::min(delay, opts_.max_backoff_ms);
-  const bool give_up = !ok && NowMs() + delay - d.created_at > opts_.retry_for_ms;
+  const bool give_up = !ok && store::NowMs() + delay - d.created_at > opts_.retry_for_ms;
   if (!ok)
     spdlog::warn("webhooks: delivery {} ({} to {}) attempt {}: {}{}", d.id, d.event, d.hook, d.attempts + 1, error,
                  give_up ? "; giving up" : "");
-  if (Status s = RecordAttempt(store_, d.id, NowMs(), status, error, ok, give_up, NowMs() + delay); !s.ok())
+  if (Status s = store::RecordAttempt(store_, d.id, store::NowMs(), status, error, ok, give_up, store::NowMs() + delay); !s.ok())
     spdlog::error("webhooks: {}", s.message());
 }
 

@@ -17,7 +17,7 @@ namespace gauntlet::api {
 
 // A receiver: where and what (the notifier's WebhookHook) and the secret its bodies are signed with.
 struct WebhookTarget {
-  WebhookHook hook;
+  daemon::WebhookHook hook;
   std::string secret;  // empty: deliveries are sent unsigned
 };
 
@@ -40,16 +40,16 @@ class WebhookSender {
  public:
   // Starts the sending thread; `store` must outlive it. Pending deliveries left by an earlier run
   // (a restart) are sent too.
-  WebhookSender(Store& store, SenderOptions opts);
+  WebhookSender(store::Store& store, SenderOptions opts);
   ~WebhookSender();  // Stop()
   void Wake();       // something was queued: look now. Thread-safe.
   void Stop();       // idempotent; an attempt in progress finishes (bounded by timeout_ms)
 
  private:
   void Run();
-  void Attempt(const DeliveryRow& d);
+  void Attempt(const store::DeliveryRow& d);
 
-  Store& store_;
+  store::Store& store_;
   SenderOptions opts_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   int code = 0;
 
-  gauntlet::ServeOptions so;
+  gauntlet::app::ServeOptions so;
   so.exe = gauntlet::SelfExe(argv[0]);
   auto serve = app.add_subcommand("serve", "Run the daemon: store, scheduler, REST API and dashboard");
   serve->add_option("--db", so.db, "SQLite file (the whole state)")->capture_default_str();
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   serve->add_option("--config", so.config, "daemon settings file (YAML or JSON): webhooks, public_url; see USER_GUIDE");
   serve->add_option("--webhook", so.webhooks,
                     "post events to this URL (repeatable): URL[,EVENT...]; secret from $GAUNTLET_WEBHOOK_SECRET");
-  serve->callback([&] { code = gauntlet::RunServe(so); });
+  serve->callback([&] { code = gauntlet::app::RunServe(so); });
 
   auto token = app.add_subcommand("token", "Make a new API token and print its tokens-file line");
   std::string role = "read", token_name;
@@ -77,10 +77,10 @@ int main(int argc, char** argv) {
               << (token_name.empty() ? "" : " " + token_name) << "\n";
   });
 
-  gauntlet::AddClientCommands(app, &code);
-  gauntlet::AddWorkerCommands(app, &code);
-  gauntlet::AddSlurmCommand(app, &code);
-  gauntlet::AddStoreCommands(app, &code);
+  gauntlet::cli::AddClientCommands(app, &code);
+  gauntlet::worker::AddWorkerCommands(app, &code);
+  gauntlet::slurm::AddSlurmCommand(app, &code);
+  gauntlet::app::AddStoreCommands(app, &code);
 
   app.parse_complete_callback([&] {
     auto logger = spdlog::stderr_color_mt("gauntlet");
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return gauntlet::UsageError(app, e, argc, argv);
+    return gauntlet::cli::UsageError(app, e, argc, argv);
   }
   return code;
 }

@@ -28,7 +28,7 @@
 
 extern char** environ;
 
-namespace gauntlet {
+namespace gauntlet::app {
 namespace fs = std::filesystem;
 
 bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
@@ -177,14 +177,14 @@ int RunServe(const ServeOptions& o) {
     auto parent = fs::path(o.db).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
   }
-  auto store = Store::Open(o.db);
+  auto store = store::Store::Open(o.db);
   if (!store.ok()) {
     std::cerr << "gauntlet serve: cannot open " << o.db << ": " << store.status().message() << "\n";
     return 2;
   }
-  (*store)->SetQueryLimits(QueryLimits{std::max<int64_t>(0, o.query_timeout_ms), std::max<int64_t>(0, o.query_max_rows)});
+  (*store)->SetQueryLimits(store::QueryLimits{std::max<int64_t>(0, o.query_timeout_ms), std::max<int64_t>(0, o.query_max_rows)});
   const std::string suites_dir = BuiltInDir(o.suites, "suites");
-  if (auto loaded = LoadSuitesDir(suites_dir, **store); !loaded.ok()) {
+  if (auto loaded = daemon::LoadSuitesDir(suites_dir, **store); !loaded.ok()) {
     std::cerr << "gauntlet serve: suites: " << loaded.status().message() << "\n";
     return 2;
   } else {
@@ -192,19 +192,19 @@ int RunServe(const ServeOptions& o) {
       if (!s.error.empty()) spdlog::error("suite file skipped: {}", s.error);
       else spdlog::info("suite {} v{} from {}{}", s.name, s.version, s.file, s.created ? " (new version)" : "");
   }
-  EventBus events;
-  CoordinatorOptions co;
+  daemon::EventBus events;
+  daemon::CoordinatorOptions co;
   co.sched.lease_ttl_ms = o.lease_ttl_ms;
   co.sched.offline_after_ms = o.offline_after_ms;
   co.sched.quarantine_after = o.quarantine_after;
   co.heartbeat_ms = o.heartbeat_ms;
   co.log_cap = o.log_cap_mb << 20;
   co.tick_ms = std::clamp<int64_t>(o.lease_ttl_ms / 10, 20, 1000);
-  Coordinator coord(**store, events, co);
+  daemon::Coordinator coord(**store, events, co);
   const std::string web_dir = BuiltInDir(o.web, "web");
   if (std::error_code ec; !fs::is_directory(web_dir, ec))
     spdlog::warn("dashboard folder {} does not exist: / answers 404 (give --web DIR)", web_dir);
-  api::Context ctx{**store, coord, events, web_dir, NowMs()};
+  api::Context ctx{**store, coord, events, web_dir, store::NowMs()};
   // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
   // in the user's browser: the router refuses cross-site requests then.
   http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host), api::NodeCredentialsOf(ctx));
@@ -229,7 +229,7 @@ int RunServe(const ServeOptions& o) {
   // Webhooks: links point at public_url, else at this listener.
   if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = (tls ? "https://" : "http://") + shown + ":" + std::to_string(bound);
   api::WebhookSender sender(**store, hooks->sender);
-  Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
+  daemon::Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
   if (!hooks->sender.targets.empty()) spdlog::info("webhooks: {} receiver(s)", hooks->sender.targets.size());
   pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound, tls, local_worker_token) : 0;
 
@@ -255,4 +255,4 @@ int RunServe(const ServeOptions& o) {
   return 0;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

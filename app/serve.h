@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::app {
 
 // gauntlet serve's flags (app/main.cc).
 struct ServeOptions {
@@ -41,4 +41,4 @@ bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port);
 // True for 127.0.0.0/8 (any host text starting "127."), ::1 and "localhost". Pure.
 bool IsLoopback(const std::string& host);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

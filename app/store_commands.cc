@@ -5,7 +5,7 @@
 
 #include "store/store_file.h"
 
-namespace gauntlet {
+namespace gauntlet::app {
 
 namespace {
 struct StoreArgs {
@@ -14,11 +14,11 @@ struct StoreArgs {
 };
 
 int Doctor(const StoreArgs& a) {
-  if (Status empty = CheckNotEmpty(a.db); !empty.ok()) {
+  if (Status empty = store::CheckNotEmpty(a.db); !empty.ok()) {
     std::cout << "damaged: " << empty.message() << "\n";
     return 1;
   }
-  auto c = CheckStoreFile(a.db, a.full);
+  auto c = store::CheckStoreFile(a.db, a.full);
   if (!c.ok()) {
     std::cerr << "gauntlet doctor: " << c.status().message() << "\n";
     return c.status().code() == Code::kNotFound ? 2 : 1;
@@ -31,12 +31,12 @@ int Doctor(const StoreArgs& a) {
   }
   std::cout << "damaged: " << a.db << " fails PRAGMA " << check << ":\n";
   for (auto& p : c->problems) std::cout << "  " << p << "\n";
-  std::cout << "fix: " << DamagedStoreMessage(a.db, c->problems) << "\n";
+  std::cout << "fix: " << store::DamagedStoreMessage(a.db, c->problems) << "\n";
   return 1;
 }
 
 int Backup(const StoreArgs& a) {
-  auto c = BackupStore(a.db, a.out);
+  auto c = store::BackupStore(a.db, a.out);
   if (!c.ok()) {
     std::cerr << "gauntlet backup: " << c.status().message() << "\n";
     return c.status().code() == Code::kInvalid ? 2 : 1;
@@ -59,4 +59,4 @@ void AddStoreCommands(CLI::App& app, int* code) {
   backup->callback([args, code] { *code = Backup(*args); });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

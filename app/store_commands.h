@@ -3,9 +3,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace gauntlet {
+namespace gauntlet::app {
 
 // Adds both subcommands to `app`; their exit code goes to *code (0 ok; 1 damaged or failed; 2 usage).
 void AddStoreCommands(CLI::App& app, int* code);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

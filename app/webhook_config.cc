@@ -6,13 +6,13 @@
 
 #include "core/yaml_json.h"
 
-namespace gauntlet {
+namespace gauntlet::app {
 using nlohmann::json;
 
 namespace {
 
 Status CheckEvent(const std::string& e, const std::string& field) {
-  const auto& all = WebhookEvents();
+  const auto& all = daemon::WebhookEvents();
   if (std::find(all.begin(), all.end(), e) == all.end()) {
     std::string names;
     for (auto& n : all) names += (names.empty() ? "" : ", ") + n;
@@ -132,4 +132,4 @@ Result<WebhookConfig> LoadWebhookConfig(const std::string& config_file, const st
   return c;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

@@ -9,10 +9,10 @@
 #include "core/status.h"
 #include "daemon/notifier.h"
 
-namespace gauntlet {
+namespace gauntlet::app {
 
 struct WebhookConfig {
-  NotifierOptions notifier;
+  daemon::NotifierOptions notifier;
   api::SenderOptions sender;
 };
 
@@ -23,4 +23,4 @@ struct WebhookConfig {
 Result<WebhookConfig> LoadWebhookConfig(const std::string& config_file, const std::vector<std::string>& flags,
                                         const std::string& public_url);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::app

@@ -11,7 +11,7 @@
 namespace gauntlet::cli {
 using nlohmann::json;
 
-namespace advice_cli {
+namespace {
 
 // A config's words are the API's (core/advice_text.h); a metric's spread shows as ± here.
 std::string FlagsOf(const json& c) { return AdviceFlags(c); }
@@ -99,8 +99,7 @@ void AddDeclareCommand(CLI::App& app, int* code) {
   });
 }
 
-}  // namespace advice_cli
-using namespace advice_cli;
+}  // namespace
 
 void AddAdviceCommands(CLI::App& app, int* code) {
   AddBestCommand(app, code);

@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 
-namespace gauntlet {
+namespace gauntlet::cli {
 
 void AddClientCommands(CLI::App& app, int* code) {
   // The order of these calls is the order of `gauntlet --help` and of the completion's commands.
@@ -23,4 +23,4 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddCompletionCommand(app);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::cli

@@ -4,7 +4,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace gauntlet {
+namespace gauntlet::cli {
 
 // Adds the client subcommands to `app` (which owns them) in --help order; each callback writes its
 // exit status to *code, so `code` must outlive app.parse(). Call once, before parsing, on its thread.
@@ -16,4 +16,4 @@ void AddClientCommands(CLI::App& app, int* code);
 // submit?") and a pointer to --help, and returns 2. Writes stderr (stdout for help).
 int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::cli

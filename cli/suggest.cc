@@ -114,13 +114,9 @@ UsageHint FindUsageHint(const CLI::App& root, int argc, const char* const* argv)
   return h;
 }
 
-}  // namespace gauntlet::cli
-
-namespace gauntlet {
-
 int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed as CLI11 prints them
-  const cli::UsageHint h = cli::FindUsageHint(app, argc, argv);
+  const UsageHint h = FindUsageHint(app, argc, argv);
   if (h.replaces) std::cerr << "gauntlet: " << h.text << "\n";
   else std::cerr << "gauntlet: " << e.what() << (h.text.empty() ? "" : " (" + h.text + ")") << "\n";
   std::cerr << "Run `gauntlet " << (h.command.empty() ? "" : h.command + " ") << "--help` for the usage.\n";
@@ -128,4 +124,4 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   return 2;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::cli

@@ -28,7 +28,8 @@ std::string CountsLine(const json& s, const char* sep) {
 }
 
 int64_t RunningTrials(const json& s) {
-  return s["by_state"].value("running", int64_t{0}) + s["by_state"].value("leased", int64_t{0});
+  const json& by = s["by_state"];
+  return by.value(std::string(Name(TrialState::kRunning)), int64_t{0}) + by.value(std::string(Name(TrialState::kLeased)), int64_t{0});
 }
 
 std::string ReusedText(const json& s) {

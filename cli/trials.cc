@@ -132,7 +132,7 @@ void PrintTestCases(const json& tests, int64_t id) {
   std::cout << "\n";
   for (int pass = 0; pass < 2; ++pass) {
     for (const json& c : tests["cases"]) {
-      if ((Str(c["verdict"]) == "passed") != (pass == 1)) continue;
+      if ((ParseVerdict(Str(c["verdict"])) == Verdict::kPassed) != (pass == 1)) continue;
       std::cout << "  " << Str(c["verdict"]);
       for (size_t w = Str(c["verdict"]).size(); w < 13; ++w) std::cout << ' ';
       std::cout << Str(c["name"]);

@@ -71,7 +71,7 @@ std::string PerVerdict(const std::map<std::string, int64_t>& n, const char* sep,
 std::string PendingText(const json& c) {
   std::string pending;
   for (auto& [k, v] : Field(c, "counts").items())
-    pending += (pending.empty() ? "" : ", ") + v.dump() + " " + (k == "leased" ? "running" : k);
+    pending += (pending.empty() ? "" : ", ") + v.dump() + " " + (ParseTrialState(k) == TrialState::kLeased ? "running" : k);
   return "… " + (pending.empty() ? std::string("pending") : pending);
 }
 

@@ -12,30 +12,26 @@
 #include "daemon/coordinator.h"
 #include "store/ordered_regressions.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
 constexpr size_t kMaxAutoBisections = 16;  // per sweep: a broken grid must not start hundreds
 }  // namespace
 
-std::vector<json> AutoBisections(const json& regressions, const std::set<std::pair<std::string, std::string>>& touched,
-                                 const SweepRequest& req) {
-  std::vector<json> out;
-  for (const json& r : regressions.value("items", json::array())) {
-    if (r.value("kind", "") != "ordered" || !r.value("bisection", json()).is_null() ||
-        !r.value("start", json()).is_object())
-      continue;
-    const std::string hw = r.value("hardware", "");
-    auto key = [&](const char* side) { return r.value(side, json::object()).value("config_key", ""); };
-    const bool ours = touched.count({key("before"), hw}) || touched.count({key("after"), hw});
+std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap>& regressions,
+                                          const std::set<std::pair<std::string, std::string>>& touched,
+                                          const SweepRequest& req) {
+  std::vector<BisectRequest> out;
+  for (const store::RegressionGap& r : regressions) {
+    if (r.covered || !r.start) continue;
+    const bool ours = touched.count({r.good_key, r.hardware}) || touched.count({r.bad_key, r.hardware});
     if (!ours) continue;
-    json body = r["start"]["request"];
-    body["priority"] = req.priority;
-    if (req.confirm_failures) body["confirm_failures"] = req.confirm_failures;
-    body["name"] = "auto bisect " + body["parameter"].get<std::string>() + " " + body["good"].get<std::string>() + ".." +
-                   body["bad"].get<std::string>();
-    out.push_back(std::move(body));
+    BisectRequest b = *r.start;
+    b.priority = req.priority;
+    if (req.confirm_failures) b.confirm_failures = req.confirm_failures;
+    b.name = "auto bisect " + b.parameter + " " + b.good + ".." + b.bad;
+    out.push_back(std::move(b));
     if (out.size() >= kMaxAutoBisections) break;
   }
   return out;
@@ -63,28 +59,27 @@ void Coordinator::RunAutoBisections() {
     if (!sw.ok()) continue;
     auto req = ParseSweepRequest(sw->request);
     if (!req.ok()) continue;
-    TrialFilter f;
+    store::TrialFilter f;
     f.sweep = sweep;
     f.limit = 100000;
     auto trials = store_.ListTrials(f);
     if (!trials.ok()) continue;
     std::set<std::pair<std::string, std::string>> touched;  // (config key, hardware) this sweep judged
-    for (const TrialRow& t : *trials)
+    for (const store::TrialRow& t : *trials)
       if (t.state == TrialState::kDone && t.hardware) touched.insert({t.config_key, *t.hardware});
-    auto regressions = OrderedRegressions(store_, sw->suite);
+    auto regressions = store::OrderedRegressions(store_, sw->suite);
     if (!regressions.ok()) {
       spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());
       continue;
     }
-    for (const json& body : AutoBisections(*regressions, touched, *req)) {
-      auto parsed = ParseBisectRequest(body);
-      auto b = parsed.ok() ? Bisect(*parsed) : Result<SubmitResult>(parsed.status());
+    for (const BisectRequest& body : AutoBisections(store::RegressionGaps(*regressions), touched, *req)) {
+      auto b = Bisect(body);
       if (b.ok())
-        spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body["parameter"].get<std::string>(),
-                     body["good"].get<std::string>(), body["bad"].get<std::string>(), b->sweep);
+        spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body.parameter, body.good,
+                     body.bad, b->sweep);
       else spdlog::warn("sweep {}: could not start an automatic bisection: {}", sweep, b.status().message());
     }
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

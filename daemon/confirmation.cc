@@ -4,9 +4,9 @@
 // attempt whether the failure was confirmed (every attempt alike) or the config is flaky.
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
-bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* err) {
+bool Scheduler::ConfirmAgain(const ActiveLease& l, const store::ResultRow& r, Status* err) {
   auto sit = sweeps_.find(l.sweep);
   if (sit == sweeps_.end() || l.cancel) return false;
   const int k = sit->second.info.confirm_failures;
@@ -40,4 +40,4 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* e
   return true;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

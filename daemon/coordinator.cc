@@ -12,7 +12,7 @@
 
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
@@ -37,7 +37,7 @@ Config ConfigFromJson(const json& j) {
 
 class Coordinator::WallClock : public Clock {
  public:
-  int64_t NowMs() override { return gauntlet::NowMs(); }
+  int64_t NowMs() override { return gauntlet::store::NowMs(); }
 };
 
 class Coordinator::StoreAdapter : public SchedulerStore {
@@ -48,8 +48,8 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     return c_.store_.LeaseTrial(trial, node, lease, epoch, deadline, gpus, hardware);
   }
   Status Requeue(int64_t trial, int attempt) override { return c_.store_.RequeueTrial(trial, attempt); }
-  Status RecordAttempt(const ResultRow& r) override { return c_.store_.RecordAttempt(r); }
-  Status Finish(const ResultRow& r, std::optional<int64_t> evidence) override {
+  Status RecordAttempt(const store::ResultRow& r) override { return c_.store_.RecordAttempt(r); }
+  Status Finish(const store::ResultRow& r, std::optional<int64_t> evidence) override {
     return c_.store_.FinishTrial(r, evidence);
   }
   Status FinishMany(const std::vector<int64_t>& t, Verdict v, const std::string& s,
@@ -66,11 +66,11 @@ class Coordinator::StoreAdapter : public SchedulerStore {
               const std::string& hardware, const std::string& stage, const std::string& text) override {
     if (Status s = c_.store_.FinishMany(trials, Verdict::kSkipped, signature, evidence_trial, hardware); !s.ok()) return s;
     try {
-      c_.store_.Write([&](sql::Db& db) {
+      c_.store_.Write([&](store::sql::Db& db) {
         auto ins = db.Prepare(
             "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, hardware,"
             " finished_at) VALUES(?, 0, 'skipped', ?, ?, ?, ?, ?)");
-        const int64_t now = NowMs();
+        const int64_t now = store::NowMs();
         for (int64_t t : trials) {
           ins.Bind(1, t).Bind(2, signature).Bind(3, text).Bind(4, stage).Bind(5, hardware).Bind(6, now).Run();
         }
@@ -81,7 +81,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
     return Status::Ok();
   }
   // The scheduler calls its store only under the Coordinator's mutex (daemon/scheduler.h).
-  std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& key, const std::string& hardware,
+  std::optional<store::ResultRow> FindReusable(int64_t suite_id, const std::string& key, const std::string& hardware,
                                         int64_t node) override REQUIRES(c_.mu_) {
     auto sit = c_.suites_.find(suite_id);
     if (sit == c_.suites_.end()) return std::nullopt;
@@ -105,7 +105,7 @@ SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& sui
   return info;
 }
 
-Coordinator::Coordinator(Store& store, EventBus& events, CoordinatorOptions opts)
+Coordinator::Coordinator(store::Store& store, EventBus& events, CoordinatorOptions opts)
     : store_(store), events_(events), opts_(opts), wall_(opts.clock ? nullptr : new WallClock),
       clock_(opts.clock ? opts.clock : wall_.get()), adapter_(new StoreAdapter(*this)) {
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
@@ -183,7 +183,7 @@ std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const Sweep
   return out;
 }
 
-QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t) {
+QueuedTrial Coordinator::QueuedFromRow(const Suite& suite, const SweepRequest& req, const store::TrialRow& t) {
   SweepRequest one = req;
   one.repeats = 1;
   one.targets = {req.targets.at(std::min<size_t>(t.target_index, req.targets.size() - 1))};
@@ -214,14 +214,14 @@ void Coordinator::ReloadIfNeededLocked() {
   ServeWaitersLocked();
 }
 
-void Coordinator::PublishAfterCommit(const std::string& type, json data) {
-  store_.AfterCommit(store_.Staged(), [this, type, data = std::move(data)](const Status& s) {
-    if (s.ok()) events_.Publish(type, data);
+void Coordinator::PublishAfterCommit(DaemonEvent e) {
+  store_.AfterCommit(store_.Staged(), [this, e = std::move(e)](const Status& s) {
+    if (s.ok()) events_.Publish(e);
   });
 }
 
 std::optional<Status> Coordinator::WhenCommitted(std::function<void(Status)> done) {
-  const Store::Ticket t = store_.Staged();
+  const store::Store::Ticket t = store_.Staged();
   if (auto s = store_.Outcome(t)) return *s;
   // Every staged write's commit settles, as committed or as failed, so `done` is always called.
   store_.AfterCommit(t, [done = std::move(done)](const Status& s) { done(s); });
@@ -313,7 +313,7 @@ void Coordinator::RestoreLocked() {
                nodes.ok() ? nodes->size() : 0);
 }
 
-Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const SweepOrigin& origin) {
+Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const store::SweepOrigin& origin) {
   const SweepRequest* req = &submission.request;
   const json& body = submission.record;
   auto row = store_.GetSuite(req->suite);
@@ -327,10 +327,10 @@ Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, cons
   }
   auto configs = ExpandSweep(*suite, *req);
   if (!configs.ok()) return configs.status();
-  std::vector<NewTrial> trials;
+  std::vector<store::NewTrial> trials;
   trials.reserve(configs->size() * req->targets.size() * req->repeats);
   for (auto& c : *configs) {
-    NewTrial nt;
+    store::NewTrial nt;
     nt.config_json = ConfigJson(c).dump();
     nt.config_key = ConfigKey(c);
     for (size_t t = 0; t < req->targets.size(); ++t)
@@ -348,7 +348,7 @@ Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, cons
   for (auto& q : queued) q.sweep = *sweep;
   // Published before the scheduler holds any of its trials, so no follower ever hears of a trial of
   // this sweep (a lease granted below, committed on another thread) before it hears of the sweep.
-  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", trials.size()}, {"suite", suite->name}});
+  events_.Publish(SweepCreated{*sweep, static_cast<int64_t>(trials.size()), suite->name});
   // Ordered here, outside the lock, and queued in chunks: a 500,000-trial sweep held the lock for
   // 0.2 s in one piece, and every lease and heartbeat waited for it (docs/BENCHMARKS.md).
   const SweepInfo info = MakeSweepInfo(*sweep, *req, *suite);
@@ -387,7 +387,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
       searches_.erase(it);
     }
   }
-  events_.Publish("sweep.cancelled", {{"sweep", sweep}, {"cancelled", cancelled.size()}, {"stopping", stopping.size()}});
+  events_.Publish(SweepCancelled{sweep, static_cast<int64_t>(cancelled.size()), static_cast<int64_t>(stopping.size())});
   return Status::Ok();
 }
 
@@ -400,9 +400,12 @@ Status Coordinator::CancelTrial(int64_t trial) {
     if (done) sched_->Cancel({trial}, {});
     else sched_->Cancel({}, {trial});
   }
-  events_.Publish("trial.changed", {{"trial", trial}, {"sweep", t.ok() ? t->sweep_id : 0},
-                                    {"state", done ? Name(TrialState::kDone) : "stopping"},
-                                    {"verdict", done ? Name(Verdict::kCancelled) : ""}});
+  TrialChanged ev;
+  ev.trial = trial;
+  ev.sweep = t.ok() ? t->sweep_id : 0;
+  if (done) ev.state = TrialState::kDone, ev.verdict = Verdict::kCancelled;  // else stopping, no verdict yet
+  ev.says_verdict = true;
+  events_.Publish(ev);
   return Status::Ok();
 }
 
@@ -430,7 +433,7 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   const int64_t n = static_cast<int64_t>(queued.size());
   sched_->AddSweep(info, std::move(queued));
   ServeWaitersLocked();
-  events_.Publish("sweep.retried", {{"sweep", sweep}, {"requeued", n}});
+  events_.Publish(SweepRetried{sweep, n});
   return n;
 }
 
@@ -440,15 +443,15 @@ Status Coordinator::SetNodeState(int64_t node, const std::string& state, const s
   MutexLock lock(mu_);
   Status s = sched_->SetNodeState(node, state, reason);
   if (s.ok()) {
-    events_.Publish("node.changed", {{"node", node}, {"state", state}, {"reason", reason}});
+    events_.Publish(NodeChanged{node, state, reason});
     if (state == "online") ServeWaitersLocked();
   }
   return s;
 }
 
 void Coordinator::Ticker() {
-  int64_t last_keepalive = NowMs();
-  int64_t last_touch = NowMs();
+  int64_t last_keepalive = store::NowMs();
+  int64_t last_touch = store::NowMs();
   UniqueLock lk(tick_mu_);
   while (!stopping_) {
     tick_cv_.wait_for(lk.native(), std::chrono::milliseconds(opts_.tick_ms),
@@ -467,21 +470,21 @@ void Coordinator::Ticker() {
       PublishSettled(changed, "expired");
       AdvanceSearchesLocked();
       if (!changed.empty()) ServeWaitersLocked();
-      if (NowMs() - last_touch > 5000) {
+      if (store::NowMs() - last_touch > 5000) {
         std::vector<std::pair<int64_t, int64_t>> seen;
         for (auto& [id, n] : sched_->nodes()) seen.emplace_back(id, n.last_seen);
         // Heartbeat times are rewritten every few seconds: a failed write loses one round's, no more.
         if (Status s = store_.TouchNodes(seen); !s.ok()) spdlog::warn("nodes: could not store heartbeats: {}", s.message());
-        last_touch = NowMs();
+        last_touch = store::NowMs();
       }
     }
     RunAutoBisections();
-    if (NowMs() - last_keepalive > 15000) {
+    if (store::NowMs() - last_keepalive > 15000) {
       events_.KeepAlive();
-      last_keepalive = NowMs();
+      last_keepalive = store::NowMs();
     }
     lk.lock();
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

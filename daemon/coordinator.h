@@ -21,9 +21,10 @@
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
 #include "core/sweep.h"
+#include "store/ordered_regressions.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // The daemon's settings (gauntlet serve's flags).
 struct CoordinatorOptions {
@@ -50,13 +51,13 @@ struct LeaseWaiter {
   std::function<void(LeaseOutcome)> answer;
 };
 
-// The bisections (POST /api/v1/bisect bodies) an auto_bisect sweep's finish calls for: the ordered
-// regressions in `regressions` (OrderedRegressions' answer) that no bisection covers, that offer a
-// start, and whose good or bad side is a (config key, hardware class) in `touched` (what the sweep
-// judged), with the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
-std::vector<nlohmann::json> AutoBisections(const nlohmann::json& regressions,
-                                           const std::set<std::pair<std::string, std::string>>& touched,
-                                           const SweepRequest& req);
+// The bisections an auto_bisect sweep's finish calls for: the ordered regressions in `regressions`
+// (RegressionGaps of OrderedRegressions' answer) that no bisection covers, that offer a start, and
+// whose good or bad side is a (config key, hardware class) in `touched` (what the sweep judged), with
+// the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
+std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap>& regressions,
+                                          const std::set<std::pair<std::string, std::string>>& touched,
+                                          const SweepRequest& req);
 
 // What the scheduler needs of sweep `sweep` (its request, its suite's gate keys). Pure.
 SweepInfo MakeSweepInfo(int64_t sweep, const SweepRequest& req, const Suite& suite);
@@ -65,7 +66,7 @@ class Coordinator {
  public:
   // Rebuilds the scheduler from the store (queued trials, live leases, nodes) and starts the clock
   // thread. `store` and `events` must outlive it; it installs the store's OnCommitFailure.
-  Coordinator(Store& store, EventBus& events, CoordinatorOptions opts);
+  Coordinator(store::Store& store, EventBus& events, CoordinatorOptions opts);
   ~Coordinator();  // Stop()
   // Stops the clock thread and answers every held lease wait with nullopt. Idempotent; call it once
   // the server has stopped (a wait that starts later is ended only by its own timer).
@@ -73,12 +74,12 @@ class Coordinator {
 
   // Validates a parsed sweep against its suite, stores it (with its record), then queues it.
   // Errors: NotFound (suite), Invalid (field at fault). `origin` is stored with it (who, through what).
-  Result<SubmitResult> Submit(const SweepSubmission& sweep, const SweepOrigin& origin = {});
+  Result<SubmitResult> Submit(const SweepSubmission& sweep, const store::SweepOrigin& origin = {});
   // A new sweep of exactly the trials of `sweep` that `selection` picks (default: every done trial
   // not passed or skipped), each once per original trial, with reuse and pruning off, linked by
   // rerun_of (origin.rerun_of is set here). With selection.dry_run, only counts them: id 0, nothing
   // stored. Errors: NotFound (sweep), Invalid ("verdicts" or "body" when nothing matches). rerun.cc.
-  Result<SubmitResult> Rerun(int64_t sweep, const RerunSelection& selection, SweepOrigin origin);
+  Result<SubmitResult> Rerun(int64_t sweep, const RerunSelection& selection, store::SweepOrigin origin);
   // Checks a parsed bisection against its suite, stores it as a sweep of kind "bisect" that runs one
   // probe at a time, and queues its first probe. Errors: NotFound (suite), Invalid (field at fault).
   Result<SubmitResult> Bisect(const BisectRequest& request);
@@ -127,7 +128,7 @@ class Coordinator {
   // are filled here.
   Result<HeartbeatAnswer> Heartbeat(const std::string& lease, const HeartbeatRequest& body);
   Status AppendLog(const std::string& lease, int64_t offset, std::string_view data);
-  Result<ReportAnswer> Report(const std::string& lease, ResultRow result);
+  Result<ReportAnswer> Report(const std::string& lease, store::ResultRow result);
   // How a caller acknowledges a staged write: `done` gets the outcome of the commit of every write
   // staged so far (Internal if it failed). When that is known now, returns it and never calls
   // `done`; else returns nullopt and calls `done` once, from the committing thread (which may hold
@@ -150,7 +151,7 @@ class Coordinator {
   SweepLive SweepExtras(int64_t sweep);  // running, unmatched targets, prune savings
   CoordinatorStats Stats();              // for /metrics
   const CoordinatorOptions& options() const { return opts_; }
-  Store& store() { return store_; }  // the Store it was given
+  store::Store& store() { return store_; }  // the Store it was given
 
  private:
   // mu_ guards the scheduler and the maps below it; *Locked methods, SuiteById and MakeGrant need it held.
@@ -170,13 +171,13 @@ class Coordinator {
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
   // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
-  QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const TrialRow& t);
+  QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const store::TrialRow& t);
   void Restore();
   void RestoreLocked() REQUIRES(mu_);
   // After a failed group commit (writes lost): rebuilds the scheduler from the store, as a restart does.
   void ReloadIfNeededLocked() REQUIRES(mu_);
   // Publishes `type` once the writes staged so far are committed (a reader told of a change finds it).
-  void PublishAfterCommit(const std::string& type, nlohmann::json data);
+  void PublishAfterCommit(DaemonEvent e);
   void ServeWaitersLocked() REQUIRES(mu_);
   // Publishes trial.changed for trials the scheduler settled on its own (reused, lease expired).
   void PublishSettled(const std::vector<int64_t>& trials, const std::string& why);
@@ -188,7 +189,7 @@ class Coordinator {
                                                         const std::string& hardware) REQUIRES(mu_);
   // Keeps what a reported reference trial answered, for the grants that follow its report (the
   // store may not have committed it yet).
-  void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const ResultRow& r)
+  void RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware, const store::ResultRow& r)
       REQUIRES(mu_);
   // Takes the verdicts of the search probes the scheduler settled and queues each search's next
   // probe (or ends it). True if a probe was queued (waiters may now be served).
@@ -203,7 +204,7 @@ class Coordinator {
   void ReturnGrantsLocked(std::vector<std::string> leases) REQUIRES(mu_);  // the clock thread's part of ReturnGrant
   void Ticker();
 
-  Store& store_;
+  store::Store& store_;
   EventBus& events_;
   CoordinatorOptions opts_;
   std::unique_ptr<WallClock> wall_;  // when opts_.clock is null
@@ -237,4 +238,4 @@ class Coordinator {
   std::thread ticker_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -8,7 +8,7 @@
 
 #include "daemon/coordinator.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
@@ -65,14 +65,14 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   auto first = NextProbe(b);  // never empty: good < bad
   Config c = (*configs)[0];
   c[param] = b.values[*first];
-  NewTrial nt{ConfigJson(c).dump(), ConfigKey(c), 0, 0};
+  store::NewTrial nt{ConfigJson(c).dump(), ConfigKey(c), 0, 0};
   // Committed before the answer, as a sweep's submission is (no Group).
   int64_t first_id = 0;
   auto sweep = store_.CreateSweep(suite->id, parsed->name, req, parsed->priority, parsed->max_attempts, {nt}, &first_id);
   if (!sweep.ok()) return sweep.status();
   b.pending_trial = first_id;
   if (Status s = store_.SetSweepSearch(*sweep, "bisect", BisectionJson(b)); !s.ok()) return s;
-  events_.Publish("sweep.created", {{"sweep", *sweep}, {"trials", 1}, {"suite", suite->name}, {"kind", "bisect"}});
+  events_.Publish(SweepCreated{*sweep, 1, suite->name, std::nullopt, true});
   MutexLock lock(mu_);
   requests_[*sweep] = std::make_shared<SweepRequest>(*parsed);
   auto queued = MakeQueued(*suite, *parsed, first_id, {c});
@@ -95,7 +95,7 @@ bool Coordinator::QueueProbeLocked(int64_t sweep, Bisection& b, int index) {
   if (!configs.ok() || configs->empty()) return false;
   Config c = (*configs)[0];
   c[b.parameter] = b.values[index];
-  auto id = store_.AddTrial(sweep, rit->second->max_attempts, NewTrial{ConfigJson(c).dump(), ConfigKey(c), 0, 0});
+  auto id = store_.AddTrial(sweep, rit->second->max_attempts, store::NewTrial{ConfigJson(c).dump(), ConfigKey(c), 0, 0});
   if (!id.ok()) {
     spdlog::error("bisection {}: could not add its next probe: {}", sweep, id.status().message());
     return false;
@@ -131,11 +131,10 @@ bool Coordinator::AdvanceSearchesLocked() {
     const json j = BisectionJson(b);
     if (Status s = store_.SetSweepSearch(sweep, "bisect", j); !s.ok())
       spdlog::error("bisection {}: could not store its state: {}", sweep, s.message());
-    PublishAfterCommit("sweep.search", {{"sweep", sweep}, {"state", b.state}, {"trying", j["trying"]},
-                                        {"first_bad", j["first_bad"]}, {"interval", j["interval"]}});
+    PublishAfterCommit(SweepSearch{sweep, b});
     if (b.state != "running") searches_.erase(sit);
   }
   return queued;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -22,7 +22,7 @@
 #include "daemon/scheduler.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // "name@version": how a worker names a suite version it holds (a lease request's have_suites).
 inline std::string SuiteKey(const Suite& s) { return s.name + "@" + std::to_string(s.version); }
@@ -134,7 +134,7 @@ struct RunningTrial {
 // A stored node with its live state (GET /nodes). `live`: the scheduler tracks it, and state,
 // reason and last_heartbeat are its own (else the stored row's).
 struct NodeView {
-  NodeRow row;
+  store::NodeRow row;
   bool live = false;
   std::set<int> busy_gpus;
   std::map<int, HeldGpu> held_back;
@@ -170,4 +170,4 @@ struct CoordinatorStats {
   int64_t lease_wait_sum_ms = 0, lease_wait_count = 0;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

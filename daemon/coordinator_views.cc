@@ -8,7 +8,7 @@
 #include "core/hardware.h"
 #include "daemon/coordinator.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 constexpr int64_t kLauncherLiveMs = 10 * 60 * 1000;  // a report older than this is gone
@@ -53,7 +53,7 @@ Result<NodeView> Coordinator::Node(int64_t node) {
 
 Status Coordinator::SetLauncher(const std::string& name, LauncherReport report) {
   MutexLock lock(mu_);
-  const int64_t now = NowMs();
+  const int64_t now = store::NowMs();
   auto it = launchers_.find(name);
   const bool live = it != launchers_.end() && now - it->second.second <= kLauncherLiveMs;
   // A launcher's name belongs to the credential that reports for it (issue 31: any worker
@@ -73,7 +73,7 @@ Status Coordinator::SetLauncher(const std::string& name, LauncherReport report) 
 std::vector<LauncherView> Coordinator::Launchers() {
   MutexLock lock(mu_);
   std::vector<LauncherView> out;
-  const int64_t now = NowMs();
+  const int64_t now = store::NowMs();
   for (auto it = launchers_.begin(); it != launchers_.end();) {
     // A launcher that stopped reporting is gone; its jobs (if any) show up as workers or not at all.
     if (now - it->second.second > kLauncherLiveMs) {
@@ -130,4 +130,4 @@ CoordinatorStats Coordinator::Stats() {
   return st;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -10,7 +10,7 @@
 #include "daemon/coordinator.h"
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const NodeCredential& cred) {
@@ -24,7 +24,7 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
   if (!existing.ok()) return existing.status();
   bool kept = false;
   if (*existing) {
-    const NodeRow& n = **existing;
+    const store::NodeRow& n = **existing;
     kept = !cred.presented.empty() && n.credential == cred.presented;
     bool live = false;
     {
@@ -61,7 +61,7 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
     sched_->UpsertNode(std::move(st));
     ServeWaitersLocked();
   }
-  events_.Publish("node.registered", {{"node", row->id}, {"name", name}, {"hardware", hardware}});
+  events_.Publish(NodeRegistered{row->id, name, hardware});
   using Credential = RegistrationAnswer::Credential;
   return RegistrationAnswer{row->id, opts_.heartbeat_ms, opts_.sched.lease_ttl_ms, row->state, hardware,
                             kept ? Credential::kKept : give.empty() ? Credential::kNone : Credential::kFresh};
@@ -101,9 +101,19 @@ LeaseGrant Coordinator::MakeGrant(const Grant& g, const std::set<std::string>& h
 }
 
 namespace {
+// trial.changed for a lease granted to `node`.
+TrialChanged LeasedEvent(int64_t trial, int64_t sweep, int64_t node) {
+  TrialChanged ev;
+  ev.trial = trial;
+  ev.sweep = sweep;
+  ev.state = TrialState::kLeased;
+  ev.node = node;
+  return ev;
+}
+
 
 // The grant's reference made of a judged result of the reference config.
-std::shared_ptr<const GrantReference> ReferenceFromResult(const ResultRow& r, Verdict verdict, int64_t trial,
+std::shared_ptr<const GrantReference> ReferenceFromResult(const store::ResultRow& r, Verdict verdict, int64_t trial,
                                                           const Config& config, const std::string& stage) {
   auto ref = std::make_shared<GrantReference>();
   ref->found = true;
@@ -130,7 +140,7 @@ std::shared_ptr<const GrantReference> Coordinator::ReferenceLocked(const Suite& 
   auto it = references_.find({su.id, key, hardware});
   if (it != references_.end()) return it->second;
   // Not reported since the daemon started: an earlier one is in the store, committed long since.
-  std::optional<ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
+  std::optional<store::ResultRow> row = store_.FindResult(su.id, key, hardware, std::nullopt);
   if (!row) {
     auto missing = std::make_shared<GrantReference>();
     missing->config = rc;
@@ -145,13 +155,13 @@ std::shared_ptr<const GrantReference> Coordinator::ReferenceLocked(const Suite& 
 }
 
 void Coordinator::RememberReferenceLocked(const QueuedTrial& t, int64_t trial, const std::string& hardware,
-                                          const ResultRow& r) {
+                                          const store::ResultRow& r) {
   if (!t.reference || !Info(r.verdict).judged) return;  // an infra error or a cancel says nothing of the answers
   auto su = SuiteById(t.suite_id);
   if (!su.ok()) return;
   auto ref = SuiteSmokeReference((*su)->definition);
   if (!ref) return;
-  ResultRow copy = r;
+  store::ResultRow copy = r;
   copy.hardware = hardware;
   references_[{t.suite_id, t.config_key, hardware}] = ReferenceFromResult(copy, r.verdict, trial, t.config, ref->stage);
 }
@@ -162,9 +172,15 @@ void Coordinator::PublishSettled(const std::vector<int64_t>& trials, const std::
   for (int64_t id : trials) {
     auto t = store_.GetTrial(id);
     if (!t.ok()) continue;
-    events_.Publish("trial.changed", {{"trial", id}, {"sweep", t->sweep_id}, {"state", Name(t->state)},
-                                      {"verdict", NameOr(t->verdict)}, {"signature", t->signature.value_or("")},
-                                      {"reason", why}});
+    TrialChanged ev;
+    ev.trial = id;
+    ev.sweep = t->sweep_id;
+    ev.state = t->state;
+    ev.says_verdict = true;
+    ev.verdict = t->verdict;
+    ev.signature = t->signature.value_or("");
+    ev.reason = why;
+    events_.Publish(ev);
   }
 }
 
@@ -180,8 +196,7 @@ void Coordinator::ServeWaitersLocked() {
       store_.AfterCommit(store_.Staged(), [this, reused](const Status& s) { if (s.ok()) PublishSettled(reused, "reused"); });
     if (g.ok() && *g) {
       LeaseGrant body = MakeGrant(**g, it->second.have_suites);
-      PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.sweep.value_or(0)},
-                                           {"state", Name(TrialState::kLeased)}, {"node", it->first}});
+      PublishAfterCommit(LeasedEvent((*g)->trial, body.sweep.value_or(0), it->first));
       // The grant is an acknowledgement too: it goes out once the lease is committed. Should the
       // long-poll time out within that moment, the grant is lost as one lost in transit would be:
       // its lease expires and the trial is queued again.
@@ -207,7 +222,7 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
                            const std::set<std::string>& have_suites, LeaseWaiter w) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   std::vector<int64_t> reused;
   auto g = sched_->TryLease(node, free, &reused);
   // A search probe settled by reuse queues the next probe: this node may take that one.
@@ -223,8 +238,7 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
   }
   if (*g) {
     LeaseGrant body = MakeGrant(**g, have_suites);
-    PublishAfterCommit("trial.changed", {{"trial", (*g)->trial}, {"sweep", body.sweep.value_or(0)},
-                                         {"state", Name(TrialState::kLeased)}, {"node", node}});
+    PublishAfterCommit(LeasedEvent((*g)->trial, body.sweep.value_or(0), node));
     AnswerAfterCommit(std::move(w), std::move(body));
     return 0;
   }
@@ -249,13 +263,13 @@ int64_t Coordinator::Lease(int64_t node, const std::vector<int>& free, std::chro
 }
 
 void Coordinator::SetHeldBack(int64_t node, std::map<int, HeldGpu> held) {
-  json gpus = json::array();
+  std::vector<int> gpus;
   for (auto& [g, h] : held) gpus.push_back(g);
   {
     MutexLock lock(mu_);
     if (!sched_->SetHeldBack(node, std::move(held))) return;
   }
-  events_.Publish("node.gpus_held", {{"node", node}, {"gpus", gpus}});
+  events_.Publish(NodeGpusHeld{node, std::move(gpus)});
 }
 
 void Coordinator::ReturnGrant(const std::string& lease) {
@@ -268,7 +282,7 @@ void Coordinator::ReturnGrant(const std::string& lease) {
 
 void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   bool any = false;
   for (auto& lease : leases) {
     auto trial = sched_->ReturnLease(lease);
@@ -278,7 +292,11 @@ void Coordinator::ReturnGrantsLocked(std::vector<std::string> leases) {
     }
     any = true;
     spdlog::info("trial {}: its grant never reached the worker (the connection had closed); queued again", *trial);
-    PublishAfterCommit("trial.changed", {{"trial", *trial}, {"state", Name(TrialState::kQueued)}, {"reason", "grant undelivered"}});
+    TrialChanged ev;
+    ev.trial = *trial;
+    ev.state = TrialState::kQueued;
+    ev.reason = "grant undelivered";
+    PublishAfterCommit(std::move(ev));
   }
   if (any) ServeWaitersLocked();
 }
@@ -292,7 +310,7 @@ void Coordinator::AbandonLease(int64_t node, int64_t wait_id) {
 Result<HeartbeatAnswer> Coordinator::Heartbeat(const std::string& lease, const HeartbeatRequest& body) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   auto l = sched_->Heartbeat(lease);
   if (!l.ok()) return l.status();
   const ActiveLease* a = *l;
@@ -311,14 +329,14 @@ Status Coordinator::AppendLog(const std::string& lease, int64_t offset, std::str
     if (!t.ok()) return t.status();
     trial = *t;
   }
-  Store::Group group;
+  store::Store::Group group;
   return store_.AppendLog(trial, offset, data, opts_.log_cap);
 }
 
-Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) {
+Result<ReportAnswer> Coordinator::Report(const std::string& lease, store::ResultRow r) {
   MutexLock lock(mu_);
   ReloadIfNeededLocked();
-  Store::Group group;
+  store::Store::Group group;
   int64_t sweep = 0, trial = 0, node = 0;
   std::optional<QueuedTrial> spec;
   std::string hardware;
@@ -342,17 +360,20 @@ Result<ReportAnswer> Coordinator::Report(const std::string& lease, ResultRow r) 
   if (!out->duplicate && !out->requeued) AutoBisectLocked(sweep);
   if (!out->duplicate) {
     if (spec && !out->requeued) RememberReferenceLocked(*spec, trial, hardware, r);
-    json ev = {{"trial", trial}, {"sweep", sweep},
-               {"state", Name(out->requeued ? TrialState::kQueued : TrialState::kDone)},
-               {"verdict", out->requeued ? std::string_view() : Name(r.verdict)}, {"signature", r.signature}};
-    if (out->confirming) ev["reason"] = "confirming " + std::string(Name(r.verdict));
-    PublishAfterCommit("trial.changed", std::move(ev));
+    TrialChanged ev;
+    ev.trial = trial;
+    ev.sweep = sweep;
+    ev.state = out->requeued ? TrialState::kQueued : TrialState::kDone;
+    ev.says_verdict = true;
+    if (!out->requeued) ev.verdict = r.verdict;
+    ev.signature = r.signature;
+    if (out->confirming) ev.reason = "confirming " + std::string(Name(r.verdict));
+    PublishAfterCommit(std::move(ev));
     if (!out->skipped.empty())
-      PublishAfterCommit("trials.skipped", {{"sweep", sweep}, {"trials", out->skipped}, {"evidence", trial},
-                                            {"key", out->prune_key.value_or("")}});
+      PublishAfterCommit(TrialsSkipped{sweep, out->skipped, trial, out->prune_key.value_or("")});
     ServeWaitersLocked();
   }
   return ReportAnswer{out->duplicate, out->requeued, out->confirming, out->skipped.size()};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -2,7 +2,7 @@
 
 #include "core/utf8.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 constexpr size_t kBatchBytes = 64 * 1024; // one batch: a burst of trial changes costs one write
@@ -102,6 +102,8 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   }
 }
 
+void EventBus::Publish(const DaemonEvent& e) { Publish(std::string(EventTypeName(KindOf(e))), EventData(e)); }
+
 size_t EventBus::retained_bytes() const {
   std::lock_guard lock(mu_);
   return retained_bytes_;
@@ -134,4 +136,4 @@ int64_t EventBus::last_id() const {
   return next_id_ - 1;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace gauntlet {
+#include "daemon/event_payloads.h"
+
+namespace gauntlet::daemon {
 
 // One published change. `id` counts from 1; `data` is the JSON text of the change, holding its
 // "type" and "id" too. Two kinds carry no change and have id 0: type "keep-alive" (nothing happened,
@@ -29,7 +31,7 @@ struct Event {
 // Every method is thread-safe.
 class EventBus {
  public:
-  // The bounds (docs/API.md "Event stream"): what is retained for resumption is at most
+  // The bounds (docs/API.md "Events"): what is retained for resumption is at most
   // kRetainEvents events and `retain_bytes` bytes of data; a follower whose unsent events pass
   // `follower_bytes` (or kFollowerEvents) is cut off with an overflow event saying so.
   static constexpr size_t kRetainEvents = 4096;
@@ -53,6 +55,8 @@ class EventBus {
   // Publishes {"type": type, "id": next id, ...data} (`data` an object) to every follower (one that
   // follows a sweep only if data's "sweep" names it), and retains it for resumption.
   void Publish(const std::string& type, nlohmann::json data);
+  // Publishes the coordinator's typed change `e`: its type name and EventData, as above.
+  void Publish(const DaemonEvent& e);
   // A new subscription; events retained after `last_id` come first (0: none). `sweep` filters to one
   // sweep's changes (0: all); older ones than the retained window are gone. The bus keeps a reference
   // until Close or CloseAll.
@@ -75,4 +79,4 @@ class EventBus {
   std::set<std::shared_ptr<Sub>> subs_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -10,7 +10,7 @@
 #include "store/compare.h"
 #include "store/ordered_regressions.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 const std::vector<std::string>& WebhookEvents() {
@@ -24,9 +24,10 @@ bool Wants(const WebhookHook& h, const std::string& event) { return h.events.emp
 
 std::string SweepLink(const std::string& base, int64_t id) { return base + "/#/sweeps/" + std::to_string(id); }
 
-json SweepSummary(const SweepRow& s, const std::string& base) {
-  int64_t done = s.by_state.value("done", int64_t{0}), passed = s.by_verdict.value("passed", int64_t{0}),
-          skipped = s.by_verdict.value("skipped", int64_t{0});
+json SweepSummary(const store::SweepRow& s, const std::string& base) {
+  int64_t done = s.by_state.value(std::string(Name(TrialState::kDone)), int64_t{0}),
+          passed = s.by_verdict.value(std::string(Name(Verdict::kPassed)), int64_t{0}),
+          skipped = s.by_verdict.value(std::string(Name(Verdict::kSkipped)), int64_t{0});
   return {{"id", s.id}, {"name", s.name}, {"suite", s.suite}, {"suite_version", s.suite_version},
           {"trials", s.trial_count}, {"by_verdict", s.by_verdict}, {"passed", passed},
           {"failed", done - passed - skipped}, {"rerun_of", s.rerun_of ? json(*s.rerun_of) : json()},
@@ -45,7 +46,7 @@ std::string SideText(const json& side) {
 
 }  // namespace
 
-std::string SweepFinishedBody(const WebhookHook& hook, const SweepRow& s, int64_t regressions, const std::string& base) {
+std::string SweepFinishedBody(const WebhookHook& hook, const store::SweepRow& s, int64_t regressions, const std::string& base) {
   json sum = SweepSummary(s, base);
   if (hook.format == "slack") {
     std::string counts;
@@ -55,11 +56,11 @@ std::string SweepFinishedBody(const WebhookHook& hook, const SweepRow& s, int64_
                  (regressions > 0 ? "; " + std::to_string(regressions) + " regression(s)" : ""));
   }
   return json{{"event", "sweep.finished"}, {"sweep", sum}, {"counts", s.by_verdict}, {"regressions", regressions},
-              {"dashboard_url", sum["dashboard_url"]}, {"at", NowMs()}}
+              {"dashboard_url", sum["dashboard_url"]}, {"at", store::NowMs()}}
       .dump();
 }
 
-std::string RegressionBody(const WebhookHook& hook, const SweepRow& s, const json& item, const std::string& base) {
+std::string RegressionBody(const WebhookHook& hook, const store::SweepRow& s, const json& item, const std::string& base) {
   if (hook.format == "slack") {
     std::string why = item["why"] == "metric" ? "its key metric fell" : "its verdict got worse";
     char pct[32] = "";
@@ -71,7 +72,7 @@ std::string RegressionBody(const WebhookHook& hook, const SweepRow& s, const jso
   return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item["config_key"]},
               {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", item["why"]},
               {"before", item["a"]}, {"after", item["b"]}, {"metric_change", item["metric_change"]},
-              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", NowMs()}}
+              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", store::NowMs()}}
       .dump();
 }
 
@@ -81,13 +82,13 @@ std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::st
     return Slack("Node " + name + " (#" + std::to_string(node) + ") was quarantined: " + reason + " (<" + base +
                  "/#/nodes|fleet>)");
   return json{{"event", "node.quarantined"}, {"node", {{"id", node}, {"name", name}}}, {"reason", reason},
-              {"dashboard_url", base + "/#/nodes"}, {"at", NowMs()}}
+              {"dashboard_url", base + "/#/nodes"}, {"at", store::NowMs()}}
       .dump();
 }
 
 // An ordered-parameter regression (store/ordered_regressions.h) that `s` found: passed at one value,
 // failed at a later one, with the bisection that searches the gap or the command that starts one.
-std::string OrderedRegressionBody(const WebhookHook& hook, const SweepRow& s, const json& item, const std::string& base) {
+std::string OrderedRegressionBody(const WebhookHook& hook, const store::SweepRow& s, const json& item, const std::string& base) {
   const std::string param = item.value("parameter", "");
   const json& before = item["before"];
   const json& after = item["after"];
@@ -108,11 +109,11 @@ std::string OrderedRegressionBody(const WebhookHook& hook, const SweepRow& s, co
               {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", "ordered"},
               {"parameter", param}, {"before", before}, {"after", after}, {"untested", item["untested"]},
               {"first_bad", item["first_bad"]}, {"bisection", bisection}, {"start", item["start"]},
-              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", NowMs()}}
+              {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", store::NowMs()}}
       .dump();
 }
 
-Notifier::Notifier(Store& store, EventBus& events, NotifierOptions opts, std::function<void()> queued)
+Notifier::Notifier(store::Store& store, EventBus& events, NotifierOptions opts, std::function<void()> queued)
     : store_(store), events_(events), opts_(std::move(opts)), queued_(std::move(queued)) {
   ScanNodes(true);
   sub_ = events_.Subscribe(events_.last_id(), 0);
@@ -181,7 +182,7 @@ void Notifier::ScanNodes(bool first) {
   // admin does through the API: the stored state is what both leave, so that is what is watched.
   auto nodes = store_.ListNodes();
   if (!nodes.ok()) return;
-  std::vector<NewDelivery> out;
+  std::vector<store::NewDelivery> out;
   for (auto& n : *nodes) {
     std::string& seen = node_states_[n.id];
     if (!first && n.state == "quarantined" && seen != "quarantined")
@@ -191,12 +192,12 @@ void Notifier::ScanNodes(bool first) {
     seen = n.state;
   }
   if (out.empty()) return;
-  if (Status s = QueueDeliveries(store_, out); !s.ok()) spdlog::error("webhooks: {}", s.message());
+  if (Status s = store::QueueDeliveries(store_, out); !s.ok()) spdlog::error("webhooks: {}", s.message());
   else if (queued_) queued_();
 }
 
 void Notifier::ScanSweeps() {
-  auto ids = FinishedUnannounced(store_);
+  auto ids = store::FinishedUnannounced(store_);
   if (!ids.ok()) {
     spdlog::warn("webhooks: {}", ids.status().message());
     return;
@@ -211,22 +212,22 @@ void Notifier::Announce(int64_t id) {
   const bool want_reg = std::any_of(opts_.hooks.begin(), opts_.hooks.end(),
                                     [](const WebhookHook& h) { return Wants(h, "regression.found"); });
   if (want_reg) {
-    CompareSide before, now;
+    store::CompareSide before, now;
     before.before_sweep = id;
     now.sweep = id;
-    auto cmp = Compare(store_, before, now, opts_.threshold);
+    auto cmp = store::Compare(store_, before, now, opts_.threshold);
     if (cmp.ok())
       for (auto& it : (*cmp)["items"])
         if (it["change"] == "broke" && !it["a"].is_null()) regressions.push_back(it);
     // Along ordered parameters, across sweeps: the ones this sweep judged an end of.
-    if (auto ord = OrderedRegressions(store_, s->suite); ord.ok())
+    if (auto ord = store::OrderedRegressions(store_, s->suite); ord.ok())
       for (auto& it : (*ord)["items"])
         if (it["before"].value("sweep", int64_t{0}) == id || it["after"].value("sweep", int64_t{0}) == id) {
           it["why"] = "ordered";
           regressions.push_back(it);
         }
   }
-  std::vector<NewDelivery> out;
+  std::vector<store::NewDelivery> out;
   for (auto& h : opts_.hooks) {
     if (Wants(h, "sweep.finished"))
       out.push_back({h.url, "sweep.finished",
@@ -237,9 +238,9 @@ void Notifier::Announce(int64_t id) {
                        regressions[i]["why"] == "ordered" ? OrderedRegressionBody(h, *s, regressions[i], opts_.public_url)
                                                           : RegressionBody(h, *s, regressions[i], opts_.public_url)});
   }
-  auto done = AnnounceSweep(store_, id, out);
+  auto done = store::AnnounceSweep(store_, id, out);
   if (!done.ok()) spdlog::error("webhooks: sweep {}: {}", id, done.status().message());
   else if (*done && !out.empty() && queued_) queued_();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -19,7 +19,7 @@
 #include "store/deliveries.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // The events a webhook may subscribe to, in the order docs/API.md lists them.
 const std::vector<std::string>& WebhookEvents();
@@ -41,9 +41,9 @@ struct NotifierOptions {
 
 // The bodies the notifier queues, built from what they announce (pure; exposed for tests).
 // `hook.format` picks JSON or Slack text.
-std::string SweepFinishedBody(const WebhookHook& hook, const SweepRow& s, int64_t regressions,
+std::string SweepFinishedBody(const WebhookHook& hook, const store::SweepRow& s, int64_t regressions,
                               const std::string& public_url);
-std::string RegressionBody(const WebhookHook& hook, const SweepRow& s, const nlohmann::json& item,
+std::string RegressionBody(const WebhookHook& hook, const store::SweepRow& s, const nlohmann::json& item,
                            const std::string& public_url);
 std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::string& name, const std::string& reason,
                             const std::string& public_url);
@@ -52,7 +52,7 @@ class Notifier {
  public:
   // Starts following `events` and scanning `store` (both must outlive it); `queued` is called (from
   // the notifier's thread) after deliveries are queued, so the sender looks at once.
-  Notifier(Store& store, EventBus& events, NotifierOptions opts, std::function<void()> queued);
+  Notifier(store::Store& store, EventBus& events, NotifierOptions opts, std::function<void()> queued);
   ~Notifier();  // Stop()
   void Stop();  // idempotent; joins the thread
 
@@ -63,7 +63,7 @@ class Notifier {
   void ScanNodes(bool first);  // first: only learns the states (a restart announces nothing again)
   void Follow();
 
-  Store& store_;
+  store::Store& store_;
   EventBus& events_;
   NotifierOptions opts_;
   std::function<void()> queued_;
@@ -77,4 +77,4 @@ class Notifier {
   std::thread thread_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

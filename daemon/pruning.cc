@@ -5,7 +5,7 @@
 
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 bool Deterministic(Verdict verdict) { return verdict == Verdict::kUnsupported; }
@@ -56,7 +56,7 @@ void Scheduler::SecondLook(Sweep& sw, int target, const Config& gate) {
   }
 }
 
-void Scheduler::NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r) {
+void Scheduler::NoteRun(Sweep& sw, const QueuedTrial& spec, const store::ResultRow& r) {
   const std::pair<int, std::string> k{spec.target, spec.config_key};
   if (r.verdict == Verdict::kPassed) {
     sw.passed.insert(k);
@@ -80,7 +80,7 @@ void Scheduler::NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r) 
 }
 
 void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware,
-                      const ResultRow& r, ReportOutcome* out) {
+                      const store::ResultRow& r, ReportOutcome* out) {
   auto g = sw.info.gate_on.find(r.failing_stage);
   if (g == sw.info.gate_on.end() || g->second.empty()) return;
   // A config seen to pass in this sweep, or being measured, fails only sometimes: what it ended with
@@ -161,4 +161,4 @@ void Scheduler::Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, cons
   out->prune_key = key;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

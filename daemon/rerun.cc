@@ -7,12 +7,12 @@
 #include "core/verdict.h"
 #include "daemon/coordinator.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 using nlohmann::json;
 
 namespace {
 
-bool Picks(const RerunSelection& sel, const TrialRow& t) {
+bool Picks(const RerunSelection& sel, const store::TrialRow& t) {
   if (t.state != TrialState::kDone || !t.verdict) return false;
   const Verdict v = *t.verdict;
   if (sel.verdicts.empty() ? (v == Verdict::kPassed || v == Verdict::kSkipped) : !sel.verdicts.count(v)) return false;
@@ -35,13 +35,13 @@ bool Picks(const RerunSelection& sel, const TrialRow& t) {
 
 }  // namespace
 
-Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel, SweepOrigin origin) {
+Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel, store::SweepOrigin origin) {
   auto sw = store_.GetSweep(sweep);
   if (!sw.ok()) return sw.status();
   auto req = ParseSweepRequest(sw->request);
   if (!req.ok()) return Status::Internal("sweep " + std::to_string(sweep) + "'s request no longer parses");
-  std::vector<TrialRow> picked;
-  TrialFilter f;
+  std::vector<store::TrialRow> picked;
+  store::TrialFilter f;
   f.sweep = sweep;
   f.limit = 5000;
   while (true) {
@@ -68,14 +68,14 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
   request["name"] = name;
   if (auto check = ParseSweepRequest(request); !check.ok())
     return Status::Internal("the rerun's request does not parse: " + check.status().message());
-  std::vector<NewTrial> trials;
+  std::vector<store::NewTrial> trials;
   for (auto& t : picked) trials.push_back({t.config.dump(), t.config_key, t.target_index, t.repeat_index});
   origin.rerun_of = sweep;
   int64_t first = 0;
   auto id = store_.CreateSweep(sw->suite_id, request["name"], request, req->priority, req->max_attempts, trials,
                                &first, origin);
   if (!id.ok()) return id.status();
-  events_.Publish("sweep.created", {{"sweep", *id}, {"trials", trials.size()}, {"suite", sw->suite}, {"rerun_of", sweep}});
+  events_.Publish(SweepCreated{*id, static_cast<int64_t>(trials.size()), sw->suite, sweep});
   MutexLock lock(mu_);
   auto su = SuiteById(sw->suite_id);
   if (!su.ok()) return su.status();
@@ -85,7 +85,7 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
   requests_[*id] = std::make_shared<SweepRequest>(stored);
   std::vector<QueuedTrial> queued;
   for (size_t i = 0; i < picked.size(); ++i) {
-    TrialRow row = picked[i];
+    store::TrialRow row = picked[i];
     row.id = first + static_cast<int64_t>(i);
     row.sweep_id = *id;
     QueuedTrial q = QueuedFromRow(**su, stored, row);
@@ -99,4 +99,4 @@ Result<SubmitResult> Coordinator::Rerun(int64_t sweep, const RerunSelection& sel
   return SubmitResult{*id, static_cast<int64_t>(picked.size())};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

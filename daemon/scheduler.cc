@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 namespace {
 std::string JoinInts(const std::vector<int>& v) {
   std::string s;
@@ -362,7 +362,7 @@ void Scheduler::EndLease(const std::string& lease_id, bool reported) {
   leases_.erase(it);
 }
 
-Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, ResultRow r) {
+Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, store::ResultRow r) {
   ReportOutcome out;
   auto it = leases_.find(lease_id);
   if (it == leases_.end()) {
@@ -466,7 +466,7 @@ std::vector<int64_t> Scheduler::Tick() {
       t.queued_at = now;
       PushFront(sweeps_[l.sweep], std::move(t));
     } else {
-      ResultRow r;
+      store::ResultRow r;
       r.trial_id = l.trial;
       r.attempt = l.spec.attempt;
       r.verdict = l.cancel ? Verdict::kCancelled : Verdict::kInfraError;
@@ -497,4 +497,4 @@ std::vector<int64_t> Scheduler::Tick() {
   return changed;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

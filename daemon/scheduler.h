@@ -20,7 +20,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 // The scheduler's only time source (tests use a fake one they move by hand).
 class Clock {
@@ -40,8 +40,8 @@ class SchedulerStore {
                        const std::string& gpus, const std::string& hardware) = 0;
   virtual Status Requeue(int64_t trial, int attempt) = 0;
   // Keeps a confirming attempt's result (r.trial_id, r.attempt) and queues its trial again.
-  virtual Status RecordAttempt(const ResultRow& r) = 0;
-  virtual Status Finish(const ResultRow& r, std::optional<int64_t> evidence) = 0;
+  virtual Status RecordAttempt(const store::ResultRow& r) = 0;
+  virtual Status Finish(const store::ResultRow& r, std::optional<int64_t> evidence) = 0;
   virtual Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict,
                             const std::string& signature, std::optional<int64_t> evidence,
                             const std::string& hardware) = 0;
@@ -57,7 +57,7 @@ class SchedulerStore {
   }
   // An earlier judged result for reuse: same suite version, config and hardware class, and the
   // fingerprint that `node` last reported for that suite.
-  virtual std::optional<ResultRow> FindReusable(int64_t suite_id, const std::string& config_key,
+  virtual std::optional<store::ResultRow> FindReusable(int64_t suite_id, const std::string& config_key,
                                                 const std::string& hardware, int64_t node) = 0;
 };
 
@@ -220,7 +220,7 @@ class Scheduler {
   Result<const ActiveLease*> Heartbeat(const std::string& lease);
   // Takes a final result for a lease (idempotent; Conflict for a lease that is not current). The
   // lease sets `result`'s trial, attempt, node and hardware. A store error leaves the lease live.
-  Result<ReportOutcome> Report(const std::string& lease, ResultRow result);
+  Result<ReportOutcome> Report(const std::string& lease, store::ResultRow result);
   // Validates a lease for a log append (Conflict when stale); returns its trial.
   Result<int64_t> CheckLease(const std::string& lease);
   // Undoes the grant of a lease its worker never received (its connection had closed): the trial is
@@ -312,7 +312,7 @@ class Scheduler {
   static void OrderToSettle(const SweepInfo& info, std::vector<QueuedTrial>& trials);
   // True if `r` (a finished attempt of `l`) is to be run again to confirm it; then it has been
   // recorded and requeued (*err set instead on a store error).
-  bool ConfirmAgain(const ActiveLease& l, const ResultRow& r, Status* err);
+  bool ConfirmAgain(const ActiveLease& l, const store::ResultRow& r, Status* err);
   // The queue of `t`'s target, made (and the target's cost and class fixed) if it has none; a queue
   // that was empty is listed under its class again.
   std::deque<QueuedTrial>& QueueOf(Sweep& sw, const QueuedTrial& t);
@@ -322,9 +322,9 @@ class Scheduler {
   std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   // Notes what `r` says about `spec`'s config for pruning (Sweep::passed, Sweep::measuring).
-  static void NoteRun(Sweep& sw, const QueuedTrial& spec, const ResultRow& r);
+  static void NoteRun(Sweep& sw, const QueuedTrial& spec, const store::ResultRow& r);
   // Settles what `r` (the result of trial `evidence` of `spec`'s config and target) decides.
-  void Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware, const ResultRow& r,
+  void Prune(Sweep& sw, const QueuedTrial& spec, int64_t evidence, const std::string& hardware, const store::ResultRow& r,
              ReportOutcome* out);
   // Moves the first queued trial of `target` with these gate values to the front (settle first).
   void SecondLook(Sweep& sw, int target, const Config& gate);
@@ -368,4 +368,4 @@ class Scheduler {
   uint64_t lease_steps_ = 0;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -7,7 +7,7 @@
 #include "core/hardware.h"
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 // Two needs are one class exactly when every field is equal.
@@ -96,4 +96,4 @@ bool Scheduler::AnyNodeCouldServe(int cls) const {
   return any;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

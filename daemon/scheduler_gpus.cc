@@ -3,7 +3,7 @@
 // that never reached their worker, given back without spending an attempt.
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 bool Scheduler::SetHeldBack(int64_t node_id, std::map<int, HeldGpu> held) {
   auto it = nodes_.find(node_id);
@@ -35,4 +35,4 @@ Result<int64_t> Scheduler::ReturnLease(const std::string& lease_id) {
   return l.trial;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

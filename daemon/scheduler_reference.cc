@@ -7,7 +7,7 @@
 
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 void Scheduler::PushFront(Sweep& sw, QueuedTrial t) {
   if (t.reference) {
@@ -40,4 +40,4 @@ std::pair<bool, size_t> Scheduler::OpenReference(Sweep& sw, int target, const st
   return {true, std::string::npos};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -3,7 +3,7 @@
 // fingerprint, and a reused verdict prunes as a reported one would.
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string& hardware, int64_t node,
                               std::vector<int64_t>* reused, Status* err) {
@@ -14,7 +14,7 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
                                    prior->verdict == Verdict::kFallback) &&
       prior->confirmed < sw.info.confirm_failures)
     return false;
-  ResultRow r = *prior;
+  store::ResultRow r = *prior;
   r.trial_id = t.id;
   r.attempt = t.attempt + 1;
   r.finished_at = clock_.NowMs();
@@ -39,4 +39,4 @@ bool Scheduler::SettleByReuse(Sweep& sw, const QueuedTrial& t, const std::string
   return true;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

@@ -3,7 +3,7 @@
 #include "core/hardware.h"
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
   std::vector<int> out;
@@ -32,4 +32,4 @@ std::optional<Need> Scheduler::TargetNeed(int64_t sweep, int target) const {
   return dq->second.front().need;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

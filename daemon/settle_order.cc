@@ -11,7 +11,7 @@
 
 #include "daemon/scheduler.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 namespace {
 // "target\x1fkey index\x1fvalue..." for each gate key `t` has all parameters of.
@@ -94,4 +94,4 @@ std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator Scheduler::FindQueu
   return c == sw.target_cost.end() ? sw.by_target.end() : sw.by_target.find(TargetKey{c->second, target});
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

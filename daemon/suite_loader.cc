@@ -9,10 +9,10 @@
 #include "core/suite.h"
 #include "core/yaml_json.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 namespace fs = std::filesystem;
 
-Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store) {
+Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, store::Store& store) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::NotFound("suites folder " + dir + " does not exist");
   std::vector<fs::path> files;
@@ -68,4 +68,4 @@ Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& st
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

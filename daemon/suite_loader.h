@@ -6,7 +6,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::daemon {
 
 struct LoadedSuite {
   std::string file, name;
@@ -23,6 +23,6 @@ struct LoadedSuite {
 // skipped and listed with its `error` (file and field named): one typo must not keep a daemon, and
 // every other suite, from starting. NotFound if `dir` is no folder. The folder's files become the
 // suites' bundle (core/bundle.h); its path is kept as source_dir. Thread-safe as the Store is.
-Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, Store& store);
+Result<std::vector<LoadedSuite>> LoadSuitesDir(const std::string& dir, store::Store& store);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::daemon

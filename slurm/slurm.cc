@@ -23,7 +23,7 @@
 
 extern char** environ;
 
-namespace gauntlet {
+namespace gauntlet::slurm {
 using proc::FindProgram;
 using proc::Process;
 using proc::ProcessSpec;
@@ -440,4 +440,4 @@ void AddSlurmCommand(CLI::App& app, int* code) {
   s->callback([=] { *code = RunLauncher(*o); });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::slurm

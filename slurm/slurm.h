@@ -17,7 +17,7 @@
 #include "core/hardware.h"
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::slurm {
 
 // One kind of Slurm job the launcher may submit: where it runs and the hardware it gets.
 struct SlurmPartition {
@@ -107,4 +107,4 @@ bool SlurmSafeLabel(const std::string& s);
 // Registers `gauntlet slurm`; its run sets *code to the exit status (`code` must outlive parsing).
 void AddSlurmCommand(CLI::App& app, int* code);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::slurm

@@ -7,7 +7,7 @@
 #include "slurm/slurm.h"
 #include "core/yaml_json.h"
 
-namespace gauntlet {
+namespace gauntlet::slurm {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -327,4 +327,4 @@ std::string SlurmJobScript(const SlurmConfig& cfg, const SlurmPartition& p, cons
   return s + "\n";
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::slurm

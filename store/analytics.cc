@@ -9,7 +9,7 @@
 #include "store/store_rows.h"
 #include "store/results_index.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -154,7 +154,7 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
       int i = 1;
       if (suite) s.Bind(i++, *suite);
       if (sweep) s.Bind(i++, *sweep);
-      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), store_detail::VerdictColumn(s.TextView(3)), s.Text(4)});
+      while (s.Step()) all.push_back({s.Int(0), json::parse(s.TextView(1)), s.Text(2), detail::VerdictColumn(s.TextView(3)), s.Text(4)});
     });
   } catch (const sql::Error& e) {
     return Status::Internal(e.what());
@@ -185,7 +185,9 @@ bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
   const json j = json::parse(judged, nullptr, false);
   if (!j.is_object() || !j.contains(fingerprint) || !j[fingerprint].is_array()) return false;
   const json& vs = j[fingerprint];
-  return vs.size() > 1 && std::find(vs.begin(), vs.end(), "passed") != vs.end();
+  return vs.size() > 1 && std::any_of(vs.begin(), vs.end(), [](const json& v) {
+           return v.is_string() && ParseVerdict(v.get_ref<const std::string&>()) == Verdict::kPassed;
+         });
 }
 }  // namespace
 
@@ -204,14 +206,13 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
       if (suite) s.Bind(1, *suite);
       while (s.Step()) {
         budget.Count();
-        const std::string now = s.Text(4), before = s.Text(10);
-        json after = {{"verdict", now}, {"signature", s.Text(5)}, {"trial", s.Int(6)}, {"metric", MetricJson(s, 7)}};
-        json prev = {{"verdict", before}, {"signature", s.Text(11)}, {"trial", s.Int(12)},
+        const Verdict now = detail::VerdictColumn(s.TextView(4)), before = detail::VerdictColumn(s.TextView(10));
+        json after = {{"verdict", Name(now)}, {"signature", s.Text(5)}, {"trial", s.Int(6)}, {"metric", MetricJson(s, 7)}};
+        json prev = {{"verdict", Name(before)}, {"signature", s.Text(11)}, {"trial", s.Int(12)},
                      {"metric", s.IsNull(13) ? json() : json(s.Double(13))}};
         std::string kind;
-        if (Severity(now) > Severity(before)) kind = "verdict";
-        else if (store_detail::VerdictColumn(now) == Verdict::kPassed &&
-                 store_detail::VerdictColumn(before) == Verdict::kPassed && !s.IsNull(8) && !s.IsNull(13) && s.Double(13) > 0 &&
+        if (Info(now).severity > Info(before).severity) kind = "verdict";
+        else if (now == Verdict::kPassed && before == Verdict::kPassed && !s.IsNull(8) && !s.IsNull(13) && s.Double(13) > 0 &&
                  s.Double(8) < s.Double(13) * (1 - threshold))
           kind = "metric";
         if (kind.empty()) continue;
@@ -240,4 +241,4 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
   return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -11,7 +11,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 struct MatrixQuery {
   std::string suite;                       // may be empty when `sweep` is set (the sweep names it)
@@ -63,4 +63,4 @@ Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string
 // the lowest pass rate first. NotFound for an unknown suite.
 Result<nlohmann::json> FlakyCells(Store& store, const std::string& suite, std::optional<int> version);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -2,8 +2,8 @@
 #include "store/store.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
-using namespace store_detail;
+namespace gauntlet::store {
+using namespace detail;
 
 Status Store::PutBundle(const std::string& sha256, const std::string& bytes, size_t files, bool* created) {
   return Guard([&]() -> Status {
@@ -41,4 +41,4 @@ bool Store::HasBundle(const std::string& sha256) {
   return r.ok() && *r;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -6,7 +6,7 @@
 #include "core/verdict.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -34,7 +34,7 @@ Entry ReadEntry(sql::Stmt& s) {
   Entry e;
   e.config_key = s.Text(0);
   e.hardware = s.Text(1);
-  e.verdict = store_detail::VerdictColumn(s.TextView(2));
+  e.verdict = detail::VerdictColumn(s.TextView(2));
   e.signature = s.Text(3);
   e.trial = s.Int(4);
   e.sweep = s.Int(5);
@@ -238,4 +238,4 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

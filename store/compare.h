@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // One side of a comparison: a sweep, or a suite's results narrowed by version and/or fingerprint,
 // or (regressions) the results that came before a sweep's.
@@ -44,4 +44,4 @@ std::string CompareChange(std::optional<Verdict> a_verdict, const std::string& a
 Result<nlohmann::json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold,
                                QueryBudget* budget = nullptr);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -2,11 +2,11 @@
 
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 Status PutDeclared(Store& store, const std::string& suite, const json& canonical) {
-  return store_detail::Guard([&]() -> Status {
+  return detail::Guard([&]() -> Status {
     store.Write([&](sql::Db& db) {
       auto s = db.Prepare(
           "INSERT INTO declared(suite, body, updated_at) VALUES(?, ?, ?)"
@@ -19,16 +19,16 @@ Status PutDeclared(Store& store, const std::string& suite, const json& canonical
 }
 
 Result<std::optional<json>> GetDeclared(Store& store, const std::string& suite) {
-  return store_detail::Guard([&]() -> Result<std::optional<json>> {
+  return detail::Guard([&]() -> Result<std::optional<json>> {
     return store.Read([&](sql::Db& db) -> Result<std::optional<json>> {
       auto s = db.Prepare("SELECT body, updated_at FROM declared WHERE suite = ?");
       s.Bind(1, suite);
       if (!s.Step()) return std::optional<json>();
-      json j = store_detail::ParseOr(s.TextView(0), json::object());
+      json j = detail::ParseOr(s.TextView(0), json::object());
       j["updated_at"] = s.Int(1);
       return std::optional<json>(std::move(j));
     });
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

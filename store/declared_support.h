@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // Stores `canonical` (DeclaredJson's form, already validated) as suite `suite`'s declaration,
 // replacing any. Errors: Internal (Unavailable when the disk is full). Thread-safe.
@@ -19,4 +19,4 @@ namespace gauntlet {
 // Suite `suite`'s declaration with "updated_at" (ms), or nullopt when it has none. Thread-safe.
 Result<std::optional<nlohmann::json>> GetDeclared(Store& store, const std::string& suite);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -2,8 +2,8 @@
 
 #include "store/store_rows.h"
 
-namespace gauntlet {
-using store_detail::Guard;
+namespace gauntlet::store {
+using detail::Guard;
 
 namespace {
 void Insert(sql::Db& db, const std::vector<NewDelivery>& ds, int64_t now) {
@@ -130,4 +130,4 @@ Result<std::vector<DeliveryRow>> ListDeliveries(Store& store, int64_t after, int
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 struct NewDelivery {
   std::string hook;   // the receiver's URL
@@ -47,4 +47,4 @@ Status RecordAttempt(Store& store, int64_t id, int64_t now_ms, int http_status, 
 // when not empty.
 Result<std::vector<DeliveryRow>> ListDeliveries(Store& store, int64_t after, int limit, const std::string& state);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

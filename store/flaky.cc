@@ -4,7 +4,7 @@
 #include "core/pass_rate.h"
 #include "store/analytics.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 Result<json> FlakyCells(Store& store, const std::string& suite, std::optional<int> version) {
@@ -45,4 +45,4 @@ Result<json> FlakyCells(Store& store, const std::string& suite, std::optional<in
   return json{{"suite", suite}, {"suite_version", shown > 0 ? json(shown) : json("all")}, {"items", items}};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -10,7 +10,7 @@
 
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 namespace {
 thread_local int group_depth = 0;
@@ -257,4 +257,4 @@ Status Store::Flush() {
   return Status::Ok();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -3,6 +3,7 @@
 // they all passed, all failed one way, disagree (mixed), or one of them is flaky. docs/API.md.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -14,8 +15,9 @@
 #include "store/analytics.h"
 #include "store/config_values.h"
 #include "store/results_index.h"
+#include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -58,7 +60,9 @@ struct ConfigCell {
   bool seen = false;
   std::string config_text;
   std::vector<std::string> values;
-  std::string hardware, verdict, signature;
+  std::string hardware;
+  std::optional<Verdict> verdict;  // none yet: only pending trials (or cancelled ones)
+  std::string signature;
   std::string fingerprint;  // of the result shown (canonical JSON; "" for none)
   int64_t trial = 0, at = -1;
   MetricValue metric;
@@ -66,7 +70,7 @@ struct ConfigCell {
   int64_t reused = 0;  // results filed by reuse: said beside the runs, never counted as one
   bool flaky = false;
   // fingerprint -> its first judged verdict (trial rows); nearly always one entry
-  std::vector<std::pair<std::string, std::string>> judged;
+  std::vector<std::pair<std::string, Verdict>> judged;
 };
 
 MetricValue MetricOf(sql::Stmt& s, int name_col) {
@@ -82,9 +86,9 @@ MetricValue MetricOf(sql::Stmt& s, int name_col) {
 // Takes `verdict` as the config's own if Supersedes (core/verdict.h) says it is the one to show;
 // calls `metric()` only when it takes it, so a row's metric is read once at most.
 template <typename MetricFn>
-void FoldVerdict(ConfigCell& c, std::string_view verdict, std::string_view signature, int64_t trial, int64_t at,
+void FoldVerdict(ConfigCell& c, std::optional<Verdict> verdict, std::string_view signature, int64_t trial, int64_t at,
                  std::string_view fingerprint, MetricFn&& metric) {
-  if (!Supersedes({verdict, at, trial}, {c.verdict, c.at, c.trial})) return;
+  if (!Supersedes({NameOr(verdict), at, trial}, {NameOr(c.verdict), c.at, c.trial})) return;
   c.verdict = verdict;
   c.signature = signature;
   c.fingerprint = fingerprint;
@@ -94,7 +98,7 @@ void FoldVerdict(ConfigCell& c, std::string_view verdict, std::string_view signa
 }
 
 // Folds one more observation of the same config (a cells row) into `c`.
-void Fold(ConfigCell& c, const std::string& verdict, const std::string& signature, int64_t trial, int64_t at,
+void Fold(ConfigCell& c, Verdict verdict, const std::string& signature, int64_t trial, int64_t at,
           std::string_view fingerprint, MetricValue metric, const json& counts) {
   for (auto& [k, v] : counts.items())
     if (v.is_number_integer()) c.counts.Add(k, v.get<int64_t>());
@@ -103,6 +107,12 @@ void Fold(ConfigCell& c, const std::string& verdict, const std::string& signatur
 
 // key: config_key + '\x1f' + hardware, so a config seen under several versions or trials is one.
 using ConfigMap = std::unordered_map<std::string, ConfigCell>;
+
+// Orders verdicts by name: a cell's breakdown lists them so, and among verdicts of one severity the
+// first by name is the cell's (the order the answers have always had).
+struct ByName {
+  bool operator()(Verdict a, Verdict b) const { return Name(a) < Name(b); }
+};
 
 // The suite's parameter names; a config's values are kept in this order.
 using ParamIndex = std::vector<std::string>;
@@ -146,7 +156,8 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
   std::string key;  // one buffer for every row's key: 200,000 rows are 200,000 allocations otherwise
   while (s.Step()) {
     budget.Count();
-    const std::string_view state = s.TextView(9), hardware = s.TextView(1);
+    const TrialState state = detail::TrialStateColumn(s.TextView(9));
+    const std::string_view hardware = s.TextView(1);
     key.assign(s.TextView(10));
     key += '\x1f';
     key += hardware;
@@ -155,26 +166,27 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     // A sweep repeats each config over targets and repeats: read each config's values once.
     TakeConfig(c, s.TextView(0), params);
     if (c.hardware != hardware) c.hardware = hardware;
-    const std::string_view raw = s.TextView(2);
-    const std::string_view verdict = state == "done" && raw != "cancelled" ? raw : std::string_view();
+    const std::optional<Verdict> raw =
+        s.TextView(2).empty() ? std::nullopt : std::optional<Verdict>(detail::VerdictColumn(s.TextView(2)));
+    const std::optional<Verdict> verdict =
+        state == TrialState::kDone && raw != Verdict::kCancelled ? raw : std::nullopt;
     FoldVerdict(c, verdict, s.TextView(3), s.Int(4), s.Int(5), s.TextView(11), [&] { return MetricOf(s, 6); });
     if (s.Int(14) != 0) {  // a copy of an earlier verdict: shown, counted apart, judged by no fingerprint
       ++c.reused;
       continue;
     }
-    c.counts.Add(state == "done" ? raw : state, 1);  // a trial counts once, by verdict or state
+    c.counts.Add(state == TrialState::kDone ? NameOr(raw) : Name(state), 1);  // a trial counts once, by verdict or state
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13))
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
         for (auto& [k, m] : extra.items())
           if (m.is_number_integer()) c.counts.Add(k, m.get<int64_t>());
     c.flaky = c.flaky || s.Int(12) != 0;
-    const VerdictInfo* v = FindVerdict(verdict);
-    if (v && v->judged) {
+    if (verdict && Info(*verdict).judged) {
       const std::string_view fp = s.TextView(11);
       auto it = std::find_if(c.judged.begin(), c.judged.end(), [&](auto& e) { return e.first == fp; });
-      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), std::string(verdict));
-      else c.flaky = c.flaky || it->second != verdict;
+      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), *verdict);
+      else c.flaky = c.flaky || it->second != *verdict;
     }
   }
 }
@@ -193,7 +205,7 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
     ConfigCell& c = (*out)[s.Text(10) + '\x1f' + s.Text(1)];
     TakeConfig(c, s.TextView(0), params);
     c.hardware = s.Text(1);
-    Fold(c, s.Text(2), s.Text(3), s.Int(4), s.Int(5), s.TextView(13), MetricOf(s, 6), json::parse(s.TextView(9)));
+    Fold(c, detail::VerdictColumn(s.TextView(2)), s.Text(3), s.Int(4), s.Int(5), s.TextView(13), MetricOf(s, 6), json::parse(s.TextView(9)));
     c.flaky = c.flaky || s.Int(11) != 0;
     c.reused += s.Int(12);
   }
@@ -247,7 +259,7 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
               const std::vector<int>& hidden_at) {
   Counts counts;
   const MetricValue *metric_min = nullptr, *metric_max = nullptr;
-  std::map<std::string, std::vector<const ConfigCell*>> by;  // effective verdict -> configs
+  std::map<Verdict, std::vector<const ConfigCell*>, ByName> by;  // effective verdict -> configs
   int64_t at = -1, trial = 0, passed = 0, pending = 0, reused = 0;
   std::string latest_signature;
   json flaky = json::array();
@@ -255,17 +267,17 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
   for (const ConfigCell* c : cs) {
     counts.Add(c->counts);
     reused += c->reused;
-    const std::string& e = c->verdict;
-    if (e.empty()) {
+    if (!c->verdict) {
       ++pending;
       continue;
     }
+    const Verdict e = *c->verdict;
     by[e].push_back(c);
     if (c->at > at) at = c->at, trial = c->trial, latest_signature = c->signature;
     if (c->flaky && ++flaky_count <= kMaxFlakyListed)
       flaky.push_back({{"config", json::parse(c->config_text)}, {"trial", c->trial},
                        {"pass_rate", PassRateJson(c->counts.Json(), c->reused)}});
-    if (e != "passed") continue;
+    if (e != Verdict::kPassed) continue;
     ++passed;
     if (c->metric.set) {
       const double v = c->metric.value;
@@ -275,30 +287,31 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
   }
   // Skipped configs were never run: they agree with a failure (pruning skips what a failure settles)
   // but not with a pass, and a cell of skips only is `skipped`.
-  std::string state, verdict;
-  const size_t skipped = by.count("skipped") ? by["skipped"].size() : 0;
-  std::set<std::string> run;  // verdicts of the configs that ran
+  std::string state;
+  std::optional<Verdict> verdict;
+  const size_t skipped = by.count(Verdict::kSkipped) ? by[Verdict::kSkipped].size() : 0;
+  std::set<Verdict, ByName> run;  // verdicts of the configs that ran
   for (auto& [v, list] : by)
-    if (v != "skipped") run.insert(v);
-  for (auto& v : run)
-    if (verdict.empty() || VerdictSeverity(v) > VerdictSeverity(verdict)) verdict = v;
-  if (run.empty() && skipped) verdict = "skipped";
+    if (v != Verdict::kSkipped) run.insert(v);
+  for (Verdict v : run)
+    if (!verdict || Info(v).severity > Info(*verdict).severity) verdict = v;
+  if (run.empty() && skipped) verdict = Verdict::kSkipped;
   if (!flaky.empty()) state = "flaky";
-  else if (run.size() > 1 || (run.count("passed") && skipped)) state = "mixed";
+  else if (run.size() > 1 || (run.count(Verdict::kPassed) && skipped)) state = "mixed";
   else if (by.empty() || pending) state = "pending";
-  else state = verdict == "passed" ? "passed" : verdict == "skipped" ? "skipped" : "failed";
+  else state = verdict == Verdict::kPassed ? "passed" : verdict == Verdict::kSkipped ? "skipped" : "failed";
   const json counts_json = counts.Json();
   json c = {{"state", state}, {"counts", counts_json}, {"configs", cs.size()}, {"passed", passed}, {"reused", reused}};
   // Over every run of the cell's configs (repeats, confirmations, earlier sweeps): a measured rate
   // with its 95% Wilson interval, not a single verdict. Reused results are copies, not runs: `counts`
   // and the rate leave them out, `reused` says how many there were.
   c["pass_rate"] = PassRateJson(counts_json, reused);
-  c["verdict"] = verdict.empty() ? json() : json(verdict);
+  c["verdict"] = verdict ? json(Name(*verdict)) : json();
   // A failing verdict whose configs share one signature says it; otherwise the latest of them or,
   // for a mixed cell, the breakdown does.
   std::set<std::string> sigs;
-  if (!verdict.empty() && verdict != "passed")
-    for (auto* x : by[verdict]) sigs.insert(x->signature);
+  if (verdict && verdict != Verdict::kPassed)
+    for (auto* x : by[*verdict]) sigs.insert(x->signature);
   c["signature"] = sigs.size() == 1 && !sigs.begin()->empty() ? json(*sigs.begin())
                    : state == "failed" && !latest_signature.empty() ? json(latest_signature)
                                                                     : json();
@@ -328,7 +341,7 @@ json CellJson(const std::vector<const ConfigCell*>& cs, const Ranks& rank, const
       }
       for (auto* x : list)
         if (!x->signature.empty() && vsigs.size() < kMaxBreakdownValues) vsigs.insert(x->signature);
-      json row = {{"verdict", v}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}};
+      json row = {{"verdict", Name(v)}, {"configs", list.size()}, {"values", values}, {"signatures", vsigs}};
       if (!more.empty()) row["values_more"] = std::move(more);
       breakdown.push_back(std::move(row));
     }
@@ -481,4 +494,4 @@ Result<json> Matrix(Store& store, const MatrixQuery& query, QueryBudget* bounds)
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

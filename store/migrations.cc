@@ -1,6 +1,6 @@
 #include "store/migrations.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 const std::vector<std::string>& Migrations() {
   // Append only: a released migration never changes, or databases in the field diverge.
@@ -333,4 +333,4 @@ void Migrate(sql::Db& db, int target) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

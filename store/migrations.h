@@ -5,7 +5,7 @@
 
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // The migrations in order (static storage); migration i (1-based) moves user_version from i-1 to i.
 const std::vector<std::string>& Migrations();
@@ -16,4 +16,4 @@ const std::vector<std::string>& Migrations();
 // Not thread-safe (as `db`): run it before the connection is shared.
 void Migrate(sql::Db& db, int target = -1);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

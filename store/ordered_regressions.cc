@@ -10,7 +10,7 @@
 #include "core/pass_rate.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -202,7 +202,7 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
       while (s.Step()) {
         budget.Count();
         auto sv = suites.versions.find({s.Text(0), static_cast<int>(s.Int(1))});
-        const Verdict verdict = store_detail::VerdictColumn(s.TextView(5));
+        const Verdict verdict = detail::VerdictColumn(s.TextView(5));
         if (sv == suites.versions.end() || s.Int(8) != 0 || !CountsAsRun(verdict)) continue;
         const json config = json::parse(s.TextView(3), nullptr, false);
         if (!config.is_object()) continue;
@@ -233,4 +233,20 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
   return json{{"items", items}};
 }
 
-}  // namespace gauntlet
+std::vector<RegressionGap> RegressionGaps(const json& regressions) {
+  std::vector<RegressionGap> out;
+  for (const json& r : regressions.value("items", json::array())) {
+    if (r.value("kind", "") != "ordered") continue;
+    RegressionGap g;
+    g.hardware = r.value("hardware", "");
+    g.good_key = r.value("before", json::object()).value("config_key", "");
+    g.bad_key = r.value("after", json::object()).value("config_key", "");
+    g.covered = !r.value("bisection", json()).is_null();
+    if (const json start = r.value("start", json()); start.is_object())
+      if (auto req = ParseBisectRequest(start.value("request", json())); req.ok()) g.start = std::move(*req);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace gauntlet::store

@@ -7,11 +7,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/bisect_request.h"
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // The ordered-parameter regressions of `suite` (every suite when unset), newest first:
 // {"items": [{"kind": "ordered", "suite", "suite_version", "latest_version", "parameter", "hardware",
@@ -29,4 +31,14 @@ namespace gauntlet {
 Result<nlohmann::json> OrderedRegressions(Store& store, const std::optional<std::string>& suite,
                                           QueryBudget* budget = nullptr);
 
-}  // namespace gauntlet
+// One gap of OrderedRegressions' answer, as automatic bisection weighs it.
+struct RegressionGap {
+  std::string hardware, good_key, bad_key;  // the class, and the config keys of the good and the bad side
+  bool covered = false;                     // a bisection covers it
+  std::optional<BisectRequest> start;       // the bisection it offers (its start.request), if any
+};
+// The "ordered" items of `regressions` (OrderedRegressions' answer) as gaps, in its order; an offered
+// start that is no bisection request is none. Pure.
+std::vector<RegressionGap> RegressionGaps(const nlohmann::json& regressions);
+
+}  // namespace gauntlet::store

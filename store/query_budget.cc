@@ -4,7 +4,7 @@
 
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 QueryBudget::QueryBudget(const QueryLimits& limits, const std::atomic<bool>* stopping)
     : limits_(limits),
@@ -48,4 +48,4 @@ Status QueryBudget::Answer(const std::string& narrow, const std::string& field) 
 
 bool IsInterrupt(int code) { return (code & 0xff) == SQLITE_INTERRUPT; }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

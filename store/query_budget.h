@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // Serve's bounds of every heavy read (gauntlet serve --query-timeout-ms, --query-max-rows).
 struct QueryLimits {
@@ -58,4 +58,4 @@ class QueryBudget {
 // True if `code` (an sql::Error's) is SQLite's interrupt: a budget ended the query. Pure.
 bool IsInterrupt(int code);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include "core/verdict.h"
+#include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -44,8 +45,6 @@ std::optional<Metric> KeyMetric(const std::string& key, const json& metrics) {
   return std::nullopt;
 }
 
-int Severity(const std::string& v) { return VerdictSeverity(v); }
-
 namespace {
 
 // `judged` (fingerprint -> judged verdicts seen under it) with `u`'s verdict added when it is judged;
@@ -53,11 +52,11 @@ namespace {
 std::string AddJudged(const std::string& judged, const CellUpdate& u, bool* flaky) {
   json j = json::parse(judged.empty() ? "{}" : judged, nullptr, false);
   if (!j.is_object()) j = json::object();
-  const VerdictInfo* v = FindVerdict(u.verdict);
-  if (v && v->judged) {
+  if (Info(u.verdict).judged) {
     json& seen = j[u.fingerprint];
     if (!seen.is_array()) seen = json::array();
-    if (std::find(seen.begin(), seen.end(), u.verdict) == seen.end()) seen.push_back(u.verdict);
+    const std::string name(Name(u.verdict));
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
   }
   *flaky = false;
   for (auto& [fp, vs] : j.items())
@@ -68,7 +67,7 @@ std::string AddJudged(const std::string& judged, const CellUpdate& u, bool* flak
 }  // namespace
 
 void UpsertCell(sql::Db& db, const CellUpdate& u) {
-  if (u.hardware.empty() || u.verdict == "cancelled") return;
+  if (u.hardware.empty() || u.verdict == Verdict::kCancelled) return;
   if (u.reused) {
     // Reuse copies a verdict of the same suite version, config and hardware class, so its cell exists
     // (unless its trial's was removed): said beside the runs, counted as none of them.
@@ -79,7 +78,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   auto& q = db.Cached(
       "SELECT verdict, judged, flaky, last_seen, trial_id FROM cells WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   q.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware);
-  const std::string path = "$.\"" + u.verdict + "\"";
+  const std::string path = "$.\"" + std::string(Name(u.verdict)) + "\"";
   bool flaky = false;
   if (!q.Step()) {
     const std::string judged = AddJudged("", u, &flaky);
@@ -90,20 +89,20 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
         " metric_name, metric_value, metric_unit, last_seen, counts, judged, flaky)"
         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,json_object(?, 1),?,?)");
     ins.Bind(1, u.suite).Bind(2, u.suite_version).Bind(3, u.config_key).Bind(4, u.hardware).Bind(5, u.config_json);
-    ins.Bind(6, u.verdict).Bind(7, u.signature).Bind(8, u.trial).Bind(9, u.fingerprint);
+    ins.Bind(6, Name(u.verdict)).Bind(7, u.signature).Bind(8, u.trial).Bind(9, u.fingerprint);
     if (u.metric) ins.Bind(10, u.metric->name).Bind(11, u.metric->value).Bind(12, u.metric->unit);
     else ins.BindNull(10).BindNull(11).BindNull(12);
-    ins.Bind(13, u.at).Bind(14, u.verdict).Bind(15, judged).Bind(16, flaky ? 1 : 0).Run();
+    ins.Bind(13, u.at).Bind(14, Name(u.verdict)).Bind(15, judged).Bind(16, flaky ? 1 : 0).Run();
     return;
   }
-  const std::string old_verdict = q.Text(0);
+  const Verdict old_verdict = detail::VerdictColumn(q.TextView(0));
   const std::string judged = AddJudged(q.Text(1), u, &flaky);
   // Once flaky, always: a trial whose confirmation passed after a timeout (not a judged verdict, so
   // not in `judged`) marked it so, and later runs do not unmeasure that.
   flaky = flaky || u.flaky || q.Int(2) != 0;
   // Reports arrive in any order (two GPUs, a slow network): the one shown is the one the matrix over
   // trials shows too, by finish time, never the one written last.
-  const bool replace = Supersedes({u.verdict, u.at, u.trial}, {old_verdict, q.Int(3), q.Int(4)});
+  const bool replace = Supersedes({Name(u.verdict), u.at, u.trial}, {Name(old_verdict), q.Int(3), q.Int(4)});
   q.Reset();
   if (!replace) {
     auto& c = db.Cached(
@@ -115,7 +114,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   }
   // The verdict being replaced becomes "previous" only if it was a real one: a skip between two runs
   // must not hide a regression.
-  const bool keep_prev = Severity(old_verdict) < 0;
+  const bool keep_prev = Info(old_verdict).severity < 0;
   auto& up = db.Cached(
       "UPDATE cells SET prev_verdict=CASE WHEN ? THEN prev_verdict ELSE verdict END,"
       " prev_signature=CASE WHEN ? THEN prev_signature ELSE signature END,"
@@ -126,7 +125,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
       " WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
   int i = 1;
   for (int k = 0; k < 4; ++k) up.Bind(i++, keep_prev ? 1 : 0);
-  up.Bind(i++, u.config_json).Bind(i++, u.verdict).Bind(i++, u.signature).Bind(i++, u.trial).Bind(i++, u.fingerprint);
+  up.Bind(i++, u.config_json).Bind(i++, Name(u.verdict)).Bind(i++, u.signature).Bind(i++, u.trial).Bind(i++, u.fingerprint);
   if (u.metric) up.Bind(i++, u.metric->name).Bind(i++, u.metric->value).Bind(i++, u.metric->unit);
   else {
     up.BindNull(i++).BindNull(i++).BindNull(i++);
@@ -136,4 +135,4 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   up.Run();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

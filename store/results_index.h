@@ -6,9 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "core/verdict.h"
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // One named measurement of a result ("output_tok_s@c8": 1234.5 tok/s).
 struct Metric {
@@ -22,13 +23,12 @@ struct Metric {
 // gbps, tok_s, ms_p50, ms, then the first numeric metric by name. Pure; thread-safe.
 std::optional<Metric> KeyMetric(const std::string& key_metric, const nlohmann::json& metrics);
 
-// How bad a verdict is, for regressions: VerdictSeverity (core/verdict.h); -1 for verdicts that say
-// nothing about the config (skipped, cancelled).
-int Severity(const std::string& verdict);
 
 // A finished trial as its results-index cell (suite, config_key, hardware) records it.
 struct CellUpdate {
-  std::string suite, config_key, hardware, config_json, verdict, signature, fingerprint;
+  std::string suite, config_key, hardware, config_json;
+  Verdict verdict = Verdict::kPassed;
+  std::string signature, fingerprint;
   int64_t trial = 0, at = 0;
   std::optional<Metric> metric;
   int64_t suite_version = 1;
@@ -46,4 +46,4 @@ struct CellUpdate {
 // `reused`: a copy of an earlier verdict is no run, and shows nothing the cell does not already hold.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-namespace gauntlet::sql {
+namespace gauntlet::store::sql {
 namespace {
 [[noreturn]] void Fail(sqlite3* db, int rc, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : rc;
@@ -142,4 +142,4 @@ void Txn::Commit() {
   done_ = true;
 }
 
-}  // namespace gauntlet::sql
+}  // namespace gauntlet::store::sql

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet::sql {
+namespace gauntlet::store::sql {
 
 // Thrown for SQLite failures; the store converts it into Status at its boundary.
 class Error : public std::runtime_error {
@@ -119,4 +119,4 @@ class Txn {
   bool done_ = false;
 };
 
-}  // namespace gauntlet::sql
+}  // namespace gauntlet::store::sql

@@ -10,9 +10,9 @@
 #include "store/store_rows.h"
 #include "store/results_index.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
-using namespace store_detail;
+using namespace detail;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -459,4 +459,4 @@ Status Store::TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_se
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

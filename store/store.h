@@ -24,7 +24,7 @@
 #include "core/status.h"
 #include "core/verdict.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // The *Row structs are plain values read from the store; the caller owns them.
 struct SuiteRow {
@@ -472,4 +472,4 @@ class Store {
   std::atomic<bool> stop_queries_{false};
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

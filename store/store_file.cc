@@ -8,7 +8,7 @@
 
 #include "store/sqlite.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 namespace {
 int64_t SizeOf(const std::string& path) {
@@ -122,4 +122,4 @@ Result<StoreCheck> BackupStore(const std::string& from, const std::string& to) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -8,7 +8,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // What a check of a store file found.
 struct StoreCheck {
@@ -37,4 +37,4 @@ std::string DamagedStoreMessage(const std::string& path, const std::vector<std::
 // copy that exists is whole. Returns the copy's check. Invalid naming `to` if it exists.
 Result<StoreCheck> BackupStore(const std::string& from, const std::string& to);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

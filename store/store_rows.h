@@ -9,7 +9,7 @@
 #include "core/verdict.h"
 #include "store/store.h"
 
-namespace gauntlet::store_detail {
+namespace gauntlet::store::detail {
 using nlohmann::json;
 // Every store method converts SQLite exceptions into a Status here, so callers see one error style.
 template <typename F>
@@ -138,4 +138,4 @@ inline NodeRow ReadNode(sql::Stmt& s) {
 inline constexpr const char* kNodeCols =
     "id, name, inventory, labels, fingerprint, hardware, state, reason, registered_at, last_heartbeat, credential";
 
-}  // namespace gauntlet::store_detail
+}  // namespace gauntlet::store::detail

@@ -2,8 +2,8 @@
 // confirmation (the attempts a restart goes on from).
 #include "store/store_rows.h"
 
-namespace gauntlet {
-using namespace store_detail;
+namespace gauntlet::store {
+using namespace detail;
 
 Status Store::SetSweepSearch(int64_t sweep, const std::string& kind, const json& search) {
   return Guard([&]() -> Status {
@@ -53,4 +53,4 @@ std::vector<std::pair<Verdict, std::string>> Store::AttemptsBefore(int64_t trial
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -9,9 +9,9 @@
 #include "store/store.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
-using namespace store_detail;
+using namespace detail;
 
 Result<TrialRow> Store::GetTrial(int64_t id) {
   return Guard([&]() -> Result<TrialRow> {
@@ -191,7 +191,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
       " FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.id=?");
   q.Bind(1, r.hardware).Bind(2, r.trial_id);
   if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
-  CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), std::string(Name(r.verdict)), r.signature, fingerprint,
+  CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
                   r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
   q.Reset();
   return cell;
@@ -272,7 +272,7 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, Verdict verdict, co
         u.Bind(1, Name(verdict)).Bind(2, signature).Bind(3, now).Bind(4, evidence_trial).Bind(5, hardware).Bind(6, t).Run();
         if (db.Changes() == 0 || hardware.empty()) continue;
         q.Bind(1, t);
-        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), std::string(Name(verdict)), signature, "", t, now, {}, q.Int(3)});
+        if (q.Step()) UpsertCell(db, {q.Text(0), q.Text(1), hardware, q.Text(2), verdict, signature, "", t, now, {}, q.Int(3)});
         q.Reset();
       }
       return Status::Ok();
@@ -453,4 +453,4 @@ Result<std::vector<TrialRow>> Store::ActiveTrials() {
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

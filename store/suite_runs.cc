@@ -5,7 +5,7 @@
 #include "store/results_index.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 using nlohmann::json;
 
 namespace {
@@ -58,7 +58,7 @@ StageFacts FactsOf(std::string_view stages, std::string_view fingerprint, int64_
 }  // namespace
 
 Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery& q) {
-  return store_detail::Guard([&]() -> Result<std::vector<ConfigRuns>> {
+  return detail::Guard([&]() -> Result<std::vector<ConfigRuns>> {
     return store.Read([&](sql::Db& db) -> Result<std::vector<ConfigRuns>> {
       std::string where = " FROM trials t WHERE t.suite_id = ? AND t.state = 'done' AND t.hardware IS NOT NULL";
       if (q.hardware) where += " AND t.hardware = ?";
@@ -103,7 +103,7 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
             c.metric_unit = s.Text(9);
           }
         } else if (!s.IsNull(11)) {
-          const json metrics = store_detail::ParseOr(s.TextView(11), json::object());
+          const json metrics = detail::ParseOr(s.TextView(11), json::object());
           if (auto m = metrics.contains(q.metric) ? KeyMetric(q.metric, metrics) : std::nullopt) {
             metric = m->value;
             c.metric_name = m->name;
@@ -112,7 +112,7 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
         }
         const bool reused = s.Int(10) != 0;
         StageFacts facts = s.IsNull(12) ? StageFacts{} : FactsOf(s.TextView(12), s.TextView(6), s.Int(5));
-        AddRun(c, store_detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, reused, facts.dispatch);
+        AddRun(c, detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, reused, facts.dispatch);
         // A reused result's stages are the original trial's: its claim was heard there already.
         if (facts.claim && !reused) AddClaim(c, std::move(*facts.claim));
       }
@@ -124,4 +124,4 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -9,7 +9,7 @@
 #include "core/status.h"
 #include "store/store.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 struct SuiteRunsQuery {
   int64_t suite_id = 0;                    // the suite version (SuiteRow::id)
@@ -26,4 +26,4 @@ struct SuiteRunsQuery {
 // only; thread-safe.
 Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery& q);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -3,8 +3,8 @@
 #include "store/store.h"
 #include "store/store_rows.h"
 
-namespace gauntlet {
-using namespace store_detail;
+namespace gauntlet::store {
+using namespace detail;
 
 namespace {
 // `s` cut to at most `max` bytes on a UTF-8 boundary.
@@ -68,4 +68,4 @@ Result<TrialTests> Store::GetTrialTests(int64_t id) {
   });
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

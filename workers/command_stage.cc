@@ -10,7 +10,7 @@
 #include "workers/rank_group.h"
 #include "workers/test_outcomes.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using proc::ExitInfoProc;
 using proc::ProcessSpec;
 using proc::RunningProcess;
@@ -170,4 +170,4 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

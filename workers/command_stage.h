@@ -6,7 +6,7 @@
 #include "classifier/classifier.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Runs one command stage through ctx.processes and returns how it ended; blocks until then. Never
 // throws; a stage that cannot start is reported as crashed (program missing: the config's fault)
@@ -21,4 +21,4 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const nlohmann::json& stag
 void Judge(const classifier::Classification& c, const std::optional<Verdict>& file_verdict, const std::string& file_detail,
            bool timed_out, bool stopped, StageOutcome* out, const std::string& bad_result_file = "");
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // What an answer means for the caller. Each call's comment says which ones it can give.
 enum class LinkStatus {
@@ -98,4 +98,4 @@ class DaemonLink {
   }
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -1,6 +1,6 @@
 #include "workers/differential.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using openai::AnswerFromJson;
 using openai::AnswerJson;
 using openai::CompareAnswers;
@@ -110,4 +110,4 @@ json DifferentialCheck::Summary() const {
   return {{"differential", d}, {"smoke_answers", answers_}};
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -12,7 +12,7 @@
 #include "openai/smoke_diff.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // A disagreement, ready for the stage's outcome.
 struct DiffFailure {
@@ -50,4 +50,4 @@ class DifferentialCheck {
   std::vector<int> excused_at_;  // per checked prompt: where it diverged between top-k, -1 never
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -2,7 +2,7 @@
 
 #include "core/suite.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using proc::ProcessSpec;
 using nlohmann::json;
 
@@ -56,4 +56,4 @@ Result<json> FingerprintCache::Get(const TrialContext& ctx) {
   return *fp;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

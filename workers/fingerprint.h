@@ -13,7 +13,7 @@
 #include "core/status.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Owned by the worker (RunWorker) and shared by its trials; thread-safe. Two trials that miss at
 // once may both run the command; the later answer is the one kept.
@@ -30,4 +30,4 @@ class FingerprintCache {
   std::map<std::string, nlohmann::json> by_suite_;  // "name@version@folder"; guarded by mu_; successes only
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

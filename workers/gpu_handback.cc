@@ -9,7 +9,7 @@
 
 #include "workers/nvml.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 namespace {
 
@@ -79,4 +79,4 @@ std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<i
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

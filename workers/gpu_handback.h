@@ -14,7 +14,7 @@
 #include "workers/daemon_link.h"
 #include "workers/worker_clock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 class Nvml;
 
@@ -40,4 +40,4 @@ std::vector<HeldBackGpu> HandBackGpus(const GpuProbe& probe, const std::vector<i
 // Whether `pid` is a process of one of this worker's trials (see HandBackGpus).
 bool IsTrialProcess(pid_t pid, const std::string& workdir);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

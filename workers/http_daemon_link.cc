@@ -11,7 +11,7 @@
 
 #include "core/utf8.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using nlohmann::json;
 
 namespace {
@@ -210,9 +210,9 @@ LinkAnswer HttpDaemonLink::Report(const std::string& lease, const json& report) 
   return Answer(LinkStatus::kUnavailable, Detail(r));
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 BundleAnswer HttpDaemonLink::FetchBundle(const std::string& sha256) {
   auto r = Send("GET", "/api/v1/bundles/" + sha256, "", "", call_limit_ * 3);
@@ -227,4 +227,4 @@ BundleAnswer HttpDaemonLink::FetchBundle(const std::string& sha256) {
   return a;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -9,7 +9,7 @@
 #include "http/http_client.h"
 #include "workers/daemon_link.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Thread-safe, as DaemonLink requires, though http::Client is not: the long-poll has a client of
 // its own (so InterruptLease breaks that call and no other), and every other call borrows an idle
@@ -52,4 +52,4 @@ class HttpDaemonLink final : public DaemonLink {
   std::vector<std::unique_ptr<http::Client>> idle_;  // guarded by pool_mu_
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -5,7 +5,7 @@
 #include "classifier/junit_report.h"
 #include "workers/bounded_file.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
   const std::string what = "junit file " + path + ": ";
@@ -32,4 +32,4 @@ Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
   return r;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

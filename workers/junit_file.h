@@ -9,7 +9,7 @@
 #include "classifier/test_report.h"
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 inline constexpr size_t kMaxJUnitBytes = 16u << 20;  // 16 MiB: a report of ~50,000 cases with output
 
@@ -18,4 +18,4 @@ inline constexpr size_t kMaxJUnitBytes = 16u << 20;  // 16 MiB: a report of ~50,
 // followed", "...: not well-formed XML: ..."). A missing or unreadable file is never an empty pass.
 Result<classifier::TestReport> ReadJUnitFile(const std::string& path);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -8,7 +8,7 @@
 
 #include "core/dispatch.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -140,4 +140,4 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

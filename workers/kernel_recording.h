@@ -10,7 +10,7 @@
 #include "core/kernel_record.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // The recorder's file name, looked for beside the gauntlet binary.
 inline constexpr const char* kKernelRecorderFile = "libgauntlet_kernrec.so";
@@ -43,4 +43,4 @@ KernelRecord ReadKernelRecords(const std::string& dir);
 void ApplyKernelRecord(const TrialContext& ctx, const nlohmann::json& stage, StageOutcome* out,
                        KernelRecord* trial_record);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

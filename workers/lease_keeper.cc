@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 namespace {
 constexpr size_t kChunk = 512 * 1024;  // bytes per log call: a few calls for a big burst, one for a line
@@ -88,4 +88,4 @@ void LeaseKeeper::Ship(int rounds) {
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

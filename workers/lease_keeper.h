@@ -15,7 +15,7 @@
 #include "workers/log_sink.h"
 #include "workers/worker_clock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Starts its threads on construction. `daemon`, `log` and `clock` (the heartbeat cadence and the
 // retry backoff) are borrowed and must outlive the keeper;
@@ -54,4 +54,4 @@ class LeaseKeeper {
   std::thread beat_thread_, ship_thread_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

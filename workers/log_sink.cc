@@ -1,6 +1,6 @@
 #include "workers/log_sink.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 void LogSink::Append(std::string_view data) {
   std::lock_guard lock(mu_);
@@ -39,4 +39,4 @@ bool LogSink::pending() const {
   return !unshipped_.empty();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

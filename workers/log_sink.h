@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Owned by the trial's runner (RunTrial); stages append to it and the LeaseKeeper ships it from
 // another thread, so every method locks.
@@ -30,4 +30,4 @@ class LogSink {
   size_t cap_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 namespace {
 // The few NVML entry points used, declared by hand (nvml.h is not needed to build).
@@ -155,4 +155,4 @@ Inventory DiscoverInventory(std::string* note) {
   return inv;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -7,7 +7,7 @@
 
 #include "core/hardware.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // One GPU's use at one moment. A plain value.
 struct NvmlGpuState {
@@ -42,4 +42,4 @@ class Nvml {
 // *note (when given) says what was found, for the worker's start-up line, or why NVML is absent.
 Inventory DiscoverInventory(std::string* note);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

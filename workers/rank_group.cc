@@ -6,7 +6,7 @@
 
 #include "core/signal_names.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using proc::ExitInfoProc;
 using proc::ProcessRunner;
 using proc::ProcessSpec;
@@ -153,4 +153,4 @@ Result<RankGroupResult> RunRankGroup(ProcessRunner& runner, const ProcessSpec& s
   return res;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

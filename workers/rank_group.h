@@ -16,7 +16,7 @@
 #include "core/status.h"
 #include "proc/process_runner.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 struct RankGroupResult {
   // How the group ended: the first failed rank's exit when one failed; else timed_out or stopped
@@ -44,4 +44,4 @@ Result<RankGroupResult> RunRankGroup(proc::ProcessRunner& runner, const proc::Pr
                                      const std::function<bool()>& should_stop, std::chrono::milliseconds grace,
                                      std::chrono::milliseconds poll);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 namespace {
 constexpr const char* kName = "GAUNTLET_RESULT_FILE";
@@ -51,4 +51,4 @@ Result<std::optional<std::string>> ReadResultFile(const std::string& path, const
   return std::optional<std::string>(std::move(std::get<std::string>(read)));
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

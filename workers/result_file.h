@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // The most bytes a result file may hold (SUITE_FORMAT.md "Result file").
 inline constexpr size_t kResultFileMaxBytes = 1u << 20;
@@ -21,4 +21,4 @@ inline constexpr size_t kResultFileMaxBytes = 1u << 20;
 // link..."). Never blocks on the file's kind; O(size). Thread-safe.
 Result<std::optional<std::string>> ReadResultFile(const std::string& path, const std::string& workdir);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

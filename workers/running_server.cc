@@ -1,6 +1,6 @@
 #include "workers/running_server.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using proc::ExitInfoProc;
 using proc::RunningProcess;
 using classifier::Classification;
@@ -54,4 +54,4 @@ Classification RunningServer::Classify(const ExitInfoProc& e) {
   return classifier_.Finish(ei);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

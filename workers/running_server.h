@@ -14,7 +14,7 @@
 #include "proc/process_runner.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Owns the process and the pump thread; `ctx` (its log, kill grace) is borrowed and must outlive
 // this. exited, WaitExit and Classify are safe from any thread; Stop (and so destruction) from one
@@ -48,4 +48,4 @@ class RunningServer {
   proc::ExitInfoProc exit_;    // guarded by mu_
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -16,7 +16,7 @@
 #include "openai/openai_bench.h"
 #include "workers/running_server.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using openai::BenchMetrics;
 using openai::BenchResult;
 using openai::BenchSpec;
@@ -447,4 +447,4 @@ StageOutcome RunServerStage(const TrialContext& ctx, const json& stage, const st
   }
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -7,7 +7,7 @@
 #include "classifier/classifier.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Runs one server stage (the server through ctx.processes) and returns how it ended; blocks until
 // the server is stopped again. Never throws. A server that dies while starting is judged at once
@@ -15,4 +15,4 @@ namespace gauntlet {
 StageOutcome RunServerStage(const TrialContext& ctx, const nlohmann::json& stage,
                             const std::vector<SignatureRule>& rules);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

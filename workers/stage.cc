@@ -15,7 +15,7 @@
 #include "proc/stage_cgroup.h"
 #include "workers/result_file.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using nlohmann::json;
 
 namespace {
@@ -168,4 +168,4 @@ std::string ReadMetrics(const std::string& result_file, const std::string& last_
   return "";
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -16,7 +16,7 @@
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // What a stage runner knows of its trial. Built by RunTrial (or a test), which owns it and keeps
 // what it points to alive for the stage's whole run; stages read it and append to its log.
@@ -95,4 +95,4 @@ int FreePort();
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
                         std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir = "");
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

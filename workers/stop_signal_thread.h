@@ -7,7 +7,7 @@
 #include <functional>
 #include <thread>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Waits for SIGTERM/SIGINT on a thread of its own (they are blocked everywhere else): the first
 // starts a drain, a second stops the running trials.
@@ -49,4 +49,4 @@ class StopSignalThread {
   std::thread thread_;
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

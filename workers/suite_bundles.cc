@@ -9,7 +9,7 @@
 
 #include "core/bundle.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 namespace fs = std::filesystem;
 
 SuiteBundles::SuiteBundles(std::string workdir, DaemonLink& daemon)
@@ -58,4 +58,4 @@ Result<std::string> SuiteBundles::Folder(const std::string& sha256) {
   return dest;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "workers/daemon_link.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Owned by the worker and shared by its trials; thread-safe. The workdir's lock (proc/workdir_lock.h)
 // makes this worker the folder's one user, so no other process writes WORKDIR/bundles meanwhile.
@@ -31,4 +31,4 @@ class SuiteBundles {
   std::map<std::string, std::shared_ptr<std::mutex>> fetching_;  // per hash; guarded by mu_
 };
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

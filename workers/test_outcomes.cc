@@ -5,7 +5,7 @@
 #include "classifier/test_judge.h"
 #include "workers/junit_file.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using classifier::JudgedCase;
 using classifier::TestJudgement;
 using nlohmann::json;
@@ -88,4 +88,4 @@ void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std:
   LogTests(*ctx.log, out->stage, *j);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

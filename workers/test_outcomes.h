@@ -11,7 +11,7 @@
 #include "classifier/classifier.h"
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Cases a worker sends per trial (the daemon stores at most as many; docs/API.md "Trial").
 inline constexpr size_t kMaxReportedTestCases = 500;
@@ -32,4 +32,4 @@ void SettleTests(const TrialContext& ctx, const nlohmann::json& stage, const std
                  const classifier::Classifier& classifier, const std::vector<SignatureRule>& rules,
                  const TestStageEnd& end, StageOutcome* out);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -14,7 +14,7 @@
 #include "workers/server_stage.h"
 #include "workers/test_outcomes.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -267,4 +267,4 @@ void RunTrial(const TrialRunnerEnv& env, const json& g) {
   fs::remove_all(ctx.workdir, ec);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -16,7 +16,7 @@
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // What every trial of one worker shares. Owned by RunWorker (or a test); the pointers are borrowed,
 // must outlive every RunTrial that uses them, and point to thread-safe objects, since the worker
@@ -42,4 +42,4 @@ struct TrialRunnerEnv {
 // delivered). `grant` holds "suite", as DaemonLink::Lease's grants do. Safe to call concurrently.
 void RunTrial(const TrialRunnerEnv& env, const nlohmann::json& grant);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

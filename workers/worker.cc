@@ -30,7 +30,7 @@
 #include "workers/trial_runner.h"
 #include "proc/workdir_lock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using proc::Containment;
 using proc::KillStrayChildren;
 using proc::KillTrialLeftovers;
@@ -495,4 +495,4 @@ int RunWorker(const WorkerOptions& o) {
   return RunWorker(o, daemon, processes);
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

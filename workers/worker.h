@@ -10,7 +10,7 @@
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 class GpuProbe;  // workers/gpu_handback.h
 
@@ -47,4 +47,4 @@ int RunWorker(const WorkerOptions& opts);
 int RunWorker(const WorkerOptions& opts, DaemonLink& daemon, proc::ProcessRunner& processes, GpuProbe* gpus = nullptr,
               WorkerClock& clock = SteadyWorkerClock());
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

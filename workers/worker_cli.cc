@@ -10,7 +10,7 @@
 #include "classifier/classifier.h"
 #include "workers/worker.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using classifier::Classification;
 using classifier::Classifier;
 using classifier::ClassifyFile;
@@ -150,4 +150,4 @@ void AddClassifyCommand(CLI::App& app, int* code) {
 }
 }  // namespace
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 namespace {
 
 class SteadyClock final : public WorkerClock {
@@ -22,4 +22,4 @@ WorkerClock& SteadyWorkerClock() {
   return clock;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

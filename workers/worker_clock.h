@@ -8,7 +8,7 @@
 #include <functional>
 #include <mutex>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 class WorkerClock {
  public:
@@ -31,4 +31,4 @@ class WorkerClock {
 // thread-safe.
 WorkerClock& SteadyWorkerClock();
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

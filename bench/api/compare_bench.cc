@@ -15,43 +15,43 @@ int main(int argc, char** argv) {
   using nlohmann::json;
   const int n = argc > 1 ? std::atoi(argv[1]) : 10000;
   test::TempDir dir;
-  auto store = std::move(*Store::Open(dir.path() + "/bench.db"));
+  auto store = std::move(*store::Store::Open(dir.path() + "/bench.db"));
   json def = {{"name", "b"}, {"version", 1}, {"key_metric", "score"},
               {"parameters", {{"a", {{"pattern", "^[0-9]+$"}}}}},
               {"stages", {{{"name", "run"}, {"kind", "command"}, {"argv", {"true"}}}}}};
   const int64_t suite = store->PutSuite("b", def, "")->id;
   auto sweep = [&](int salt) {
-    std::vector<NewTrial> ts;
+    std::vector<store::NewTrial> ts;
     for (int i = 0; i < n; ++i) ts.push_back({json{{"a", std::to_string(i)}}.dump(), "a=" + std::to_string(i), 0, 0});
     int64_t first = 0;
     const int64_t id = *store->CreateSweep(suite, "", json::object(), 0, 3, ts, &first);
     for (int i = 0; i < n; ++i) {
-      ResultRow r;
+      store::ResultRow r;
       r.trial_id = first + i;
       r.attempt = 1;
       // One in 20 configs changes verdict between the two sweeps; the metric drifts.
       r.verdict = (i % 20 == 0 && salt) ? Verdict::kCrashed : Verdict::kPassed;
       r.signature = r.verdict == Verdict::kPassed ? "" : "crashed:boom";
       r.hardware = "hw" + std::to_string(i % 4);
-      r.finished_at = NowMs();
+      r.finished_at = store::NowMs();
       if (r.verdict == Verdict::kPassed) r.metrics = {{"score", {{"value", 100.0 - salt * (i % 7)}, {"unit", "pts"}}}};
       if (Status s = store->FinishTrial(r); !s.ok()) throw std::runtime_error("setup: " + s.message());
     }
     return id;
   };
   const int64_t a = sweep(0), b = sweep(1);
-  auto time = [&](const CompareSide& x, const CompareSide& y, json* out) {
+  auto time = [&](const store::CompareSide& x, const store::CompareSide& y, json* out) {
     std::vector<double> ms;
     for (int i = 0; i < 5; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      auto j = Compare(*store, x, y, 0.05);
+      auto j = store::Compare(*store, x, y, 0.05);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       *out = j.ok() ? (*j)["summary"] : json(j.status().message());
     }
     std::sort(ms.begin(), ms.end());
     return ms[2];
   };
-  CompareSide sa, sb, before;
+  store::CompareSide sa, sb, before;
   sa.sweep = a;
   sb.sweep = b;
   before.before_sweep = b;

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
                 {"stages", {{{"name", "serve"}, {"kind", "command"}, {"argv", {"true"}}}}}};
   dir.Write("suites/bulk.json", suite.dump());
   {
-    auto store = std::move(*Store::Open(dir.path() + "/gauntlet.db"));
+    auto store = std::move(*store::Store::Open(dir.path() + "/gauntlet.db"));
     auto row = store->PutSuite("bulk", suite, suites);
     const char* verdicts[] = {"passed", "passed", "passed", "unsupported", "crashed", "wrong_output", "oom", "timeout"};
     std::vector<std::string> hw;
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       for (auto n : {" · x1", " · x8"}) hw.push_back(std::string(g) + n);
     std::mt19937 rng(42);
     auto t0 = std::chrono::steady_clock::now();
-    store->Write([&](sql::Db& db) {
+    store->Write([&](store::sql::Db& db) {
       const int64_t sweeps = std::max<int64_t>(1, total / 100000);
       for (int64_t s = 0; s < sweeps; ++s) {
         auto ins = db.Prepare("INSERT INTO sweeps(suite_id, name, request, trial_count, created_at) VALUES(?,?,?,?,?)");

@@ -13,20 +13,20 @@ int main(int argc, char** argv) {
   using namespace gauntlet;
   using nlohmann::json;
   test::TempDir dir;
-  auto store = std::move(*Store::Open(dir.path() + "/bench.db"));
-  auto loaded = LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", *store);
+  auto store = std::move(*store::Store::Open(dir.path() + "/bench.db"));
+  auto loaded = daemon::LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", *store);
   if (!loaded.ok()) {
     std::cerr << loaded.status().message() << "\n";
     return 1;
   }
-  EventBus events;
-  Coordinator coord(*store, events, {});
+  daemon::EventBus events;
+  daemon::Coordinator coord(*store, events, {});
   json out = json::array();
   for (int run = 0; run < 3; ++run) {
     json req = {{"suite", "bench-trivial"}, {"max_trials", 100000}, {"name", "bench " + std::to_string(run)}};
     auto t0 = std::chrono::steady_clock::now();
     auto sub = api::ParseSweepSubmission(req);
-    auto r = sub.ok() ? coord.Submit(*sub) : Result<SubmitResult>(sub.status());
+    auto r = sub.ok() ? coord.Submit(*sub) : Result<daemon::SubmitResult>(sub.status());
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok()) {
       std::cerr << r.status().message() << "\n";

@@ -94,7 +94,7 @@ struct Bench {
   std::mt19937_64 rng;
   FakeClock clock;
   FakeStore store;
-  std::unique_ptr<Scheduler> s;
+  std::unique_ptr<daemon::Scheduler> s;
   int64_t next_trial = 1, next_sweep = 1;
   size_t queued_start = 0;
   std::vector<std::string> active;  // leases held
@@ -102,11 +102,11 @@ struct Bench {
   Stats report_prune, report_plain;
 
   Bench(int nodes, int per, int n_calls, uint64_t seed) : n_nodes(nodes), per_sweep(per), calls(n_calls), rng(seed) {
-    SchedulerOptions opts;
+    daemon::SchedulerOptions opts;
     opts.lease_ttl_ms = int64_t{1} << 40;  // leases end by report here, never by expiry
     opts.offline_after_ms = int64_t{1} << 40;
     opts.quarantine_after = 1 << 30;
-    s = std::make_unique<Scheduler>(clock, store, opts);
+    s = std::make_unique<daemon::Scheduler>(clock, store, opts);
     active.reserve(16384);
   }
 
@@ -114,7 +114,7 @@ struct Bench {
   void AddNodes() {
     const int gpu_counts[] = {8, 8, 8, 4, 2, 1};
     for (int i = 0; i < n_nodes; ++i) {
-      NodeState n;
+      daemon::NodeState n;
       n.id = i + 1;
       n.name = "node-" + std::to_string(i);
       const Arch& a = kArchs[i % 10 == 9 ? 3 : i % 3];
@@ -127,7 +127,7 @@ struct Bench {
 
   // Sweeps: moe x gemm x a model parameter, over one to three arch targets, 1/2/4/8 GPUs each.
   void AddSweep() {
-    SweepInfo info;
+    daemon::SweepInfo info;
     info.id = next_sweep++;
     info.priority = info.id % 10 == 0 ? 1 : 0;
     info.gate_on = {{"gemm", {"fp4_gemm_backend"}}, {"moe", {"moe_runner_backend"}},
@@ -141,14 +141,14 @@ struct Bench {
       needs.push_back(nd);
     }
     const int models = std::max(1, (per_sweep + 12 * n_targets - 1) / (12 * n_targets));  // then cut at per_sweep
-    std::vector<QueuedTrial> trials;
+    std::vector<daemon::QueuedTrial> trials;
     trials.reserve(per_sweep);
     for (int m = 0; m < models && static_cast<int>(trials.size()) < per_sweep; ++m)
       for (auto* moe : kMoe)
         for (auto* gemm : kGemm)
           for (int t = 0; t < n_targets; ++t) {
             if (static_cast<int>(trials.size()) >= per_sweep) break;
-            QueuedTrial q;
+            daemon::QueuedTrial q;
             q.id = next_trial++;
             q.sweep = info.id;
             q.suite_id = 1;
@@ -169,7 +169,7 @@ struct Bench {
     std::string lease = active[i];
     active[i] = active.back();
     active.pop_back();
-    ResultRow r;
+    store::ResultRow r;
     const unsigned roll = static_cast<unsigned>(rng() % 16);
     if (pruning && roll < 1) {
       r.verdict = Verdict::kUnsupported;
@@ -204,7 +204,7 @@ struct Bench {
       if (active.size() > 2000 || rng() % 2) FinishOne(pruning);
       clock.now += 1;
       const int64_t node = 1 + static_cast<int64_t>(rng() % n_nodes);
-      const NodeState* n = s->Node(node);
+      const daemon::NodeState* n = s->Node(node);
       std::vector<int> free;
       for (auto& g : n->inv.gpus)
         if (!n->busy_gpus.count(g.index)) free.push_back(g.index);

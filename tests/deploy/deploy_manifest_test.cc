@@ -308,12 +308,12 @@ TEST(Systemd, UnitsVerifyAndUseOnlyExistingFlags) {
 TEST(Slurm, TheExampleLauncherConfigParses) {
   auto j = ReadJsonOrYaml(Deploy() + "/slurm/slurm.example.yaml");
   ASSERT_TRUE(j.ok()) << j.status().message();
-  auto c = ParseSlurmConfig(*j);
+  auto c = slurm::ParseSlurmConfig(*j);
   ASSERT_TRUE(c.ok()) << c.status().field() << ": " << c.status().message();
   EXPECT_EQ(c->partitions.size(), 3u);
   EXPECT_EQ(c->partitions[1].offer.gpus.size(), 8u);
   std::set<std::string> args;
-  for (auto& a : SbatchArgs(*c, c->partitions[1], "site")) args.insert(a);
+  for (auto& a : slurm::SbatchArgs(*c, c->partitions[1], "site")) args.insert(a);
   EXPECT_TRUE(args.count("--gres=gpu:h200:8"));
   EXPECT_TRUE(args.count("--constraint=h200"));
 }

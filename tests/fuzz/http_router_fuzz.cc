@@ -36,9 +36,9 @@ using namespace gauntlet;
 using nlohmann::json;
 
 struct Daemon {
-  std::unique_ptr<Store> store;
-  EventBus events;
-  std::unique_ptr<Coordinator> coord;
+  std::unique_ptr<store::Store> store;
+  daemon::EventBus events;
+  std::unique_ptr<daemon::Coordinator> coord;
   std::unique_ptr<api::Context> ctx;
   std::unique_ptr<http::Router> router;
   std::string lease = "no-lease-yet";
@@ -92,10 +92,10 @@ Daemon& TheDaemon() {
   // Leaked on purpose: the coordinator's clock thread must not race exit-time destructors.
   static Daemon* d = [] {
     auto* d = new Daemon;
-    auto store = Store::Open(":memory:");
+    auto store = store::Store::Open(":memory:");
     if (!store.ok()) std::abort();
     d->store = std::move(*store);
-    d->coord = std::make_unique<Coordinator>(*d->store, d->events, CoordinatorOptions{});
+    d->coord = std::make_unique<daemon::Coordinator>(*d->store, d->events, daemon::CoordinatorOptions{});
     d->ctx = std::make_unique<api::Context>(api::Context{*d->store, *d->coord, d->events,
                                                          std::string(GAUNTLET_SOURCE_DIR) + "/web", 0});
     d->router = std::make_unique<http::Router>(api::Routes(*d->ctx), nullptr);

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 TEST(GpuLeftover, TheNextTrialFindsTheGpuFreeOrHeldBack) {
   std::string why;
-  auto nvml = Nvml::Open(&why);
+  auto nvml = worker::Nvml::Open(&why);
   if (!nvml || nvml->Gpus().empty()) GTEST_SKIP() << "SKIP: no GPU here (" << why << ")";
   if (system("python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "SKIP: python3 cannot use the GPU through PyTorch";

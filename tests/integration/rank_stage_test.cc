@@ -53,14 +53,14 @@ class RankStageTest : public ::testing::Test {
   std::string Log() { return log.Peek(1 << 20).second; }
 
   TempDir dir;
-  LogSink log;
+  worker::LogSink log;
   SystemProcessRunner runner;
-  TrialContext ctx;
+  worker::TrialContext ctx;
 };
 
 TEST(RankEnv, TorchrunsVariablesAndOneResultFilePerRank) {
   std::map<std::string, std::string> base = {{"GAUNTLET_RESULT_FILE", "/w/run.result.json"}, {"PATH", "/bin"}};
-  auto r0 = RankEnv(base, 0, 2, 4242);
+  auto r0 = worker::RankEnv(base, 0, 2, 4242);
   EXPECT_EQ(r0["RANK"], "0");
   EXPECT_EQ(r0["LOCAL_RANK"], "0");
   EXPECT_EQ(r0["WORLD_SIZE"], "2");
@@ -69,16 +69,16 @@ TEST(RankEnv, TorchrunsVariablesAndOneResultFilePerRank) {
   EXPECT_EQ(r0["MASTER_PORT"], "4242");
   EXPECT_EQ(r0["GAUNTLET_RESULT_FILE"], "/w/run.result.json") << "rank 0's file is the stage's result";
   EXPECT_EQ(r0["PATH"], "/bin");
-  auto r1 = RankEnv(base, 1, 2, 4242);
+  auto r1 = worker::RankEnv(base, 1, 2, 4242);
   EXPECT_EQ(r1["RANK"], "1");
   EXPECT_EQ(r1["GAUNTLET_RANK"], "1");
   EXPECT_EQ(r1["GAUNTLET_RESULT_FILE"], "/w/run.result.rank1.json");
-  EXPECT_EQ(RankEnv({}, 1, 2, 1).count("GAUNTLET_RESULT_FILE"), 0u) << "no result file, none invented";
+  EXPECT_EQ(worker::RankEnv({}, 1, 2, 1).count("GAUNTLET_RESULT_FILE"), 0u) << "no result file, none invented";
 }
 
 TEST_F(RankStageTest, ARankThatRaisesEndsItsHungPeerAndTheVerdictIsItsError) {
   const std::string rdir = dir.path() + "/ranks";
-  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir), {});
+  worker::StageOutcome o = worker::RunCommandStage(ctx, RanksStage(rdir), {});
   EXPECT_EQ(o.verdict, Verdict::kCrashed) << o.evidence;
   EXPECT_EQ(o.signature, "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py");
   EXPECT_EQ(o.evidence, "[rank1]: RuntimeError: fixture rank 1 lost its shard");
@@ -101,10 +101,10 @@ TEST_F(RankStageTest, TheGroupEndsTheHungRankItselfNotItsDeadline) {
   json stage = RanksStage(rdir);
   ProcessSpec spec;
   for (auto& a : stage["argv"]) spec.argv.push_back(a);
-  spec.env = StageEnv(ctx, stage, 0, dir.path() + "/r.json");
+  spec.env = worker::StageEnv(ctx, stage, 0, dir.path() + "/r.json");
   spec.cwd = dir.path();
   std::string out;
-  auto g = RunRankGroup(runner, spec, 2, FreePort(), std::chrono::steady_clock::now() + std::chrono::seconds(120),
+  auto g = worker::RunRankGroup(runner, spec, 2, worker::FreePort(), std::chrono::steady_clock::now() + std::chrono::seconds(120),
                         [&](std::string_view s) { out += s; }, {}, std::chrono::milliseconds(300),
                         std::chrono::milliseconds(50));
   ASSERT_TRUE(g.ok()) << g.status().message();
@@ -119,7 +119,7 @@ TEST_F(RankStageTest, TheGroupEndsTheHungRankItselfNotItsDeadline) {
 
 TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
   const std::string rdir = dir.path() + "/ranks";
-  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3, /*timeout_s=*/5), {});
+  worker::StageOutcome o = worker::RunCommandStage(ctx, RanksStage(rdir, /*count=*/3, /*timeout_s=*/5), {});
   EXPECT_EQ(o.verdict, Verdict::kTimeout) << o.evidence;
   EXPECT_EQ(o.signature, "timeout:ranks");
   for (int r : {0, 1}) {
@@ -132,7 +132,7 @@ TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
 TEST_F(RankStageTest, ACancelEndsEveryRank) {
   const std::string rdir = dir.path() + "/ranks";
   ctx.should_stop = [&] { return fs::exists(rdir + "/rank0.pid") && fs::exists(rdir + "/rank1.pid"); };
-  StageOutcome o = RunCommandStage(ctx, RanksStage(rdir, /*count=*/3), {});
+  worker::StageOutcome o = worker::RunCommandStage(ctx, RanksStage(rdir, /*count=*/3), {});
   EXPECT_EQ(o.verdict, Verdict::kCancelled) << o.evidence;
   for (int r : {0, 1}) EXPECT_FALSE(Alive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
 }
@@ -140,7 +140,7 @@ TEST_F(RankStageTest, ACancelEndsEveryRank) {
 TEST_F(RankStageTest, AMissingProgramIsTheConfigsFault) {
   json stage = RanksStage(dir.path());
   stage["argv"] = {"no-such-program-anywhere"};
-  StageOutcome o = RunCommandStage(ctx, stage, {});
+  worker::StageOutcome o = worker::RunCommandStage(ctx, stage, {});
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
 }

@@ -20,10 +20,10 @@ namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------- planner (pure)
 
-SlurmConfig Config(const json& j) {
-  auto c = ParseSlurmConfig(j);
+slurm::SlurmConfig Config(const json& j) {
+  auto c = slurm::ParseSlurmConfig(j);
   EXPECT_TRUE(c.ok()) << c.status().field() << ": " << c.status().message();
-  return c.ok() ? *c : SlurmConfig{};
+  return c.ok() ? *c : slurm::SlurmConfig{};
 }
 
 const json kTwoPartitions = {
@@ -40,18 +40,18 @@ Need GpuNeed(int gpus, const std::string& arch) {
   return n;
 }
 
-std::vector<SlurmQueuedTrial> Trials(int n, const Need& need, int64_t first = 1) {
-  std::vector<SlurmQueuedTrial> out;
+std::vector<slurm::SlurmQueuedTrial> Trials(int n, const Need& need, int64_t first = 1) {
+  std::vector<slurm::SlurmQueuedTrial> out;
   for (int i = 0; i < n; ++i) out.push_back({first + i, need});
   return out;
 }
 
 TEST(SlurmPlan, SubmitsNoMoreJobsThanTheQueueNeedsAndRoutesByHardware) {
-  SlurmConfig cfg = Config(kTwoPartitions);
+  slurm::SlurmConfig cfg = Config(kTwoPartitions);
   auto q = Trials(3, Need{});                           // CPU: 2 per job -> 2 jobs
   for (auto& t : Trials(3, GpuNeed(1, "sm_90"), 10)) q.push_back(t);  // 1 GPU each, 2 per job -> 2 jobs
   for (auto& t : Trials(2, GpuNeed(1, "sm_100"), 20)) q.push_back(t);  // no partition has sm_100
-  SlurmPlan p = PlanSlurmJobs(cfg, q, {}, {});
+  slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {}, {});
   EXPECT_EQ(p.submit, (std::map<std::string, int>{{"cpu", 2}, {"h200", 2}})) << p.report.dump();
   EXPECT_TRUE(p.cancel.empty());
   EXPECT_EQ(p.report["unplaceable"], 2);
@@ -59,53 +59,53 @@ TEST(SlurmPlan, SubmitsNoMoreJobsThanTheQueueNeedsAndRoutesByHardware) {
 }
 
 TEST(SlurmPlan, CapsAtMaxJobsAndCountsJobsAlreadyThere) {
-  SlurmConfig cfg = Config(kTwoPartitions);
+  slurm::SlurmConfig cfg = Config(kTwoPartitions);
   auto q = Trials(20, Need{});  // would need 10 jobs; max_jobs 3, one already pending
-  SlurmPlan p = PlanSlurmJobs(cfg, q, {}, {{7, "cpu", "PENDING"}});
+  slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {}, {{7, "cpu", "PENDING"}});
   EXPECT_EQ(p.submit["cpu"], 2);
   EXPECT_EQ(p.report["partitions"]["cpu"]["waiting_for_room"], 20 - 3 * 2);
   // A job that is running but hasn't registered yet counts as room for 2.
-  p = PlanSlurmJobs(cfg, Trials(2, Need{}), {}, {{8, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, Trials(2, Need{}), {}, {{8, "cpu", "RUNNING"}});
   EXPECT_TRUE(p.submit.empty()) << p.report.dump();
 }
 
 TEST(SlurmPlan, IdleWorkersThatFitTakeTheTrialsAndEmptyPendingJobsAreCancelled) {
-  SlurmConfig cfg = Config(kTwoPartitions);
-  FleetNode idle;
+  slurm::SlurmConfig cfg = Config(kTwoPartitions);
+  slurm::FleetNode idle;
   idle.id = 1;
   idle.state = "online";
   idle.waiting = true;  // a static CPU worker, long-polling
   auto q = Trials(4, Need{});
-  SlurmPlan p = PlanSlurmJobs(cfg, q, {idle}, {{30, "cpu", "PENDING"}, {31, "cpu", "PENDING"}});
+  slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {idle}, {{30, "cpu", "PENDING"}, {31, "cpu", "PENDING"}});
   EXPECT_TRUE(p.submit.empty());
   EXPECT_EQ(p.cancel, (std::vector<int64_t>{30, 31}));
   EXPECT_EQ(p.report["covered_by_idle_workers"], 4);
   // The queue drained: pending jobs go, running ones are left to exit when idle.
-  p = PlanSlurmJobs(cfg, {}, {}, {{40, "cpu", "RUNNING"}, {41, "h200", "PENDING"}, {42, "h200", "PENDING"}});
+  p = slurm::PlanSlurmJobs(cfg, {}, {}, {{40, "cpu", "RUNNING"}, {41, "h200", "PENDING"}, {42, "h200", "PENDING"}});
   EXPECT_EQ(p.cancel, (std::vector<int64_t>{41, 42}));
   // A registered worker of ours with room takes the trial before any new job.
-  FleetNode ours;
+  slurm::FleetNode ours;
   ours.state = "online";
   ours.slurm_job = 40;
   ours.running = 1;
-  p = PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
   EXPECT_TRUE(p.submit.empty()) << p.report.dump();
   ours.running = 2;  // full: a new job
-  p = PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
   EXPECT_EQ(p.submit["cpu"], 1) << p.report.dump();
 }
 
 TEST(SlurmPlan, ScriptAndSbatchArgumentsCarryGresConstraintTimeAndLabels) {
-  SlurmConfig cfg = Config(kTwoPartitions);
+  slurm::SlurmConfig cfg = Config(kTwoPartitions);
   cfg.log_dir = "/var/log/g";
   cfg.workdir = "/scratch/g";
-  const SlurmPartition& h = cfg.partitions[1];
-  auto args = SbatchArgs(cfg, h, "site");
+  const slurm::SlurmPartition& h = cfg.partitions[1];
+  auto args = slurm::SbatchArgs(cfg, h, "site");
   std::set<std::string> a(args.begin(), args.end());
   for (const char* want : {"--parsable", "--job-name=gauntlet-site-h200", "--gres=gpu:h200:2", "--constraint=h200",
                            "--time=02:00:00", "--partition=gpu", "--output=/var/log/g/gauntlet-site-h200-%j.out"})
     EXPECT_TRUE(a.count(want)) << want;
-  std::string s = SlurmJobScript(cfg, h, "/opt/gauntlet/bin/gauntlet", "http://gauntlet:8080", "site");
+  std::string s = slurm::SlurmJobScript(cfg, h, "/opt/gauntlet/bin/gauntlet", "http://gauntlet:8080", "site");
   EXPECT_NE(s.find("exec '/opt/gauntlet/bin/gauntlet' worker --server 'http://gauntlet:8080'"), std::string::npos) << s;
   EXPECT_NE(s.find("--labels 'pool=hopper,slurm_launcher=site,slurm_partition=h200'\",slurm_job=${SLURM_JOB_ID}\""),
             std::string::npos)
@@ -115,12 +115,12 @@ TEST(SlurmPlan, ScriptAndSbatchArgumentsCarryGresConstraintTimeAndLabels) {
 }
 
 TEST(SlurmPlan, ConfigErrorsNameTheField) {
-  auto c = ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"gpus", 1}}}}});
+  auto c = slurm::ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"gpus", 1}}}}});
   EXPECT_FALSE(c.ok());
-  c = ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"frobnicate", 1}}}}});
+  c = slurm::ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"frobnicate", 1}}}}});
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().field(), "partitions[0].frobnicate");
-  c = ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"labels", {{"slurm_job", "1"}}}}}}});
+  c = slurm::ParseSlurmConfig({{"partitions", {{{"name", "g"}, {"labels", {{"slurm_job", "1"}}}}}}});
   EXPECT_FALSE(c.ok());
 }
 

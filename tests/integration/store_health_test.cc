@@ -135,7 +135,7 @@ TEST(StoreHealth, ADamagedStoreRefusesToStartNamingTheFileAndTheFixAndIsNotWritt
   dir.Write("suites/.keep", "");
   const std::string db = dir.path() + "/gauntlet.db";
   FillSweep(db, GridSuite("bulk", {10, 10, 20}), 5000);  // closed: checkpointed, no WAL left
-  auto good = CheckStoreFile(db, false);
+  auto good = store::CheckStoreFile(db, false);
   ASSERT_TRUE(good.ok() && good->ok);
   Garble(db, 4);
   const std::string before = Bytes(db);
@@ -203,11 +203,11 @@ TEST(StoreHealth, ABackupWhileTheDaemonWritesPassesQuickCheckAndHoldsTheRows) {
   ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << backup.Log();
   EXPECT_NE(backup.Log().find("passed PRAGMA quick_check"), std::string::npos) << backup.Log();
   EXPECT_GT(acked.load(), before) << "the daemon did not write while the backup ran";
-  auto check = CheckStoreFile(out, /*full=*/true);
+  auto check = store::CheckStoreFile(out, /*full=*/true);
   ASSERT_TRUE(check.ok()) << check.status().message();
   EXPECT_TRUE(check->ok) << (check->problems.empty() ? "" : check->problems[0]);
   // Every sweep acknowledged before the backup began is in the copy, each with all its trials.
-  sql::Db copy(out, /*readonly=*/true);
+  store::sql::Db copy(out, /*readonly=*/true);
   auto s = copy.Prepare(
       "SELECT COUNT(*), MIN(id), MAX(id), SUM(trial_count = (SELECT COUNT(*) FROM trials t WHERE t.sweep_id = sweeps.id))"
       " FROM sweeps");

@@ -208,25 +208,25 @@ TEST_F(TestRunnerTest, ABadJUnitFieldIsRefusedAtRegistration) {
 TEST(JUnitFile, RefusesWhatIsNotARegularFileOrTooBig) {
   TempDir dir;
   const std::string p = dir.path() + "/j.xml";
-  EXPECT_NE(ReadJUnitFile(p).status().message().find("missing"), std::string::npos);
+  EXPECT_NE(worker::ReadJUnitFile(p).status().message().find("missing"), std::string::npos);
   ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
-  EXPECT_NE(ReadJUnitFile(p).status().message().find("not a regular file"), std::string::npos) << "a FIFO never hangs it";
+  EXPECT_NE(worker::ReadJUnitFile(p).status().message().find("not a regular file"), std::string::npos) << "a FIFO never hangs it";
   std::filesystem::remove(p);
   std::filesystem::create_directory(p);
-  EXPECT_FALSE(ReadJUnitFile(p).ok());
+  EXPECT_FALSE(worker::ReadJUnitFile(p).ok());
   std::filesystem::remove(p);
   {
     std::ofstream f(p);
     f << "<testsuite>";
-    f << std::string(kMaxJUnitBytes, ' ');
+    f << std::string(worker::kMaxJUnitBytes, ' ');
     f << "</testsuite>";
   }
-  EXPECT_NE(ReadJUnitFile(p).status().message().find("larger than 16 MiB"), std::string::npos);
+  EXPECT_NE(worker::ReadJUnitFile(p).status().message().find("larger than 16 MiB"), std::string::npos);
   {
     std::ofstream f(p, std::ios::trunc);
     f << "<testsuite><testcase classname=\"a\" name=\"b\"/></testsuite>";
   }
-  auto ok = ReadJUnitFile(p);
+  auto ok = worker::ReadJUnitFile(p);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->cases.size(), 1u);
 }

@@ -8,7 +8,8 @@ compile_commands.json and compiles probes with it, for every header of every lay
   headers must compile;
 - any other layer: none of that layer's headers may be reachable (`__has_include` is false for each,
   which is exactly when `#include` of it fails with "No such file").
-Also: no source file in any folder includes by a relative path (`#include "../x/y.h"`, `"./x.h"`): a
+Also: each layer's sources open only its own namespace (LAYER_NAMESPACE), and no source file in any
+folder includes by a relative path (`#include "../x/y.h"`, `"./x.h"`): a
 relative include reaches around the layers' views.
 Usage: layers_test.py SOURCE_DIR BUILD_DIR
 """
@@ -85,6 +86,35 @@ def relative_includes(src, build):
     return found
 
 
+# Each layer's one namespace (docs/ARCHITECTURE.md): core is the vocabulary every layer shares, the rest
+# are gauntlet::<layer> (workers: gauntlet::worker). Within it a file may open a sub-namespace of it
+# (`gauntlet::store::sql`, `detail`) or an anonymous one; a library's (std, nlohmann, re2) is opened only
+# for a specialisation or a forward declaration.
+LAYER_NAMESPACE = {'core': 'gauntlet', 'workers': 'gauntlet::worker'}
+OPEN_NAMESPACE = re.compile(r'^\s*(?:inline\s+)?namespace\s+([A-Za-z_][\w:]*)\s*\{', re.M)
+FOREIGN_OK = {'std', 'nlohmann', 're2', 'detail'}
+
+
+def namespace_failures(src, layer):
+    """`path:line: namespace X` for every named namespace a source of `layer` opens outside its own."""
+    own = LAYER_NAMESPACE.get(layer, 'gauntlet::' + layer)
+    found = []
+    for root, dirs, files in os.walk(os.path.join(src, layer)):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for f in files:
+            if not f.endswith(SOURCE_EXT + ('.in',)):
+                continue
+            path = os.path.join(root, f)
+            text = open(path, errors='replace').read()
+            for m in OPEN_NAMESPACE.finditer(text):
+                name = m.group(1)
+                if name == own or name.startswith(own + '::') or name in FOREIGN_OK:
+                    continue
+                line = text.count('\n', 0, m.start()) + 1
+                found.append(f'{os.path.relpath(path, src)}:{line}: namespace {name} (the layer\'s is {own})')
+    return found
+
+
 def compile_args(entry):
     """The compiler and flags of a compile_commands.json entry, without its output, dependency file
     and source."""
@@ -112,6 +142,8 @@ def main():
     for layer, deps in direct.items():
         for d in deps - set(direct):
             failures.append(f'{layer}/CMakeLists.txt names DEPS {d}, which is no layer')
+    for layer in direct:
+        failures += [f'one namespace per layer: {n}' for n in namespace_failures(src, layer)]
     for layer in direct:
         direct[layer] &= set(direct)
     deps = closure(direct)

@@ -28,7 +28,7 @@ inline nlohmann::json GridSuite(const std::string& name, const std::vector<int>&
 // with verdicts drawn from a fixed seed over two hardware classes; returns the sweep's id.
 inline int64_t FillSweep(const std::string& db_path, const nlohmann::json& suite, int64_t trials) {
   using nlohmann::json;
-  auto store = std::move(*Store::Open(db_path));
+  auto store = std::move(*store::Store::Open(db_path));
   auto row = store->PutSuite(suite["name"], suite, "");
   std::vector<std::string> names;
   std::vector<size_t> sizes;
@@ -38,7 +38,7 @@ inline int64_t FillSweep(const std::string& db_path, const nlohmann::json& suite
   const char* hw[] = {"NVIDIA H200 · sm_90 · x1", "NVIDIA B200 · sm_100 · x1"};
   std::mt19937 rng(42);
   int64_t sweep = 0;
-  store->Write([&](sql::Db& db) {
+  store->Write([&](store::sql::Db& db) {
     auto ins = db.Prepare("INSERT INTO sweeps(suite_id, name, request, trial_count, created_at) VALUES(?,?,?,?,?)");
     ins.Bind(1, row->id).Bind(2, "bulk").Bind(3, json{{"suite", suite["name"]}}.dump()).Bind(4, trials).Bind(5, 1);
     ins.Run();

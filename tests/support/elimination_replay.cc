@@ -45,8 +45,8 @@ std::vector<Config> Expand(const Grid& g) {
   return out;
 }
 
-NodeState MakeNode(int64_t id, const std::string& arch) {
-  NodeState n;
+daemon::NodeState MakeNode(int64_t id, const std::string& arch) {
+  daemon::NodeState n;
   n.id = id;
   n.name = arch + "-" + std::to_string(id);
   const int cc = std::stoi(arch.substr(3));
@@ -66,9 +66,9 @@ struct Run {
 ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
   FakeClock clock;
   FakeSchedulerStore store;
-  SchedulerOptions so;
+  daemon::SchedulerOptions so;
   so.lease_ttl_ms = so.offline_after_ms = int64_t{1} << 50;  // the replay never ticks: nothing expires
-  Scheduler s(clock, store, so);
+  daemon::Scheduler s(clock, store, so);
   const int64_t start = clock.now;
   int64_t node_id = 1;
   std::vector<int64_t> nodes;
@@ -79,10 +79,10 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
     }
   const std::vector<Config> configs = Expand(g);
   std::vector<std::pair<const Config*, int>> of;  // trial id - 1 -> (config, arch index)
-  std::vector<QueuedTrial> trials;
+  std::vector<daemon::QueuedTrial> trials;
   for (auto& c : configs)
     for (size_t a = 0; a < g.archs.size(); ++a) {
-      QueuedTrial t;
+      daemon::QueuedTrial t;
       t.id = static_cast<int64_t>(trials.size()) + 1;
       t.sweep = 1;
       t.target = static_cast<int>(a);
@@ -95,7 +95,7 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
       trials.push_back(std::move(t));
       of.emplace_back(&c, static_cast<int>(a));
     }
-  SweepInfo info;
+  daemon::SweepInfo info;
   info.id = 1;
   info.prune = o.prune;
   info.reuse = false;
@@ -107,7 +107,7 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
   res.exhaustive_gpu_hours = static_cast<double>(res.trials) * g.cost_s / 3600;
   res.priced = !g.prices.empty();
   std::vector<double> trial_cost;  // by trial id - 1
-  for (auto& t : trials) trial_cost.push_back(TrialCost(t));
+  for (auto& t : trials) trial_cost.push_back(daemon::TrialCost(t));
   for (double c : trial_cost) res.exhaustive_cost += c;
   s.AddSweep(info, std::move(trials));
 
@@ -136,7 +136,7 @@ ReplayResult Replay(const Grid& g, const ReplayOptions& o) {
     const size_t i = static_cast<size_t>(r.trial - 1);
     res.cost += trial_cost[i];
     const Truth& t = truth[i];
-    ResultRow row;
+    store::ResultRow row;
     if (t.flaky && flake(rng) < o.flaky_fail_rate) {  // each run fails at random, on its own
       row.verdict = Verdict::kCrashed;
       row.failing_stage = g.stages.back().first;

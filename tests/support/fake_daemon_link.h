@@ -18,71 +18,71 @@
 
 namespace gauntlet::test {
 
-class FakeDaemonLink : public DaemonLink {
+class FakeDaemonLink : public worker::DaemonLink {
  public:
   // ---- scripts ----
   // Register answers, one per call; when they run out, ok with node 1.
-  std::deque<RegisterAnswer> register_answers;
+  std::deque<worker::RegisterAnswer> register_answers;
   // Lease answers, one per call; when they run out, "nothing to run" after a short pause (a
   // long-poll that found nothing), so a worker loop does not spin.
-  std::deque<LeaseAnswer> lease_answers;
+  std::deque<worker::LeaseAnswer> lease_answers;
   // The clock that pause is on (borrowed); null: a real 10 ms. With a FakeWorkerClock the pause
   // moves the clock on at once, so a worker's idle time passes without real time.
-  WorkerClock* clock = nullptr;
+  worker::WorkerClock* clock = nullptr;
   // The heartbeat's answer, asked at each call; default: ok, no cancel.
-  std::function<HeartbeatAnswer()> heartbeat;
+  std::function<worker::HeartbeatAnswer()> heartbeat;
   // The first N log calls, and the first N report calls, answer kUnavailable (a daemon away).
   int logs_unavailable = 0;
   int reports_unavailable = 0;
 
   // ---- the DaemonLink ----
-  RegisterAnswer Register(const nlohmann::json& node) override {
+  worker::RegisterAnswer Register(const nlohmann::json& node) override {
     std::lock_guard lock(mu_);
     registrations_.push_back(node);
     if (register_answers.empty()) {
-      RegisterAnswer a;
-      a.status = LinkStatus::kOk;
+      worker::RegisterAnswer a;
+      a.status = worker::LinkStatus::kOk;
       a.node = 1;
       return a;
     }
-    RegisterAnswer a = register_answers.front();
+    worker::RegisterAnswer a = register_answers.front();
     register_answers.pop_front();
     return a;
   }
-  LeaseAnswer Lease(int64_t node, const LeaseRequest& request) override {
+  worker::LeaseAnswer Lease(int64_t node, const worker::LeaseRequest& request) override {
     {
       std::lock_guard lock(mu_);
       lease_requests_.push_back({node, request});
       if (!lease_answers.empty()) {
-        LeaseAnswer a = lease_answers.front();
+        worker::LeaseAnswer a = lease_answers.front();
         lease_answers.pop_front();
         return a;
       }
     }
-    (clock ? *clock : SteadyWorkerClock()).SleepFor(std::chrono::milliseconds(10));
-    LeaseAnswer a;
-    a.status = LinkStatus::kOk;
+    (clock ? *clock : worker::SteadyWorkerClock()).SleepFor(std::chrono::milliseconds(10));
+    worker::LeaseAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   }
   void InterruptLease() override {}
-  LinkAnswer Quarantine(int64_t node, const std::string& reason) override {
+  worker::LinkAnswer Quarantine(int64_t node, const std::string& reason) override {
     std::lock_guard lock(mu_);
     quarantines_.push_back({node, reason});
     return Ok();
   }
-  HeartbeatAnswer Heartbeat(const std::string&, int64_t) override {
-    std::function<HeartbeatAnswer()> h;
+  worker::HeartbeatAnswer Heartbeat(const std::string&, int64_t) override {
+    std::function<worker::HeartbeatAnswer()> h;
     {
       std::lock_guard lock(mu_);
       ++heartbeats_;
       h = heartbeat;
     }
     if (h) return h();
-    HeartbeatAnswer a;
-    a.status = LinkStatus::kOk;
+    worker::HeartbeatAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   }
-  LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override {
+  worker::LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override {
     std::lock_guard lock(mu_);
     ++log_calls_;
     if (logs_unavailable > 0) {
@@ -93,8 +93,8 @@ class FakeDaemonLink : public DaemonLink {
     const auto size = static_cast<int64_t>(log.size());
     if (offset > size) {
       ++gaps_;
-      LinkAnswer a;
-      a.status = LinkStatus::kLost;
+      worker::LinkAnswer a;
+      a.status = worker::LinkStatus::kLost;
       a.detail = "log offset " + std::to_string(offset) + " is past the end " + std::to_string(size);
       return a;
     }
@@ -104,7 +104,7 @@ class FakeDaemonLink : public DaemonLink {
     log.append(data.substr(overlap));
     return Ok();
   }
-  LinkAnswer Report(const std::string& lease, const nlohmann::json& report) override {
+  worker::LinkAnswer Report(const std::string& lease, const nlohmann::json& report) override {
     std::lock_guard lock(mu_);
     report_calls_.push_back(report);
     if (reports_unavailable > 0) {
@@ -135,7 +135,7 @@ class FakeDaemonLink : public DaemonLink {
     std::lock_guard lock(mu_);
     return registrations_;
   }
-  std::vector<std::pair<int64_t, LeaseRequest>> lease_requests() const {
+  std::vector<std::pair<int64_t, worker::LeaseRequest>> lease_requests() const {
     std::lock_guard lock(mu_);
     return lease_requests_;
   }
@@ -161,21 +161,21 @@ class FakeDaemonLink : public DaemonLink {
   }
 
  private:
-  static LinkAnswer Ok() {
-    LinkAnswer a;
-    a.status = LinkStatus::kOk;
+  static worker::LinkAnswer Ok() {
+    worker::LinkAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   }
-  static LinkAnswer Unavailable() {
-    LinkAnswer a;
-    a.status = LinkStatus::kUnavailable;
+  static worker::LinkAnswer Unavailable() {
+    worker::LinkAnswer a;
+    a.status = worker::LinkStatus::kUnavailable;
     a.detail = "the fake daemon is away";
     return a;
   }
 
   mutable std::mutex mu_;
   std::vector<nlohmann::json> registrations_;
-  std::vector<std::pair<int64_t, LeaseRequest>> lease_requests_;
+  std::vector<std::pair<int64_t, worker::LeaseRequest>> lease_requests_;
   std::vector<std::pair<int64_t, std::string>> quarantines_;
   std::map<std::string, std::string> logs_;
   std::map<std::string, nlohmann::json> taken_;

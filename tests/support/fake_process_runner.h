@@ -40,7 +40,7 @@ class FakeProcessRunner : public proc::ProcessRunner {
   // The clock a running program keeps its deadline and poll interval on (borrowed; set before any
   // Start). Null: the steady clock, polled in real time. A FakeWorkerClock makes each poll of a
   // program that runs until stopped move the clock on by the poll interval, at once.
-  WorkerClock* clock = nullptr;
+  worker::WorkerClock* clock = nullptr;
 
   // Programs by argv[0]; Start refuses any other name as a missing program would be (NotFound).
   void Add(const std::string& argv0, FakeProgram p) {
@@ -87,8 +87,8 @@ class FakeProcessRunner : public proc::ProcessRunner {
  private:
   class Proc : public proc::RunningProcess {
    public:
-    Proc(FakeProcessRunner* owner, FakeProgram p, WorkerClock* clock)
-        : owner_(owner), p_(std::move(p)), clock_(clock ? *clock : SteadyWorkerClock()) {}
+    Proc(FakeProcessRunner* owner, FakeProgram p, worker::WorkerClock* clock)
+        : owner_(owner), p_(std::move(p)), clock_(clock ? *clock : worker::SteadyWorkerClock()) {}
     ~Proc() override { StopGroup(std::chrono::milliseconds(0)); }  // as the real one: no group outlives its handle
 
     proc::ExitInfoProc Run(std::chrono::steady_clock::time_point deadline,
@@ -141,7 +141,7 @@ class FakeProcessRunner : public proc::ProcessRunner {
 
     FakeProcessRunner* owner_;
     FakeProgram p_;
-    WorkerClock& clock_;
+    worker::WorkerClock& clock_;
     bool ended_ = false;
     proc::ExitInfoProc exit_;
 

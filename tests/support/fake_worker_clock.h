@@ -16,7 +16,7 @@
 
 namespace gauntlet::test {
 
-class FakeWorkerClock final : public WorkerClock {
+class FakeWorkerClock final : public worker::WorkerClock {
  public:
   // Starts at the real now, so that a deadline some code still takes from steady_clock is near.
   FakeWorkerClock() : now_(std::chrono::steady_clock::now()) {}

@@ -12,7 +12,7 @@
 
 namespace gauntlet::test {
 
-class FakeClock : public Clock {
+class FakeClock : public daemon::Clock {
  public:
   int64_t now = 1'700'000'000'000;
   int64_t NowMs() override { return now; }
@@ -20,16 +20,16 @@ class FakeClock : public Clock {
 
 // Accepts every write (unless fail_leases) and records it when `record` is set; counts skipped trials
 // always. FindReusable answers `reusable` for every config.
-class FakeSchedulerStore : public SchedulerStore {
+class FakeSchedulerStore : public daemon::SchedulerStore {
  public:
   bool record = true;  // off for benchmarks: the scheduler's own work is what they time
   bool fail_leases = false;
   std::set<int64_t> gone;  // trials the store no longer holds as queued (a cancel committed first)
-  std::optional<ResultRow> reusable;
+  std::optional<store::ResultRow> reusable;
   int64_t skipped = 0;
   std::vector<int64_t> leased, requeued, finished;
-  std::vector<ResultRow> attempts;  // confirming attempts kept (RecordAttempt)
-  std::map<int64_t, ResultRow> results;  // final results by trial (Finish)
+  std::vector<store::ResultRow> attempts;  // confirming attempts kept (RecordAttempt)
+  std::map<int64_t, store::ResultRow> results;  // final results by trial (Finish)
   std::map<int64_t, std::string> verdicts;  // by name: what the tests compare
   std::map<int64_t, std::optional<int64_t>> evidence;
   std::map<int64_t, std::string> node_states;
@@ -42,7 +42,7 @@ class FakeSchedulerStore : public SchedulerStore {
     if (record) leased.push_back(trial);
     return Status::Ok();
   }
-  Status RecordAttempt(const ResultRow& r) override {
+  Status RecordAttempt(const store::ResultRow& r) override {
     if (record) attempts.push_back(r);
     return Status::Ok();
   }
@@ -50,7 +50,7 @@ class FakeSchedulerStore : public SchedulerStore {
     if (record) requeued.push_back(trial);
     return Status::Ok();
   }
-  Status Finish(const ResultRow& r, std::optional<int64_t> e) override {
+  Status Finish(const store::ResultRow& r, std::optional<int64_t> e) override {
     if (record) Note(r.trial_id, r.verdict, e);
     if (record) results[r.trial_id] = r;
     return Status::Ok();
@@ -66,13 +66,13 @@ class FakeSchedulerStore : public SchedulerStore {
               const std::string& hardware, const std::string& stage, const std::string& evidence_text) override {
     if (record)
       for (int64_t id : trials) texts[id] = evidence_text;
-    return SchedulerStore::Skip(trials, signature, evidence_trial, hardware, stage, evidence_text);
+    return daemon::SchedulerStore::Skip(trials, signature, evidence_trial, hardware, stage, evidence_text);
   }
   Status SetNodeState(int64_t node, const std::string& state, const std::string&) override {
     if (record) node_states[node] = state;
     return Status::Ok();
   }
-  std::optional<ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
+  std::optional<store::ResultRow> FindReusable(int64_t, const std::string&, const std::string&, int64_t) override {
     return reusable;
   }
 

@@ -35,13 +35,13 @@ class CommandStageTest : public ::testing::Test {
     ctx.log = &log;
     ctx.processes = &runner;
   }
-  StageOutcome Run(const json& stage) { return RunCommandStage(ctx, stage, {}); }
+  worker::StageOutcome Run(const json& stage) { return worker::RunCommandStage(ctx, stage, {}); }
   std::string Log() { return log.Peek(1 << 20).second; }
 
   test::TempDir dir;
-  LogSink log;
+  worker::LogSink log;
   test::FakeProcessRunner runner;
-  TrialContext ctx;
+  worker::TrialContext ctx;
 };
 
 // The stdout metrics line is advisory: its verdict counts only when it is a verdict's name; any
@@ -49,18 +49,18 @@ class CommandStageTest : public ::testing::Test {
 TEST(ReadMetrics, AStdoutLinesVerdictIsParsedOrLeftUnset) {
   test::TempDir dir;
   const std::string none = dir.path() + "/absent.json";
-  StageOutcome out;
+  worker::StageOutcome out;
   std::optional<Verdict> v;
   std::string detail;
-  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "oom", "detail": "d"})", &out, &v, &detail), "");
+  EXPECT_EQ(worker::ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "oom", "detail": "d"})", &out, &v, &detail), "");
   EXPECT_EQ(v, Verdict::kOom);
   EXPECT_EQ(detail, "d");
   v.reset();
-  EXPECT_EQ(ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "fine"})", &out, &v, &detail), "");
+  EXPECT_EQ(worker::ReadMetrics(none, R"({"metrics": {"x": 1}, "verdict": "fine"})", &out, &v, &detail), "");
   EXPECT_FALSE(v.has_value());
   // A result file's unknown verdict is an error the stage reports (ABrokenResultFileFailsTheStageWithTheReason).
   std::ofstream(dir.path() + "/r.json") << R"({"verdict": "Passed"})";
-  EXPECT_NE(ReadMetrics(dir.path() + "/r.json", "", &out, &v, &detail).find("'Passed' is not one of"), std::string::npos);
+  EXPECT_NE(worker::ReadMetrics(dir.path() + "/r.json", "", &out, &v, &detail).find("'Passed' is not one of"), std::string::npos);
   EXPECT_FALSE(v.has_value());
 }
 
@@ -74,7 +74,7 @@ TEST_F(CommandStageTest, TracebackAndExitOneIsCrashedWithTheClassifiersSignature
   p.exit_code = 1;
   runner.Add("gemm", p);
 
-  StageOutcome o = Run({{"name", "kernel"}, {"argv", {"gemm"}}});
+  worker::StageOutcome o = Run({{"name", "kernel"}, {"argv", {"gemm"}}});
 
   ExitInfo ei;
   ei.exit_code = 1;
@@ -97,7 +97,7 @@ TEST_F(CommandStageTest, ResultFileVerdictIsHonouredOverTheExitStatus) {
   };
   runner.Add("check", p);
 
-  StageOutcome o = Run({{"name", "accuracy"}, {"argv", {"check"}}});
+  worker::StageOutcome o = Run({{"name", "accuracy"}, {"argv", {"check"}}});
 
   EXPECT_EQ(o.verdict, Verdict::kWrongOutput);
   EXPECT_EQ(o.signature, "wrong_output:accuracy");
@@ -113,7 +113,7 @@ TEST_F(CommandStageTest, AResultFileCannotClaimTheSchedulersVerdicts) {
   };
   runner.Add("sly", p);
 
-  StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
+  worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"sly"}}});
 
   EXPECT_EQ(o.verdict, Verdict::kCrashed) << "a file naming a verdict it may not is a broken file";
   EXPECT_EQ(o.exit_code, 3);
@@ -135,7 +135,7 @@ TEST_F(CommandStageTest, ABrokenResultFileFailsTheStageWithTheReason) {
     p.exit_code = 0;
     p.on_start = [text = text](const ProcessSpec& spec) { std::ofstream(spec.env.at("GAUNTLET_RESULT_FILE")) << text; };
     runner.Add("broken", p);
-    StageOutcome o = Run({{"name", "s"}, {"argv", {"broken"}}});
+    worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"broken"}}});
     EXPECT_EQ(o.verdict, Verdict::kCrashed) << text;
     EXPECT_EQ(o.signature, "crashed:bad_result_file") << text;
     EXPECT_NE(o.evidence.find(why), std::string::npos) << text << " -> " << o.evidence;
@@ -175,7 +175,7 @@ TEST_F(CommandStageTest, AResultFileThatIsNotABoundedRegularFileInTheWorkdirFail
     p.exit_code = c.exit_code;
     p.on_start = [&c](const ProcessSpec& spec) { c.make(spec.env.at("GAUNTLET_RESULT_FILE")); };
     runner.Add("writer", p);
-    StageOutcome o = Run({{"name", "s"}, {"argv", {"writer"}}});
+    worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"writer"}}});
     EXPECT_NE(o.verdict, Verdict::kPassed) << c.name;
     if (c.exit_code == 0) EXPECT_EQ(o.signature, "crashed:bad_result_file") << c.name;
     EXPECT_NE(o.evidence.find(c.why), std::string::npos) << c.name << " -> " << o.evidence;
@@ -183,19 +183,19 @@ TEST_F(CommandStageTest, AResultFileThatIsNotABoundedRegularFileInTheWorkdirFail
     std::filesystem::remove_all(dir.path() + "/s.result.json", ec);
   }
   // A file at the limit is read; one byte over is refused.
-  StageOutcome out;
+  worker::StageOutcome out;
   std::optional<Verdict> v;
   std::string detail;
   const std::string at_limit = dir.path() + "/limit.json";
   std::string text = R"({"verdict": "passed", "detail": ")";
-  text += std::string(kResultFileMaxBytes - text.size() - 2, 'x') + "\"}";
+  text += std::string(worker::kResultFileMaxBytes - text.size() - 2, 'x') + "\"}";
   std::ofstream(at_limit) << text;
-  EXPECT_EQ(ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()), "");
+  EXPECT_EQ(worker::ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()), "");
   EXPECT_EQ(v, Verdict::kPassed);
   std::ofstream(at_limit, std::ios::app) << " ";
-  EXPECT_NE(ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()).find("over the limit"), std::string::npos);
+  EXPECT_NE(worker::ReadMetrics(at_limit, "", &out, &v, &detail, dir.path()).find("over the limit"), std::string::npos);
   // A file of the right kind but outside the workdir (a stage name with a slash, say) is refused.
-  EXPECT_NE(ReadMetrics(foreign, "", &out, &v, &detail, dir.path()).find("not inside the trial's workdir"),
+  EXPECT_NE(worker::ReadMetrics(foreign, "", &out, &v, &detail, dir.path()).find("not inside the trial's workdir"),
             std::string::npos);
 }
 
@@ -205,7 +205,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
               "\"tflops\": {\"value\": 2, \"unit\": \"TFLOP/s\"}}}\r\n"};
   runner.Add("bench", p);
 
-  StageOutcome o = Run({{"name", "perf"}, {"argv", {"bench"}}});
+  worker::StageOutcome o = Run({{"name", "perf"}, {"argv", {"bench"}}});
 
   EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_TRUE(o.signature.empty());
@@ -214,7 +214,7 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
 }
 
 TEST_F(CommandStageTest, AMissingProgramIsCrashedProgramNotFound) {
-  StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
+  worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
 
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
@@ -228,7 +228,7 @@ TEST_F(CommandStageTest, AStageThatOutlivesItsTimeoutIsStoppedAndTimedOut) {
   p.until_stopped = true;
   runner.Add("hang", p);
 
-  StageOutcome o = Run({{"name", "soak"}, {"argv", {"hang"}}, {"timeout_s", 0}});
+  worker::StageOutcome o = Run({{"name", "soak"}, {"argv", {"hang"}}, {"timeout_s", 0}});
 
   EXPECT_EQ(o.verdict, Verdict::kTimeout);
   EXPECT_EQ(o.signature, "timeout:soak");
@@ -242,7 +242,7 @@ TEST_F(CommandStageTest, AStopRequestCancelsTheStageAndStopsItsProcess) {
   runner.Add("serve-forever", p);
   ctx.should_stop = [] { return true; };
 
-  StageOutcome o = Run({{"name", "s"}, {"argv", {"serve-forever"}}});
+  worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"serve-forever"}}});
 
   EXPECT_EQ(o.verdict, Verdict::kCancelled);
   EXPECT_EQ(o.signature, "cancelled:stopped");

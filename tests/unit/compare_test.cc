@@ -12,21 +12,21 @@ namespace {
 using nlohmann::json;
 
 TEST(CompareChange, NamesEachKindOfChange) {
-  EXPECT_EQ(CompareChange(std::nullopt, "", Verdict::kPassed, "", false), "new");
-  EXPECT_EQ(CompareChange(Verdict::kPassed, "", std::nullopt, "", false), "gone");
-  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kPassed, "", false), "fixed");
-  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kUnsupported, "u:y", false), "broke");
-  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", true), "broke");  // the metric fell
-  EXPECT_EQ(CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", false), "same");
-  EXPECT_EQ(CompareChange(Verdict::kUnsupported, "u:y", Verdict::kCrashed, "c:x", false), "broke");  // more severe
-  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kUnsupported, "u:y", false), "changed");
-  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:z", false), "changed");  // another signature
-  EXPECT_EQ(CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:x", false), "same");
+  EXPECT_EQ(store::CompareChange(std::nullopt, "", Verdict::kPassed, "", false), "new");
+  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", std::nullopt, "", false), "gone");
+  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kPassed, "", false), "fixed");
+  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kUnsupported, "u:y", false), "broke");
+  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", true), "broke");  // the metric fell
+  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", false), "same");
+  EXPECT_EQ(store::CompareChange(Verdict::kUnsupported, "u:y", Verdict::kCrashed, "c:x", false), "broke");  // more severe
+  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kUnsupported, "u:y", false), "changed");
+  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:z", false), "changed");  // another signature
+  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:x", false), "same");
 }
 
 class CompareStore : public ::testing::Test {
  protected:
-  std::unique_ptr<Store> s = std::move(*Store::Open(":memory:"));
+  std::unique_ptr<store::Store> s = std::move(*store::Store::Open(":memory:"));
   int64_t suite = 0;
   void SetUp() override {
     json def = {{"name", "s"}, {"version", 1}, {"key_metric", "score"}, {"parameters", {{"a", {"x", "y"}}}},
@@ -35,29 +35,29 @@ class CompareStore : public ::testing::Test {
   }
   // A sweep of one trial per (value of a, verdict, score), finished on hardware "hw".
   int64_t Sweep(const std::vector<std::tuple<std::string, std::string, double>>& runs) {
-    std::vector<NewTrial> ts;
+    std::vector<store::NewTrial> ts;
     for (auto& [a, v, m] : runs) ts.push_back({json{{"a", a}}.dump(), "a=" + a, 0, 0});
     int64_t first = 0;
     const int64_t id = *s->CreateSweep(suite, "", json::object(), 0, 3, ts, &first);
     for (size_t i = 0; i < runs.size(); ++i) {
       auto& [a, v, m] = runs[i];
-      ResultRow r;
+      store::ResultRow r;
       r.trial_id = first + static_cast<int64_t>(i);
       r.attempt = 1;
       r.verdict = ParseVerdict(v).value();
       r.signature = v == "passed" ? "" : v + ":boom";
       r.hardware = "hw";
-      r.finished_at = NowMs();
+      r.finished_at = store::NowMs();
       if (v == "passed") r.metrics = {{"score", {{"value", m}, {"unit", "pts"}}}};
       EXPECT_TRUE(s->FinishTrial(r).ok());
     }
     return id;
   }
   json Cmp(int64_t a, int64_t b, double threshold = 0.1) {
-    CompareSide sa, sb;
+    store::CompareSide sa, sb;
     sa.sweep = a;
     sb.sweep = b;
-    auto j = Compare(*s, sa, sb, threshold);
+    auto j = store::Compare(*s, sa, sb, threshold);
     EXPECT_TRUE(j.ok()) << j.status().message();
     return *j;
   }
@@ -86,65 +86,65 @@ TEST_F(CompareStore, ASweepsRepeatsShowTheirWorstAndSuiteSidesTheirLatest) {
   EXPECT_EQ(j["items"][0]["a"]["verdict"], "crashed");
   EXPECT_EQ(j["items"][0]["change"], "fixed");
   // Regressions: the result before sweep b's, from another sweep.
-  CompareSide before, now;
+  store::CompareSide before, now;
   before.before_sweep = b;
   now.sweep = b;
-  json r = *Compare(*s, before, now, 0.1);
+  json r = *store::Compare(*s, before, now, 0.1);
   EXPECT_EQ(r["items"][0]["a"]["verdict"], "crashed");  // sweep a's later trial
   EXPECT_EQ(r["items"][0]["a"]["sweep"], a);
   // Errors.
-  CompareSide missing, none;
+  store::CompareSide missing, none;
   missing.sweep = 999;
-  EXPECT_EQ(Compare(*s, missing, now, 0.1).status().code(), Code::kNotFound);
-  auto bad = Compare(*s, now, none, 0.1);
+  EXPECT_EQ(store::Compare(*s, missing, now, 0.1).status().code(), Code::kNotFound);
+  auto bad = store::Compare(*s, now, none, 0.1);
   EXPECT_EQ(bad.status().code(), Code::kInvalid);
   EXPECT_EQ(bad.status().field(), "b");
 }
 
 TEST_F(CompareStore, ASweepIsAnnouncedOnceWithItsDeliveries) {
   const int64_t a = Sweep({{"x", "passed", 1}});
-  auto due = FinishedUnannounced(*s);
+  auto due = store::FinishedUnannounced(*s);
   ASSERT_TRUE(due.ok());
   ASSERT_EQ(*due, std::vector<int64_t>{a});
-  EXPECT_TRUE(*AnnounceSweep(*s, a, {{"http://h/x", "sweep.finished", "{}"}}));
-  EXPECT_FALSE(*AnnounceSweep(*s, a, {{"http://h/x", "sweep.finished", "{}"}}));  // never twice
-  EXPECT_TRUE(FinishedUnannounced(*s)->empty());
-  auto rows = DueDeliveries(*s, NowMs(), 10);
+  EXPECT_TRUE(*store::AnnounceSweep(*s, a, {{"http://h/x", "sweep.finished", "{}"}}));
+  EXPECT_FALSE(*store::AnnounceSweep(*s, a, {{"http://h/x", "sweep.finished", "{}"}}));  // never twice
+  EXPECT_TRUE(store::FinishedUnannounced(*s)->empty());
+  auto rows = store::DueDeliveries(*s, store::NowMs(), 10);
   ASSERT_EQ(rows->size(), 1u);
   const int64_t id = (*rows)[0].id;
   // A refused attempt: pending again later; then delivered.
-  ASSERT_TRUE(RecordAttempt(*s, id, NowMs(), 500, "answered 500", false, false, NowMs() + 60000).ok());
-  EXPECT_TRUE(DueDeliveries(*s, NowMs(), 10)->empty());
-  EXPECT_TRUE(NextDeliveryDue(*s)->has_value());
-  ASSERT_TRUE(RecordAttempt(*s, id, NowMs(), 200, "", true, false, NowMs()).ok());
-  auto list = ListDeliveries(*s, 0, 10, "delivered");
+  ASSERT_TRUE(store::RecordAttempt(*s, id, store::NowMs(), 500, "answered 500", false, false, store::NowMs() + 60000).ok());
+  EXPECT_TRUE(store::DueDeliveries(*s, store::NowMs(), 10)->empty());
+  EXPECT_TRUE(store::NextDeliveryDue(*s)->has_value());
+  ASSERT_TRUE(store::RecordAttempt(*s, id, store::NowMs(), 200, "", true, false, store::NowMs()).ok());
+  auto list = store::ListDeliveries(*s, 0, 10, "delivered");
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].attempts, 2);
   EXPECT_EQ((*list)[0].last_status, 200);
-  EXPECT_FALSE(NextDeliveryDue(*s)->has_value());
+  EXPECT_FALSE(store::NextDeliveryDue(*s)->has_value());
 }
 
 TEST(Migration6, SweepsFinishedBeforeItCountAsAnnounced) {
   test::TempDir dir;
   const std::string path = dir.path() + "/old.db";
   {
-    sql::Db db(path);
-    Migrate(db, 5);
+    store::sql::Db db(path);
+    store::Migrate(db, 5);
     db.Exec("INSERT INTO suites(id, name, version, digest, definition, created_at) VALUES(1, 's', 1, 'd', '{}', 0)");
     db.Exec("INSERT INTO sweeps(id, suite_id, request, trial_count, created_at) VALUES(1, 1, '{}', 1, 5), (2, 1, '{}', 1, 6)");
     db.Exec("INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, state, verdict, created_at)"
             " VALUES(1, 1, '{}', '', 0, 'done', 'passed', 0), (2, 1, '{}', '', 0, 'queued', NULL, 0)");
   }
-  auto s = Store::Open(path);
+  auto s = store::Store::Open(path);
   ASSERT_TRUE(s.ok()) << s.status().message();
   auto sw = (*s)->GetSweep(1);
   ASSERT_TRUE(sw.ok());
   EXPECT_EQ(sw->source, "api");
   EXPECT_FALSE(sw->rerun_of.has_value());
   // The finished one is not announced again; the running one will be when it ends.
-  EXPECT_TRUE(FinishedUnannounced(**s)->empty());
-  (*s)->Write([](sql::Db& db) { db.Exec("UPDATE trials SET state='done', verdict='passed' WHERE sweep_id=2"); });
-  EXPECT_EQ(*FinishedUnannounced(**s), std::vector<int64_t>{2});
+  EXPECT_TRUE(store::FinishedUnannounced(**s)->empty());
+  (*s)->Write([](store::sql::Db& db) { db.Exec("UPDATE trials SET state='done', verdict='passed' WHERE sweep_id=2"); });
+  EXPECT_EQ(*store::FinishedUnannounced(**s), std::vector<int64_t>{2});
 }
 
 }  // namespace

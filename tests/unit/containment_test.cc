@@ -195,7 +195,7 @@ TEST(Containment, AStageEndsWhenItsWorkerIsKilled) {
 
 // A GPU whose NVML list names the pids it is given while they live (reaping them: the test is
 // their parent). The fixture of HandBackGpus's seam.
-class FakeGpus final : public GpuProbe {
+class FakeGpus final : public worker::GpuProbe {
  public:
   std::map<int, pid_t> on;
   std::optional<std::vector<unsigned>> Pids(int index) const override {
@@ -226,7 +226,7 @@ TEST(GpuHandback, OwnLeftoversAreKilledOthersHoldTheGpuBack) {
   pid_t foreign = Spawn({"PATH=/usr/bin:/bin"});
   FakeGpus gpus;
   gpus.on = {{0, ours}, {1, foreign}};
-  auto held = HandBackGpus(gpus, {0, 1}, workdir, milliseconds(3000));
+  auto held = worker::HandBackGpus(gpus, {0, 1}, workdir, milliseconds(3000));
   ASSERT_EQ(held.size(), 1u);
   EXPECT_EQ(held[0].index, 1);
   EXPECT_NE(held[0].reason.find(std::to_string(foreign) + " (sleep)"), std::string::npos) << held[0].reason;
@@ -235,7 +235,7 @@ TEST(GpuHandback, OwnLeftoversAreKilledOthersHoldTheGpuBack) {
   EXPECT_EQ(kill(foreign, 0), 0) << "a process that is not the worker's was killed";
   kill(foreign, SIGKILL);
   waitpid(foreign, nullptr, 0);
-  EXPECT_TRUE(HandBackGpus(gpus, {0, 1}, workdir, milliseconds(100)).empty());
+  EXPECT_TRUE(worker::HandBackGpus(gpus, {0, 1}, workdir, milliseconds(100)).empty());
 }
 
 }  // namespace

@@ -20,21 +20,21 @@ using namespace std::chrono_literals;
 
 TEST(CoordinatorGrant, AGrantGivenBackGoesToTheNextWaiterAsTheSameAttempt) {
   test::TempDir dir;
-  auto opened = Store::Open(dir.path() + "/c.db");
+  auto opened = store::Store::Open(dir.path() + "/c.db");
   ASSERT_TRUE(opened.ok()) << opened.status().message();
-  Store& store = **opened;
-  ASSERT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
-  EventBus events;
-  Coordinator coord(store, events, {});
+  store::Store& store = **opened;
+  ASSERT_TRUE(daemon::LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
+  daemon::EventBus events;
+  daemon::Coordinator coord(store, events, {});
   const int64_t a = coord.Register(*api::ParseRegistration({{"name", "a"}, {"inventory", json::object()}}))->node;
   const int64_t b = coord.Register(*api::ParseRegistration({{"name", "b"}, {"inventory", json::object()}}))->node;
   ASSERT_LT(a, b) << "a waits first in line";
-  std::promise<LeaseOutcome> to_a, to_b;
-  coord.Lease(a, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseOutcome x) { to_a.set_value(std::move(x)); }});
-  coord.Lease(b, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseOutcome x) { to_b.set_value(std::move(x)); }});
+  std::promise<daemon::LeaseOutcome> to_a, to_b;
+  coord.Lease(a, {}, 10s, {}, daemon::LeaseWaiter{[] { return true; }, [&](daemon::LeaseOutcome x) { to_a.set_value(std::move(x)); }});
+  coord.Lease(b, {}, 10s, {}, daemon::LeaseWaiter{[] { return true; }, [&](daemon::LeaseOutcome x) { to_b.set_value(std::move(x)); }});
   ASSERT_TRUE(coord.Submit(*api::ParseSweepSubmission({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}})).ok());
 
-  LeaseOutcome first = to_a.get_future().get();
+  daemon::LeaseOutcome first = to_a.get_future().get();
   ASSERT_TRUE(first.ok() && first->has_value()) << first.status().message();
   const json g = api::GrantJson(**first);
   EXPECT_EQ(g["attempt"], 1);
@@ -42,7 +42,7 @@ TEST(CoordinatorGrant, AGrantGivenBackGoesToTheNextWaiterAsTheSameAttempt) {
 
   auto later = to_b.get_future();
   ASSERT_EQ(later.wait_for(10s), std::future_status::ready) << "the trial never reached the other waiter";
-  LeaseOutcome second = later.get();
+  daemon::LeaseOutcome second = later.get();
   ASSERT_TRUE(second.ok() && second->has_value()) << second.status().message();
   const json g2 = api::GrantJson(**second);
   EXPECT_EQ(g2["trial"], g["trial"]);

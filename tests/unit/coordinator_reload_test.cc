@@ -20,16 +20,16 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // A lease that does not wait, as the worker gets it: once its commit is settled.
-LeaseOutcome LeaseNow(Coordinator& coord, int64_t node) {
-  std::promise<LeaseOutcome> p;
+daemon::LeaseOutcome LeaseNow(daemon::Coordinator& coord, int64_t node) {
+  std::promise<daemon::LeaseOutcome> p;
   auto f = p.get_future();
-  EXPECT_EQ(coord.Lease(node, {}, 0ms, {}, LeaseWaiter{[] { return true; }, [&p](LeaseOutcome a) { p.set_value(std::move(a)); }}),
+  EXPECT_EQ(coord.Lease(node, {}, 0ms, {}, daemon::LeaseWaiter{[] { return true; }, [&p](daemon::LeaseOutcome a) { p.set_value(std::move(a)); }}),
             0);
   return f.get();
 }
 
 // The outcome of the commit of everything staged so far.
-Status Committed(Coordinator& coord) {
+Status Committed(daemon::Coordinator& coord) {
   std::promise<Status> p;
   auto f = p.get_future();
   if (auto now = coord.WhenCommitted([&p](Status s) { p.set_value(s); })) return *now;
@@ -38,24 +38,24 @@ Status Committed(Coordinator& coord) {
 
 // A write whose statements succeed but whose commit cannot (a deferred foreign key that points
 // nowhere), staged so that the committer commits it: the whole batch is lost.
-void FailOneGroupCommit(Store& store) {
-  Store::Group group;
-  store.Write([](sql::Db& db) {
+void FailOneGroupCommit(store::Store& store) {
+  store::Store::Group group;
+  store.Write([](store::sql::Db& db) {
     db.Exec("PRAGMA defer_foreign_keys=ON");
     db.Exec("INSERT INTO results(trial_id, attempt, verdict, finished_at) VALUES(424242, 1, 'passed', 0)");
   });
-  const Store::Ticket bad = store.Staged();
+  const store::Store::Ticket bad = store.Staged();
   std::promise<Status> p;
   store.AfterCommit(bad, [&p](const Status& s) { p.set_value(s); });
   ASSERT_FALSE(p.get_future().get().ok());
 }
 
 // A file store with the fixture suites loaded, for a coordinator under test.
-std::unique_ptr<Store> FixtureStore(const test::TempDir& dir) {
-  auto opened = Store::Open(dir.path() + "/c.db");
+std::unique_ptr<store::Store> FixtureStore(const test::TempDir& dir) {
+  auto opened = store::Store::Open(dir.path() + "/c.db");
   EXPECT_TRUE(opened.ok()) << opened.status().message();
   if (!opened.ok()) return nullptr;
-  EXPECT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", **opened).ok());
+  EXPECT_TRUE(daemon::LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", **opened).ok());
   return std::move(*opened);
 }
 
@@ -63,9 +63,9 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   test::TempDir dir;
   auto owned = FixtureStore(dir);
   ASSERT_TRUE(owned);
-  Store& store = *owned;
-  EventBus events;
-  Coordinator coord(store, events, {});
+  store::Store& store = *owned;
+  daemon::EventBus events;
+  daemon::Coordinator coord(store, events, {});
   auto sweep = coord.Submit(*api::ParseSweepSubmission({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass", "fail", "unsupported"}}}}}));
   ASSERT_TRUE(sweep.ok()) << sweep.status().message();
   ASSERT_EQ(sweep->trials, 3);
@@ -73,7 +73,7 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   ASSERT_TRUE(node.ok()) << node.status().message();
   const int64_t id = node->node;
 
-  LeaseOutcome first = LeaseNow(coord, id);
+  daemon::LeaseOutcome first = LeaseNow(coord, id);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(first->has_value());
   const json grant = api::GrantJson(**first);
@@ -87,11 +87,11 @@ TEST(CoordinatorReload, AFailedGroupCommitRebuildsTheSchedulerFromTheStore) {
   // ...and each of the other two trials is granted once, never the leased one again.
   std::set<int64_t> trials = {grant["trial"].get<int64_t>()};
   for (int i = 0; i < 2; ++i) {
-    LeaseOutcome r = LeaseNow(coord, id);
+    daemon::LeaseOutcome r = LeaseNow(coord, id);
     ASSERT_TRUE(r.ok() && r->has_value()) << r.status().message();
     EXPECT_TRUE(trials.insert(api::GrantJson(**r)["trial"].get<int64_t>()).second) << api::GrantJson(**r).dump();
   }
-  LeaseOutcome none = LeaseNow(coord, id);
+  daemon::LeaseOutcome none = LeaseNow(coord, id);
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_FALSE(none->has_value());
   coord.Stop();
@@ -112,21 +112,21 @@ TEST(CoordinatorEvents, ASweepIsAnnouncedBeforeAnyOfItsTrials) {
   test::TempDir dir;
   auto owned = FixtureStore(dir);
   ASSERT_TRUE(owned);
-  Store& store = *owned;
-  EventBus events;
-  Coordinator coord(store, events, {});
+  store::Store& store = *owned;
+  daemon::EventBus events;
+  daemon::Coordinator coord(store, events, {});
   auto node = coord.Register(*api::ParseRegistration({{"name", "n1"}, {"inventory", json::object()}}));
   ASSERT_TRUE(node.ok()) << node.status().message();
   const int64_t id = node->node;
   auto sub = events.Subscribe(0, 0);
-  std::vector<Event> seen;
+  std::vector<daemon::Event> seen;
   for (int i = 0; i < 20; ++i) {
-    std::promise<LeaseOutcome> granted;
+    std::promise<daemon::LeaseOutcome> granted;
     auto f = granted.get_future();
-    coord.Lease(id, {}, 10s, {}, LeaseWaiter{[] { return true; }, [&](LeaseOutcome a) { granted.set_value(std::move(a)); }});
+    coord.Lease(id, {}, 10s, {}, daemon::LeaseWaiter{[] { return true; }, [&](daemon::LeaseOutcome a) { granted.set_value(std::move(a)); }});
     auto sweep = coord.Submit(*api::ParseSweepSubmission({{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}, {"tag", {std::to_string(i)}}}}}));
     ASSERT_TRUE(sweep.ok()) << sweep.status().message();
-    LeaseOutcome a = f.get();
+    daemon::LeaseOutcome a = f.get();
     ASSERT_TRUE(a.ok() && a->has_value()) << a.status().message();
     auto r = coord.Report((*a)->grant.lease, *api::ParseReport({{"verdict", "passed"}}));
     ASSERT_TRUE(r.ok()) << r.status().message();
@@ -137,16 +137,16 @@ TEST(CoordinatorEvents, ASweepIsAnnouncedBeforeAnyOfItsTrials) {
   ASSERT_TRUE(committed.get_future().get().ok());
   // Drain what is queued. `batch` outlives the loop: a Next that finds nothing keeps its callback
   // until the subscription is closed below.
-  std::optional<std::vector<Event>> batch;
+  std::optional<std::vector<daemon::Event>> batch;
   for (;;) {
     batch.reset();
-    sub->Next([&](std::optional<std::vector<Event>> b) { batch = std::move(b); });
+    sub->Next([&](std::optional<std::vector<daemon::Event>> b) { batch = std::move(b); });
     if (!batch || batch->empty()) break;
     seen.insert(seen.end(), batch->begin(), batch->end());
   }
   std::set<int64_t> announced;
   int trial_events = 0;
-  for (const Event& e : seen) {
+  for (const daemon::Event& e : seen) {
     json d = json::parse(e.data);
     if (e.type == "sweep.created") announced.insert(d["sweep"].get<int64_t>());
     if (e.type == "trial.changed") {

@@ -11,19 +11,19 @@ namespace {
 using nlohmann::json;
 
 TEST(EventBounds, TheRetainedHistoryIsBoundedInBytes) {
-  EventBus bus(/*retain_bytes=*/1 << 20, /*follower_bytes=*/1 << 20);
+  daemon::EventBus bus(/*retain_bytes=*/1 << 20, /*follower_bytes=*/1 << 20);
   const std::string big(100 * 1024, 'r');
   for (int i = 0; i < 100; ++i) bus.Publish("node", {{"reason", big}});
   EXPECT_LE(bus.retained_bytes(), size_t{1} << 20);
   EXPECT_GT(bus.retained_bytes(), size_t{800} << 10) << "the newest events are kept up to the bound";
   // What is retained is the newest: a resume from 0 after the last id - 3 gets exactly three.
   auto sub = bus.Subscribe(bus.last_id() - 3, 0);
-  std::vector<Event> got;
-  sub->Next([&](std::optional<std::vector<Event>> b) { got = b.value_or(std::vector<Event>{}); });
+  std::vector<daemon::Event> got;
+  sub->Next([&](std::optional<std::vector<daemon::Event>> b) { got = b.value_or(std::vector<daemon::Event>{}); });
   size_t n = got.size();
   while (n < 3) {
-    std::vector<Event> more;
-    sub->Next([&](std::optional<std::vector<Event>> b) { more = b.value_or(std::vector<Event>{}); });
+    std::vector<daemon::Event> more;
+    sub->Next([&](std::optional<std::vector<daemon::Event>> b) { more = b.value_or(std::vector<daemon::Event>{}); });
     if (more.empty()) break;
     n += more.size();
   }
@@ -32,20 +32,20 @@ TEST(EventBounds, TheRetainedHistoryIsBoundedInBytes) {
 }
 
 TEST(EventBounds, AFollowerThatFallsBehindIsCutOffWithTheReason) {
-  EventBus bus(16 << 20, /*follower_bytes=*/256 << 10);
+  daemon::EventBus bus(16 << 20, /*follower_bytes=*/256 << 10);
   auto slow = bus.Subscribe(0, 0);  // never asks for its events while they are published
   auto quick = bus.Subscribe(0, 0);
   size_t quick_seen = 0;
   const std::string data(10 * 1024, 'e');
   for (int i = 0; i < 100; ++i) {
     bus.Publish("trial", {{"evidence", data}});
-    quick->Next([&](std::optional<std::vector<Event>> b) { quick_seen += b ? b->size() : 0; });
+    quick->Next([&](std::optional<std::vector<daemon::Event>> b) { quick_seen += b ? b->size() : 0; });
   }
   EXPECT_EQ(quick_seen, 100u) << "a follower that keeps up loses nothing";
-  std::vector<Event> all;
+  std::vector<daemon::Event> all;
   bool ended = false;
   while (!ended) {
-    slow->Next([&](std::optional<std::vector<Event>> b) {
+    slow->Next([&](std::optional<std::vector<daemon::Event>> b) {
       if (!b) ended = true;
       else all.insert(all.end(), b->begin(), b->end());
     });
@@ -55,7 +55,7 @@ TEST(EventBounds, AFollowerThatFallsBehindIsCutOffWithTheReason) {
   for (auto& e : all) bytes += e.data.size();
   EXPECT_LE(bytes, size_t{256} << 10) << "the follower's queue stayed within its budget";
   EXPECT_LT(all.size(), 100u);
-  const Event& last = all.back();
+  const daemon::Event& last = all.back();
   EXPECT_EQ(last.type, "overflow");
   const json why = json::parse(last.data);
   EXPECT_TRUE(why.value("reconnect", false));

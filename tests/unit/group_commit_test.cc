@@ -14,7 +14,7 @@ namespace gauntlet {
 namespace {
 using nlohmann::json;
 
-std::set<std::string> NodeNames(Store& s) {
+std::set<std::string> NodeNames(store::Store& s) {
   std::set<std::string> out;
   auto nodes = s.ListNodes();
   if (nodes.ok())
@@ -40,9 +40,9 @@ struct Acks {
 
 TEST(GroupCommit, ConcurrentStagedWritesAreEachAcknowledgedAfterTheirCommit) {
   test::TempDir dir;
-  auto s = Store::Open(dir.path() + "/g.db");
+  auto s = store::Store::Open(dir.path() + "/g.db");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  Store& store = **s;
+  store::Store& store = **s;
   constexpr int kThreads = 8, kEach = 50;
   Acks acks;
   std::vector<std::thread> ts;
@@ -50,7 +50,7 @@ TEST(GroupCommit, ConcurrentStagedWritesAreEachAcknowledgedAfterTheirCommit) {
     ts.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         const std::string name = "n" + std::to_string(t) + "-" + std::to_string(i);
-        Store::Group group;
+        store::Store::Group group;
         ASSERT_TRUE(store.RegisterNode(name, json::object(), json::object(), json::object(), "cpu").ok());
         // The callback reads through a pooled read connection: it sees only committed rows.
         store.AfterCommit(store.Staged(), [&, name](const Status& st) { acks.Add(st.ok(), NodeNames(store).count(name) > 0); });
@@ -66,15 +66,15 @@ TEST(GroupCommit, ConcurrentStagedWritesAreEachAcknowledgedAfterTheirCommit) {
 
 TEST(GroupCommit, AFailedCommitLosesItsBatchAndTellsEveryWaiter) {
   test::TempDir dir;
-  auto s = Store::Open(dir.path() + "/g.db");
+  auto s = store::Store::Open(dir.path() + "/g.db");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  Store& store = **s;
+  store::Store& store = **s;
   std::atomic<int> failures{0};
   store.OnCommitFailure([&] { ++failures; });
   Acks acks;
   int staged = 0;
   {
-    Store::Group group;
+    store::Store::Group group;
     for (int i = 0; i < 5; ++i) {
       const std::string name = "before-" + std::to_string(i);
       ASSERT_TRUE(store.RegisterNode(name, json::object(), json::object(), json::object(), "cpu").ok());
@@ -83,11 +83,11 @@ TEST(GroupCommit, AFailedCommitLosesItsBatchAndTellsEveryWaiter) {
     }
     // A write whose own statements succeed but whose commit cannot: a deferred foreign key that
     // points nowhere. Everything staged with it in the same transaction goes with it.
-    store.Write([](sql::Db& db) {
+    store.Write([](store::sql::Db& db) {
       db.Exec("PRAGMA defer_foreign_keys=ON");
       db.Exec("INSERT INTO results(trial_id, attempt, verdict, finished_at) VALUES(424242, 1, 'passed', 0)");
     });
-    const Store::Ticket bad = store.Staged();
+    const store::Store::Ticket bad = store.Staged();
     store.AfterCommit(bad, [&](const Status& st) { acks.Add(st.ok(), false); });
     ++staged;
     acks.WaitFor(staged);
@@ -103,12 +103,12 @@ TEST(GroupCommit, AFailedCommitLosesItsBatchAndTellsEveryWaiter) {
 
 TEST(GroupCommit, AFailingWriteInABatchRollsBackAlone) {
   test::TempDir dir;
-  auto s = Store::Open(dir.path() + "/g.db");
+  auto s = store::Store::Open(dir.path() + "/g.db");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  Store& store = **s;
-  Store::Group group;
+  store::Store& store = **s;
+  store::Store::Group group;
   ASSERT_TRUE(store.RegisterNode("kept", json::object(), json::object(), json::object(), "cpu").ok());
-  EXPECT_THROW(store.Write([](sql::Db& db) {
+  EXPECT_THROW(store.Write([](store::sql::Db& db) {
     db.Exec("INSERT INTO nodes(name, inventory, labels, fingerprint, hardware, state, registered_at, last_heartbeat)"
             " VALUES('dropped', '{}', '{}', '{}', 'cpu', 'online', 0, 0)");
     throw std::runtime_error("the write fails half way");

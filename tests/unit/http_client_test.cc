@@ -174,18 +174,18 @@ TEST(HttpClientTimeout, AnInterruptBeforeTheConnectionBreaksTheNextCall) {
 // backs off and tries again, as for a daemon that is away).
 TEST(HttpClientTimeout, TheWorkersCallsToASilentDaemonTimeOut) {
   BadServer server(BadServer::Mode::kSilent);
-  HttpDaemonLink link(server.url(), "", "", milliseconds(300));
+  worker::HttpDaemonLink link(server.url(), "", "", milliseconds(300));
   milliseconds took{};
-  auto hb = Bounded<HeartbeatAnswer>(nullptr, [&] { return link.Heartbeat("L1", 0); }, &took);
-  EXPECT_EQ(hb.status, LinkStatus::kUnavailable);
+  auto hb = Bounded<worker::HeartbeatAnswer>(nullptr, [&] { return link.Heartbeat("L1", 0); }, &took);
+  EXPECT_EQ(hb.status, worker::LinkStatus::kUnavailable);
   EXPECT_NE(hb.detail.find("timed out after 0.3 s"), std::string::npos) << hb.detail;
-  auto reg = Bounded<RegisterAnswer>(nullptr, [&] { return link.Register({{"name", "n"}}); }, &took);
-  EXPECT_EQ(reg.status, LinkStatus::kUnavailable);
+  auto reg = Bounded<worker::RegisterAnswer>(nullptr, [&] { return link.Register({{"name", "n"}}); }, &took);
+  EXPECT_EQ(reg.status, worker::LinkStatus::kUnavailable);
   EXPECT_NE(reg.detail.find("timed out after 0.9 s"), std::string::npos) << reg.detail;
-  LeaseRequest req;
+  worker::LeaseRequest req;
   req.wait_s = 0.2;
-  auto lease = Bounded<LeaseAnswer>(nullptr, [&] { return link.Lease(1, req); }, &took);
-  EXPECT_EQ(lease.status, LinkStatus::kUnavailable);
+  auto lease = Bounded<worker::LeaseAnswer>(nullptr, [&] { return link.Lease(1, req); }, &took);
+  EXPECT_EQ(lease.status, worker::LinkStatus::kUnavailable);
   EXPECT_NE(lease.detail.find("timed out after 0.65 s"), std::string::npos) << lease.detail;
 }
 

@@ -53,7 +53,7 @@ class KernelDispatchTrialTest : public ::testing::Test, protected test::TrialRig
 
 TEST_F(KernelDispatchTrialTest, APassOnTheWrongKernelsIsAFallbackNamingTheFamilyThatRan) {
   Program({"sdpa-flags-fp32-flash.txt"});
-  RunTrial(env, Grant(1, Stage(), "flash"));
+  worker::RunTrial(env, Grant(1, Stage(), "flash"));
   EXPECT_EQ(Started().env.at("CUDA_INJECTION64_PATH"), env.kernel_recorder);
   const json r = daemon.report("L1");
   ASSERT_TRUE(r.is_object());
@@ -69,7 +69,7 @@ TEST_F(KernelDispatchTrialTest, APassOnTheWrongKernelsIsAFallbackNamingTheFamily
 
 TEST_F(KernelDispatchTrialTest, TheAskedKernelsVerifyThePass) {
   Program({"sdpa-forced-flash-bf16.txt"});
-  RunTrial(env, Grant(2, Stage(), "flash"));
+  worker::RunTrial(env, Grant(2, Stage(), "flash"));
   const json r = daemon.report("L2");
   EXPECT_EQ(r["verdict"], "passed");
   EXPECT_EQ(r["stages"][0]["dispatch"]["status"], "verified");
@@ -78,14 +78,14 @@ TEST_F(KernelDispatchTrialTest, TheAskedKernelsVerifyThePass) {
 
 TEST_F(KernelDispatchTrialTest, AnIncompleteOrMissingRecordLeavesThePassUnverified) {
   Program({"killed-mid-run.txt"});
-  RunTrial(env, Grant(3, Stage(), "flash"));
+  worker::RunTrial(env, Grant(3, Stage(), "flash"));
   json r = daemon.report("L3");
   EXPECT_EQ(r["verdict"], "passed");
   EXPECT_EQ(r["stages"][0]["dispatch"]["status"], "unverified");
   EXPECT_EQ(r["kernels"]["complete"], false);
   EXPECT_NE(daemon.log("L3").find("dispatch unverified"), std::string::npos);
   Program({});  // CUDA never initialised under the recorder: no file at all
-  RunTrial(env, Grant(4, Stage(), "flash"));
+  worker::RunTrial(env, Grant(4, Stage(), "flash"));
   r = daemon.report("L4");
   EXPECT_EQ(r["verdict"], "passed");
   EXPECT_EQ(r["stages"][0]["dispatch"]["status"], "unverified");
@@ -101,7 +101,7 @@ TEST_F(KernelDispatchTrialTest, AFailedStageKeepsItsOwnVerdictAndIsNotJudgedOnIt
     std::ofstream(spec.env.at("GAUNTLET_KERNREC_DIR") + "/kernrec.9.txt") << in.rdbuf();
   };
   runner.Add("sdpa", p);
-  RunTrial(env, Grant(5, Stage(), "flash"));
+  worker::RunTrial(env, Grant(5, Stage(), "flash"));
   const json r = daemon.report("L5");
   EXPECT_NE(r["verdict"], "fallback");
   EXPECT_NE(r["verdict"], "passed");
@@ -113,17 +113,17 @@ TEST_F(KernelDispatchTrialTest, NoRecorderNoGpuOrTurnedOffRunsTheStageUnrecorded
   Program({"sdpa-flags-fp32-flash.txt"});
   json off = Stage(false);
   off["record_kernels"] = false;
-  RunTrial(env, Grant(6, off, "flash"));
+  worker::RunTrial(env, Grant(6, off, "flash"));
   EXPECT_EQ(Started().env.count("CUDA_INJECTION64_PATH"), 0u);
   EXPECT_FALSE(daemon.report("L6").contains("kernels"));
   EXPECT_EQ(daemon.report("L6")["verdict"], "passed");
 
-  RunTrial(env, Grant(7, Stage(), "flash", json::array()));  // a CPU trial
+  worker::RunTrial(env, Grant(7, Stage(), "flash", json::array()));  // a CPU trial
   EXPECT_EQ(Started().env.count("CUDA_INJECTION64_PATH"), 0u);
   EXPECT_EQ(daemon.report("L7")["verdict"], "passed");
 
   env.kernel_recorder.clear();  // a node without CUPTI or the library
-  RunTrial(env, Grant(8, Stage(), "flash"));
+  worker::RunTrial(env, Grant(8, Stage(), "flash"));
   EXPECT_EQ(Started().env.count("CUDA_INJECTION64_PATH"), 0u);
   EXPECT_EQ(daemon.report("L8")["verdict"], "passed");
   EXPECT_FALSE(daemon.report("L8").contains("kernels"));
@@ -131,10 +131,10 @@ TEST_F(KernelDispatchTrialTest, NoRecorderNoGpuOrTurnedOffRunsTheStageUnrecorded
 
 TEST(KernelRecorderCapability, ANodeWithoutTheLibrarySaysSo) {
   test::TempDir d;
-  KernelRecorder r = FindKernelRecorder(d.path(), true);
+  worker::KernelRecorder r = worker::FindKernelRecorder(d.path(), true);
   EXPECT_TRUE(r.library.empty());
   EXPECT_NE(r.description.find("unavailable: no libgauntlet_kernrec.so"), std::string::npos) << r.description;
-  r = FindKernelRecorder(d.path(), false);
+  r = worker::FindKernelRecorder(d.path(), false);
   EXPECT_TRUE(r.library.empty());
   EXPECT_EQ(r.description, "unavailable: no GPUs");
 }

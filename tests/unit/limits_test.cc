@@ -68,17 +68,17 @@ class LimitsStageTest : public ::testing::Test {
     ctx.processes = &runner;
   }
   test::TempDir dir;
-  LogSink log;
+  worker::LogSink log;
   test::FakeProcessRunner runner;
-  TrialContext ctx;
+  worker::TrialContext ctx;
 };
 
 TEST_F(LimitsStageTest, TheStagesLimitsWinThenTheSuitesThenTheNodesDefaults) {
   runner.Add("true", test::FakeProgram{});
   ctx.suite = {{"limits", {{"memory_mb", 2048}, {"pids", 100}}}};
-  (void)RunCommandStage(ctx, {{"name", "a"}, {"argv", {"true"}}, {"limits", {{"memory_mb", 512}}}}, {});
+  (void)worker::RunCommandStage(ctx, {{"name", "a"}, {"argv", {"true"}}, {"limits", {{"memory_mb", 512}}}}, {});
   ctx.suite = json::object();
-  (void)RunCommandStage(ctx, {{"name", "b"}, {"argv", {"true"}}}, {});
+  (void)worker::RunCommandStage(ctx, {{"name", "b"}, {"argv", {"true"}}}, {});
   const auto started = runner.started();
   ASSERT_EQ(started.size(), 2u);
   EXPECT_EQ(started[0].memory_limit_bytes, int64_t{512} << 20);
@@ -95,7 +95,7 @@ TEST_F(LimitsStageTest, AStageTheKernelKilledForMemoryIsOomNamingTheLimit) {
   p.signal = SIGKILL;
   p.oom_killed = true;
   runner.Add("eater", p);
-  StageOutcome o = RunCommandStage(ctx, {{"name", "eat"}, {"argv", {"eater"}}, {"limits", {{"memory_mb", 64}}}}, {});
+  worker::StageOutcome o = worker::RunCommandStage(ctx, {{"name", "eat"}, {"argv", {"eater"}}, {"limits", {{"memory_mb", 64}}}}, {});
   EXPECT_EQ(o.verdict, Verdict::kOom);
   EXPECT_EQ(o.signature, "oom:memory_limit");
   EXPECT_NE(o.evidence.find("limit of 64 MiB"), std::string::npos) << o.evidence;
@@ -103,7 +103,7 @@ TEST_F(LimitsStageTest, AStageTheKernelKilledForMemoryIsOomNamingTheLimit) {
   test::FakeProgram k = p;
   k.oom_killed = false;
   runner.Add("killed", k);
-  StageOutcome o2 = RunCommandStage(ctx, {{"name", "k"}, {"argv", {"killed"}}}, {});
+  worker::StageOutcome o2 = worker::RunCommandStage(ctx, {{"name", "k"}, {"argv", {"killed"}}}, {});
   EXPECT_NE(o2.verdict, Verdict::kOom);
 }
 

@@ -25,16 +25,16 @@ class RankStageUnitTest : public ::testing::Test {
     ctx.processes = &runner;
     ctx.gpus = {0, 1};
   }
-  StageOutcome Run(json ranks = 2) {
-    return RunCommandStage(ctx, {{"name", "dist"}, {"argv", {"prog"}}, {"ranks", ranks}, {"timeout_s", 30}}, {});
+  worker::StageOutcome Run(json ranks = 2) {
+    return worker::RunCommandStage(ctx, {{"name", "dist"}, {"argv", {"prog"}}, {"ranks", ranks}, {"timeout_s", 30}}, {});
   }
   std::string Log() { return log.Peek(1 << 20).second; }
   static int RankOf(const ProcessSpec& s) { return std::stoi(s.env.at("RANK")); }
 
   test::TempDir dir;
-  LogSink log;
+  worker::LogSink log;
   test::FakeProcessRunner runner;
-  TrialContext ctx;
+  worker::TrialContext ctx;
 };
 
 TEST_F(RankStageUnitTest, TheFirstFailedRankEndsTheOthersAndDecides) {
@@ -51,7 +51,7 @@ TEST_F(RankStageUnitTest, TheFirstFailedRankEndsTheOthersAndDecides) {
     }
   };
   runner.Add("prog", p);
-  StageOutcome o = Run();
+  worker::StageOutcome o = Run();
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:RuntimeError:shard lost@tp.py");
   EXPECT_EQ(o.evidence, "[rank1]: RuntimeError: shard lost");
@@ -69,7 +69,7 @@ TEST_F(RankStageUnitTest, TheFirstFailedRankEndsTheOthersAndDecides) {
 TEST_F(RankStageUnitTest, EachRankGetsTorchrunsEnvironment) {
   runner.Add("prog", test::FakeProgram{});
   ctx.gpus = {2, 3, 5};
-  StageOutcome o = Run("gpus");
+  worker::StageOutcome o = Run("gpus");
   EXPECT_EQ(o.verdict, Verdict::kPassed) << o.evidence;
   auto started = runner.started();
   ASSERT_EQ(started.size(), 3u) << "\"gpus\" is one rank per GPU of the trial";
@@ -94,7 +94,7 @@ TEST_F(RankStageUnitTest, OnlyRankZerosResultFileIsTheStagesResult) {
         << json{{"verdict", zero ? "passed" : "wrong_output"}, {"metrics", {{"busbw_gbps", zero ? 321.5 : 1.0}}}}.dump();
   };
   runner.Add("prog", p);
-  StageOutcome o = Run();
+  worker::StageOutcome o = Run();
   EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_EQ(o.metrics["busbw_gbps"]["value"], 321.5);
 }
@@ -111,7 +111,7 @@ TEST_F(RankStageUnitTest, ASilentDeathBySignalIsThatRanksCrash) {
     }
   };
   runner.Add("prog", p);
-  StageOutcome o = Run();
+  worker::StageOutcome o = Run();
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:signal:SIGSEGV");
   EXPECT_EQ(o.signal, "SIGSEGV");
@@ -128,14 +128,14 @@ TEST_F(RankStageUnitTest, AnExitCodeAloneStillNamesTheRank) {
     }
   };
   runner.Add("prog", p);
-  StageOutcome o = Run();
+  worker::StageOutcome o = Run();
   EXPECT_EQ(o.signature, "crashed:exit_code:3");
   EXPECT_NE(o.evidence.find("rank 0 ended first"), std::string::npos) << o.evidence;
 }
 
 TEST_F(RankStageUnitTest, RanksThatAllExitZeroPassAndNoneIsStopped) {
   runner.Add("prog", test::FakeProgram{});
-  StageOutcome o = Run(4);
+  worker::StageOutcome o = Run(4);
   EXPECT_EQ(o.verdict, Verdict::kPassed);
   EXPECT_EQ(runner.started().size(), 4u);
   EXPECT_EQ(runner.stopped(), 0);
@@ -143,7 +143,7 @@ TEST_F(RankStageUnitTest, RanksThatAllExitZeroPassAndNoneIsStopped) {
 }
 
 TEST_F(RankStageUnitTest, AMissingProgramStartsNoRank) {
-  StageOutcome o = Run();
+  worker::StageOutcome o = Run();
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");
   EXPECT_EQ(runner.live(), 0);

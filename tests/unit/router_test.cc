@@ -132,9 +132,9 @@ TEST(Router, RoleRules) {
 }
 
 TEST(OpenApi, EveryRouteInTheTableIsDocumented) {
-  auto store = std::move(*Store::Open(":memory:"));
-  EventBus events;
-  Coordinator coord(*store, events, {});
+  auto store = std::move(*store::Store::Open(":memory:"));
+  daemon::EventBus events;
+  daemon::Coordinator coord(*store, events, {});
   api::Context ctx{*store, coord, events, "", 0};
   json doc = json::parse(api::OpenApiDocument());
   ASSERT_EQ(doc["openapi"].get<std::string>().rfind("3.0", 0), 0u);
@@ -202,13 +202,13 @@ TEST(Router, InvalidUtf8AnywhereIsA400NotACrash) {
 // Only loopback addresses count as loopback: a name that merely starts "127." is not one, so it
 // cannot slip past serve's refusal to listen without tokens.
 TEST(Serve, LoopbackMeansLoopback) {
-  EXPECT_TRUE(IsLoopback("127.0.0.1"));
-  EXPECT_TRUE(IsLoopback("127.9.8.7"));
-  EXPECT_TRUE(IsLoopback("::1"));
-  EXPECT_TRUE(IsLoopback("localhost"));
-  EXPECT_FALSE(IsLoopback("127.example.com"));
-  EXPECT_FALSE(IsLoopback("0.0.0.0"));
-  EXPECT_FALSE(IsLoopback("10.1.2.3"));
+  EXPECT_TRUE(app::IsLoopback("127.0.0.1"));
+  EXPECT_TRUE(app::IsLoopback("127.9.8.7"));
+  EXPECT_TRUE(app::IsLoopback("::1"));
+  EXPECT_TRUE(app::IsLoopback("localhost"));
+  EXPECT_FALSE(app::IsLoopback("127.example.com"));
+  EXPECT_FALSE(app::IsLoopback("0.0.0.0"));
+  EXPECT_FALSE(app::IsLoopback("10.1.2.3"));
 }
 
 // A body field of the wrong type ({"running": "yes"} where a boolean goes) is the client's mistake:

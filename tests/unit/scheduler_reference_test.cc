@@ -11,16 +11,16 @@
 namespace gauntlet {
 namespace {
 
-NodeState Node(int64_t id, int gpus) {
-  NodeState n;
+daemon::NodeState Node(int64_t id, int gpus) {
+  daemon::NodeState n;
   n.id = id;
   n.name = "h200";
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, "h200", "GPU-" + std::to_string(i), 9, 0, 100000});
   return n;
 }
 
-QueuedTrial Trial(int64_t id, const std::string& attn, bool reference, int target = 0) {
-  QueuedTrial t;
+daemon::QueuedTrial Trial(int64_t id, const std::string& attn, bool reference, int target = 0) {
+  daemon::QueuedTrial t;
   t.id = id;
   t.sweep = 1;
   t.config = {{"attn", attn}};
@@ -36,15 +36,15 @@ class ReferenceScheduling : public ::testing::Test {
  protected:
   test::FakeClock clock;
   test::FakeSchedulerStore store;
-  Scheduler s{clock, store, SchedulerOptions{1000, 5000, 3}};
+  daemon::Scheduler s{clock, store, daemon::SchedulerOptions{1000, 5000, 3}};
 
-  std::optional<Grant> Lease(std::vector<int> free) {
+  std::optional<daemon::Grant> Lease(std::vector<int> free) {
     auto g = s.TryLease(1, free);
     EXPECT_TRUE(g.ok());
     return g.ok() ? *g : std::nullopt;
   }
-  void Report(const Grant& g, const std::string& verdict) {
-    ResultRow r;
+  void Report(const daemon::Grant& g, const std::string& verdict) {
+    store::ResultRow r;
     r.verdict = ParseVerdict(verdict).value();  // a typo in a test throws
     r.failing_stage = "serve";
     r.signature = verdict + ":x";

@@ -9,8 +9,8 @@
 namespace gauntlet {
 namespace {
 
-NodeState Node(int64_t id, int gpus) {
-  NodeState n;
+daemon::NodeState Node(int64_t id, int gpus) {
+  daemon::NodeState n;
   n.id = id;
   n.name = "n" + std::to_string(id);
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, "NVIDIA H200", "GPU-" + std::to_string(i), 9, 0, 143771});
@@ -23,11 +23,11 @@ Need Gpus(int n) {
   return need;
 }
 
-std::vector<QueuedTrial> Trials(int64_t first, int64_t sweep, int n, const Need& need) {
-  std::vector<QueuedTrial> out;
+std::vector<daemon::QueuedTrial> Trials(int64_t first, int64_t sweep, int n, const Need& need) {
+  std::vector<daemon::QueuedTrial> out;
   out.reserve(n);
   for (int i = 0; i < n; ++i) {
-    QueuedTrial t;
+    daemon::QueuedTrial t;
     t.id = first + i;
     t.sweep = sweep;
     t.need = need;
@@ -44,7 +44,7 @@ uint64_t StepsOfTheRunnableLease(int sweeps, int per_sweep, int64_t* leased) {
   test::FakeClock clock;
   test::FakeSchedulerStore store;
   store.record = false;
-  Scheduler s(clock, store, {});
+  daemon::Scheduler s(clock, store, {});
   s.UpsertNode(Node(1, 8));
   int64_t id = 1;
   for (int i = 0; i < sweeps; ++i) {
@@ -87,7 +87,7 @@ TEST(SchedulerStarvation, TheWorkOfALeaseDoesNotGrowWithUnrunnableWork) {
 TEST(SchedulerStarvation, ANodeThatJoinsLaterServesTheWorkNoNodeCouldRun) {
   test::FakeClock clock;
   test::FakeSchedulerStore store;
-  Scheduler s(clock, store, {});
+  daemon::Scheduler s(clock, store, {});
   s.UpsertNode(Node(1, 8));
   s.AddSweep({1, 0, true, true, {}}, Trials(1, 1, 1000, Gpus(64)));
   EXPECT_FALSE(*s.TryLease(1, {0, 1, 2, 3, 4, 5, 6, 7}));
@@ -112,13 +112,13 @@ TEST(SchedulerStarvation, ANodeThatJoinsLaterServesTheWorkNoNodeCouldRun) {
 TEST(SchedulerStarvation, ADrainedSweepQueuedAgainIsFoundAgain) {
   test::FakeClock clock;
   test::FakeSchedulerStore store;
-  Scheduler s(clock, store, {1000, 5000, 3});
+  daemon::Scheduler s(clock, store, {1000, 5000, 3});
   s.UpsertNode(Node(1, 1));
   s.AddSweep({1, 0, true, true, {}}, Trials(1, 1, 1, Gpus(1)));
   auto g = s.TryLease(1, {0});
   ASSERT_TRUE(g.ok() && *g);
   EXPECT_FALSE(*s.TryLease(1, {}));  // the drained sweep leaves the class's list
-  ResultRow r;
+  store::ResultRow r;
   r.verdict = Verdict::kInfraError;
   r.signature = "infra_error:x";
   ASSERT_TRUE(s.Report((*g)->lease, r).ok());  // queued again, at the front

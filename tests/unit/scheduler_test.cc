@@ -11,16 +11,16 @@ using nlohmann::json;
 using test::FakeClock;
 using FakeStore = test::FakeSchedulerStore;
 
-NodeState MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
-  NodeState n;
+daemon::NodeState MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
+  daemon::NodeState n;
   n.id = id;
   n.name = name;
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, name, "GPU-" + std::to_string(i), cc_major, cc_minor, 100000});
   return n;
 }
 
-QueuedTrial Trial(int64_t id, int64_t sweep, Config cfg, Need need = {}, int target = 0) {
-  QueuedTrial t;
+daemon::QueuedTrial Trial(int64_t id, int64_t sweep, Config cfg, Need need = {}, int target = 0) {
+  daemon::QueuedTrial t;
   t.id = id;
   t.sweep = sweep;
   t.config = cfg;
@@ -42,16 +42,16 @@ class SchedulerTest : public ::testing::Test {
  protected:
   FakeClock clock;
   FakeStore store;
-  SchedulerOptions opts{1000, 5000, 2};
-  Scheduler s{clock, store, opts};
+  daemon::SchedulerOptions opts{1000, 5000, 2};
+  daemon::Scheduler s{clock, store, opts};
 
-  std::optional<Grant> Lease(int64_t node, std::vector<int> free) {
+  std::optional<daemon::Grant> Lease(int64_t node, std::vector<int> free) {
     auto g = s.TryLease(node, free);
     EXPECT_TRUE(g.ok());
     return g.ok() ? *g : std::nullopt;
   }
-  void Report(const Grant& g, const std::string& verdict, const std::string& stage = "k", const std::string& sig = "") {
-    ResultRow r;
+  void Report(const daemon::Grant& g, const std::string& verdict, const std::string& stage = "k", const std::string& sig = "") {
+    store::ResultRow r;
     r.verdict = ParseVerdict(verdict).value();  // a typo in a test throws
     r.failing_stage = stage;
     r.signature = sig.empty() ? verdict + ":x" : sig;
@@ -64,7 +64,7 @@ class SchedulerTest : public ::testing::Test {
 TEST_F(SchedulerTest, AHeldBackGpuIsNotLeasedWhateverTheRequestSays) {
   s.UpsertNode(MakeNode(1, "h200", 2, 9));
   s.AddSweep({1, 0, true, true, {}}, {Trial(10, 1, {{"b", "x"}}, Gpu("sm_90")), Trial(11, 1, {{"b", "y"}}, Gpu("sm_90"))});
-  HeldGpu h;
+  daemon::HeldGpu h;
   h.reason = "GPU 1 still has processes after its trial: 4242 (python3)";
   h.pids = {4242};
   EXPECT_TRUE(s.SetHeldBack(1, {{1, h}}));
@@ -132,7 +132,7 @@ TEST_F(SchedulerTest, LeasesOnlyToMatchingHardwareAndOneTrialPerGpu) {
 
 TEST_F(SchedulerTest, FairShareDoesNotStarveASmallSweepBehindABigOne) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  std::vector<QueuedTrial> big;
+  std::vector<daemon::QueuedTrial> big;
   for (int i = 0; i < 1000; ++i) big.push_back(Trial(100 + i, 1, {{"i", std::to_string(i)}}));
   s.AddSweep({1, 0, true, true, {}}, big);
   std::vector<int64_t> order;
@@ -175,7 +175,7 @@ TEST_F(SchedulerTest, ExpiredLeasesRequeueUntilAttemptsRunOut) {
   EXPECT_EQ(g2->attempt, 2);
   EXPECT_GT(g2->epoch, g1->epoch);
   // The old lease is stale: its report is refused.
-  ResultRow r;
+  store::ResultRow r;
   r.verdict = Verdict::kPassed;
   EXPECT_EQ(s.Report(g1->lease, r).status().code(), Code::kConflict);
   clock.now += 1500;
@@ -194,7 +194,7 @@ TEST_F(SchedulerTest, HeartbeatsKeepALeaseAndReportsAreIdempotent) {
   }
   EXPECT_TRUE(store.requeued.empty());
   Report(*g, "passed");
-  ResultRow again;
+  store::ResultRow again;
   again.verdict = Verdict::kPassed;
   auto dup = s.Report(g->lease, again);
   ASSERT_TRUE(dup.ok());
@@ -205,7 +205,7 @@ TEST_F(SchedulerTest, HeartbeatsKeepALeaseAndReportsAreIdempotent) {
 
 TEST_F(SchedulerTest, AnUnsupportedGateSkipsQueuedTrialsSharingItsKeyOnTheSameTarget) {
   s.UpsertNode(MakeNode(1, "rtx", 1, 12));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   int64_t id = 1;
   for (std::string moe : {"trtllm", "cutlass"})
     for (std::string gemm : {"a", "b", "c"})
@@ -233,7 +233,7 @@ TEST_F(SchedulerTest, AnUnsupportedGateSkipsQueuedTrialsSharingItsKeyOnTheSameTa
 
 TEST_F(SchedulerTest, ACrashPrunesOnlyWhenItsSignatureRepeats) {
   s.UpsertNode(MakeNode(1, "rtx", 1, 12));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   for (int i = 1; i <= 4; ++i) ts.push_back(Trial(i, 1, {{"moe", "cutedsl"}, {"i", std::to_string(i)}}, Gpu("sm_120")));
   s.AddSweep({1, 0, true, true, {{"k", {"moe"}}}}, ts);
   auto g1 = Lease(1, {0});
@@ -250,7 +250,7 @@ TEST_F(SchedulerTest, ACrashPrunesOnlyWhenItsSignatureRepeats) {
 // values of that key crashed with the same signature (one that carries a message).
 TEST_F(SchedulerTest, CrashesOfOtherGateValuesOrWithoutAMessageNeverPrune) {
   s.UpsertNode(MakeNode(1, "rtx", 1, 12));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   int64_t id = 1;
   for (int i = 0; i < 6; ++i)
     for (std::string mode : {"a", "b"}) ts.push_back(Trial(id++, 1, {{"mode", mode}, {"i", std::to_string(i)}}, Gpu("sm_120")));
@@ -331,7 +331,7 @@ TEST_F(SchedulerTest, InfraErrorsRetryElsewhereAndQuarantineTheNode) {
 
 TEST_F(SchedulerTest, AFirstTimeoutIsRetriedOnceAndASecondStands) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  QueuedTrial t = Trial(1, 1, {{"a", "1"}});
+  daemon::QueuedTrial t = Trial(1, 1, {{"a", "1"}});
   t.max_attempts = 3;
   s.AddSweep({1, 0, true, true, {}}, {t});
   Report(*Lease(1, {}), "timeout");
@@ -346,7 +346,7 @@ TEST_F(SchedulerTest, AFirstTimeoutIsRetriedOnceAndASecondStands) {
 
 TEST_F(SchedulerTest, ReuseFilesAnEarlierVerdictWithoutRunning) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  ResultRow prior;
+  store::ResultRow prior;
   prior.trial_id = 99;
   prior.verdict = Verdict::kUnsupported;
   prior.signature = "unsupported:x";
@@ -388,11 +388,11 @@ TEST_F(SchedulerTest, SilentNodesGoOfflineAndTargetsNoNodeServesAreReported) {
 // read as "6/6 passed".)
 TEST_F(SchedulerTest, ReuseStandsInForAConfigsFirstRepeatOnly) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  ResultRow prior;
+  store::ResultRow prior;
   prior.trial_id = 99;
   prior.verdict = Verdict::kPassed;
   store.reusable = prior;
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   for (int r = 0; r < 3; ++r) {
     ts.push_back(Trial(r + 1, 1, {{"a", "1"}}));
     ts.back().repeat = r;
@@ -418,7 +418,7 @@ TEST_F(SchedulerTest, ReuseStandsInForAConfigsFirstRepeatOnly) {
 // sweep: it is flaky, and every repeat runs.
 TEST_F(SchedulerTest, PruningNeverSkipsARepeatOfAConfigThatPassedInTheSweep) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   for (int r = 0; r < 5; ++r) {
     ts.push_back(Trial(r + 1, 1, {{"mode", "flaky"}}));
     ts.back().repeat = r;
@@ -442,7 +442,7 @@ TEST_F(SchedulerTest, PruningNeverSkipsARepeatOfAConfigThatPassedInTheSweep) {
 TEST_F(SchedulerTest, AConfirmedFailureNeverSkipsATrialBeingConfirmed) {
   s.UpsertNode(MakeNode(1, "a", 0, 0));
   s.UpsertNode(MakeNode(2, "b", 0, 0));
-  SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
+  daemon::SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
   info.confirm_failures = 1;
   info.settle_first = false;
   s.AddSweep(info, {Trial(1, 1, {{"mode", "x"}, {"i", "1"}}), Trial(2, 1, {{"mode", "x"}, {"i", "2"}}),
@@ -469,9 +469,9 @@ TEST_F(SchedulerTest, AConfirmedFailureNeverSkipsATrialBeingConfirmed) {
 // used to skip every other config of its gate pair, passing ones included).
 TEST_F(SchedulerTest, GateValuesThatPassedInTheSweepArePrunedByNoFailure) {
   s.UpsertNode(MakeNode(1, "cpu", 0, 0));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   for (int i = 1; i <= 4; ++i) ts.push_back(Trial(i, 1, {{"mode", "x"}, {"i", std::to_string(i)}}));
-  SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
+  daemon::SweepInfo info{1, 0, true, false, {{"k", {"mode"}}}};
   info.settle_first = false;
   s.AddSweep(info, ts);
   const char* outcomes[] = {"passed", "crashed", "crashed", "passed"};

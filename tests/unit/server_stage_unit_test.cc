@@ -39,9 +39,9 @@ class ServerStageUnitTest : public ::testing::Test {
 
   test::FakeWorkerClock clock;
   test::TempDir dir;
-  LogSink log;
+  worker::LogSink log;
   test::FakeProcessRunner runner;
-  TrialContext ctx;
+  worker::TrialContext ctx;
 };
 
 TEST_F(ServerStageUnitTest, AStopWhileTheServerLoadsCancelsTheStageAndStopsTheServer) {
@@ -51,7 +51,7 @@ TEST_F(ServerStageUnitTest, AStopWhileTheServerLoadsCancelsTheStageAndStopsTheSe
   runner.Add("serve", p);
   ctx.should_stop = [] { return true; };
 
-  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve", "--port={port}"}}}, {});
+  worker::StageOutcome o = worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve", "--port={port}"}}}, {});
 
   EXPECT_EQ(o.verdict, Verdict::kCancelled);
   EXPECT_EQ(o.signature, "cancelled:stopped");
@@ -72,8 +72,8 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutKeepsWhatTheLogSaysAboutTheHang) {
   p.on_start = SlowStart();
   runner.Add("serve", p);
 
-  StageOutcome o =
-      RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"timeout_s", 0.001}}}}, {});
+  worker::StageOutcome o =
+      worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"timeout_s", 0.001}}}}, {});
 
   ExitInfo hung;
   hung.timed_out = true;
@@ -90,7 +90,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
   p.on_start = SlowStart();
   runner.Add("serve", p);
 
-  StageOutcome o = RunServerStage(
+  worker::StageOutcome o = worker::RunServerStage(
       ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
 
   // "{ready_s}" is no config parameter here, so it stays text: not a number of seconds.
@@ -99,7 +99,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
   EXPECT_TRUE(runner.started().empty()) << "a stage spec that cannot run starts nothing";
 
   ctx.config = {{"ready_s", "0.001"}};
-  o = RunServerStage(
+  o = worker::RunServerStage(
       ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"ready", {{"path", "/ping"}, {"timeout_s", "{ready_s}"}}}}, {});
 
   EXPECT_EQ(o.verdict, Verdict::kTimeout);
@@ -110,7 +110,7 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
 }
 
 TEST_F(ServerStageUnitTest, AMissingServerProgramIsCrashedProgramNotFound) {
-  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"no-such-server"}}}, {});
+  worker::StageOutcome o = worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"no-such-server"}}}, {});
 
   EXPECT_EQ(o.verdict, Verdict::kCrashed);
   EXPECT_EQ(o.signature, "crashed:program_not_found");

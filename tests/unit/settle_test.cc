@@ -12,15 +12,15 @@ namespace {
 using test::FakeClock;
 using FakeStore = test::FakeSchedulerStore;
 
-NodeState Cpu(int64_t id) {
-  NodeState n;
+daemon::NodeState Cpu(int64_t id) {
+  daemon::NodeState n;
   n.id = id;
   n.name = "cpu" + std::to_string(id);
   return n;
 }
 
-QueuedTrial Trial(int64_t id, Config cfg) {
-  QueuedTrial t;
+daemon::QueuedTrial Trial(int64_t id, Config cfg) {
+  daemon::QueuedTrial t;
   t.id = id;
   t.sweep = 1;
   t.config = cfg;
@@ -29,8 +29,8 @@ QueuedTrial Trial(int64_t id, Config cfg) {
   return t;
 }
 
-SweepInfo Info(std::map<std::string, std::vector<std::string>> gate, int confirm, bool settle = true) {
-  SweepInfo i;
+daemon::SweepInfo Info(std::map<std::string, std::vector<std::string>> gate, int confirm, bool settle = true) {
+  daemon::SweepInfo i;
   i.id = 1;
   i.gate_on = std::move(gate);
   i.confirm_failures = confirm;
@@ -42,20 +42,20 @@ class SettleTest : public ::testing::Test {
  protected:
   FakeClock clock;
   FakeStore store;
-  Scheduler s{clock, store, SchedulerOptions{}};
-  std::optional<Grant> Lease(int64_t node) {
+  daemon::Scheduler s{clock, store, daemon::SchedulerOptions{}};
+  std::optional<daemon::Grant> Lease(int64_t node) {
     auto g = s.TryLease(node, {});
     EXPECT_TRUE(g.ok());
     return g.ok() ? *g : std::nullopt;
   }
-  ReportOutcome Report(const Grant& g, const std::string& verdict, const std::string& sig = "") {
-    ResultRow r;
+  daemon::ReportOutcome Report(const daemon::Grant& g, const std::string& verdict, const std::string& sig = "") {
+    store::ResultRow r;
     r.verdict = ParseVerdict(verdict).value();  // a typo in a test throws
     r.failing_stage = "k";
     r.signature = sig.empty() ? verdict + ":RuntimeError:boom@x.py" : sig;
     auto out = s.Report(g.lease, r);
     EXPECT_TRUE(out.ok());
-    return out.ok() ? *out : ReportOutcome{};
+    return out.ok() ? *out : daemon::ReportOutcome{};
   }
 };
 
@@ -86,7 +86,7 @@ TEST_F(SettleTest, AFailureIsRunAgainElsewhereBeforeItStandsAndAPassAfterItIsFla
   auto g = Lease(1);
   ASSERT_TRUE(g);
   EXPECT_EQ(g->trial, 1);
-  ReportOutcome out = Report(*g, "crashed");
+  daemon::ReportOutcome out = Report(*g, "crashed");
   EXPECT_TRUE(out.confirming);
   EXPECT_TRUE(out.skipped.empty());
   ASSERT_EQ(store.attempts.size(), 1u);  // the failing attempt is kept
@@ -99,7 +99,7 @@ TEST_F(SettleTest, AFailureIsRunAgainElsewhereBeforeItStandsAndAPassAfterItIsFla
   EXPECT_EQ(again->attempt, 2);
   Report(*again, "passed");
   ASSERT_TRUE(store.results.count(1));
-  const ResultRow& r = store.results[1];
+  const store::ResultRow& r = store.results[1];
   EXPECT_EQ(r.verdict, Verdict::kPassed);
   EXPECT_TRUE(r.flaky);
   EXPECT_EQ(r.confirmed, 0);
@@ -109,7 +109,7 @@ TEST_F(SettleTest, AFailureIsRunAgainElsewhereBeforeItStandsAndAPassAfterItIsFla
 
 TEST_F(SettleTest, AFailureConfirmedAsOftenAsAskedPrunesAtOnce) {
   s.UpsertNode(Cpu(1));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   for (int i = 1; i <= 5; ++i) ts.push_back(Trial(i, {{"mode", "fail"}, {"i", std::to_string(i)}}));
   s.AddSweep(Info({{"k", {"mode"}}}, 2), ts);
   auto g = Lease(1);
@@ -123,7 +123,7 @@ TEST_F(SettleTest, AFailureConfirmedAsOftenAsAskedPrunesAtOnce) {
   auto g3 = Lease(1);
   ASSERT_TRUE(g3);
   EXPECT_EQ(g3->trial, g->trial);
-  ReportOutcome out = Report(*g3, "crashed");
+  daemon::ReportOutcome out = Report(*g3, "crashed");
   EXPECT_FALSE(out.confirming);
   EXPECT_EQ(store.results[g->trial].confirmed, 2);
   EXPECT_FALSE(store.results[g->trial].flaky);
@@ -151,7 +151,7 @@ TEST_F(SettleTest, ABareCrashConfirmedStillNeverPrunesAndATimeoutIsConfirmedNotR
 
 TEST_F(SettleTest, ReuseTakesAnUnconfirmedFailureOnlyWhenTheSweepDoesNotConfirm) {
   s.UpsertNode(Cpu(1));
-  ResultRow prior;
+  store::ResultRow prior;
   prior.trial_id = 99;
   prior.verdict = Verdict::kCrashed;
   prior.signature = "crashed:RuntimeError:boom@x.py";
@@ -163,9 +163,9 @@ TEST_F(SettleTest, ReuseTakesAnUnconfirmedFailureOnlyWhenTheSweepDoesNotConfirm)
   Report(*g, "passed");
   // Confirmed as often as the sweep asks: reused.
   store.reusable->confirmed = 1;
-  SweepInfo two = Info({}, 1);
+  daemon::SweepInfo two = Info({}, 1);
   two.id = 2;
-  QueuedTrial t = Trial(2, {{"mode", "x"}});
+  daemon::QueuedTrial t = Trial(2, {{"mode", "x"}});
   t.sweep = 2;
   s.AddSweep(two, {t});
   EXPECT_FALSE(Lease(1));
@@ -176,7 +176,7 @@ TEST_F(SettleTest, ReuseTakesAnUnconfirmedFailureOnlyWhenTheSweepDoesNotConfirm)
 // grid's diagonal where it covers two values at once), then the rest in the grid's order.
 TEST_F(SettleTest, OneTrialPerGateValueRunsFirstThenTheRest) {
   s.UpsertNode(Cpu(1));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   int64_t id = 1;
   for (std::string a : {"a1", "a2", "a3"})
     for (std::string b : {"b1", "b2", "b3"})
@@ -198,14 +198,14 @@ TEST_F(SettleTest, OneTrialPerGateValueRunsFirstThenTheRest) {
   for (int i = 0; i < 9; ++i) pairs.insert({order[i]["a"], order[i]["b"]});
   EXPECT_EQ(pairs.size(), 9u);
   // The grid's order otherwise: order "grid" keeps it exactly.
-  Scheduler plain{clock, store, SchedulerOptions{}};
+  daemon::Scheduler plain{clock, store, daemon::SchedulerOptions{}};
   plain.UpsertNode(Cpu(1));
   plain.AddSweep(Info({{"load", {"a"}}, {"run", {"a", "b"}}}, 0, false), ts);
   for (int64_t want = 1; want <= static_cast<int64_t>(ts.size()); ++want) {
     auto g = plain.TryLease(1, {});
     ASSERT_TRUE(g.ok() && *g);
     EXPECT_EQ((*g)->trial, want);
-    ResultRow r;
+    store::ResultRow r;
     r.verdict = Verdict::kPassed;
     ASSERT_TRUE(plain.Report((*g)->lease, r).ok());
   }
@@ -213,7 +213,7 @@ TEST_F(SettleTest, OneTrialPerGateValueRunsFirstThenTheRest) {
 
 TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
   s.UpsertNode(Cpu(1));
-  std::vector<QueuedTrial> ts;
+  std::vector<daemon::QueuedTrial> ts;
   int64_t id = 1;
   for (std::string a : {"a1", "a2", "a3", "a4"})
     for (std::string c : {"c1", "c2", "c3", "c4", "c5"}) ts.push_back(Trial(id++, {{"a", a}, {"c", c}}));
@@ -224,7 +224,7 @@ TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
     ++ran;
     if (ts[g->trial - 1].config["a"] == "a4") {
       EXPECT_LE(ran, 4);
-      ResultRow r;
+      store::ResultRow r;
       r.verdict = Verdict::kUnsupported;
       r.failing_stage = "load";
       r.signature = "unsupported:sm100_only";
@@ -240,8 +240,8 @@ TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
 // Cheapest hardware first: a node that two priced targets fit takes the cheaper target's probes
 // first, then the dearer's, then the rest of each, cheaper first. Without prices, or where a node
 // fits one target only, the targets keep their order.
-NodeState H100(int64_t id) {
-  NodeState n;
+daemon::NodeState H100(int64_t id) {
+  daemon::NodeState n;
   n.id = id;
   n.name = "h100-" + std::to_string(id);
   n.inv.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-" + std::to_string(id), 9, 0, 81559});
@@ -249,20 +249,20 @@ NodeState H100(int64_t id) {
 }
 
 // The next grant for `node`'s one GPU (nullopt when none, or on an error, which the test then sees).
-std::optional<Grant> LeaseGpu(Scheduler& s, int64_t node) {
+std::optional<daemon::Grant> LeaseGpu(daemon::Scheduler& s, int64_t node) {
   auto g = s.TryLease(node, {0});
   EXPECT_TRUE(g.ok());
   return g.ok() ? *g : std::nullopt;
 }
 
 // 3 values of the gated `a` x 2 of the ungated `c` per target: 3 probes and 3 others each.
-std::vector<QueuedTrial> PricedTrials(double dear, double cheap) {
-  std::vector<QueuedTrial> ts;
+std::vector<daemon::QueuedTrial> PricedTrials(double dear, double cheap) {
+  std::vector<daemon::QueuedTrial> ts;
   int64_t id = 1;
   for (int target : {0, 1})
     for (std::string a : {"a1", "a2", "a3"})
       for (std::string c : {"c1", "c2"}) {
-        QueuedTrial t = Trial(id++, {{"a", a}, {"c", c}});
+        daemon::QueuedTrial t = Trial(id++, {{"a", a}, {"c", c}});
         t.target = target;
         t.need.gpus = 1;
         if (target == 1) t.need.arch = {"sm_90"};  // target 0 fits any GPU, target 1 Hopper only
@@ -275,16 +275,16 @@ std::vector<QueuedTrial> PricedTrials(double dear, double cheap) {
 
 TEST_F(SettleTest, TheCheaperTargetsProbesGoFirstThenTheDearerOnesThenTheRest) {
   s.UpsertNode(H100(1));  // fits both targets
-  std::vector<QueuedTrial> ts = PricedTrials(6.0, 1.5);
-  EXPECT_DOUBLE_EQ(TrialCost(ts[0]), 1.5);   // 1 GPU x 6.0 x 0.25 h
-  EXPECT_DOUBLE_EQ(TrialCost(ts[6]), 0.375);  // 1 GPU x 1.5 x 0.25 h
+  std::vector<daemon::QueuedTrial> ts = PricedTrials(6.0, 1.5);
+  EXPECT_DOUBLE_EQ(daemon::TrialCost(ts[0]), 1.5);   // 1 GPU x 6.0 x 0.25 h
+  EXPECT_DOUBLE_EQ(daemon::TrialCost(ts[6]), 0.375);  // 1 GPU x 1.5 x 0.25 h
   s.AddSweep(Info({{"load", {"a"}}}, 0), ts);
   std::vector<std::pair<int, bool>> order;  // (target, opened a value of a)
   std::set<std::pair<int, std::string>> seen;
   while (auto g = LeaseGpu(s, 1)) {
-    const QueuedTrial& t = ts[g->trial - 1];
+    const daemon::QueuedTrial& t = ts[g->trial - 1];
     order.emplace_back(t.target, seen.insert({t.target, t.config.at("a")}).second);
-    ResultRow r;
+    store::ResultRow r;
     r.verdict = Verdict::kPassed;
     ASSERT_TRUE(s.Report(g->lease, r).ok());
   }
@@ -300,22 +300,22 @@ TEST_F(SettleTest, UnpricedTargetsOrANodeOfOneTargetKeepTheTargetsOrder) {
   std::vector<int> targets;
   while (auto g = LeaseGpu(s, 1)) {
     targets.push_back(g->trial <= 6 ? 0 : 1);
-    ResultRow r;
+    store::ResultRow r;
     r.verdict = Verdict::kPassed;
     ASSERT_TRUE(s.Report(g->lease, r).ok());
   }
   EXPECT_EQ(targets, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1}));
   // A node only the dear target fits: its trials, probes first, whatever the other target costs.
-  Scheduler one{clock, store, SchedulerOptions{}};
-  NodeState b200 = H100(2);
+  daemon::Scheduler one{clock, store, daemon::SchedulerOptions{}};
+  daemon::NodeState b200 = H100(2);
   b200.inv.gpus[0] = {0, "NVIDIA B200", "GPU-B", 10, 0, 183359};
   one.UpsertNode(b200);
-  std::vector<QueuedTrial> ts = PricedTrials(6.0, 1.5);
+  std::vector<daemon::QueuedTrial> ts = PricedTrials(6.0, 1.5);
   one.AddSweep(Info({{"load", {"a"}}}, 0), ts);
   std::vector<int64_t> got;
   while (auto g = LeaseGpu(one, 2)) {
     got.push_back(g->trial);
-    ResultRow r;
+    store::ResultRow r;
     r.verdict = Verdict::kPassed;
     ASSERT_TRUE(one.Report(g->lease, r).ok());
   }

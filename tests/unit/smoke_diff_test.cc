@@ -222,11 +222,11 @@ TEST(SmokeReference, ReferenceConfigAndToleranceFollowTheTrialsConfig) {
 
 // The worker's side: what a trial is judged against, from the grant's "reference".
 TEST(SmokeReference, TheCheckSaysWhatItComparedOrWhyNot) {
-  TrialContext ctx;
+  worker::TrialContext ctx;
   ctx.suite = SuiteWithReference({{"config", {{"attn", "eager"}, {"dtype", "fp32"}}}, {"logprob_tolerance", 0.02}});
   ctx.config = {{"attn", "eager"}, {"dtype", "fp32"}};
   {
-    DifferentialCheck ref(ctx, "serve");
+    worker::DifferentialCheck ref(ctx, "serve");
     EXPECT_TRUE(ref.active());
     EXPECT_FALSE(ref.Check(0, "p", "#5", AnswerJson(Ref())["text"]));
     EXPECT_EQ(ref.Summary()["differential"]["role"], "reference");
@@ -234,7 +234,7 @@ TEST(SmokeReference, TheCheckSaysWhatItComparedOrWhyNot) {
   ctx.config = {{"attn", "sdpa"}, {"dtype", "fp32"}};
   ctx.reference = {{"trial", 7}, {"verdict", "crashed"}};
   {
-    DifferentialCheck c(ctx, "serve");
+    worker::DifferentialCheck c(ctx, "serve");
     EXPECT_FALSE(c.Check(0, "p", "x", json()));
     json s = c.Summary()["differential"];
     EXPECT_EQ(s["role"], "unchecked");
@@ -245,7 +245,7 @@ TEST(SmokeReference, TheCheckSaysWhatItComparedOrWhyNot) {
   rec["prompt"] = "p";
   ctx.reference = {{"trial", 7}, {"verdict", "passed"}, {"config", {{"attn", "eager"}, {"dtype", "fp32"}}},
                    {"smoke_answers", {rec}}};
-  DifferentialCheck c(ctx, "serve");
+  worker::DifferentialCheck c(ctx, "serve");
   json lp = {{"tokens", json::array()}, {"token_logprobs", json::array()}, {"top_logprobs", json::array()}};
   SmokeAnswer mine = Ref();
   mine.steps[0].logprob = -0.8069;

@@ -22,27 +22,27 @@ json SuiteDef(int v = 1) {
 }
 
 TEST(Store, MigratesFreshDatabaseToLatest) {
-  auto s = Store::Open(":memory:");
+  auto s = store::Store::Open(":memory:");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  int v = (*s)->Read([](sql::Db& db) { return db.UserVersion(); });
-  EXPECT_EQ(v, static_cast<int>(Migrations().size()));
+  int v = (*s)->Read([](store::sql::Db& db) { return db.UserVersion(); });
+  EXPECT_EQ(v, static_cast<int>(store::Migrations().size()));
 }
 
 TEST(Store, MigratesAnOldSchemaFileKeepingItsRows) {
   test::TempDir dir;
   const std::string path = dir.path() + "/old.db";
   {
-    sql::Db db(path);
-    Migrate(db, 1);  // a database written by the first release
+    store::sql::Db db(path);
+    store::Migrate(db, 1);  // a database written by the first release
     ASSERT_EQ(db.UserVersion(), 1);
     db.Exec("INSERT INTO suites(name, version, digest, definition, created_at) VALUES('old', 1, 'd', '{}', 1)");
     db.Exec("INSERT INTO sweeps(suite_id, request, trial_count, created_at) VALUES(1, '{}', 1, 1)");
     db.Exec("INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, created_at)"
             " VALUES(1, 1, '{\"a\":\"x\"}', 'a=x', 0, 1)");
   }
-  auto s = Store::Open(path);
+  auto s = store::Store::Open(path);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ((*s)->Read([](sql::Db& db) { return db.UserVersion(); }), static_cast<int>(Migrations().size()));
+  EXPECT_EQ((*s)->Read([](store::sql::Db& db) { return db.UserVersion(); }), static_cast<int>(store::Migrations().size()));
   auto t = (*s)->GetTrial(1);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->state, TrialState::kQueued);
@@ -58,9 +58,9 @@ TEST(Store, ABigSweepIsStoredInChunksWholeOrNotAtAll) {
   int64_t sweep = 0, first = 0;
   const size_t n = 3 * 4096 + 7;  // more than two chunks, the last one partial
   {
-    auto s = std::move(*Store::Open(path));
+    auto s = std::move(*store::Store::Open(path));
     auto suite = s->PutSuite("s", SuiteDef(), "");
-    std::vector<NewTrial> trials;
+    std::vector<store::NewTrial> trials;
     for (size_t i = 0; i < n; ++i) trials.push_back({json{{"a", "x"}}.dump(), "a=x", 0, static_cast<int>(i)});
     auto id = s->CreateSweep(suite->id, "big", json::object(), 0, 3, trials, &first);
     ASSERT_TRUE(id.ok()) << id.status().message();
@@ -76,10 +76,10 @@ TEST(Store, ABigSweepIsStoredInChunksWholeOrNotAtAll) {
   }
   {
     // What a death between chunks leaves: the sweep still `creating`, some of its trials stored.
-    sql::Db db(path);
+    store::sql::Db db(path);
     db.Exec("UPDATE sweeps SET creating=1 WHERE id=" + std::to_string(sweep));
   }
-  auto s = std::move(*Store::Open(path));
+  auto s = std::move(*store::Store::Open(path));
   EXPECT_EQ(s->ListSweeps(0, 10)->size(), 0u);
   EXPECT_FALSE(s->GetSweep(sweep).ok());
   EXPECT_FALSE(s->GetTrial(first).ok()) << "its trials went with it";
@@ -88,18 +88,18 @@ TEST(Store, ABigSweepIsStoredInChunksWholeOrNotAtAll) {
 TEST(Store, RefusesADatabaseNewerThanItKnows) {
   test::TempDir dir;
   {
-    sql::Db db(dir.path() + "/new.db");
+    store::sql::Db db(dir.path() + "/new.db");
     db.Exec("PRAGMA user_version=999");
   }
-  auto s = Store::Open(dir.path() + "/new.db");
+  auto s = store::Store::Open(dir.path() + "/new.db");
   EXPECT_FALSE(s.ok());
 }
 
 TEST(Store, AFailedMigrationLeavesThePreviousVersion) {
-  sql::Db db(":memory:");
-  Migrate(db, 1);
+  store::sql::Db db(":memory:");
+  store::Migrate(db, 1);
   db.Exec("CREATE TABLE results(x)");  // makes migration 2 fail after its ALTERs ran
-  EXPECT_THROW(Migrate(db), sql::Error);
+  EXPECT_THROW(store::Migrate(db), store::sql::Error);
   EXPECT_EQ(db.UserVersion(), 1);
   // The ALTERs before the failing CREATE TABLE results were rolled back with it.
   auto s = db.Prepare("SELECT COUNT(*) FROM pragma_table_info('trials') WHERE name='attempt'");
@@ -108,14 +108,14 @@ TEST(Store, AFailedMigrationLeavesThePreviousVersion) {
 }
 
 TEST(Store, TransactionRollsBackUnlessCommitted) {
-  sql::Db db(":memory:");
+  store::sql::Db db(":memory:");
   db.Exec("CREATE TABLE t(x)");
   {
-    sql::Txn txn(db);
+    store::sql::Txn txn(db);
     db.Exec("INSERT INTO t VALUES(1)");
   }
   {
-    sql::Txn txn(db);
+    store::sql::Txn txn(db);
     db.Exec("INSERT INTO t VALUES(2)");
     txn.Commit();
   }
@@ -125,7 +125,7 @@ TEST(Store, TransactionRollsBackUnlessCommitted) {
 }
 
 TEST(Store, AChangedSuiteIsANewVersionAndTheSameOneIsNot) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   bool created = false;
   auto v1 = s->PutSuite("s", SuiteDef(), "/x", &created);
   ASSERT_TRUE(v1.ok());
@@ -144,16 +144,16 @@ TEST(Store, AChangedSuiteIsANewVersionAndTheSameOneIsNot) {
 }
 
 TEST(Store, TrialsFilterAndPage) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
-  std::vector<NewTrial> trials;
+  std::vector<store::NewTrial> trials;
   for (int i = 0; i < 25; ++i)
     trials.push_back({json{{"a", i % 2 ? "x" : "y"}}.dump(), i % 2 ? "a=x" : "a=y", 0, i});
   int64_t first = 0;
   auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
   ASSERT_TRUE(sweep.ok());
   EXPECT_EQ(first, 1);
-  TrialFilter f;
+  store::TrialFilter f;
   f.sweep = *sweep;
   f.params = {{"a", "x"}};
   f.limit = 5;
@@ -176,9 +176,9 @@ TEST(Store, TrialsFilterAndPage) {
 // Sorting by a column pages through the whole listing, not one page at a time: every trial exactly
 // once, in (value, id) order, ascending and descending, with the cursor still a trial id.
 TEST(Store, TrialsSortByAColumnAcrossPages) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
-  std::vector<NewTrial> trials;
+  std::vector<store::NewTrial> trials;
   for (int i = 0; i < 23; ++i) trials.push_back({json{{"a", i % 2 ? "x" : "y"}}.dump(), i % 2 ? "a=x" : "a=y", 0, i});
   int64_t first = 0;
   auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
@@ -188,7 +188,7 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
   for (int i = 0; i < 23; ++i) {
     const std::string& v = verdicts[i * 7 % verdicts.size()];
     if (!v.empty()) {
-      ResultRow r;
+      store::ResultRow r;
       r.trial_id = first + i;
       r.attempt = 1;
       r.verdict = ParseVerdict(v).value();
@@ -202,7 +202,7 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
     auto want = expect;
     std::sort(want.begin(), want.end());
     if (desc) std::reverse(want.begin(), want.end());
-    TrialFilter f;
+    store::TrialFilter f;
     f.sweep = *sweep;
     f.sort = "verdict";
     f.descending = desc;
@@ -217,7 +217,7 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
     }
     EXPECT_EQ(got, want) << (desc ? "descending" : "ascending");
   }
-  TrialFilter bad;
+  store::TrialFilter bad;
   bad.sort = "colour";
   auto r = s->ListTrials(bad);
   ASSERT_FALSE(r.ok());
@@ -228,15 +228,15 @@ TEST(Store, TrialsSortByAColumnAcrossPages) {
 // The cell the explorer reads from the index and the one a sweep's page reads from its trials must
 // both show the later finish (the crash), whatever order the reports came in.
 TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   const std::string config = json{{"a", "x"}}.dump();
-  std::vector<NewTrial> trials = {{config, "a=x", 0, 0}, {config, "a=x", 0, 1}};
+  std::vector<store::NewTrial> trials = {{config, "a=x", 0, 0}, {config, "a=x", 0, 1}};
   int64_t first = 0;
   auto sweep = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
   ASSERT_TRUE(sweep.ok());
   auto finish = [&](int64_t trial, const std::string& verdict, int64_t at) {
-    ResultRow r;
+    store::ResultRow r;
     r.trial_id = trial;
     r.attempt = 1;
     r.verdict = ParseVerdict(verdict).value();
@@ -248,11 +248,11 @@ TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
   finish(first, "crashed", 2000);   // finished second, reported first
   finish(first + 1, "passed", 1000);
   for (bool by_sweep : {true, false}) {
-    MatrixQuery q;
+    store::MatrixQuery q;
     q.suite = "s";
     q.rows = {"a"};
     if (by_sweep) q.sweep = *sweep;
-    auto m = Matrix(*s, q);
+    auto m = store::Matrix(*s, q);
     ASSERT_TRUE(m.ok()) << m.status().message();
     ASSERT_EQ((*m)["cells"].size(), 1u) << m->dump();
     const json& cell = (*m)["cells"][0];
@@ -263,7 +263,7 @@ TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
 }
 
 TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   int64_t first = 0;
   ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first).ok());
@@ -292,7 +292,7 @@ TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
 // worker's) and a 2 MiB cap, 40 MiB of log leaves at most the cap and a chunk stored, the head and
 // the tail readable, and the read says how many bytes were cut where.
 TEST(Store, ALogPastTheCapKeepsHeadAndTailAndSaysWhatWasCut) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   int64_t trial = 0;
   ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &trial).ok());
@@ -302,7 +302,7 @@ TEST(Store, ALogPastTheCapKeepsHeadAndTailAndSaysWhatWasCut) {
     ASSERT_TRUE(s->AppendLog(trial, offset, std::string(chunk, static_cast<char>('A' + i % 26)), cap).ok());
     offset += chunk;
   }
-  const int64_t stored = s->Read([&](sql::Db& db) {
+  const int64_t stored = s->Read([&](store::sql::Db& db) {
     auto st = db.Prepare("SELECT coalesce(sum(length(data)), 0) FROM log_chunks WHERE trial_id=?");
     st.Bind(1, trial);
     st.Step();
@@ -328,16 +328,16 @@ TEST(Store, ALogPastTheCapKeepsHeadAndTailAndSaysWhatWasCut) {
 // The integration test DiskFull.* fills a real tmpfs where it can mount one.
 TEST(StoreDiskFull, AWriteThatFindsNoSpaceIsUnavailableAndHealthRecovers) {
   test::TempDir dir;
-  auto s = std::move(*Store::Open(dir.path() + "/g.db"));
+  auto s = std::move(*store::Store::Open(dir.path() + "/g.db"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   ASSERT_TRUE(suite.ok());
-  const int64_t pages = s->Read([](sql::Db& db) {
+  const int64_t pages = s->Read([](store::sql::Db& db) {
     auto st = db.Prepare("PRAGMA page_count");
     st.Step();
     return st.Int(0);
   });
-  s->Write([&](sql::Db& db) { db.Exec("PRAGMA max_page_count = " + std::to_string(pages)); });
-  std::vector<NewTrial> trials;
+  s->Write([&](store::sql::Db& db) { db.Exec("PRAGMA max_page_count = " + std::to_string(pages)); });
+  std::vector<store::NewTrial> trials;
   for (int i = 0; i < 2000; ++i) trials.push_back({json{{"a", std::string(200, 'x')}}.dump(), "k" + std::to_string(i), 0, 0});
   int64_t first = 0;
   auto r = s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first);
@@ -348,7 +348,7 @@ TEST(StoreDiskFull, AWriteThatFindsNoSpaceIsUnavailableAndHealthRecovers) {
   ASSERT_TRUE(trouble.has_value());
   EXPECT_EQ(trouble->rfind("disk full", 0), 0u);
   EXPECT_EQ(s->ListSweeps(0, 10)->size(), 0u);  // nothing of it was stored
-  s->Write([](sql::Db& db) { db.Exec("PRAGMA max_page_count = 1073741823"); });  // space is back
+  s->Write([](store::sql::Db& db) { db.Exec("PRAGMA max_page_count = 1073741823"); });  // space is back
   ASSERT_TRUE(s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &first).ok());
   EXPECT_FALSE(s->WriteTrouble().has_value());
 }
@@ -364,11 +364,11 @@ namespace {
 // core/verdict.h is an error the caller sees (Internal), never a default state or verdict; the
 // names the store writes read back as the same enums.
 TEST(Store, AnUnknownStateOrVerdictInARowIsAnErrorNotADefault) {
-  auto s = std::move(*Store::Open(":memory:"));
+  auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
   int64_t first = 0;
   ASSERT_TRUE(s->CreateSweep(suite->id, "", json::object(), 0, 3, {{"{}", "", 0, 0}}, &first).ok());
-  ResultRow r;
+  store::ResultRow r;
   r.trial_id = first;
   r.attempt = 1;
   r.verdict = Verdict::kWrongOutput;
@@ -379,20 +379,20 @@ TEST(Store, AnUnknownStateOrVerdictInARowIsAnErrorNotADefault) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->state, TrialState::kDone);
   EXPECT_EQ(t->verdict, Verdict::kWrongOutput);
-  TrialFilter f;
+  store::TrialFilter f;
   f.verdict = Verdict::kWrongOutput;
   f.state = TrialState::kDone;
   auto listed = s->ListTrials(f);
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->size(), 1u);
 
-  s->Write([&](sql::Db& db) { db.Exec("UPDATE trials SET verdict='Wrong Output' WHERE id=" + std::to_string(first)); });
+  s->Write([&](store::sql::Db& db) { db.Exec("UPDATE trials SET verdict='Wrong Output' WHERE id=" + std::to_string(first)); });
   t = s->GetTrial(first);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), Code::kInternal);
   EXPECT_NE(t.status().message().find("unknown verdict 'Wrong Output'"), std::string::npos) << t.status().message();
 
-  s->Write([&](sql::Db& db) {
+  s->Write([&](store::sql::Db& db) {
     db.Exec("UPDATE trials SET verdict=NULL, state='finished' WHERE id=" + std::to_string(first));
   });
   t = s->GetTrial(first);
@@ -410,23 +410,23 @@ TEST(StoreQueries, ABoundedReadEndsWhenQueriesStopOrItsRowsRunOut) {
   test::TempDir dir;
   const std::string db = dir.path() + "/g.db";
   const int64_t sweep = test::FillSweep(db, test::GridSuite("bulk", {10, 10, 20}), 4000);
-  auto s = std::move(*Store::Open(db));
-  MatrixQuery q;
+  auto s = std::move(*store::Store::Open(db));
+  store::MatrixQuery q;
   q.sweep = sweep;
   q.rows = {"p0", "p1"};
-  ASSERT_TRUE(Matrix(*s, q).ok());
-  QueryBudget few(QueryLimits{0, 100}, nullptr);
-  auto over = Matrix(*s, q, &few);
+  ASSERT_TRUE(store::Matrix(*s, q).ok());
+  store::QueryBudget few(store::QueryLimits{0, 100}, nullptr);
+  auto over = store::Matrix(*s, q, &few);
   EXPECT_EQ(over.status().code(), Code::kInvalid);
   EXPECT_EQ(over.status().field(), "sweep");
   EXPECT_NE(over.status().message().find("more than 100 rows"), std::string::npos) << over.status().message();
   s->StopQueries();
-  QueryBudget b = s->NewQuery();
-  auto stopped = Matrix(*s, q, &b);
+  store::QueryBudget b = s->NewQuery();
+  auto stopped = store::Matrix(*s, q, &b);
   EXPECT_EQ(stopped.status().code(), Code::kUnavailable);
   EXPECT_NE(stopped.status().message().find("stopping"), std::string::npos) << stopped.status().message();
-  QueryBudget t = s->NewQuery();
-  TrialFilter f;
+  store::QueryBudget t = s->NewQuery();
+  store::TrialFilter f;
   f.sweep = sweep;
   EXPECT_EQ(s->ListTrials(f, &t).status().code(), Code::kUnavailable);
   EXPECT_TRUE(s->ListTrials(f).ok());  // unbounded reads (the daemon's own) go on
@@ -438,11 +438,11 @@ TEST(StoreQueries, ABreakdownListsTheFirstValuesInDeclaredOrderAndCountsTheRest)
   test::TempDir dir;
   const std::string db = dir.path() + "/g.db";
   const int64_t sweep = test::FillSweep(db, test::GridSuite("bulk", {2, 400}), 4000);
-  auto s = std::move(*Store::Open(db));
-  MatrixQuery q;
+  auto s = std::move(*store::Store::Open(db));
+  store::MatrixQuery q;
   q.sweep = sweep;
   q.rows = {"p0"};
-  auto m = Matrix(*s, q);
+  auto m = store::Matrix(*s, q);
   ASSERT_TRUE(m.ok()) << m.status().message();
   bool seen = false;
   for (auto& c : (*m)["cells"])

@@ -112,8 +112,8 @@ TEST(Suite, SubstitutesPlaceholdersWithoutAShell) {
 
 TEST(SuiteLoader, LoadsBuiltInAndExampleSuites) {
   for (std::string dir : {test::SourceDir() + "/suites", test::SourceDir() + "/suites/examples"}) {
-    auto store = std::move(*Store::Open(":memory:"));
-    auto r = LoadSuitesDir(dir, *store);
+    auto store = std::move(*store::Store::Open(":memory:"));
+    auto r = daemon::LoadSuitesDir(dir, *store);
     ASSERT_TRUE(r.ok()) << dir << ": " << r.status().message();
     for (auto& s : *r) EXPECT_EQ(s.error, "") << dir;
   }
@@ -128,8 +128,8 @@ TEST(SuiteLoader, ABadFileIsNamedWithItsFieldAndSkipped) {
   bad["name"] = "other";
   bad["stages"][0]["kind"] = "nope";
   dir.Write("b.yaml", "name: other\nparameters: {x: [1]}\nstages:\n  - {name: k, kind: nope, argv: [a]}\n");
-  auto store = std::move(*Store::Open(":memory:"));
-  auto r = LoadSuitesDir(dir.path(), *store);
+  auto store = std::move(*store::Store::Open(":memory:"));
+  auto r = daemon::LoadSuitesDir(dir.path(), *store);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string error;
   for (auto& s : *r)

@@ -31,10 +31,10 @@ class TrialRunnerTest : public ::testing::Test, protected test::TrialRig {
     return {{"name", name}, {"kind", "command"}, {"argv", {program}}, {"timeout_s", 10}};
   }
   // The heartbeat answer, once the scripted stage process runs: until then, plain ok.
-  std::function<HeartbeatAnswer()> OnceRunning(LinkStatus status, bool cancel) {
+  std::function<worker::HeartbeatAnswer()> OnceRunning(worker::LinkStatus status, bool cancel) {
     return [this, status, cancel] {
-      HeartbeatAnswer a;
-      a.status = LinkStatus::kOk;
+      worker::HeartbeatAnswer a;
+      a.status = worker::LinkStatus::kOk;
       if (runner.live() > 0) {
         a.status = status;
         a.cancel = cancel;
@@ -58,7 +58,7 @@ TEST_F(TrialRunnerTest, APassingTrialIsReportedWithEveryStageAndMetric) {
   runner.Add("a", a);
   runner.Add("b", b);
 
-  RunTrial(env, Grant(1, {Command("first", "a"), Command("second", "b")}));
+  worker::RunTrial(env, Grant(1, {Command("first", "a"), Command("second", "b")}));
 
   const json r = daemon.report("L1");
   ASSERT_TRUE(r.is_object());
@@ -80,7 +80,7 @@ TEST_F(TrialRunnerTest, TheFirstFailureEndsTheTrialAndNamesItsStage) {
   runner.Add("bad", bad);
   runner.Add("never", {});
 
-  RunTrial(env, Grant(2, {Command("kernels", "bad"), Command("e2e", "never")}));
+  worker::RunTrial(env, Grant(2, {Command("kernels", "bad"), Command("e2e", "never")}));
 
   const json r = daemon.report("L2");
   EXPECT_EQ(r["verdict"], "unsupported");
@@ -92,9 +92,9 @@ TEST_F(TrialRunnerTest, TheFirstFailureEndsTheTrialAndNamesItsStage) {
 
 TEST_F(TrialRunnerTest, AHeartbeatAnswerWithCancelStopsTheRunningStage) {
   runner.Add("serve", Forever());
-  daemon.heartbeat = OnceRunning(LinkStatus::kOk, true);
+  daemon.heartbeat = OnceRunning(worker::LinkStatus::kOk, true);
 
-  RunTrial(env, Grant(3, {Command("soak", "serve")}));
+  worker::RunTrial(env, Grant(3, {Command("soak", "serve")}));
 
   const json r = daemon.report("L3");
   EXPECT_EQ(r["verdict"], "cancelled");
@@ -106,9 +106,9 @@ TEST_F(TrialRunnerTest, AHeartbeatAnswerWithCancelStopsTheRunningStage) {
 
 TEST_F(TrialRunnerTest, ALostLeaseStopsTheTrialWithoutAReport) {
   runner.Add("serve", Forever());
-  daemon.heartbeat = OnceRunning(LinkStatus::kLost, false);
+  daemon.heartbeat = OnceRunning(worker::LinkStatus::kLost, false);
 
-  RunTrial(env, Grant(4, {Command("soak", "serve"), Command("after", "serve")}));
+  worker::RunTrial(env, Grant(4, {Command("soak", "serve"), Command("after", "serve")}));
 
   EXPECT_TRUE(daemon.report_calls().empty()) << "the daemon gave the trial to someone else";
   EXPECT_EQ(runner.started().size(), 1u);
@@ -120,7 +120,7 @@ TEST_F(TrialRunnerTest, AReportTheDaemonCannotTakeYetIsRetriedUntilTaken) {
   runner.Add("ok", {});
   daemon.reports_unavailable = 3;
 
-  RunTrial(env, Grant(5, {Command("only", "ok")}));
+  worker::RunTrial(env, Grant(5, {Command("only", "ok")}));
 
   const auto calls = daemon.report_calls();
   ASSERT_EQ(calls.size(), 4u);
@@ -141,7 +141,7 @@ TEST_F(TrialRunnerTest, TheLogReachesTheDaemonInOrderAndComplete) {
   runner.Add("talk", talk);
   daemon.logs_unavailable = 2;
 
-  RunTrial(env, Grant(6, {Command("chatty", "talk")}));
+  worker::RunTrial(env, Grant(6, {Command("chatty", "talk")}));
 
   const std::string log = daemon.log("L6");
   EXPECT_EQ(daemon.gaps(), 0);
@@ -161,12 +161,12 @@ TEST_F(TrialRunnerTest, AStopByTheWorkersShutdownIsAnInfraErrorNotACancel) {
   runner.Add("serve", Forever());
   daemon.heartbeat = [this] {
     if (runner.live() > 0) abort_all = true;  // the worker's second SIGTERM, while the stage runs
-    HeartbeatAnswer a;
-    a.status = LinkStatus::kOk;
+    worker::HeartbeatAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   };
 
-  RunTrial(env, Grant(7, {Command("soak", "serve")}));
+  worker::RunTrial(env, Grant(7, {Command("soak", "serve")}));
 
   const json r = daemon.report("L7");
   EXPECT_EQ(r["verdict"], "infra_error");
@@ -181,8 +181,8 @@ TEST_F(TrialRunnerTest, TheFingerprintRunsOncePerSuiteAndTravelsWithEveryReport)
   runner.Add("ok", {});
   const json with_fp = {{"fingerprint", {{"argv", {"versions"}}}}};
 
-  RunTrial(env, Grant(8, {Command("only", "ok")}, with_fp));
-  RunTrial(env, Grant(9, {Command("only", "ok")}, with_fp));
+  worker::RunTrial(env, Grant(8, {Command("only", "ok")}, with_fp));
+  worker::RunTrial(env, Grant(9, {Command("only", "ok")}, with_fp));
 
   int fingerprint_runs = 0;
   for (auto& s : runner.started()) fingerprint_runs += s.argv[0] == "versions";
@@ -202,7 +202,7 @@ TEST_F(TrialRunnerTest, AFailedFingerprintIsAnInfraErrorAndIsNeverKept) {
   runner.Add("ok", {});
   const json with_fp = {{"fingerprint", {{"argv", {"versions"}}}}};
 
-  RunTrial(env, Grant(10, {Command("only", "ok")}, with_fp));
+  worker::RunTrial(env, Grant(10, {Command("only", "ok")}, with_fp));
   const json r = daemon.report("L10");
   EXPECT_EQ(r["verdict"], "infra_error") << r.dump();
   EXPECT_EQ(r["signature"], "infra_error:fingerprint_failed");
@@ -215,7 +215,7 @@ TEST_F(TrialRunnerTest, AFailedFingerprintIsAnInfraErrorAndIsNeverKept) {
   test::FakeProgram fixed;
   fixed.output = {"{\"torch\": \"2.9\"}\n"};
   runner.Add("versions", fixed);
-  RunTrial(env, Grant(11, {Command("only", "ok")}, with_fp));
+  worker::RunTrial(env, Grant(11, {Command("only", "ok")}, with_fp));
   EXPECT_EQ(daemon.report("L11")["verdict"], "passed") << daemon.report("L11").dump();
   EXPECT_EQ(daemon.report("L11")["fingerprint"], json({{"torch", "2.9"}}));
 }
@@ -231,10 +231,10 @@ namespace {
 // after 16 s, the keeper's one thread shipping and never beating).
 class EndlessLogDaemon : public test::FakeDaemonLink {
  public:
-  LogSink* sink = nullptr;
+  worker::LogSink* sink = nullptr;
   std::atomic<bool> growing{true};
-  LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override {
-    LinkAnswer a = test::FakeDaemonLink::AppendLog(lease, offset, data);
+  worker::LinkAnswer AppendLog(const std::string& lease, int64_t offset, std::string_view data) override {
+    worker::LinkAnswer a = test::FakeDaemonLink::AppendLog(lease, offset, data);
     if (growing) sink->Append(std::string(64 * 1024, 'x') + "\n");
     return a;
   }
@@ -242,7 +242,7 @@ class EndlessLogDaemon : public test::FakeDaemonLink {
 
 TEST(LeaseKeeper, ATrialThatLogsWithoutPauseKeepsHeartbeating) {
   EndlessLogDaemon daemon;
-  LogSink log;
+  worker::LogSink log;
   daemon.sink = &log;
   log.Append("first line\n");
   std::mutex mu;
@@ -254,12 +254,12 @@ TEST(LeaseKeeper, ATrialThatLogsWithoutPauseKeepsHeartbeating) {
       ++beats;
     }
     cv.notify_all();
-    HeartbeatAnswer a;
-    a.status = LinkStatus::kOk;
+    worker::HeartbeatAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   };
   {
-    LeaseKeeper keeper(daemon, "L1", std::chrono::milliseconds(5), log, nullptr);
+    worker::LeaseKeeper keeper(daemon, "L1", std::chrono::milliseconds(5), log, nullptr);
     std::unique_lock lock(mu);
     // Five beats while the log never stops growing. The bound only ends a broken keeper's test; a
     // keeper that ships and beats on one thread stays at one beat forever.

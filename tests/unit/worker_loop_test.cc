@@ -45,32 +45,32 @@ class WorkerLoopTest : public ::testing::Test {
     daemon.clock = &clock;
     runner.clock = &clock;
   }
-  int Run(GpuProbe* gpus = nullptr) { return RunWorker(opts, daemon, runner, gpus, clock); }
-  static LeaseAnswer Grant(int64_t trial, const std::string& program = "ok") {
-    LeaseAnswer a;
-    a.status = LinkStatus::kOk;
+  int Run(worker::GpuProbe* gpus = nullptr) { return worker::RunWorker(opts, daemon, runner, gpus, clock); }
+  static worker::LeaseAnswer Grant(int64_t trial, const std::string& program = "ok") {
+    worker::LeaseAnswer a;
+    a.status = worker::LinkStatus::kOk;
     a.grant = json{{"trial", trial}, {"lease", "L" + std::to_string(trial)}, {"attempt", 1}, {"heartbeat_ms", 20},
                    {"suite", {{"key", "s@1"}, {"definition", {{"name", "s"}, {"version", 1},
                                                               {"stages", {{{"name", "k"}, {"argv", {program}}}}}}}}},
                    {"config", json::object()}, {"gpus", {0}}};
     return a;
   }
-  static LeaseAnswer Answer(LinkStatus s) {
-    LeaseAnswer a;
+  static worker::LeaseAnswer Answer(worker::LinkStatus s) {
+    worker::LeaseAnswer a;
     a.status = s;
     return a;
   }
 
   test::FakeWorkerClock clock;
   test::TempDir dir;
-  WorkerOptions opts;
+  worker::WorkerOptions opts;
   test::FakeDaemonLink daemon;
   test::FakeProcessRunner runner;
 };
 
 TEST_F(WorkerLoopTest, AGrantIsRunAndReportedAndAForgottenNodeRegistersAgain) {
   runner.Add("ok", {});
-  daemon.lease_answers = {Grant(1), Answer(LinkStatus::kUnknownNode), Answer(LinkStatus::kUnavailable)};
+  daemon.lease_answers = {Grant(1), Answer(worker::LinkStatus::kUnknownNode), Answer(worker::LinkStatus::kUnavailable)};
 
   EXPECT_EQ(Run(), 0);
 
@@ -96,7 +96,7 @@ TEST_F(WorkerLoopTest, AGrantIsRunAndReportedAndAForgottenNodeRegistersAgain) {
 
 // NVML as a test sets it: GPU 1 lists `pid` for the first `busy_calls` questions about it, then
 // nothing (the leftover went away). Thread-safe.
-class FakeGpuProbe final : public GpuProbe {
+class FakeGpuProbe final : public worker::GpuProbe {
  public:
   unsigned pid = 0;
   int busy_calls = 0;
@@ -128,7 +128,7 @@ TEST_F(WorkerLoopTest, AHeldBackGpuIsToldToTheDaemonUntilItIsFree) {
   const auto leases = daemon.lease_requests();
   ASSERT_GE(leases.size(), 3u);
   for (size_t i = 0; i < 2; ++i) {
-    const LeaseRequest& r = leases[i].second;
+    const worker::LeaseRequest& r = leases[i].second;
     EXPECT_EQ(r.free_gpus, std::vector<int>{0}) << "lease " << i;
     ASSERT_EQ(r.held_back.size(), 1u) << "lease " << i;
     EXPECT_EQ(r.held_back[0].index, 1);
@@ -168,8 +168,8 @@ TEST_F(WorkerLoopTest, ASigtermDrainPastItsTimeoutStopsTheTrialAndTheWorkerRetur
   std::atomic<bool> sent{false};
   daemon.heartbeat = [&] {
     if (runner.live() > 0 && !sent.exchange(true)) kill(getpid(), SIGTERM);
-    HeartbeatAnswer a;
-    a.status = LinkStatus::kOk;
+    worker::HeartbeatAnswer a;
+    a.status = worker::LinkStatus::kOk;
     return a;
   };
   // The only slot is busy, so the loop waits for room when the signal comes; and the drain times
@@ -204,8 +204,8 @@ TEST_F(WorkerLoopTest, ASigtermDrainPastItsTimeoutStopsTheTrialAndTheWorkerRetur
 }
 
 TEST_F(WorkerLoopTest, ARefusedRegistrationEndsTheWorkerWithoutLeasing) {
-  RegisterAnswer refused;
-  refused.status = LinkStatus::kRefused;
+  worker::RegisterAnswer refused;
+  refused.status = worker::LinkStatus::kRefused;
   refused.detail = "401: bad token";
   daemon.register_answers = {refused};
 
@@ -214,8 +214,8 @@ TEST_F(WorkerLoopTest, ARefusedRegistrationEndsTheWorkerWithoutLeasing) {
 }
 
 TEST_F(WorkerLoopTest, ARegistrationTheDaemonCannotTakeYetIsRetried) {
-  RegisterAnswer away;
-  away.status = LinkStatus::kUnavailable;
+  worker::RegisterAnswer away;
+  away.status = worker::LinkStatus::kUnavailable;
   daemon.register_answers = {away, away};
 
   EXPECT_EQ(Run(), 0);

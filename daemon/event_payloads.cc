@@ -1,0 +1,50 @@
+#include "daemon/event_payloads.h"
+
+#include <type_traits>
+
+namespace gauntlet::daemon {
+using nlohmann::json;
+
+namespace {
+constexpr std::string_view kTypeNames[] = {"sweep.created", "sweep.cancelled", "sweep.retried", "sweep.search",
+                                           "trial.changed", "trials.skipped", "node.registered", "node.changed",
+                                           "node.gpus_held"};
+static_assert(std::size(kTypeNames) == std::variant_size_v<DaemonEvent>);
+
+json PayloadJson(const SweepCreated& e) {
+  json j = {{"sweep", e.sweep}, {"trials", e.trials}, {"suite", e.suite}};
+  if (e.rerun_of) j["rerun_of"] = *e.rerun_of;
+  if (e.bisect) j["kind"] = "bisect";
+  return j;
+}
+json PayloadJson(const SweepCancelled& e) { return {{"sweep", e.sweep}, {"cancelled", e.cancelled}, {"stopping", e.stopping}}; }
+json PayloadJson(const SweepRetried& e) { return {{"sweep", e.sweep}, {"requeued", e.requeued}}; }
+json PayloadJson(const SweepSearch& e) {
+  const json j = BisectionJson(e.search);
+  return {{"sweep", e.sweep}, {"state", e.search.state}, {"trying", j["trying"]}, {"first_bad", j["first_bad"]},
+          {"interval", j["interval"]}};
+}
+json PayloadJson(const TrialChanged& e) {
+  json j = {{"trial", e.trial}, {"state", e.state ? Name(*e.state) : std::string_view("stopping")}};
+  if (e.sweep) j["sweep"] = *e.sweep;
+  if (e.says_verdict) j["verdict"] = NameOr(e.verdict);
+  if (e.signature) j["signature"] = *e.signature;
+  if (e.reason) j["reason"] = *e.reason;
+  if (e.node) j["node"] = *e.node;
+  return j;
+}
+json PayloadJson(const TrialsSkipped& e) {
+  return {{"sweep", e.sweep}, {"trials", e.trials}, {"evidence", e.evidence}, {"key", e.key}};
+}
+json PayloadJson(const NodeRegistered& e) { return {{"node", e.node}, {"name", e.name}, {"hardware", e.hardware}}; }
+json PayloadJson(const NodeChanged& e) { return {{"node", e.node}, {"state", e.state}, {"reason", e.reason}}; }
+json PayloadJson(const NodeGpusHeld& e) { return {{"node", e.node}, {"gpus", e.gpus}}; }
+}  // namespace
+
+std::string_view EventTypeName(EventKind kind) { return kTypeNames[static_cast<size_t>(kind)]; }
+
+json EventData(const DaemonEvent& e) {
+  return std::visit([](const auto& payload) { return PayloadJson(payload); }, e);
+}
+
+}  // namespace gauntlet::daemon
