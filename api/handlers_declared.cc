@@ -137,7 +137,7 @@ Response DriftAnswer(Context& c, Request& r) {
   json source = nullptr;
   auto declared = DeclaredFor(c.store, *suite, &source);
   if (!declared.ok()) return FromStatus(declared.status());
-  auto runs = LoadSuiteRuns(c.store, {suite->id, r.Query("hardware"), r.Query("fingerprint"), ""});
+  auto runs = store::LoadSuiteRuns(c.store, {suite->id, r.Query("hardware"), r.Query("fingerprint"), ""});
   if (!runs.ok()) return FromStatus(runs.status());
   int64_t claims = 0;
   for (const auto& cr : *runs) claims += cr.claim ? 1 : 0;

@@ -166,13 +166,13 @@ std::string FlakyCsv(const json& f) {
 namespace {
 // The nodes on record that ran the results of matrix answer `m`, by hardware class; none when the
 // store cannot say (the Markdown then says so per class).
-NodesByClass MatrixNodes(Store& store, const json& m) {
+NodesByClass MatrixNodes(store::Store& store, const json& m) {
   NodesByClass out;
   const std::optional<int64_t> sweep = m["sweep"].is_number() ? std::optional<int64_t>(m["sweep"].get<int64_t>()) : std::nullopt;
-  auto pairs = ResultNodes(store, m["suite"].get<std::string>(), sweep);
+  auto pairs = store::ResultNodes(store, m["suite"].get<std::string>(), sweep);
   auto nodes = store.ListNodes();
   if (!pairs.ok() || !nodes.ok()) return out;
-  std::map<int64_t, const NodeRow*> by_id;
+  std::map<int64_t, const store::NodeRow*> by_id;
   for (auto& n : *nodes) by_id[n.id] = &n;
   for (auto& [hw, id] : *pairs)
     if (auto it = by_id.find(id); it != by_id.end()) out[hw.empty() ? "unassigned" : hw].push_back(*it->second);
@@ -202,8 +202,8 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          const std::string format = r.Query("format").value_or(WantsCsv(r) ? "csv" : "json");
          if (format != "json" && format != "csv" && format != "markdown")
            return http::Problem(422, "Unprocessable Entity", "format is json, csv or markdown", "format");
-         QueryBudget budget = c.store.NewQuery();
-         auto m = Matrix(c.store, q, &budget);
+         store::QueryBudget budget = c.store.NewQuery();
+         auto m = store::Matrix(c.store, q, &budget);
          if (!m.ok()) return FromStatus(m.status());
          if (layer == "dispatch") AddDispatchLayer(c.store, &*m);
          if (layer == "drift" || layer == "evidence")
@@ -251,7 +251,7 @@ std::vector<http::Route> ResultRoutes(Context& c) {
          if (!suite || suite->empty()) return http::Problem(422, "Unprocessable Entity", "suite is required", "suite");
          std::optional<int> version;
          if (auto bad = SuiteVersionOfQuery(r, &version)) return *bad;
-         auto f = FlakyCells(c.store, *suite, version);
+         auto f = store::FlakyCells(c.store, *suite, version);
          if (!f.ok()) return FromStatus(f.status());
          if (!WantsCsv(r)) return http::Json(*f);
          return http::Text(200, "text/csv; charset=utf-8", FlakyCsv(*f));

@@ -177,7 +177,7 @@ Response LeaseAnswer(Context& c, Request& r) {
       if (k.is_string()) have.insert(k.get<std::string>());
   double wait_s = body.value("wait_s", 0.0);
   if (wait_s < 0 || wait_s > 120) return http::Problem(422, "Unprocessable Entity", "wait_s is 0 to 120", "wait_s");
-  std::map<int, HeldGpu> held;
+  std::map<int, daemon::HeldGpu> held;
   if (auto bad = ParseHeldBack(body, &held)) return *bad;
   c.coord.SetHeldBack(*id, std::move(held));
   return Lease(c.coord, *id, free, std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000)), have);

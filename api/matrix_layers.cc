@@ -10,8 +10,8 @@
 namespace gauntlet::api {
 using nlohmann::json;
 
-Result<std::optional<Declared>> DeclaredFor(Store& store, const Suite& suite, json* source) {
-  auto stored = GetDeclared(store, suite.name);
+Result<std::optional<Declared>> DeclaredFor(store::Store& store, const Suite& suite, json* source) {
+  auto stored = store::GetDeclared(store, suite.name);
   if (!stored.ok()) return stored.status();
   if (!*stored) return std::optional<Declared>();
   json body = **stored;
@@ -62,7 +62,7 @@ json DriftCell(const std::vector<DriftItem>& items) {
 
 }  // namespace
 
-Status AddJudgedLayer(Store& store, const std::string& layer, const std::optional<std::string>& fingerprint, json* m) {
+Status AddJudgedLayer(store::Store& store, const std::string& layer, const std::optional<std::string>& fingerprint, json* m) {
   if (!(*m)["suite_version"].is_number_integer())
     return Status::Invalid("the " + layer + " layer judges one suite version: name it (or leave suite_version out)",
                            "suite_version");
@@ -75,7 +75,7 @@ Status AddJudgedLayer(Store& store, const std::string& layer, const std::optiona
   auto declared = DeclaredFor(store, *suite, nullptr);
   if (!declared.ok()) return declared.status();
   const Declared* d = *declared ? &**declared : nullptr;
-  auto runs = LoadSuiteRuns(store, {suite->id, std::nullopt, fingerprint, ""});
+  auto runs = store::LoadSuiteRuns(store, {suite->id, std::nullopt, fingerprint, ""});
   if (!runs.ok()) return runs.status();
   const std::string cols = (*m)["cols"].get<std::string>();
   std::map<CellKey, std::vector<DriftItem>> by;

@@ -18,7 +18,7 @@ namespace gauntlet::api {
 // may have dropped a value a rule names); nullopt when none was put. `source` (may be null) gets
 // the stored body's {"url", "version"} and "updated_at". Errors: Conflict when the stored rules no
 // longer fit this version, Internal. Uses `store` for the call only.
-Result<std::optional<Declared>> DeclaredFor(Store& store, const Suite& suite, nlohmann::json* source);
+Result<std::optional<Declared>> DeclaredFor(store::Store& store, const Suite& suite, nlohmann::json* source);
 
 // Adds to each cell of matrix `m` (store/analytics.h's Matrix answer) the layer `layer` ("drift" or
 // "evidence"), judged over every done trial of the matrix's suite version (and fingerprint, when
@@ -26,7 +26,7 @@ Result<std::optional<Declared>> DeclaredFor(Store& store, const Suite& suite, nl
 // "metric", "reason"} of its most severe item, null where no config of the cell ran; an evidence
 // cell: the weakest level over its configs (what holds for each of them) and "evidence_counts".
 // Errors: Invalid naming suite_version for an all-versions matrix, the loader's bound, Conflict.
-[[nodiscard]] Status AddJudgedLayer(Store& store, const std::string& layer, const std::optional<std::string>& fingerprint,
+[[nodiscard]] Status AddJudgedLayer(store::Store& store, const std::string& layer, const std::optional<std::string>& fingerprint,
                                     nlohmann::json* m);
 
 }  // namespace gauntlet::api

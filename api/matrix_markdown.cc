@@ -41,7 +41,7 @@ std::string Title(const json& m) {
 
 // What one node adds to its class's name: the GPU model's memory and the driver and CUDA versions
 // ("140 GiB, driver 580.159.04, CUDA 13.0"); "no GPU" for the cpu class.
-std::string NodeDetail(const std::string& hardware, const NodeRow& node) {
+std::string NodeDetail(const std::string& hardware, const store::NodeRow& node) {
   auto inv = ParseInventory(node.inventory);
   std::string out;
   const auto target = TargetForHardware(hardware);
@@ -68,7 +68,7 @@ std::string HardwareLine(const std::string& hardware, const NodesByClass& nodes)
   auto it = nodes.find(hardware);
   if (it == nodes.end() || it->second.empty()) return line + "no node on record ran it";
   std::vector<std::pair<std::string, std::string>> groups;  // detail -> node names, first seen first
-  for (const NodeRow& n : it->second) {
+  for (const store::NodeRow& n : it->second) {
     const std::string d = NodeDetail(hardware, n);
     auto g = std::find_if(groups.begin(), groups.end(), [&](auto& e) { return e.first == d; });
     if (g == groups.end()) groups.emplace_back(d, Code(n.name));

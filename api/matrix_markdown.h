@@ -18,7 +18,7 @@ namespace gauntlet::api {
 void AddCellReasons(const nlohmann::json& suite, nlohmann::json* m);
 
 // The nodes on record that ran results of each hardware class (store's ResultNodes, resolved).
-using NodesByClass = std::map<std::string, std::vector<NodeRow>>;
+using NodesByClass = std::map<std::string, std::vector<store::NodeRow>>;
 
 // Matrix answer `m` (with reasons) as Markdown: a title line ("**suite** v1 · sweep 3 · metric x"),
 // a "Hardware" list (per class its GPU model's memory, driver and CUDA versions and the nodes of

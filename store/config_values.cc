@@ -1,6 +1,6 @@
 #include "store/config_values.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 namespace {
 
 void SkipSpace(std::string_view s, size_t& i) {
@@ -58,4 +58,4 @@ bool FlatConfigValues(std::string_view s, const std::vector<std::string>& params
   return i == s.size();
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

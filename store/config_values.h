@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 // Fills (*values)[i] with params[i]'s value in `config` as JsonText (core/json_text.h) gives it, ""
 // where absent, when `config` is a flat JSON object of plain strings (no escapes, ASCII); returns
@@ -15,4 +15,4 @@ namespace gauntlet {
 [[nodiscard]] bool FlatConfigValues(std::string_view config, const std::vector<std::string>& params,
                                     std::vector<std::string>* values);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -2,7 +2,7 @@
 // beyond its class: the GPU's memory, the driver and CUDA versions, the node names.
 #include "store/analytics.h"
 
-namespace gauntlet {
+namespace gauntlet::store {
 
 Result<std::vector<std::pair<std::string, int64_t>>> ResultNodes(Store& store, const std::string& suite,
                                                                  std::optional<int64_t> sweep) {
@@ -25,4 +25,4 @@ Result<std::vector<std::pair<std::string, int64_t>>> ResultNodes(Store& store, c
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::store

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 namespace {
 
 // Closes the descriptor on every way out.
@@ -62,4 +62,4 @@ const char* FileKindName(mode_t m) {
   return "not a regular file";
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -10,7 +10,7 @@
 #include <string>
 #include <variant>
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Why ReadBoundedFile gave no text; each caller words it for its own file.
 struct FileRefusal {
@@ -39,4 +39,4 @@ std::variant<std::string, FileRefusal> ReadBoundedFile(const std::string& path, 
 // block device", "a socket", else "not a regular file". Pure.
 const char* FileKindName(mode_t mode);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -3,7 +3,7 @@
 #include "core/probe.h"
 #include "workers/command_stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 using nlohmann::json;
 
 namespace {
@@ -51,4 +51,4 @@ StageOutcome RunProbeStage(const TrialContext& ctx, const json& stage) {
   return out;
 }
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -7,7 +7,7 @@
 
 #include "workers/stage.h"
 
-namespace gauntlet {
+namespace gauntlet::worker {
 
 // Runs one probe stage through ctx.processes; blocks until it ends; never throws. An answer is a
 // pass whatever it says (supported or not: that is the answer, not the config's verdict). A probe
@@ -17,4 +17,4 @@ namespace gauntlet {
 // from several trials' threads at once.
 StageOutcome RunProbeStage(const TrialContext& ctx, const nlohmann::json& stage);
 
-}  // namespace gauntlet
+}  // namespace gauntlet::worker

@@ -21,7 +21,7 @@ std::string Padded(const char* prefix, int i, int width) {
 }
 
 int Fill(const std::string& path, int rows, int cols) {
-  auto opened = gauntlet::Store::Open(path);
+  auto opened = gauntlet::store::Store::Open(path);
   if (!opened.ok()) return fprintf(stderr, "%s\n", opened.status().message().c_str()), 1;
   auto store = std::move(*opened);
   json row_values = json::array(), col_values = json::array();
@@ -35,7 +35,7 @@ int Fill(const std::string& path, int rows, int cols) {
   auto su = store->PutSuite("wide-grid", suite, "");
   if (!su.ok()) return fprintf(stderr, "%s\n", su.status().message().c_str()), 1;
   const std::string fp = R"({"mylib":"1.0"})";
-  store->Write([&](gauntlet::sql::Db& db) {
+  store->Write([&](gauntlet::store::sql::Db& db) {
     auto sw = db.Prepare("INSERT INTO sweeps(suite_id, name, request, trial_count, created_at) VALUES(?,?,?,?,?)");
     sw.Bind(1, su->id).Bind(2, "wide").Bind(3, json{{"suite", "wide-grid"}}.dump()).Bind(4, rows * cols).Bind(5, 1);
     sw.Run();

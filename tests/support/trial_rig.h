@@ -40,9 +40,9 @@ struct TrialRig {
   TempDir dir;
   FakeDaemonLink daemon;
   FakeProcessRunner runner;
-  FingerprintCache fingerprints;
+  worker::FingerprintCache fingerprints;
   std::atomic<bool> abort_all{false};
-  TrialRunnerEnv env;
+  worker::TrialRunnerEnv env;
 };
 
 }  // namespace gauntlet::test

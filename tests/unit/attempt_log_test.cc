@@ -13,7 +13,7 @@ using nlohmann::json;
 class AttemptLog : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = std::move(*Store::Open(":memory:"));
+    store_ = std::move(*store::Store::Open(":memory:"));
     json def = {{"name", "s"}, {"version", 1}, {"parameters", {{"a", {"x"}}}},
                 {"stages", {{{"name", "run"}, {"kind", "command"}, {"argv", {"true"}}}}}};
     auto suite = store_->PutSuite("s", def, "");
@@ -34,7 +34,7 @@ class AttemptLog : public ::testing::Test {
     EXPECT_TRUE(store_->ReadLog(trial_, 0, 1 << 20, &out, &size, &next).ok());
     return out;
   }
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<store::Store> store_;
   int64_t trial_ = 0, node_ = 0, epoch_ = 0;
 };
 

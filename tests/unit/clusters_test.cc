@@ -18,7 +18,7 @@ const char* kHw = "NVIDIA B200 · sm_100 · x1";
 class Clusters : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = std::move(*Store::Open(":memory:"));
+    store_ = std::move(*store::Store::Open(":memory:"));
     json def = {{"name", "c"}, {"version", 1},
                 {"parameters", {{"backend", {"x", "y"}}, {"dtype", {"fp32", "fp16"}}, {"size", {"s", "m"}}}},
                 {"stages", {{{"name", "run"}, {"kind", "command"}, {"argv", {"true"}}}}}};
@@ -26,7 +26,7 @@ class Clusters : public ::testing::Test {
   }
   // Stores one sweep of every config; `verdict` picks each one's verdict. Returns the first trial id.
   int64_t Sweep(const std::function<std::string(const json&)>& verdict, std::optional<int64_t> evidence = {}) {
-    std::vector<NewTrial> trials;
+    std::vector<store::NewTrial> trials;
     std::vector<json> configs;
     for (const char* b : {"x", "y"})
       for (const char* t : {"fp32", "fp16"})
@@ -38,7 +38,7 @@ class Clusters : public ::testing::Test {
     int64_t first = 0;
     EXPECT_TRUE(store_->CreateSweep(suite_, "n", json::object(), 0, 3, trials, &first).ok());
     for (size_t i = 0; i < configs.size(); ++i) {
-      ResultRow r;
+      store::ResultRow r;
       r.trial_id = first + static_cast<int64_t>(i);
       r.attempt = 1;
       r.verdict = ParseVerdict(verdict(configs[i])).value();
@@ -50,14 +50,14 @@ class Clusters : public ::testing::Test {
     return first;
   }
   json Cluster() {
-    auto s = Signatures(*store_, std::string("c"), std::nullopt);
+    auto s = store::Signatures(*store_, std::string("c"), std::nullopt);
     EXPECT_TRUE(s.ok()) << s.status().message();
     for (auto& i : (*s)["items"])
       if (i["signature"] == "crashed:bad_tile") return i;
     ADD_FAILURE() << "no cluster: " << s->dump();
     return json();
   }
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<store::Store> store_;
   int64_t suite_ = 0;
 };
 

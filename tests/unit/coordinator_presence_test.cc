@@ -18,42 +18,42 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // A clock the test sets; read by the coordinator's clock thread as well, hence atomic.
-class MovedClock : public Clock {
+class MovedClock : public daemon::Clock {
  public:
   std::atomic<int64_t> now{1'700'000'000'000};
   int64_t NowMs() override { return now.load(); }
 };
 
-const NodeView* Find(const std::vector<NodeView>& nodes, const std::string& name) {
+const daemon::NodeView* Find(const std::vector<daemon::NodeView>& nodes, const std::string& name) {
   for (auto& n : nodes)
     if (n.row.name == name) return &n;
   return nullptr;
 }
 
 // The named node's state now ("" when there is no such node).
-std::string StateOf(Coordinator& coord, const std::string& name) {
+std::string StateOf(daemon::Coordinator& coord, const std::string& name) {
   auto nodes = coord.Nodes();
-  const NodeView* n = Find(nodes, name);
+  const daemon::NodeView* n = Find(nodes, name);
   return n ? n->row.state : "";
 }
 
 TEST(CoordinatorPresence, AWorkerInItsLongPollIsHeardFromWhileItWaits) {
   test::TempDir dir;
-  auto opened = Store::Open(dir.path() + "/c.db");
+  auto opened = store::Store::Open(dir.path() + "/c.db");
   ASSERT_TRUE(opened.ok()) << opened.status().message();
-  Store& store = **opened;
-  ASSERT_TRUE(LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
-  EventBus events;
+  store::Store& store = **opened;
+  ASSERT_TRUE(daemon::LoadSuitesDir(std::string(GAUNTLET_SOURCE_DIR) + "/tests/fixtures/suites", store).ok());
+  daemon::EventBus events;
   MovedClock clock;
-  CoordinatorOptions opts;
+  daemon::CoordinatorOptions opts;
   opts.clock = &clock;
   opts.tick_ms = 20;
-  Coordinator coord(store, events, opts);
+  daemon::Coordinator coord(store, events, opts);
   const int64_t idle = coord.Register(*api::ParseRegistration({{"name", "idle"}, {"inventory", json::object()}}))->node;
   ASSERT_TRUE(coord.Register(*api::ParseRegistration({{"name", "silent"}, {"inventory", json::object()}})).ok());
   // `idle` waits for work that never comes (nothing is queued); `silent` says nothing after registering.
   std::atomic<bool> open{true};
-  coord.Lease(idle, {}, 3600s, {}, LeaseWaiter{[&] { return open.load(); }, [](LeaseOutcome) {}});
+  coord.Lease(idle, {}, 3600s, {}, daemon::LeaseWaiter{[&] { return open.load(); }, [](daemon::LeaseOutcome) {}});
 
   clock.now += 20'000;
   auto nodes = coord.Nodes();

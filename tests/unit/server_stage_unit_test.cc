@@ -128,7 +128,7 @@ TEST_F(ServerStageUnitTest, AServerTheKernelKilledForMemoryIsOomNamingTheLimit) 
   runner.Add("serve", p);
   ctx.suite = json::object();
 
-  StageOutcome o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
+  worker::StageOutcome o = worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
 
   EXPECT_EQ(o.verdict, Verdict::kOom);
   EXPECT_EQ(o.signature, "oom:memory_limit");
@@ -138,7 +138,7 @@ TEST_F(ServerStageUnitTest, AServerTheKernelKilledForMemoryIsOomNamingTheLimit) 
   // The same SIGKILL without oom_kill is someone's kill: a crash, not an oom.
   p.oom_killed = false;
   runner.Add("serve", p);
-  o = RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
+  o = worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"serve"}}, {"limits", {{"memory_mb", 96}}}}, {});
   EXPECT_NE(o.verdict, Verdict::kOom);
   EXPECT_EQ(o.signature.rfind("oom:", 0), std::string::npos) << o.signature;
 }

@@ -467,15 +467,15 @@ TEST(StoreQueries, ABreakdownListsTheFirstValuesInDeclaredOrderAndCountsTheRest)
 TEST(StoreQueries, AFlatConfigIsReadAsTheParserReadsItAndAnythingElseIsLeftToIt) {
   const std::vector<std::string> params = {"b", "a", "absent"};
   std::vector<std::string> v;
-  ASSERT_TRUE(FlatConfigValues(ConfigJson({{"a", "x y"}, {"b", "7"}}).dump(), params, &v));
+  ASSERT_TRUE(store::FlatConfigValues(ConfigJson({{"a", "x y"}, {"b", "7"}}).dump(), params, &v));
   EXPECT_EQ(v, (std::vector<std::string>{"7", "x y", ""}));
-  ASSERT_TRUE(FlatConfigValues(" { \"a\" : \"1\" , \"a\":\"2\" } ", params, &v));
+  ASSERT_TRUE(store::FlatConfigValues(" { \"a\" : \"1\" , \"a\":\"2\" } ", params, &v));
   EXPECT_EQ(v[1], "2") << "a later duplicate wins, as in nlohmann's parser";
-  ASSERT_TRUE(FlatConfigValues("{}", params, &v));
+  ASSERT_TRUE(store::FlatConfigValues("{}", params, &v));
   EXPECT_EQ(v, (std::vector<std::string>{"", "", ""}));
   for (const char* other : {R"({"a": 1})", R"({"a": "q\"uote"})", R"({"a": ["x"]})", "{\"a\": \"\xc3\xa9\"}",
                             R"({"a": "x")", R"({"a": "x"} trailing)", R"([])", ""})
-    EXPECT_FALSE(FlatConfigValues(other, params, &v)) << other;
+    EXPECT_FALSE(store::FlatConfigValues(other, params, &v)) << other;
 }
 
 }  // namespace

@@ -283,7 +283,7 @@ TEST_F(TrialRunnerTest, AFullDiskUnderTheWorkdirIsInfraErrorDiskFullBeforeAnySta
   env.workdir = dir.path() + "/disk";
   runner.Add("a", {});
 
-  RunTrial(env, Grant(41, {Command("first", "a")}));
+  worker::RunTrial(env, Grant(41, {Command("first", "a")}));
 
   const json r = daemon.report("L41");
   ASSERT_TRUE(r.is_object());
@@ -306,7 +306,7 @@ TEST_F(TrialRunnerTest, AStageThatFailsOnAFullDiskIsInfraErrorDiskFull) {
   filler.on_start = [&](const proc::ProcessSpec&) { disk.Fill("scratch"); };
   runner.Add("fill", filler);
 
-  RunTrial(env, Grant(42, {Command("write", "fill")}));
+  worker::RunTrial(env, Grant(42, {Command("write", "fill")}));
 
   const json r = daemon.report("L42");
   ASSERT_TRUE(r.is_object());
@@ -324,7 +324,7 @@ TEST_F(TrialRunnerTest, AWorkFolderThatCannotBeMadeIsInfraErrorWorkdir) {
   env.workdir = blocker;
   runner.Add("a", {});
 
-  RunTrial(env, Grant(43, {Command("first", "a")}));
+  worker::RunTrial(env, Grant(43, {Command("first", "a")}));
 
   const json r = daemon.report("L43");
   ASSERT_TRUE(r.is_object());
