@@ -4,10 +4,11 @@
 The layers are the top-level folders whose CMakeLists.txt declares gauntlet_layer(NAME ...); each one's
 DEPS are what it may include. For every layer, takes the real compile command of one of its sources from
 compile_commands.json and compiles probes with it, for every header of every layer:
-- a layer it depends on (its DEPS, transitively) or itself: one probe that includes all of that layer's
-  headers must compile;
+- a layer it depends on (its DEPS, transitively) or itself: all of that layer's headers must compile
+  when included (one probe holds the headers of all such layers; when it fails, one probe per layer
+  names the one that does not compile);
 - any other layer: none of that layer's headers may be reachable (`__has_include` is false for each,
-  which is exactly when `#include` of it fails with "No such file").
+  which is exactly when `#include` of it fails with "No such file"), checked in one probe per layer.
 Also: each layer's sources open only its own namespace (LAYER_NAMESPACE), and no source file in any
 folder includes by a relative path (`#include "../x/y.h"`, `"./x.h"`): a
 relative include reaches around the layers' views.
@@ -150,9 +151,14 @@ def main():
     hdrs = {layer: headers(src, layer) for layer in direct}
     commands = json.load(open(os.path.join(build, 'compile_commands.json')))
 
-    jobs = []  # (description, args, cwd, probe text, allowed)
+    # Two compiles per layer, not one per pair of layers: the headers of everything the layer may
+    # include in one probe, the reachability checks of everything it may not in the other (the
+    # pairs' compiles each parsed the same third-party headers again, most of this test's time).
+    # A merged probe that fails is split into the pairs' probes, so a failure names its pair.
+    jobs = []  # (layer, args, cwd, [(other, allowed)])
     tmp_dir = tempfile.TemporaryDirectory()
     tmp = tmp_dir.name
+    checked = 0
     for layer in direct:
         # A layer's own source, or under a unity build (cmake/BuildSpeed.cmake) its batch file,
         # which compiles in the layer's object folder with the same flags.
@@ -163,35 +169,59 @@ def main():
             failures.append(f'{layer}: no compile command in compile_commands.json')
             continue
         args = compile_args(entry)
-        for other in direct:
-            if not hdrs[other]:
-                continue
-            allowed = other == layer or other in deps[layer]
+        for allowed in (True, False):
+            others = [o for o in direct if hdrs[o] and (o == layer or o in deps[layer]) == allowed]
+            if others:
+                jobs.append((layer, args, entry['directory'], [(o, allowed) for o in others]))
+                checked += sum(len(hdrs[o]) for o in others)
+
+    def probe_text(layer, pairs):
+        text = ''
+        for other, allowed in pairs:
             if allowed:
-                text = ''.join(f'#include "{h}"\n' for h in hdrs[other])
+                text += ''.join(f'#include "{h}"\n' for h in hdrs[other])
             else:
-                text = ''.join(f'#if __has_include("{h}")\n#error {layer} reaches {h}\n#endif\n' for h in hdrs[other])
-            probe = os.path.join(tmp, f'{layer}__{other}.cc')
-            with open(probe, 'w') as f:
-                f.write(text)
-            jobs.append((layer, other, args + ['-fsyntax-only', probe], entry['directory'], allowed))
+                text += ''.join(f'#if __has_include("{h}")\n#error {layer} reaches {h}\n#endif\n' for h in hdrs[other])
+        return text
+
+    def compile_probe(layer, args, cwd, pairs):
+        name = f'{layer}__{pairs[0][0]}' if len(pairs) == 1 else f'{layer}__{"deps" if pairs[0][1] else "others"}'
+        probe = os.path.join(tmp, name + '.cc')
+        with open(probe, 'w') as f:
+            f.write(probe_text(layer, pairs))
+        return subprocess.run(args + ['-fsyntax-only', probe], cwd=cwd, capture_output=True, text=True)
 
     def run(job):
-        layer, other, args, cwd, allowed = job
-        r = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+        layer, args, cwd, pairs = job
+        r = compile_probe(layer, args, cwd, pairs)
         if r.returncode == 0:
-            return None
-        if allowed:
-            return f'{layer} depends on {other} but cannot include all of its headers:\n{r.stderr[-1200:]}'
-        reached = list(dict.fromkeys(re.findall(r'#error (\S+ reaches \S+)', r.stderr)))  # each is printed twice
-        if reached:
-            return f'{layer} does not depend on {other} yet: ' + '; '.join(reached)
-        return f'{layer} probing {other}: the probe failed otherwise:\n{r.stderr[-600:]}'
+            return []
+        if not pairs[0][1]:
+            reached = list(dict.fromkeys(re.findall(r'#error (\S+ reaches \S+)', r.stderr)))  # each is printed twice
+            if not reached:
+                return [f'{layer} probing {", ".join(o for o, _ in pairs)}: the probe failed otherwise:\n{r.stderr[-600:]}']
+            out = []
+            for other, _ in pairs:
+                mine = [x for x in reached if x.split(' reaches ')[1].startswith(other + '/')]
+                if mine:
+                    out.append(f'{layer} does not depend on {other} yet: ' + '; '.join(mine))
+            return out
+        out = []
+        for other, _ in pairs:
+            one = r if len(pairs) == 1 else compile_probe(layer, args, cwd, [(other, True)])
+            if one.returncode != 0:
+                out.append(f'{layer} depends on {other} but cannot include all of its headers:\n{one.stderr[-1200:]}')
+        if not out:
+            # Each layer's headers compile on their own; two layers' together do not (a name
+            # defined in both). Not what this test asserts: said, not failed.
+            first = next((l for l in r.stderr.splitlines() if 'error' in l), r.stderr[-300:])
+            print(f'NOTE {layer}: the headers of the layers it depends on do not compile in one file: {first}')
+        return out
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        failures += [f for f in pool.map(run, jobs) if f]
+        for f in pool.map(run, jobs):
+            failures += f
     tmp_dir.cleanup()
-    checked = sum(len(hdrs[j[1]]) for j in jobs)
     for f in failures:
         print('FAIL', f)
     print(f'{len(direct)} layers, {checked} header probes in {len(jobs)} compiles, {len(failures)} failures')
