@@ -367,7 +367,7 @@ constexpr size_t kMaxFingerprintsListed = 10;
 json FingerprintsSeen(const ConfigMap& configs) {
   std::map<std::string, int64_t> n;
   for (auto& [k, c] : configs)
-    if (!c.verdict.empty()) ++n[c.fingerprint];
+    if (c.verdict) ++n[c.fingerprint];
   std::vector<std::pair<int64_t, std::string>> order;
   for (auto& [fp, count] : n) order.emplace_back(-count, fp);
   std::sort(order.begin(), order.end());
