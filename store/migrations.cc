@@ -307,7 +307,7 @@ CREATE TABLE bundles(
   created_at INTEGER NOT NULL);
 ALTER TABLE suites ADD COLUMN bundle TEXT NOT NULL DEFAULT '';
 )sql",
-      // 15 (branch tour): where the current attempt's log begins in its trial's log, and which
+      // 15: where the current attempt's log begins in its trial's log, and which
       // attempt that is. A worker counts its log from 0; a retried attempt's bytes go after the
       // earlier attempts' instead of over them.
       R"sql(
