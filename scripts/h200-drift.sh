@@ -13,18 +13,19 @@ if [[ "${1:-}" == "--stage" ]]; then
   cd "$(dirname "$0")/.."
   B=${2:?--stage DIR}
   BIN=${BIN:-build/bin}  # where gauntlet-kernels and the recorder were built (a GPU build)
-  rm -rf "$B" && mkdir -p "$B/bin" "$B/lib" "$B/suites"
-  cp build/bin/gauntlet "$B/bin/"
-  cp "$BIN/gauntlet-kernels" "$BIN/libgauntlet_kernrec.so" "$B/bin/"
-  cp -L /usr/local/cuda-13.0/lib64/libcupti.so.13 "$B/bin/"  # a fallback: PyTorch's own copy wins by soname
-  strip --strip-debug "$B/bin/"*
-  for l in $(ldd build/bin/gauntlet | awk '/=> \//{print $3}' | grep -E 'spdlog|fmt|yaml-cpp|sqlite3|re2|absl|pugixml'); do cp -L "$l" "$B/lib/"; done
+  source scripts/h200-lib.sh
+  # libcupti is a fallback: PyTorch's own copy wins by soname.
+  stage_binaries "$B" build/bin/gauntlet "$BIN/gauntlet-kernels" "$BIN/libgauntlet_kernrec.so" \
+    /usr/local/cuda-13.0/lib64/libcupti.so.13
+  mkdir -p "$B/suites"
+  cp scripts/h200-lib.sh "$B/"
   cp suites/torch-sdpa.json suites/torch_sdpa.py suites/torch_sdpa_probe.py "$B/suites/"
   cp "$0" "$B/run.sh"
   du -sh "$B"
   exit 0
 fi
 B="$(cd "$(dirname "$0")" && pwd)"
+source "$B/h200-lib.sh"
 OUT=${OUT:-/tmp/gauntlet-drift}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -39,11 +40,8 @@ say "== env"
 say "== daemon + worker"
 D=/tmp/gauntlet-drift-run
 rm -rf "$D" && mkdir -p "$D"
-"$G" serve --db "$D/gauntlet.db" --listen 127.0.0.1:0 --port-file "$D/port" --suites "$B/suites" >"$D/daemon.log" 2>&1 &
-for i in $(seq 100); do [[ -s "$D/port" ]] && break; sleep 0.1; done
-[[ -s "$D/port" ]] || { say "the daemon did not start:"; tail -5 "$D/daemon.log" | tee -a "$S"; exit 1; }
-export GAUNTLET_SERVER="http://127.0.0.1:$(cat "$D/port")"
-"$G" worker --workdir "$D/work" --name h200 --pass-env LD_LIBRARY_PATH >"$D/worker.log" 2>&1 &
+# Not through a pipe: start_fleet exports GAUNTLET_SERVER and starts jobs in this shell.
+start_fleet "$G" "$D" "$B/suites" "$D" h200 --pass-env LD_LIBRARY_PATH >>"$S" 2>&1 || { tail -6 "$S"; exit 1; }
 if [[ -n "${SMALL:-}" ]]; then cat >"$D/sdpa.json" <<'JSON'
 {"suite": "torch-sdpa", "name": "H200: what PyTorch says against what runs (five configs)",
  "parameters": {"backend": ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"], "dtype": ["bf16"], "head_dim": ["512"], "select": ["sdpa_kernel"]},

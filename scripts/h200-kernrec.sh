@@ -60,7 +60,7 @@ say "by hand (flags, FLASH, fp32) rc=$?"; head -c 3000 "$R"/by-hand/kernrec.*.tx
 say "== 2. daemon + worker"
 D=/tmp/gauntlet-kernrec-run
 rm -rf "$D" && mkdir -p "$D"
-start_fleet "$G" "$D" "$B/suites" "$R" h200 --pass-env LD_LIBRARY_PATH
+start_fleet "$G" "$D" "$B/suites" "$R" h200 --pass-env LD_LIBRARY_PATH || exit 1
 sleep 2
 "$G" nodes --format json >"$R/nodes.json" 2>&1
 grep -h "kernel recorder" "$R/worker.log" | tee -a "$S"

@@ -23,7 +23,7 @@ lib=$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 /{print $NF; exit}')
 G="$PWD/$C/bin/gauntlet"
 D=/tmp/gauntlet-h200-run
 rm -rf "$D" && mkdir -p "$D"
-start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200 --pass-env LD_LIBRARY_PATH
+start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200 --pass-env LD_LIBRARY_PATH || exit 1
 "$G" nodes --format json >"$OUT/nodes-start.json" 2>&1
 cat >"$D/nvfp4.json" <<'JSON'
 {"suite": "nvfp4-gemm", "name": "H200: NVFP4 GEMM backends, decode and prefill",

@@ -25,7 +25,7 @@ python3 -c 'import json, torch; print(json.dumps({"torch": torch.__version__, "c
   >"$OUT/torch.json" 2>&1
 D=/tmp/gauntlet-h200x2-run
 rm -rf "$D" && mkdir -p "$D"
-start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200x2 --pass-env LD_LIBRARY_PATH --pass-env NCCL_NVLS_ENABLE
+start_fleet "$G" "$D" "$PWD/suites" "$OUT" h200x2 --pass-env LD_LIBRARY_PATH --pass-env NCCL_NVLS_ENABLE || exit 1
 for i in $(seq 100); do "$G" nodes --format json 2>/dev/null | grep -q h200x2 && break; sleep 0.2; done
 "$G" nodes --format json >"$OUT/nodes-start.json" 2>&1
 
