@@ -33,9 +33,9 @@ Response Created(const daemon::SubmitResult& res, std::optional<int64_t> rerun_o
 std::string SweepsCsv(const json& items) {
   std::string csv = CsvLine({"id", "name", "suite", "trials", "done", "passed", "failed", "created_at"});
   for (auto& j : items) {
-    int64_t passed = j["by_verdict"].value("passed", int64_t{0});
-    int64_t skipped = j["by_verdict"].value("skipped", int64_t{0});
-    int64_t cancelled = j["by_verdict"].value("cancelled", int64_t{0});
+    int64_t passed = j["by_verdict"].value(std::string(Name(Verdict::kPassed)), int64_t{0});
+    int64_t skipped = j["by_verdict"].value(std::string(Name(Verdict::kSkipped)), int64_t{0});
+    int64_t cancelled = j["by_verdict"].value(std::string(Name(Verdict::kCancelled)), int64_t{0});
     int64_t done = j["done"].get<int64_t>();
     csv += CsvLine({std::to_string(j["id"].get<int64_t>()), j["name"], j["suite"], std::to_string(j["trials"].get<int64_t>()),
                     std::to_string(done), std::to_string(passed), std::to_string(done - passed - skipped - cancelled),
