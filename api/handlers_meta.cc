@@ -100,8 +100,10 @@ std::vector<http::Route> MetaRoutes(Context& c) {
          Metric(out, "gauntlet_workers_waiting", "gauge", "Workers in a lease long-poll.");
          out += "gauntlet_workers_waiting " + st["waiting_workers"].dump() + "\n";
          Metric(out, "gauntlet_nodes", "gauge", "Registered nodes by state.");
-         for (const char* s : {"online", "draining", "offline", "quarantined"})
-           out += std::string("gauntlet_nodes{state=\"") + s + "\"} " + std::to_string(st["nodes"].value(s, 0)) + "\n";
+         for (NodeState ns : NodeStates()) {
+           const std::string s(Name(ns));
+           out += "gauntlet_nodes{state=\"" + s + "\"} " + std::to_string(st["nodes"].value(s, 0)) + "\n";
+         }
          Metric(out, "gauntlet_lease_wait_seconds", "summary", "Time from a trial's queueing to its lease.");
          out += "gauntlet_lease_wait_seconds_sum " + st.value("lease_wait_sum_s", json(0.0)).dump() + "\n";
          out += "gauntlet_lease_wait_seconds_count " + st.value("lease_wait_count", json(0)).dump() + "\n";

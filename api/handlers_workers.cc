@@ -134,7 +134,7 @@ Response RegisterNode(Context& c, Request& r) {
   if (!res.ok()) return FromStatus(res.status());
   const bool kept = res->credential == daemon::RegistrationAnswer::Credential::kKept;
   return http::Json({{"node", res->node}, {"heartbeat_ms", res->heartbeat_ms}, {"lease_ttl_ms", res->lease_ttl_ms},
-                     {"state", res->state}, {"hardware", res->hardware}, {"node_token", kept ? presented : fresh}});
+                     {"state", Name(res->state)}, {"hardware", res->hardware}, {"node_token", kept ? presented : fresh}});
 }
 
 // PUT /api/v1/launchers/{name}: a launcher's report of its jobs.
@@ -198,8 +198,8 @@ Response QuarantineAnswer(Context& c, Request& r) {
                          "reason is " + std::to_string(reason.size()) + " bytes; at most " +
                              std::to_string(limits::kReasonBytes),
                          "reason");
-  if (Status s = c.coord.SetNodeState(*id, "quarantined", reason); !s.ok()) return FromStatus(s);
-  return http::Json({{"node", *id}, {"state", "quarantined"}, {"reason", reason}});
+  if (Status s = c.coord.SetNodeState(*id, NodeState::kQuarantined, reason); !s.ok()) return FromStatus(s);
+  return http::Json({{"node", *id}, {"state", Name(NodeState::kQuarantined)}, {"reason", reason}});
 }
 
 }  // namespace
@@ -232,14 +232,14 @@ std::vector<http::Route> WorkerRoutes(Context& c) {
          auto id = node_id(r);
          if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
          if (Status s = c.coord.Drain(*id); !s.ok()) return FromStatus(s);
-         return http::Json({{"node", *id}, {"state", "draining"}});
+         return http::Json({{"node", *id}, {"state", Name(NodeState::kDraining)}});
        }},
       {"POST", "/api/v1/nodes/{id}/resume", Role::kAdmin,
        [&c, node_id](Request& r) -> Response {
          auto id = node_id(r);
          if (!id) return http::Problem(404, "Not Found", "no node '" + r.params["id"] + "'", "id");
-         if (Status s = c.coord.SetNodeState(*id, "online", ""); !s.ok()) return FromStatus(s);
-         return http::Json({{"node", *id}, {"state", "online"}});
+         if (Status s = c.coord.SetNodeState(*id, NodeState::kOnline, ""); !s.ok()) return FromStatus(s);
+         return http::Json({{"node", *id}, {"state", Name(NodeState::kOnline)}});
        }},
       {"POST", "/api/v1/nodes/{id}/quarantine", Role::kWorker,
        [&c](Request& r) -> Response { return QuarantineAnswer(c, r); }},

@@ -53,7 +53,7 @@ json ReportJson(const daemon::ReportAnswer& a) {
 json NodeJson(const daemon::NodeView& v) {
   const store::NodeRow& n = v.row;
   json j = {{"id", n.id}, {"name", n.name}, {"inventory", n.inventory}, {"labels", n.labels},
-            {"fingerprint", n.fingerprint}, {"hardware", n.hardware}, {"state", n.state}, {"reason", n.reason},
+            {"fingerprint", n.fingerprint}, {"hardware", n.hardware}, {"state", Name(n.state)}, {"reason", n.reason},
             {"registered_at", n.registered_at}, {"last_heartbeat", n.last_heartbeat}};
   if (v.live) {
     j["busy_gpus"] = v.busy_gpus;
@@ -114,7 +114,7 @@ json SweepLiveJson(const daemon::SweepLive& s) {
 
 json StatsJson(const daemon::CoordinatorStats& s) {
   json nodes = json::object();
-  for (auto& [state, n] : s.nodes) nodes[state] = n;
+  for (auto& [state, n] : s.nodes) nodes[std::string(Name(state))] = n;
   return {{"queued", s.queued}, {"leased", s.leased}, {"nodes", nodes}, {"waiting_workers", s.waiting_workers},
           {"lease_wait_sum_s", s.lease_wait_sum_ms / 1000.0}, {"lease_wait_count", s.lease_wait_count}};
 }

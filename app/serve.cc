@@ -14,10 +14,10 @@
 
 #include "http/auth.h"
 #include "api/handlers.h"
-#include "api/webhook_sender.h"
+#include "app/webhook_sender.h"
 #include "app/webhook_config.h"
 #include "daemon/notifier.h"
-#include "http/http_server.h"
+#include "net/http_server.h"
 #include "daemon/coordinator.h"
 #include "daemon/events.h"
 #include "core/bundle.h"
@@ -122,8 +122,8 @@ bool LoadAuth(const ServeOptions& o, const std::string& host, std::optional<http
 }
 
 // The listener's options from the flags.
-http::ServerOptions ServerOptionsOf(const ServeOptions& o, const std::string& host, uint16_t port) {
-  http::ServerOptions so;
+net::ServerOptions ServerOptionsOf(const ServeOptions& o, const std::string& host, uint16_t port) {
+  net::ServerOptions so;
   so.host = host;
   so.port = port;
   so.threads = std::max(1, o.threads);
@@ -208,14 +208,14 @@ int RunServe(const ServeOptions& o) {
   // Without tokens on loopback, the one thing that can still reach the daemon unasked is a web page
   // in the user's browser: the router refuses cross-site requests then.
   http::Router router(api::Routes(ctx), auth ? &*auth : nullptr, !auth && IsLoopback(host), api::NodeCredentialsOf(ctx));
-  const http::ServerOptions so = ServerOptionsOf(o, host, port);
+  const net::ServerOptions so = ServerOptionsOf(o, host, port);
   const bool tls = !o.tls_cert.empty();
   if (!tls && !IsLoopback(host))
     spdlog::warn("listening on {} without TLS: tokens and results travel in clear text; give --tls-cert and "
                  "--tls-key", host);
-  std::unique_ptr<http::Server> server;
+  std::unique_ptr<net::Server> server;
   try {
-    server = std::make_unique<http::Server>(so, router);
+    server = std::make_unique<net::Server>(so, router);
   } catch (const std::exception& e) {
     std::cerr << "gauntlet serve: " << e.what() << "\n";
     return 2;
@@ -228,7 +228,7 @@ int RunServe(const ServeOptions& o) {
   if (!o.port_file.empty()) WritePortFile(o.port_file, bound);
   // Webhooks: links point at public_url, else at this listener.
   if (hooks->notifier.public_url.empty()) hooks->notifier.public_url = (tls ? "https://" : "http://") + shown + ":" + std::to_string(bound);
-  api::WebhookSender sender(**store, hooks->sender);
+  WebhookSender sender(**store, hooks->sender);
   daemon::Notifier notifier(**store, events, hooks->notifier, [&sender] { sender.Wake(); });
   if (!hooks->sender.targets.empty()) spdlog::info("webhooks: {} receiver(s)", hooks->sender.targets.size());
   pid_t worker = o.local_worker ? SpawnLocalWorker(o, bound, tls, local_worker_token) : 0;

@@ -17,8 +17,8 @@ struct ServeOptions {
   std::string web;         // dashboard folder; default: the built-in web/
   std::string port_file;   // write the bound port here once listening (for tests and scripts)
   int threads = 4;
-  int max_connections = 0;  // 0: from the descriptor limit (http::ServerOptions)
-  int max_streams = 0;      // 0: a quarter of max_connections (http::ServerOptions)
+  int max_connections = 0;  // 0: from the descriptor limit (net::ServerOptions)
+  int max_streams = 0;      // 0: a quarter of max_connections (net::ServerOptions)
   int64_t lease_ttl_ms = 30000;
   int64_t heartbeat_ms = 5000;
   int64_t offline_after_ms = 30000;

@@ -21,9 +21,9 @@ Status CheckEvent(const std::string& e, const std::string& field) {
   return Status::Ok();
 }
 
-Status AddTarget(WebhookConfig* c, api::WebhookTarget t, const std::string& field) {
+Status AddTarget(WebhookConfig* c, WebhookTarget t, const std::string& field) {
   std::string base, target;
-  if (Status s = api::SplitWebhookUrl(t.hook.url, &base, &target, field + "url"); !s.ok()) return s;
+  if (Status s = SplitWebhookUrl(t.hook.url, &base, &target, field + "url"); !s.ok()) return s;
   for (auto& other : c->sender.targets)
     if (other.hook.url == t.hook.url) return Status::Invalid("a webhook URL is named twice: " + t.hook.url, field + "url");
   c->notifier.hooks.push_back(t.hook);
@@ -66,7 +66,7 @@ Status FromFile(const json& j, WebhookConfig* c) {
     const std::string f = "webhooks[" + std::to_string(i) + "].";
     if (!w.is_object() || !w.contains("url") || !w["url"].is_string())
       return Status::Invalid("a webhook is an object with a url", f + "url");
-    api::WebhookTarget t;
+    WebhookTarget t;
     t.hook.url = w["url"];
     for (auto& [k, v] : w.items()) {
       if (k == "url") continue;
@@ -111,7 +111,7 @@ Result<WebhookConfig> LoadWebhookConfig(const std::string& config_file, const st
   }
   const char* secret = getenv("GAUNTLET_WEBHOOK_SECRET");
   for (auto& flag : flags) {
-    api::WebhookTarget t;
+    WebhookTarget t;
     size_t comma = flag.find(',');
     t.hook.url = flag.substr(0, comma);
     while (comma != std::string::npos) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "api/webhook_sender.h"
+#include "app/webhook_sender.h"
 #include "core/status.h"
 #include "daemon/notifier.h"
 
@@ -13,7 +13,7 @@ namespace gauntlet::app {
 
 struct WebhookConfig {
   daemon::NotifierOptions notifier;
-  api::SenderOptions sender;
+  SenderOptions sender;
 };
 
 // Reads `config_file` (empty: none) and adds each `--webhook` flag (URL, then events after commas;

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/advice_text.h"
 #include "core/yaml_json.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -28,7 +29,7 @@ std::string RateOf(const json& c) {
 
 // Prints the API's own text form of `target` (its &format=), so the CLI words it as the API does;
 // sets *code to 2 when the call fails (the error is printed). Uses `client` on the calling thread.
-void PrintApiForm(http::Client& client, const std::string& target, const std::string& format, int* code) {
+void PrintApiForm(net::Client& client, const std::string& target, const std::string& format, int* code) {
   auto r = CallRaw(client, "GET", target + "&format=" + format);
   if (!r) return void(*code = 2);
   std::cout << r->body;

@@ -15,7 +15,7 @@
 namespace gauntlet::cli {
 using nlohmann::json;
 
-void AddConnOptions(CLI::App* c, http::Conn* conn) {
+void AddConnOptions(CLI::App* c, net::Conn* conn) {
   c->add_option("--server", conn->server, "daemon URL (else GAUNTLET_SERVER, the config file, http://127.0.0.1:8080)");
   c->add_option("--token", conn->token, "API token (else GAUNTLET_TOKEN, the config file)");
   c->add_option("--ca-file", conn->ca_file,
@@ -34,9 +34,9 @@ void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::stri
       ->capture_default_str();
 }
 
-std::unique_ptr<http::Client> Connect(ClientOptions& o) {
-  http::Resolve(&o.conn);
-  auto c = std::make_unique<http::Client>(o.conn.server, o.conn.token);
+std::unique_ptr<net::Client> Connect(ClientOptions& o) {
+  net::Resolve(&o.conn);
+  auto c = std::make_unique<net::Client>(o.conn.server, o.conn.token);
   c->SetTimeout(std::chrono::milliseconds(static_cast<int64_t>(o.conn.timeout_s * 1000)));
   c->SetExtraHeaders({{"X-Gauntlet-Client", "cli"}});  // a sweep submitted here says so (its `source`)
   return c;
@@ -62,13 +62,13 @@ void PrintError(int status, const std::string& body, const std::string& what) {
   std::cerr << line << "\n";
 }
 
-void Unreachable(http::Client& client, const Status& s) {
+void Unreachable(net::Client& client, const Status& s) {
   std::cerr << "gauntlet: cannot reach " << client.base() << ": " << s.message()
             << " (is `gauntlet serve` running? set --server or GAUNTLET_SERVER)\n";
 }
 }  // namespace
 
-std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
+std::optional<net::ClientResponse> CallRaw(net::Client& client, const std::string& method, const std::string& target,
                                             const std::string& body, int* status, const std::string& content_type) {
   auto r = client.Send(method, target, body, content_type);
   if (status) *status = r.ok() ? r->status : 0;
@@ -83,7 +83,7 @@ std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::str
   return *r;
 }
 
-std::optional<json> Call(http::Client& client, const std::string& method, const std::string& target,
+std::optional<json> Call(net::Client& client, const std::string& method, const std::string& target,
                          const std::string& body, int* status) {
   auto r = CallRaw(client, method, target, body, status);
   if (!r) return std::nullopt;
@@ -220,7 +220,7 @@ void Print(const std::string& format, const std::vector<std::string>& head, cons
 
 EventWatch::EventWatch(std::string base, std::string token, std::string target)
     : base_(std::move(base)), token_(std::move(token)), target_(std::move(target)),
-      stream_client_(std::make_unique<http::Client>(base_, token_)) {
+      stream_client_(std::make_unique<net::Client>(base_, token_)) {
   thread_ = std::thread([this] { Run(); });
 }
 

@@ -15,39 +15,39 @@
 #include <vector>
 
 #include "core/text_width.h"
-#include "http/client_config.h"
+#include "net/client_config.h"
 #include "http/http.h"
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "http/sse_reader.h"
 
 namespace gauntlet::cli {
 
 // Adds --server and --token to `c`, which writes them into *conn when it parses: *conn must outlive
 // the parse.
-void AddConnOptions(CLI::App* c, http::Conn* conn);
+void AddConnOptions(CLI::App* c, net::Conn* conn);
 
 // What a client subcommand parses besides its own flags: the daemon and, for listing commands, the
 // output format ("table" unless --format says otherwise).
 struct ClientOptions {
-  http::Conn conn;
+  net::Conn conn;
   std::string format = "table";
 };
 // Adds --server and --token to `c`, and --format limited to `formats` when that is not empty (its help
 // lists them in that order). As AddConnOptions, *o must outlive the parse.
 void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::string>& formats = {});
 // Resolves o->conn and returns a client for it, owned by the caller; use it from one thread only.
-std::unique_ptr<http::Client> Connect(ClientOptions& o);
+std::unique_ptr<net::Client> Connect(ClientOptions& o);
 
 // Calls the API; on success returns the parsed body (null for an empty body). On failure prints one
 // line to stderr naming the field at fault, e.g.
 //   gauntlet: 422 Unprocessable Entity: parameters.mode: value 'x' is not declared for mode
 // and returns nullopt. `status` receives the HTTP status (0 when unreachable). Uses `client` on the
-// calling thread (http::Client is one per thread).
-std::optional<nlohmann::json> Call(http::Client& client, const std::string& method, const std::string& target,
+// calling thread (net::Client is one per thread).
+std::optional<nlohmann::json> Call(net::Client& client, const std::string& method, const std::string& target,
                                    const std::string& body = {}, int* status = nullptr);
 // The same for non-JSON answers (CSV, logs) or bodies (`content_type`, e.g. a YAML suite): the whole
 // response, or nullopt after the one-line error. Call parses what this returns.
-std::optional<http::ClientResponse> CallRaw(http::Client& client, const std::string& method, const std::string& target,
+std::optional<net::ClientResponse> CallRaw(net::Client& client, const std::string& method, const std::string& target,
                                             const std::string& body = {}, int* status = nullptr,
                                             const std::string& content_type = "application/json");
 
@@ -97,7 +97,7 @@ const std::vector<std::string>& Verdicts();
 // Each event bumps a generation counter that callers wait on, so a follower sleeps until something
 // changed instead of polling. If the stream breaks (daemon restart, overflow) it reconnects with
 // ?since=<last id>, so no event in between is lost.
-// Threads: the constructor starts the reader thread, which alone uses the stream's own http::Client.
+// Threads: the constructor starts the reader thread, which alone uses the stream's own net::Client.
 // Every public method takes the one mutex and may be called from any thread, concurrently; the
 // destructor must not race them (the owner destroys it once no other thread calls it).
 class EventWatch {
@@ -132,7 +132,7 @@ class EventWatch {
   int64_t last_id_ = 0;
   nlohmann::json last_;
   http::SseReader sse_;  // the stream's framing; reset at each connection
-  std::unique_ptr<http::Client> stream_client_;  // the reader thread's; others only Interrupt() it
+  std::unique_ptr<net::Client> stream_client_;  // the reader thread's; others only Interrupt() it
   std::thread thread_;
 };
 

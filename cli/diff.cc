@@ -7,6 +7,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/verdict.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;

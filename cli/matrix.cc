@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/suggest.h"
 #include "core/matrix_cells.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -18,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 struct MatrixOpts {
-  http::Conn conn;
+  net::Conn conn;
   std::string suite, rows, cols = "hardware", format = "table", fingerprint, suite_version;
   // or "dispatch": the kernel family that carried each cell (issue 30); "drift": where the runs
   // disagree with the declared support; "evidence": how far each cell's evidence goes (issue 32)
@@ -128,8 +129,8 @@ void AddMatrixCommand(CLI::App& app, int* code) {
       std::cerr << "gauntlet: matrix needs --suite NAME or --sweep ID\n";
       return void(*code = 2);
     }
-    http::Resolve(&o->conn);
-    http::Client client(o->conn.server, o->conn.token);
+    net::Resolve(&o->conn);
+    net::Client client(o->conn.server, o->conn.token);
     const std::string q = MatrixQuery(*o);
     int status = 0;
     auto fail = [&] {

@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;

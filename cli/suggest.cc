@@ -28,7 +28,7 @@ void SuggestValue(const std::string& flag, const std::string& value, const std::
   if (auto n = Nearest(value, allowed)) std::cerr << "gauntlet: did you mean " << flag << " " << *n << "?\n";
 }
 
-void SuggestSuite(http::Client& client, const std::string& name, const std::string& before, const std::string& after) {
+void SuggestSuite(net::Client& client, const std::string& name, const std::string& before, const std::string& after) {
   auto r = client.Send("GET", "/api/v1/suites");
   if (!r.ok() || r->status != 200) return;
   json j = json::parse(r->body, nullptr, false);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/nearest.h"
-#include "http/http_client.h"
+#include "net/http_client.h"
 
 namespace gauntlet::cli {
 
@@ -29,7 +29,7 @@ void SuggestValue(const std::string& flag, const std::string& value, const std::
 // After a 404 for suite `name`: reads the daemon's suites with `client` (on the calling thread) and
 // prints "gauntlet: did you mean BEFORE+NEAREST+AFTER?" when one is near, or the suites there are when
 // there are only a few; prints nothing when they cannot be read.
-void SuggestSuite(http::Client& client, const std::string& name, const std::string& before = "--suite ",
+void SuggestSuite(net::Client& client, const std::string& name, const std::string& before = "--suite ",
                   const std::string& after = "");
 
 // What a command line CLI11 refused got wrong, found by walking argv through `app`'s command tree:
@@ -47,7 +47,7 @@ UsageHint FindUsageHint(const CLI::App& app, int argc, const char* const* argv);
 // (the union): name -> its declared values, empty for a parameter that takes free values (a
 // pattern). Read with `client` on the calling thread; nullopt when the daemon cannot tell (the
 // caller then checks nothing). cli/suggest_params.cc.
-std::optional<std::map<std::string, std::vector<std::string>>> SuiteParameters(http::Client& client,
+std::optional<std::map<std::string, std::vector<std::string>>> SuiteParameters(net::Client& client,
                                                                               const std::string& suite, int64_t sweep);
 
 // Checks `--param NAME=VALUE` filters against `params` (SuiteParameters): a NAME no suite parameter

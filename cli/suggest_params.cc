@@ -6,13 +6,14 @@
 #include "cli/cli_common.h"
 #include "cli/suggest.h"
 #include "core/suite.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
 
 namespace {
 
-std::optional<json> GetJson(http::Client& client, const std::string& target) {
+std::optional<json> GetJson(net::Client& client, const std::string& target) {
   auto r = client.Send("GET", target);
   if (!r.ok() || r->status != 200) return std::nullopt;
   json j = json::parse(r->body, nullptr, false);
@@ -42,7 +43,7 @@ std::string Join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-std::optional<std::map<std::string, std::vector<std::string>>> SuiteParameters(http::Client& client,
+std::optional<std::map<std::string, std::vector<std::string>>> SuiteParameters(net::Client& client,
                                                                               const std::string& suite, int64_t sweep) {
   std::map<std::string, std::vector<std::string>> out;
   std::string name = suite;

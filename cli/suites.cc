@@ -11,6 +11,7 @@
 #include "cli/suggest.h"
 #include "core/bundle.h"
 #include "core/yaml_json.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -25,7 +26,7 @@ bool IsYamlFile(const std::string& f) {
 // The files of the suite file's folder, sent as a bundle (PUT /api/v1/bundles/SHA256) so that every
 // worker runs the suite with them as {suite_dir}. Returns the hash, or "" after saying why (or when
 // `none` is set: --no-files). `note` gets what the person is told about it.
-std::optional<std::string> PushFiles(http::Client& client, const std::string& file, bool none,
+std::optional<std::string> PushFiles(net::Client& client, const std::string& file, bool none,
                                      std::string* note) {
   if (none) return std::string();
   namespace fs = std::filesystem;

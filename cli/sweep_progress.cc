@@ -123,7 +123,7 @@ void SayUnrunnable(int64_t id, const std::vector<std::string>& lines) {
 // Follows a sweep until it is finished. One event stream (GET /api/v1/events?sweep=ID) stays open
 // for the whole wait; each event wakes the follower, which then reads the sweep's counts. The
 // counts, not the events, are the truth: events only say "look now".
-std::optional<json> FollowSweep(http::Client& client, const http::Conn& conn, int64_t id, FollowOptions opts) {
+std::optional<json> FollowSweep(net::Client& client, const net::Conn& conn, int64_t id, FollowOptions opts) {
   EventWatch watch(conn.server, conn.token, "/api/v1/events?sweep=" + std::to_string(id));
   // Subscribe before the first read, so no change between the read and the subscription is lost.
   // Without a stream (a proxy that buffers SSE) the follower still works, by the fallback period.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/cli_common.h"
-#include "http/http_client.h"
+#include "net/http_client.h"
 
 namespace gauntlet::cli {
 
@@ -45,6 +45,6 @@ struct FollowOptions {
 // be read for a minute, or (without wait_for_nodes) a target stayed unrunnable for a few seconds.
 // Blocks the calling thread, which alone uses `client`; the event stream it opens with `conn` is its
 // own and closed before it returns.
-std::optional<nlohmann::json> FollowSweep(http::Client& client, const http::Conn& conn, int64_t id, FollowOptions opts);
+std::optional<nlohmann::json> FollowSweep(net::Client& client, const net::Conn& conn, int64_t id, FollowOptions opts);
 
 }  // namespace gauntlet::cli

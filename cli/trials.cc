@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/suggest.h"
 #include "core/verdict.h"
+#include "http/http.h"
 
 namespace gauntlet::cli {
 using nlohmann::json;
@@ -37,7 +38,7 @@ std::optional<std::string> TrialsQuery(const std::map<std::string, std::string>&
 
 // Up to `limit` trials from cursor `after` (0: the start), read in pages of at most 1000 (the API's
 // cap) following `next`. *rest gets the cursor of what the limit left out, or null when nothing was.
-std::optional<json> ReadTrials(http::Client& client, const std::string& q, int limit, int64_t after, json* rest,
+std::optional<json> ReadTrials(net::Client& client, const std::string& q, int limit, int64_t after, json* rest,
                                int* status) {
   json all = json::array();
   *rest = json();
@@ -89,7 +90,7 @@ void PrintTrials(const std::string& format, json& all) {
 // A trial that never ran has no log of its own: pruning skipped it, or reuse gave it an earlier
 // trial's verdict. Printing nothing would look like a lost log; say why on stderr and name the trial
 // whose log holds the reason, following reuse of reuse back to the trial that ran.
-void ExplainEmptyLog(http::Client& client, int64_t id) {
+void ExplainEmptyLog(net::Client& client, int64_t id) {
   auto get = [&](int64_t t) -> std::optional<json> {
     auto r = client.Send("GET", "/api/v1/trials/" + std::to_string(t));
     if (!r.ok() || r->status != 200) return std::nullopt;

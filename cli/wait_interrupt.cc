@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <iostream>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 
 namespace gauntlet::cli {
 
@@ -37,7 +37,7 @@ bool NextInterrupt(int fd, int ms) {
 }
 }  // namespace
 
-WaitInterrupt::WaitInterrupt(const http::Conn& conn, int64_t sweep) : conn_(conn), sweep_(sweep) {
+WaitInterrupt::WaitInterrupt(const net::Conn& conn, int64_t sweep) : conn_(conn), sweep_(sweep) {
   if (::pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) pipe_[0] = pipe_[1] = -1;
   g_pipe_write = pipe_[1];
   struct sigaction sa {};
@@ -67,7 +67,7 @@ void WaitInterrupt::Run() {
   std::cerr << "\n^C: sweep " << n << " keeps running; gauntlet cancel " << n << " stops it (Ctrl-C again now cancels it)"
             << std::endl;
   if (NextInterrupt(pipe_[0], kSecondWindowMs)) {
-    http::Client client(conn_.server, conn_.token);
+    net::Client client(conn_.server, conn_.token);
     auto r = client.Send("POST", "/api/v1/sweeps/" + n + "/cancel", "", "application/json");
     if (r.ok() && r->status == 200) std::cerr << "^C: sweep " << n << " cancelled" << std::endl;
     else

@@ -7,7 +7,7 @@
 
 #include <signal.h>
 
-#include "http/client_config.h"
+#include "net/client_config.h"
 
 namespace gauntlet::cli {
 
@@ -20,7 +20,7 @@ namespace gauntlet::cli {
 class WaitInterrupt {
  public:
   static constexpr int kSecondWindowMs = 3000;
-  WaitInterrupt(const http::Conn& conn, int64_t sweep);
+  WaitInterrupt(const net::Conn& conn, int64_t sweep);
   ~WaitInterrupt();
   WaitInterrupt(const WaitInterrupt&) = delete;
   WaitInterrupt& operator=(const WaitInterrupt&) = delete;
@@ -28,7 +28,7 @@ class WaitInterrupt {
  private:
   void Run();
 
-  const http::Conn conn_;
+  const net::Conn conn_;
   const int64_t sweep_;
   struct sigaction old_action_ {};
   int pipe_[2] = {-1, -1};  // the SIGINT handler writes a byte to [1]; Run() polls [0]

@@ -47,6 +47,25 @@ std::optional<TrialState> ParseTrialState(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::string_view kNodeStateNames[] = {"online", "draining", "offline", "quarantined"};
+static_assert(std::size(kNodeStateNames) == kNodeStateCount);
+}  // namespace
+
+std::string_view Name(NodeState s) { return kNodeStateNames[static_cast<size_t>(s)]; }
+
+std::optional<NodeState> ParseNodeState(std::string_view name) {
+  for (size_t i = 0; i < std::size(kNodeStateNames); ++i)
+    if (kNodeStateNames[i] == name) return static_cast<NodeState>(i);
+  return std::nullopt;
+}
+
+const std::vector<NodeState>& NodeStates() {
+  static const std::vector<NodeState> k = {NodeState::kOnline, NodeState::kDraining, NodeState::kOffline,
+                                           NodeState::kQuarantined};
+  return k;
+}
+
 const VerdictInfo* FindVerdict(std::string_view name) {
   for (const auto& v : Verdicts())
     if (v.name == name) return &v;
@@ -61,9 +80,9 @@ int VerdictSeverity(std::string_view name) {
 }
 
 bool Supersedes(const Observation& next, const Observation& shown) {
-  if (next.verdict.empty()) return false;
-  if (shown.verdict.empty()) return true;
-  const bool real = VerdictSeverity(next.verdict) >= 0, had_real = VerdictSeverity(shown.verdict) >= 0;
+  if (!next.verdict) return false;
+  if (!shown.verdict) return true;
+  const bool real = Info(*next.verdict).severity >= 0, had_real = Info(*shown.verdict).severity >= 0;
   if (real != had_real) return real;
   return next.at != shown.at ? next.at > shown.at : next.trial > shown.trial;
 }
@@ -97,5 +116,6 @@ nlohmann::json VocabularyJson() {
 
 void PrintTo(Verdict v, std::ostream* os) { *os << Name(v); }
 void PrintTo(TrialState s, std::ostream* os) { *os << Name(s); }
+void PrintTo(NodeState s, std::ostream* os) { *os << Name(s); }
 
 }  // namespace gauntlet

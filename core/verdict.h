@@ -24,6 +24,11 @@ inline constexpr int kVerdictCount = 10;
 
 // A trial's lifecycle: queued -> leased -> running -> done (a lost lease goes back to queued).
 enum class TrialState : uint8_t { kQueued, kLeased, kRunning, kDone };
+// A node's state (docs/API.md "Nodes"): online takes leases; draining finishes what it holds and
+// takes none; offline stopped heartbeating; quarantined was taken out (by the infra streak or a
+// person) until a person resumes it. The enumerators are in display order.
+enum class NodeState : uint8_t { kOnline, kDraining, kOffline, kQuarantined };
+inline constexpr int kNodeStateCount = 4;
 
 struct VerdictInfo {
   Verdict verdict;
@@ -55,15 +60,24 @@ inline std::string_view NameOr(const std::optional<Verdict>& v) { return v ? Nam
 std::string_view Name(TrialState s);
 // The state spelled `name`, or nullopt.
 std::optional<TrialState> ParseTrialState(std::string_view name);
+// "online", "draining", "offline", "quarantined": the SQL/JSON spelling of `s`; static storage.
+std::string_view Name(NodeState s);
+// The node state spelled `name`, or nullopt.
+std::optional<NodeState> ParseNodeState(std::string_view name);
+// Every node state, in display order. Static storage.
+const std::vector<NodeState>& NodeStates();
 // nlohmann would write an enum as its number: the JSON edge spells a verdict or state with Name()
 // and reads it with Parse*, so converting one implicitly does not compile.
 void to_json(nlohmann::json&, Verdict) = delete;
 void to_json(nlohmann::json&, TrialState) = delete;
+void to_json(nlohmann::json&, NodeState) = delete;
 void from_json(const nlohmann::json&, Verdict&) = delete;
 void from_json(const nlohmann::json&, TrialState&) = delete;
+void from_json(const nlohmann::json&, NodeState&) = delete;
 // GoogleTest prints a verdict or state by its name (found by ADL). Writes to *os; thread-safe.
 void PrintTo(Verdict v, std::ostream* os);
 void PrintTo(TrialState s, std::ostream* os);
+void PrintTo(NodeState s, std::ostream* os);
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();
@@ -73,10 +87,10 @@ const VerdictInfo* FindVerdict(std::string_view name);
 bool IsVerdict(std::string_view name);
 // Severity of `name` as in VerdictInfo; -1 for an unknown or empty name.
 int VerdictSeverity(std::string_view name);
-// One observation of a config on one hardware class: its verdict ("" for none yet), when it
+// One observation of a config on one hardware class: its verdict (none yet: nullopt), when it
 // finished (ms) and its trial.
 struct Observation {
-  std::string_view verdict;
+  std::optional<Verdict> verdict;
   int64_t at = 0, trial = 0;
 };
 // True if `next` is the verdict to show for the config instead of `shown`: a real verdict over a

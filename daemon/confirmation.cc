@@ -28,7 +28,7 @@ bool Scheduler::ConfirmAgain(const ActiveLease& l, const store::ResultRow& r, St
   // as there are nodes, fit none.
   t.avoid_nodes.clear();
   for (auto& [id, n] : nodes_)
-    if (id != l.node && n.state == "online" && CouldEverFit(n.inv, t.need)) {
+    if (id != l.node && n.state == NodeState::kOnline && CouldEverFit(n.inv, t.need)) {
       t.avoid_nodes.insert(l.node);
       break;
     }

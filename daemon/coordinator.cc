@@ -56,7 +56,7 @@ class Coordinator::StoreAdapter : public SchedulerStore {
                     std::optional<int64_t> e, const std::string& hw) override {
     return c_.store_.FinishMany(t, v, s, e, hw);
   }
-  Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) override {
+  Status SetNodeState(int64_t node, NodeState state, const std::string& reason) override {
     return c_.store_.SetNodeState(node, state, reason);
   }
   // Skipped trials get a result row (attempt 0) besides their state, so GET /trials/{id} says which
@@ -240,7 +240,7 @@ void Coordinator::RestoreLocked() {
     for (auto& n : *nodes) {
       auto inv = ParseInventory(n.inventory);
       if (!inv.ok()) continue;
-      NodeState st;
+      TrackedNode st;
       st.id = n.id;
       st.name = n.name;
       st.inv = *inv;
@@ -437,14 +437,14 @@ Result<int64_t> Coordinator::RetrySweep(int64_t sweep) {
   return n;
 }
 
-Status Coordinator::Drain(int64_t node) { return SetNodeState(node, "draining", "drained by an admin"); }
+Status Coordinator::Drain(int64_t node) { return SetNodeState(node, NodeState::kDraining, "drained by an admin"); }
 
-Status Coordinator::SetNodeState(int64_t node, const std::string& state, const std::string& reason) {
+Status Coordinator::SetNodeState(int64_t node, NodeState state, const std::string& reason) {
   MutexLock lock(mu_);
   Status s = sched_->SetNodeState(node, state, reason);
   if (s.ok()) {
     events_.Publish(NodeChanged{node, state, reason});
-    if (state == "online") ServeWaitersLocked();
+    if (state == NodeState::kOnline) ServeWaitersLocked();
   }
   return s;
 }

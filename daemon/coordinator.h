@@ -136,7 +136,7 @@ class Coordinator {
   std::optional<Status> WhenCommitted(std::function<void(Status)> done);
   // Drain: no new leases for the node (running ones finish). Both: NotFound for an unknown node.
   Status Drain(int64_t node);
-  Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
+  Status SetNodeState(int64_t node, NodeState state, const std::string& reason);
 
   // Batch launchers (gauntlet slurm) report their jobs each pass; GET /api/v1/nodes shows them, so
   // jobs still pending in the batch queue are visible beside the workers they will start.

@@ -61,7 +61,8 @@ struct RegistrationAnswer {
   enum class Credential { kNone, kKept, kFresh };
   int64_t node = 0;
   int64_t heartbeat_ms = 0, lease_ttl_ms = 0;
-  std::string state, hardware;
+  NodeState state = NodeState::kOnline;
+  std::string hardware;
   Credential credential = Credential::kNone;
 };
 
@@ -166,7 +167,7 @@ struct SweepLive {
 // The /metrics numbers.
 struct CoordinatorStats {
   int64_t queued = 0, leased = 0, waiting_workers = 0;
-  std::map<std::string, int> nodes;  // node state -> count
+  std::map<NodeState, int> nodes;  // node state -> count
   int64_t lease_wait_sum_ms = 0, lease_wait_count = 0;
 };
 

@@ -24,7 +24,7 @@ std::vector<NodeView> Coordinator::Nodes() {
   for (auto& n : *rows) {
     NodeView v;
     v.row = std::move(n);
-    if (const NodeState* st = sched_->Node(v.row.id)) {
+    if (const TrackedNode* st = sched_->Node(v.row.id)) {
       v.live = true;
       v.row.state = st->state;
       v.row.reason = st->reason;
@@ -100,7 +100,7 @@ SweepLive Coordinator::SweepExtras(int64_t sweep) {
   // What the nodes are, so a person sees what to change (api/views.cc words it).
   if (!j.unmatched.empty())
     for (auto& [id, n] : sched_->nodes())
-      if (n.state != "offline") j.nodes.emplace_back(n.name, NodeHardware(n.inv));
+      if (n.state != NodeState::kOffline) j.nodes.emplace_back(n.name, NodeHardware(n.inv));
   auto [skipped, saved] = sched_->Saved(sweep);
   j.pruned_trials = skipped;
   j.saved_gpu_s = saved;

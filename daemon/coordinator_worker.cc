@@ -29,8 +29,8 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
     bool live = false;
     {
       MutexLock lock(mu_);
-      const NodeState* st = sched_->Node(n.id);
-      live = st && st->state != "offline" && clock_->NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
+      const TrackedNode* st = sched_->Node(n.id);
+      live = st && st->state != NodeState::kOffline && clock_->NowMs() - st->last_seen <= opts_.sched.offline_after_ms;
     }
     // Another worker (or a stolen worker token) must not take over a node that is alive: its
     // inventory and its leases stay its own. A node that went offline may be claimed afresh.
@@ -52,7 +52,7 @@ Result<RegistrationAnswer> Coordinator::Register(const Registration& reg, const 
   }
   {
     MutexLock lock(mu_);
-    NodeState st;
+    TrackedNode st;
     st.id = row->id;
     st.name = name;
     st.inv = *inv;

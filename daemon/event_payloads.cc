@@ -37,7 +37,7 @@ json PayloadJson(const TrialsSkipped& e) {
   return {{"sweep", e.sweep}, {"trials", e.trials}, {"evidence", e.evidence}, {"key", e.key}};
 }
 json PayloadJson(const NodeRegistered& e) { return {{"node", e.node}, {"name", e.name}, {"hardware", e.hardware}}; }
-json PayloadJson(const NodeChanged& e) { return {{"node", e.node}, {"state", e.state}, {"reason", e.reason}}; }
+json PayloadJson(const NodeChanged& e) { return {{"node", e.node}, {"state", Name(e.state)}, {"reason", e.reason}}; }
 json PayloadJson(const NodeGpusHeld& e) { return {{"node", e.node}, {"gpus", e.gpus}}; }
 }  // namespace
 

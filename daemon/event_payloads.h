@@ -67,7 +67,8 @@ struct NodeRegistered {
 // node.changed: a node's state changed (online, draining, quarantined, offline) and why.
 struct NodeChanged {
   int64_t node = 0;
-  std::string state, reason;
+  NodeState state = NodeState::kOnline;
+  std::string reason;
 };
 // node.gpus_held: the GPUs a node holds back (busy with something else), by index.
 struct NodeGpusHeld {

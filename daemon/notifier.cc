@@ -184,8 +184,8 @@ void Notifier::ScanNodes(bool first) {
   if (!nodes.ok()) return;
   std::vector<store::NewDelivery> out;
   for (auto& n : *nodes) {
-    std::string& seen = node_states_[n.id];
-    if (!first && n.state == "quarantined" && seen != "quarantined")
+    std::optional<NodeState>& seen = node_states_[n.id];
+    if (!first && n.state == NodeState::kQuarantined && seen != NodeState::kQuarantined)
       for (auto& h : opts_.hooks)
         if (Wants(h, "node.quarantined"))
           out.push_back({h.url, "node.quarantined", QuarantinedBody(h, n.id, n.name, n.reason, opts_.public_url)});

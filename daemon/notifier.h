@@ -71,7 +71,7 @@ class Notifier {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Event> inbox_;        // events only wake the scans; what they say is read from the store
-  std::map<int64_t, std::string> node_states_;  // the notifier thread's own
+  std::map<int64_t, std::optional<NodeState>> node_states_;  // the notifier thread's own; nullopt: not seen yet
   bool stop_ = false;
   bool resubscribe_ = false;
   std::thread thread_;

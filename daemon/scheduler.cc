@@ -83,15 +83,15 @@ void Scheduler::RestoreLease(const ActiveLease& l) {
   leases_[l.lease] = std::move(copy);
 }
 
-void Scheduler::UpsertNode(NodeState node) {
+void Scheduler::UpsertNode(TrackedNode node) {
   node.last_seen = clock_.NowMs();
   auto it = nodes_.find(node.id);
   if (it != nodes_.end()) {
     node.busy_gpus = it->second.busy_gpus;
     node.held_gpus = it->second.held_gpus;
     node.infra_streak = it->second.infra_streak;
-    if (it->second.state == "quarantined" && node.state != "quarantined") {
-      node.state = "quarantined";
+    if (it->second.state == NodeState::kQuarantined && node.state != NodeState::kQuarantined) {
+      node.state = NodeState::kQuarantined;
       node.reason = it->second.reason;
     }
   }
@@ -104,18 +104,18 @@ void Scheduler::UpsertNode(NodeState node) {
   nodes_[node.id] = std::move(node);
 }
 
-const NodeState* Scheduler::Node(int64_t id) const {
+const TrackedNode* Scheduler::Node(int64_t id) const {
   auto it = nodes_.find(id);
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-Status Scheduler::SetNodeState(int64_t id, const std::string& state, const std::string& reason) {
+Status Scheduler::SetNodeState(int64_t id, NodeState state, const std::string& reason) {
   auto it = nodes_.find(id);
   if (it == nodes_.end()) return Status::NotFound("no node " + std::to_string(id));
   if (Status s = store_.SetNodeState(id, state, reason); !s.ok()) return s;
   it->second.state = state;
   it->second.reason = reason;
-  if (state == "online") it->second.infra_streak = 0;
+  if (state == NodeState::kOnline) it->second.infra_streak = 0;
   FleetChanged();
   return Status::Ok();
 }
@@ -124,11 +124,11 @@ void Scheduler::Touch(int64_t id) {
   auto it = nodes_.find(id);
   if (it == nodes_.end()) return;
   it->second.last_seen = clock_.NowMs();
-  if (it->second.state == "offline") {
+  if (it->second.state == NodeState::kOffline) {
     FleetChanged();
-    it->second.state = "online";
+    it->second.state = NodeState::kOnline;
     it->second.reason.clear();
-    if (Status s = store_.SetNodeState(id, "online", ""); !s.ok())
+    if (Status s = store_.SetNodeState(id, NodeState::kOnline, ""); !s.ok())
       spdlog::warn("node {}: back online, but the store still says offline: {}", id, s.message());
   }
 }
@@ -163,9 +163,9 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
                                                  std::vector<int64_t>* reused) {
   auto nit = nodes_.find(node_id);
   if (nit == nodes_.end()) return Status::NotFound("no node " + std::to_string(node_id) + "; register first");
-  NodeState& node = nit->second;
+  TrackedNode& node = nit->second;
   node.last_seen = clock_.NowMs();
-  if (node.state != "online") return std::optional<Grant>();
+  if (node.state != NodeState::kOnline) return std::optional<Grant>();
   // The daemon's view wins where it knows better: GPUs under a live lease are not free, whatever
   // the worker says (its report may predate the grant), nor are those its worker holds back.
   std::vector<int> free;
@@ -192,7 +192,7 @@ Result<std::optional<Grant>> Scheduler::TryLease(int64_t node_id, const std::vec
   return std::optional<Grant>();
 }
 
-std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free,
+std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, TrackedNode& node, const std::vector<int>& free,
                                          std::vector<int64_t>* reused, Status* err) {
   // A loop, not recursion: a sweep whose every trial is reusable settles them all here, and
   // tens of thousands of nested calls would overflow the stack. Two passes when the sweep settles
@@ -238,7 +238,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
       // Every candidate avoids this node: take the front anyway when no other online node fits.
       bool other = false;
       for (auto& [nid, n] : nodes_)
-        if (nid != node.id && n.state == "online" && CouldEverFit(n.inv, dq.front().need)) {
+        if (nid != node.id && n.state == NodeState::kOnline && CouldEverFit(n.inv, dq.front().need)) {
           other = true;
           break;
         }
@@ -288,7 +288,7 @@ std::optional<Grant> Scheduler::LeaseOne(Sweep& sw, NodeState& node, const std::
   return std::nullopt;
 }
 
-std::optional<Grant> Scheduler::GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
+std::optional<Grant> Scheduler::GrantLease(Sweep& sw, QueuedTrial& t, TrackedNode& node, std::vector<int> gpus,
                                            const std::string& hardware, Status* err) {
   Grant g;
   g.trial = t.id;
@@ -407,10 +407,10 @@ Result<ReportOutcome> Scheduler::Report(const std::string& lease_id, store::Resu
   const bool first_timeout = r.verdict == Verdict::kTimeout && !l.cancel && l.spec.timeouts == 0 && confirm == 0;
   if (infra || first_timeout) {
     if (infra && nit != nodes_.end() && ++nit->second.infra_streak >= opts_.quarantine_after &&
-        nit->second.state == "online") {
+        nit->second.state == NodeState::kOnline) {
       // Not quarantined when the store refuses (SetNodeState changes nothing then): the next infra
       // error tries again, so the result is still filed.
-      if (Status s = SetNodeState(l.node, "quarantined",
+      if (Status s = SetNodeState(l.node, NodeState::kQuarantined,
                                   std::to_string(nit->second.infra_streak) + " infra errors in a row; last: " + r.signature);
           !s.ok())
         spdlog::error("node {}: could not quarantine it: {}", l.node, s.message());
@@ -482,14 +482,14 @@ std::vector<int64_t> Scheduler::Tick() {
     changed.push_back(l.trial);
   }
   for (auto& [id, n] : nodes_) {
-    if ((n.state == "online" || n.state == "draining") && now - n.last_seen > opts_.offline_after_ms) {
+    if ((n.state == NodeState::kOnline || n.state == NodeState::kDraining) && now - n.last_seen > opts_.offline_after_ms) {
       bool has_lease = false;
       for (auto& [lid, l] : leases_) has_lease = has_lease || l.node == id;
-      if (!has_lease && n.state == "online") {
-        n.state = "offline";
+      if (!has_lease && n.state == NodeState::kOnline) {
+        n.state = NodeState::kOffline;
         FleetChanged();
         n.reason = "no heartbeat for " + std::to_string((now - n.last_seen) / 1000) + " s";
-        if (Status s = store_.SetNodeState(id, "offline", n.reason); !s.ok())
+        if (Status s = store_.SetNodeState(id, NodeState::kOffline, n.reason); !s.ok())
           spdlog::warn("node {}: offline, but the store still says online: {}", id, s.message());
       }
     }

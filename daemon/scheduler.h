@@ -45,7 +45,7 @@ class SchedulerStore {
   virtual Status FinishMany(const std::vector<int64_t>& trials, Verdict verdict,
                             const std::string& signature, std::optional<int64_t> evidence,
                             const std::string& hardware) = 0;
-  virtual Status SetNodeState(int64_t node, const std::string& state, const std::string& reason) = 0;
+  virtual Status SetNodeState(int64_t node, NodeState state, const std::string& reason) = 0;
   // Ends queued trials as `skipped` by pruning. `stage` and `evidence_text` (which names the evidence
   // trial and the gate key) are for the record a person reads; a store that keeps no per-trial text
   // may ignore them, hence the default.
@@ -132,11 +132,11 @@ struct HeldGpu {
 };
 
 // A node as the scheduler tracks it.
-struct NodeState {
+struct TrackedNode {
   int64_t id = 0;
   std::string name;
   Inventory inv;
-  std::string state = "online";  // online, draining, offline, quarantined
+  NodeState state = NodeState::kOnline;
   std::string reason;
   int64_t last_seen = 0;
   int infra_streak = 0;
@@ -196,11 +196,11 @@ class Scheduler {
   // Re-creates a lease found in the store at start; its deadline starts afresh.
   void RestoreLease(const ActiveLease& lease);
   // Adds or replaces a node, seen now; it keeps its busy GPUs, infra streak and a quarantine.
-  void UpsertNode(NodeState node);
-  const NodeState* Node(int64_t id) const;  // nullptr if unknown
-  const std::unordered_map<int64_t, NodeState>& nodes() const { return nodes_; }
+  void UpsertNode(TrackedNode node);
+  const TrackedNode* Node(int64_t id) const;  // nullptr if unknown
+  const std::unordered_map<int64_t, TrackedNode>& nodes() const { return nodes_; }
   // Stores, then applies; NotFound for an unknown node. "online" clears the infra streak.
-  Status SetNodeState(int64_t node, const std::string& state, const std::string& reason);
+  Status SetNodeState(int64_t node, NodeState state, const std::string& reason);
   // Marks `node` seen now; an offline one comes back online.
   void Touch(int64_t node);
   // Replaces the GPUs `node`'s worker holds back (by index; `since` of one already held is kept):
@@ -293,10 +293,10 @@ class Scheduler {
     std::vector<int> fits;    // the class ids with fit 1, ascending
   };
   int ClassOf(const Need& need);                       // `need`'s class id, made if new
-  NodeClasses& ClassesOf(const NodeState& node);       // brought up to date with every class
+  NodeClasses& ClassesOf(const TrackedNode& node);       // brought up to date with every class
   // The sweeps with queued trials of a class `node` could serve (each once, in id order); drops
   // sweeps that no longer hold trials of a class from its list.
-  void CandidateSweeps(const NodeState& node, std::vector<Sweep*>* out);
+  void CandidateSweeps(const TrackedNode& node, std::vector<Sweep*>* out);
   bool HasQueueOf(const Sweep& sw, int cls) const;     // a non-empty queue of class `cls`
   bool AnyNodeCouldServe(int cls) const;               // cached until the fleet changes
   void FleetChanged() { ++fleet_version_; }
@@ -306,7 +306,7 @@ class Scheduler {
                      std::vector<int64_t>* reused, Status* err);
   // Leases `t` to `node` on `gpus`, taking it (moved from) only when the store kept the lease; else
   // sets *err and leaves `t` as it was.
-  std::optional<Grant> GrantLease(Sweep& sw, QueuedTrial& t, NodeState& node, std::vector<int> gpus,
+  std::optional<Grant> GrantLease(Sweep& sw, QueuedTrial& t, TrackedNode& node, std::vector<int> gpus,
                                   const std::string& hardware, Status* err);
   // Marks the probes of `trials` (see AddSweep) and moves them first, stably.
   static void OrderToSettle(const SweepInfo& info, std::vector<QueuedTrial>& trials);
@@ -319,7 +319,7 @@ class Scheduler {
   // The queue of `target`, or by_target.end().
   static std::map<TargetKey, std::deque<QueuedTrial>>::iterator FindQueue(Sweep& sw, int target);
   static std::map<TargetKey, std::deque<QueuedTrial>>::const_iterator FindQueue(const Sweep& sw, int target);
-  std::optional<Grant> LeaseOne(Sweep& sw, NodeState& node, const std::vector<int>& free, std::vector<int64_t>* reused,
+  std::optional<Grant> LeaseOne(Sweep& sw, TrackedNode& node, const std::vector<int>& free, std::vector<int64_t>* reused,
                                 Status* err);
   // Notes what `r` says about `spec`'s config for pruning (Sweep::passed, Sweep::measuring).
   static void NoteRun(Sweep& sw, const QueuedTrial& spec, const store::ResultRow& r);
@@ -345,7 +345,7 @@ class Scheduler {
   SchedulerStore& store_;
   SchedulerOptions opts_;
   std::map<int64_t, Sweep> sweeps_;
-  std::unordered_map<int64_t, NodeState> nodes_;
+  std::unordered_map<int64_t, TrackedNode> nodes_;
   std::unordered_map<std::string, ActiveLease> leases_;
   std::unordered_map<int64_t, std::string> lease_of_trial_;
   std::set<int64_t> tombstones_;  // queued trials cancelled or pruned, dropped lazily from the deques

@@ -40,7 +40,7 @@ std::deque<QueuedTrial>& Scheduler::QueueOf(Sweep& sw, const QueuedTrial& t) {
   return dq;
 }
 
-Scheduler::NodeClasses& Scheduler::ClassesOf(const NodeState& node) {
+Scheduler::NodeClasses& Scheduler::ClassesOf(const TrackedNode& node) {
   NodeClasses& nc = node_classes_[node.id];
   // Only the classes made since the last call are new to this node: each is checked once.
   for (size_t c = nc.fit.size(); c < class_needs_.size(); ++c) {
@@ -61,7 +61,7 @@ bool Scheduler::HasQueueOf(const Sweep& sw, int cls) const {
   return false;
 }
 
-void Scheduler::CandidateSweeps(const NodeState& node, std::vector<Sweep*>* out) {
+void Scheduler::CandidateSweeps(const TrackedNode& node, std::vector<Sweep*>* out) {
   std::vector<int64_t> ids;
   for (int c : ClassesOf(node).fits) {
     auto& list = class_sweeps_[c];
@@ -88,7 +88,7 @@ bool Scheduler::AnyNodeCouldServe(int cls) const {
   if (version == fleet_version_) return any;
   any = false;
   for (auto& [id, n] : nodes_)
-    if (n.state != "offline" && CouldEverFit(n.inv, class_needs_[cls])) {
+    if (n.state != NodeState::kOffline && CouldEverFit(n.inv, class_needs_[cls])) {
       any = true;
       break;
     }

@@ -16,7 +16,7 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
     auto c = it->second.target_class.find(key.target);
     const bool any = c != it->second.target_class.end() ? AnyNodeCouldServe(c->second) : [&] {
       for (auto& [id, n] : nodes_)
-        if (n.state != "offline" && CouldEverFit(n.inv, queue.front().need)) return true;
+        if (n.state != NodeState::kOffline && CouldEverFit(n.inv, queue.front().need)) return true;
       return false;
     }();
     if (!any) out.push_back(key.target);

@@ -1,5 +1,7 @@
 #include "http/http.h"
 
+#include <cctype>
+
 #include "core/utf8.h"
 
 namespace gauntlet::http {
@@ -176,6 +178,20 @@ std::string ReasonPhrase(int s) {
     case 503: return "Service Unavailable";
     default: return "Status " + std::to_string(s);
   }
+}
+
+std::string UrlEncode(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
+    else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace gauntlet::http

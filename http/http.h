@@ -1,5 +1,5 @@
 // Transport-neutral HTTP request/response types: handlers see these, never Beast types, so only
-// http/http_server.cc and http/http_client.cc pay Beast's compile time.
+// net/http_server.cc and net/http_client.cc pay Beast's compile time.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -128,5 +128,7 @@ std::string UrlDecode(std::string_view s);
 // from `r.target`. Pure.
 void ParseTarget(Request& r);
 std::string ReasonPhrase(int status);  // "Not Found"; "Status N" for codes it doesn't name
+// URL-encodes a query value (RFC 3986 unreserved characters kept). Pure; thread-safe.
+std::string UrlEncode(const std::string& s);
 
 }  // namespace gauntlet::http

@@ -17,8 +17,9 @@
 #include "core/self_exe.h"
 #include "core/sweep.h"
 #include "core/yaml_json.h"
-#include "http/client_config.h"
-#include "http/http_client.h"
+#include "http/http.h"
+#include "net/client_config.h"
+#include "net/http_client.h"
 #include "proc/process.h"
 
 extern char** environ;
@@ -73,7 +74,7 @@ ToolResult RunTool(const std::vector<std::string>& argv, const std::map<std::str
 
 struct LauncherOptions {
   std::string config_file;
-  http::Conn conn;
+  net::Conn conn;
   std::string worker_token;   // for the jobs' workers; default: the launcher's token
   std::string worker_server;  // the URL the jobs' workers use; default: --server
   std::string exe;            // gauntlet on the compute nodes; default: this executable
@@ -232,7 +233,7 @@ class Launcher {
       FleetNode f;
       f.id = n.value("id", int64_t{0});
       f.name = n.value("name", "");
-      f.state = n.value("state", "");
+      f.state = ParseNodeState(n.value("state", "")).value_or(NodeState::kOffline);
       auto inv = ParseInventory(n.value("inventory", json::object()));
       if (inv.ok()) f.inv = *inv;
       const json labels = n.value("labels", json::object());  // items() must not outlive it
@@ -355,7 +356,7 @@ class Launcher {
 
   LauncherOptions o_;
   SlurmConfig cfg_;
-  http::Client client_;
+  net::Client client_;
   std::map<std::pair<int64_t, int>, Need> needs_;
   std::map<std::string, Requirements> suite_reqs_;
   std::map<std::string, std::string> scripts_;
@@ -363,7 +364,7 @@ class Launcher {
 };
 
 int RunLauncher(LauncherOptions o) {
-  http::Resolve(&o.conn);
+  net::Resolve(&o.conn);
   if (o.worker_token.empty()) o.worker_token = o.conn.token;
   if (o.worker_server.empty()) o.worker_server = o.conn.server;
   if (o.exe.empty()) o.exe = SelfExe();

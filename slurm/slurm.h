@@ -16,6 +16,7 @@
 
 #include "core/hardware.h"
 #include "core/status.h"
+#include "core/verdict.h"
 
 namespace gauntlet::slurm {
 
@@ -65,7 +66,8 @@ struct SlurmQueuedTrial {
 };
 struct FleetNode {
   int64_t id = 0;
-  std::string name, state;  // state: online, draining, offline, quarantined
+  std::string name;
+  NodeState state = NodeState::kOffline;  // as the daemon spelled it; an unknown spelling reads as offline
   Inventory inv;            // labels included
   int busy_gpus = 0;
   int running = 0;          // trials running there now

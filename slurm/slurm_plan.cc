@@ -176,7 +176,7 @@ std::map<std::string, std::vector<Bin>> ExistingRoom(const std::map<std::string,
   std::map<std::string, std::vector<Bin>> bins;
   std::set<int64_t> registered;
   for (auto& n : nodes) {
-    if (n.slurm_job == 0 || !our_jobs->count(n.slurm_job) || n.state != "online") continue;
+    if (n.slurm_job == 0 || !our_jobs->count(n.slurm_job) || n.state != NodeState::kOnline) continue;
     const SlurmPartition* p = by_name.at((*our_jobs)[n.slurm_job]->entry);
     registered.insert(n.slurm_job);
     bins[p->name].push_back({p, n.slurm_job, "registered", std::max(0, TotalSlots(*p) - n.running),
@@ -201,7 +201,7 @@ bool IdleElsewhere(const SlurmQueuedTrial& t, const std::vector<FleetNode>& node
                    const std::map<int64_t, const SlurmJob*>& our_jobs) {
   for (auto& n : nodes) {
     if (n.slurm_job != 0 && our_jobs.count(n.slurm_job)) continue;
-    if (n.state == "online" && n.waiting && CouldEverFit(n.inv, t.need)) return true;
+    if (n.state == NodeState::kOnline && n.waiting && CouldEverFit(n.inv, t.need)) return true;
   }
   return false;
 }

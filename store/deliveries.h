@@ -1,6 +1,6 @@
 // The webhooks' durable delivery queue (migration 6's webhook_deliveries) and the marks that make
 // each finished sweep announced exactly once. A delivery is queued in the same write that marks what
-// it announces, so a restart neither loses nor repeats one; the sender (api/webhook_sender.h) takes
+// it announces, so a restart neither loses nor repeats one; the sender (app/webhook_sender.h) takes
 // due rows, and records each attempt. Every function takes the Store for the call only; thread-safe.
 #pragma once
 #include <optional>

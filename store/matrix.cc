@@ -88,7 +88,7 @@ MetricValue MetricOf(sql::Stmt& s, int name_col) {
 template <typename MetricFn>
 void FoldVerdict(ConfigCell& c, std::optional<Verdict> verdict, std::string_view signature, int64_t trial, int64_t at,
                  std::string_view fingerprint, MetricFn&& metric) {
-  if (!Supersedes({NameOr(verdict), at, trial}, {NameOr(c.verdict), c.at, c.trial})) return;
+  if (!Supersedes({verdict, at, trial}, {c.verdict, c.at, c.trial})) return;
   c.verdict = verdict;
   c.signature = signature;
   c.fingerprint = fingerprint;

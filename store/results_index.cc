@@ -102,7 +102,7 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
   flaky = flaky || u.flaky || q.Int(2) != 0;
   // Reports arrive in any order (two GPUs, a slow network): the one shown is the one the matrix over
   // trials shows too, by finish time, never the one written last.
-  const bool replace = Supersedes({Name(u.verdict), u.at, u.trial}, {Name(old_verdict), q.Int(3), q.Int(4)});
+  const bool replace = Supersedes({u.verdict, u.at, u.trial}, {old_verdict, q.Int(3), q.Int(4)});
   q.Reset();
   if (!replace) {
     auto& c = db.Cached(

@@ -438,11 +438,11 @@ Result<std::vector<NodeRow>> Store::ListNodes() {
   });
 }
 
-Status Store::SetNodeState(int64_t id, const std::string& state, const std::string& reason) {
+Status Store::SetNodeState(int64_t id, NodeState state, const std::string& reason) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
       auto& u = db.Cached("UPDATE nodes SET state=?, reason=? WHERE id=?");
-      u.Bind(1, state).Bind(2, reason).Bind(3, id).Run();
+      u.Bind(1, Name(state)).Bind(2, reason).Bind(3, id).Run();
       if (db.Changes() == 0) return Status::NotFound("no node " + std::to_string(id));
       return Status::Ok();
     });

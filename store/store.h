@@ -120,7 +120,9 @@ struct NodeRow {
   int64_t id = 0;
   std::string name;
   nlohmann::json inventory, labels, fingerprint;
-  std::string hardware, state, reason;
+  std::string hardware;
+  NodeState state = NodeState::kOnline;
+  std::string reason;
   int64_t registered_at = 0, last_heartbeat = 0;
   // Lower-case hex SHA-256 of the node's credential (the token registration handed its worker);
   // empty for a node registered before credentials existed. Never served.
@@ -263,7 +265,7 @@ class Store {
                                const std::string& credential = {});
   Result<std::optional<NodeRow>> FindNode(const std::string& name);  // nullopt if no node has that name
   Result<std::vector<NodeRow>> ListNodes();  // by id
-  Status SetNodeState(int64_t id, const std::string& state, const std::string& reason);
+  Status SetNodeState(int64_t id, NodeState state, const std::string& reason);
   Status TouchNodes(const std::vector<std::pair<int64_t, int64_t>>& last_seen);  // (node, ms)
 
   // Worker protocol writes (called by the scheduler's persistence adapter). LeaseTrial: Conflict

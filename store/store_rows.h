@@ -77,6 +77,10 @@ inline TrialState TrialStateColumn(std::string_view text) {
   if (std::optional<TrialState> s = ParseTrialState(text)) return *s;
   throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown trial state '" + std::string(text.substr(0, 64)) + "'");
 }
+inline NodeState NodeStateColumn(std::string_view text) {
+  if (std::optional<NodeState> s = ParseNodeState(text)) return *s;
+  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown node state '" + std::string(text.substr(0, 64)) + "'");
+}
 inline std::optional<Verdict> OptVerdictColumn(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
   return VerdictColumn(*text);
@@ -128,7 +132,7 @@ inline NodeRow ReadNode(sql::Stmt& s) {
   n.labels = ParseOr(s.TextView(3), json::object());
   n.fingerprint = ParseOr(s.TextView(4), json::object());
   n.hardware = s.Text(5);
-  n.state = s.Text(6);
+  n.state = detail::NodeStateColumn(s.TextView(6));
   n.reason = s.Text(7);
   n.registered_at = s.Int(8);
   n.last_heartbeat = s.Int(9);

@@ -24,7 +24,7 @@ LinkAnswer Answer(LinkStatus s, std::string detail = {}) {
 }
 
 // The daemon's answer or the transport's error, for logs.
-std::string Detail(const Result<http::ClientResponse>& r) { return r.ok() ? r->body : r.status().message(); }
+std::string Detail(const Result<net::ClientResponse>& r) { return r.ok() ? r->body : r.status().message(); }
 
 // The stored credential for (server, name), or "": one file per workdir, one node per worker.
 std::string LoadCredential(const std::string& path, const std::string& server, const std::string& name) {
@@ -68,10 +68,10 @@ std::string HttpDaemonLink::Bearer() {
 
 HttpDaemonLink::~HttpDaemonLink() = default;
 
-Result<http::ClientResponse> HttpDaemonLink::Send(const std::string& method, const std::string& target,
+Result<net::ClientResponse> HttpDaemonLink::Send(const std::string& method, const std::string& target,
                                                   const std::string& body, const std::string& content_type,
                                                   std::chrono::milliseconds timeout) {
-  std::unique_ptr<http::Client> c;
+  std::unique_ptr<net::Client> c;
   {
     std::lock_guard lock(pool_mu_);
     if (!idle_.empty()) {
@@ -79,7 +79,7 @@ Result<http::ClientResponse> HttpDaemonLink::Send(const std::string& method, con
       idle_.pop_back();
     }
   }
-  if (!c) c = std::make_unique<http::Client>(server_, token_);
+  if (!c) c = std::make_unique<net::Client>(server_, token_);
   c->SetToken(Bearer());
   auto r = c->Send(method, target, body, content_type, timeout);
   std::lock_guard lock(pool_mu_);

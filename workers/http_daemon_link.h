@@ -1,4 +1,4 @@
-// The real DaemonLink: the worker protocol over REST (http/http_client.h), each call's HTTP answers
+// The real DaemonLink: the worker protocol over REST (net/http_client.h), each call's HTTP answers
 // mapped to what the worker must do next (the mapping is in http_daemon_link.cc, call by call).
 #pragma once
 #include <memory>
@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "workers/daemon_link.h"
 
 namespace gauntlet::worker {
 
-// Thread-safe, as DaemonLink requires, though http::Client is not: the long-poll has a client of
+// Thread-safe, as DaemonLink requires, though net::Client is not: the long-poll has a client of
 // its own (so InterruptLease breaks that call and no other), and every other call borrows an idle
 // keep-alive client from a pool, so trials reuse connections instead of opening one per trial.
 class HttpDaemonLink final : public DaemonLink {
@@ -37,7 +37,7 @@ class HttpDaemonLink final : public DaemonLink {
 
  private:
   // One exchange on a borrowed client; the client goes back to the pool afterwards.
-  Result<http::ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body,
+  Result<net::ClientResponse> Send(const std::string& method, const std::string& target, const std::string& body,
                                     const std::string& content_type, std::chrono::milliseconds timeout);
 
   std::string Bearer();  // the node credential once registered, else the configured token
@@ -47,9 +47,9 @@ class HttpDaemonLink final : public DaemonLink {
   std::mutex cred_mu_;
   std::string node_token_;  // guarded by cred_mu_
   std::mutex lease_mu_;  // one long-poll at a time on lease_client_
-  http::Client lease_client_;
+  net::Client lease_client_;
   std::mutex pool_mu_;
-  std::vector<std::unique_ptr<http::Client>> idle_;  // guarded by pool_mu_
+  std::vector<std::unique_ptr<net::Client>> idle_;  // guarded by pool_mu_
 };
 
 }  // namespace gauntlet::worker

@@ -7,7 +7,7 @@
 
 #include "core/user_regex.h"
 #include "core/suite.h"
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "classifier/garbage.h"
 #include "core/signal_names.h"
 #include "workers/command_stage.h"
@@ -102,10 +102,10 @@ class ServerStageRun {
     Judge({}, std::nullopt, "", false, true, &out_);
     return false;
   }
-  bool ProbeReady(http::Client& probe);
+  bool ProbeReady(net::Client& probe);
   void NotReady();
   bool SmokeOne(const json& sm, int index);
-  bool SmokeRequestFailed(const Result<http::ClientResponse>& r, const std::string& what);
+  bool SmokeRequestFailed(const Result<net::ClientResponse>& r, const std::string& what);
   bool CheckSmokeAnswer(const json& sm, const std::string& what, const std::string& body, int index);
   bool BenchLevel(const json& b, int concurrency);
   void WaitGpusFree();
@@ -158,7 +158,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
 }
 
 bool ServerStageRun::WaitReady() {
-  http::Client probe(base_, "");
+  net::Client probe(base_, "");
   auto delay = std::chrono::milliseconds(20);
   while (true) {
     if (srv_->exited()) {
@@ -183,7 +183,7 @@ bool ServerStageRun::WaitReady() {
 }
 
 // One probe: the ready path, then the model list; true (with model_ set) when both answer.
-bool ServerStageRun::ProbeReady(http::Client& probe) {
+bool ServerStageRun::ProbeReady(net::Client& probe) {
   // Short per-probe limits: a server that accepts but never answers must not hold the loop past
   // its deadline or keep a death from being noticed.
   const auto probe_limit =
@@ -252,7 +252,7 @@ bool ServerStageRun::SmokeOne(const json& sm, int index) {
     body["prompt"] = sm.value("prompt", "");
     body["logprobs"] = diff_.active() ? diff_.top_k() : 1;
   }
-  http::Client c(base_, "");
+  net::Client c(base_, "");
   auto r = c.Send("POST", chat ? "/v1/chat/completions" : "/v1/completions", body.dump(), "application/json",
                   Left(*ctx_.clock, stage_deadline_));
   const std::string what = "smoke[" + std::to_string(index) + "]" + (chat ? " (chat)" : "");
@@ -260,7 +260,7 @@ bool ServerStageRun::SmokeOne(const json& sm, int index) {
   return CheckSmokeAnswer(sm, what, r->body, index);
 }
 
-bool ServerStageRun::SmokeRequestFailed(const Result<http::ClientResponse>& r, const std::string& what) {
+bool ServerStageRun::SmokeRequestFailed(const Result<net::ClientResponse>& r, const std::string& what) {
   // A server that drops the request while dying is judged by its traceback, not by the broken
   // connection: give it a moment to exit (woken at once when it does).
   if (srv_->WaitExit(std::chrono::seconds(r.ok() ? 1 : 3))) {

@@ -488,7 +488,7 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
 }
 
 int RunWorker(const WorkerOptions& o) {
-  http::SetDefaultCaFile(o.ca_file);
+  net::SetDefaultCaFile(o.ca_file);
   // The node's credential lives in its workdir, whose flock makes this worker its one user.
   HttpDaemonLink daemon(o.server, o.token, (fs::absolute(o.workdir) / "node-credential.json").string());
   SystemProcessRunner processes;

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 40; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     json sw = d.PostJson("/api/v1/sweeps", {{"suite", "bench-trivial"}, {"parameters", {{"a", {"0"}}, {"b", {std::to_string(i)}}}}, {"reuse", false}}, 201);
-    http::Client c(d.url(), "");
+    net::Client c(d.url(), "");
     const std::string path = "/api/v1/trials?sweep=" + sw["id"].dump();
     bool leased = false;
     test::WaitFor([&] {

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < workers; ++i)
     ts.emplace_back([&, i] {
-      http::Client c(d.url(), "");
+      net::Client c(d.url(), "");
       const std::string lease_path = "/api/v1/nodes/" + std::to_string(nodes[i]) + "/lease";
       // As real workers do: after the first grant the suite's definition is held and not resent.
       std::string body = "{\"wait_s\": 0}";

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
   }
   test::Daemon d(dir.path(), suites);
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   auto time_it = [&](const std::string& target) {
     std::vector<double> ms;
     size_t bytes = 0;

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> flags = {"--query-timeout-ms", "600000", "--query-max-rows", "100000000"};
   if (getenv("QUERY_BENCH_OLD")) flags.clear();
   test::Daemon d(dir.path(), suites, flags);
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   c.SetTimeout(std::chrono::seconds(600));
   auto time_it = [&](const std::string& method, const std::string& target, const std::string& body, int runs) {
     std::vector<double> ms;

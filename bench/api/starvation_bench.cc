@@ -36,7 +36,7 @@ json Percentiles(std::vector<double> v) {
 // One worker's protocol for `seconds`: lease (wait 0), five heartbeats, report; again. Latency of
 // each grant and heartbeat; a heartbeat or report answered 409 is a lost lease.
 json WorkerLoop(const std::string& url, int64_t node, double seconds) {
-  gauntlet::http::Client c(url, "");
+  gauntlet::net::Client c(url, "");
   std::vector<double> grants, beats;
   int64_t lost = 0, errors = 0, cycles = 0;
   const std::string lease_path = "/api/v1/nodes/" + std::to_string(node) + "/lease";
@@ -71,7 +71,7 @@ json WorkerLoop(const std::string& url, int64_t node, double seconds) {
 // in it: the closed loop above under-reports stalls, "coordinated omission"). Each grant is
 // reported passed at once, untimed.
 json ScheduledGrants(const std::string& url, int64_t node, const std::atomic<bool>& stop) {
-  gauntlet::http::Client c(url, "");
+  gauntlet::net::Client c(url, "");
   std::vector<double> late;
   const std::string lease_path = "/api/v1/nodes/" + std::to_string(node) + "/lease";
   auto next = Clock::now();
@@ -99,7 +99,7 @@ json SubmitPhase(gauntlet::test::Daemon& d, int64_t node, double seconds, int n)
   std::vector<double> took;
   int64_t failed = 0;
   std::thread submitter([&] {
-    gauntlet::http::Client c(d.url(), "");
+    gauntlet::net::Client c(d.url(), "");
     const json body = {{"suite", "bench-trivial"}, {"repeats", std::max(1, n / 100000)},
                        {"targets", {{{"arch", "sm_100"}}}}, {"max_trials", 1000000}, {"prune", false}};
     while (!stop) {
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> ts;
   for (int i = 0; i < readers; ++i)
     ts.emplace_back([&] {
-      http::Client c(d.url(), "");
+      net::Client c(d.url(), "");
       while (!stop) {
         ++sent;
         auto r = c.Send("GET", "/api/v1/sweeps", "", "application/json", std::chrono::seconds(300));

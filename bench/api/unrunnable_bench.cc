@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::cerr << "the worker did not register\n";
     return 1;
   }
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   // The sweep no node can run: 100 x up to 1,000 configs, repeated to reach N, on 64 GPUs.
   const int b = std::max(1, std::min(1000, unrunnable / 100));
   const int repeats = std::max(1, unrunnable / (100 * b));

@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "openai/openai_bench.h"
 
 using nlohmann::json;
@@ -170,7 +170,7 @@ class PythonFixture {
       execlp("python3", "python3", path.c_str(), "--port", port.c_str(), "--mode", "healthy", nullptr);
       _exit(127);
     }
-    gauntlet::http::Client c("http://127.0.0.1:" + std::to_string(port_), "");
+    gauntlet::net::Client c("http://127.0.0.1:" + std::to_string(port_), "");
     auto until = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < until) {  // nothing announces readiness but polling
       auto r = c.Send("GET", "/v1/models", "", "application/json", 1s);

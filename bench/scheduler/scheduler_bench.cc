@@ -114,7 +114,7 @@ struct Bench {
   void AddNodes() {
     const int gpu_counts[] = {8, 8, 8, 4, 2, 1};
     for (int i = 0; i < n_nodes; ++i) {
-      daemon::NodeState n;
+      daemon::TrackedNode n;
       n.id = i + 1;
       n.name = "node-" + std::to_string(i);
       const Arch& a = kArchs[i % 10 == 9 ? 3 : i % 3];
@@ -204,7 +204,7 @@ struct Bench {
       if (active.size() > 2000 || rng() % 2) FinishOne(pruning);
       clock.now += 1;
       const int64_t node = 1 + static_cast<int64_t>(rng() % n_nodes);
-      const daemon::NodeState* n = s->Node(node);
+      const daemon::TrackedNode* n = s->Node(node);
       std::vector<int> free;
       for (auto& g : n->inv.gpus)
         if (!n->busy_gpus.count(g.index)) free.push_back(g.index);

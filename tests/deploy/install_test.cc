@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -54,7 +54,7 @@ TEST(InstallTest, InstalledServeFindsItsDashboardAndSuitesUnderThePrefix) {
   ASSERT_GT(port, 0);
   EXPECT_TRUE(fs::exists(elsewhere + "/var/gauntlet.db"));
 
-  http::Client client("http://127.0.0.1:" + std::to_string(port), "");
+  net::Client client("http://127.0.0.1:" + std::to_string(port), "");
   auto page = client.Send("GET", "/");
   ASSERT_TRUE(page.ok()) << page.status().message();
   EXPECT_EQ(page->status, 200) << page->body;

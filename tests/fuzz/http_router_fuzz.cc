@@ -4,7 +4,7 @@
 //
 // An input reads like an HTTP/1.1 request without the version:
 //   METHOD TARGET\n   (name: value\n)*   \n   body
-// ("\r\n" is accepted too). The target is split and URL-decoded as http/http_server.cc's ToRequest
+// ("\r\n" is accepted too). The target is split and URL-decoded as net/request_head.cc's ToRequest
 // does; "$LEASE" in it stands for the last lease the fuzzer was granted, so inputs can reach the
 // heartbeat, log and result handlers without guessing a random lease id.
 //

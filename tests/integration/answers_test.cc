@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -146,7 +146,7 @@ TEST_F(AnswersTest, FinishedSweepsAndUnknownFiltersSayWhatIsWrong) {
 }
 
 TEST_F(AnswersTest, SuitesAsAPersonWritesThem) {
-  http::Client c(d_->url(), "");
+  net::Client c(d_->url(), "");
   // YAML through PUT, the guide's inline metrics line (its }}} included), no fingerprint command.
   const std::string yaml =
       "name: inline\n"
@@ -186,7 +186,7 @@ TEST_F(AnswersTest, SuitesAsAPersonWritesThem) {
 // suite whose fingerprint and log print 0xFF runs and is reported like any other (such a fingerprint
 // once aborted every worker that took the trial, in the JSON dump of its report).
 TEST_F(AnswersTest, BytesThatAreNotUtf8StopNothing) {
-  http::Client c(d_->url(), "");
+  net::Client c(d_->url(), "");
   auto bad = c.Send("GET", "/%ff");
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->status, 400);
@@ -207,7 +207,7 @@ TEST_F(AnswersTest, BytesThatAreNotUtf8StopNothing) {
 }
 
 TEST_F(AnswersTest, ASuiteRegisteredThroughTheApiSurvivesARestart) {
-  http::Client c(d_->url(), "");
+  net::Client c(d_->url(), "");
   json def = {{"name", "mine"}, {"description", "registered through the API"}, {"parameters", {{"a", {"1"}}}},
               {"stages", {{{"name", "s"}, {"kind", "command"}, {"argv", {"true"}}}}}};
   auto put = c.Send("PUT", "/api/v1/suites/mine", def.dump());

@@ -15,14 +15,13 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 class ApiTest : public ::testing::Test {
  protected:
   TempDir dir;
-  std::unique_ptr<Daemon> d = std::make_unique<Daemon>(dir.path(), Suites());
+  std::unique_ptr<Daemon> d = std::make_unique<Daemon>(dir.path(), FixtureSuites());
 
-  json Problem(const http::ClientResponse& r, int status) {
+  json Problem(const net::ClientResponse& r, int status) {
     EXPECT_EQ(r.status, status) << r.body;
     EXPECT_EQ(r.content_type, "application/problem+json") << r.body;
     json j = json::parse(r.body, nullptr, false);
@@ -42,7 +41,7 @@ TEST_F(ApiTest, HealthAndOpenApi) {
 
 TEST_F(ApiTest, RoutingErrors) {
   Problem(d->Get("/api/v1/nope"), 404);
-  http::Client c(d->url(), "");
+  net::Client c(d->url(), "");
   auto r = c.Send("DELETE", "/api/v1/sweeps");
   ASSERT_TRUE(r.ok());
   Problem(*r, 405);
@@ -57,7 +56,7 @@ TEST_F(ApiTest, BodyErrors) {
   std::string deep = std::string(65, '[') + std::string(65, ']');
   p = Problem(d->Post("/api/v1/sweeps", "{\"suite\": " + deep + "}"), 400);
   EXPECT_NE(p["detail"].get<std::string>().find("deeper"), std::string::npos);
-  http::Client c(d->url(), "");
+  net::Client c(d->url(), "");
   auto big = c.Send("POST", "/api/v1/sweeps", std::string((1 << 20) + 10, ' '));
   ASSERT_TRUE(big.ok()) << big.status().message();
   Problem(*big, 413);
@@ -125,7 +124,7 @@ TEST_F(ApiTest, SuitesListShowAndVersionedPut) {
   EXPECT_EQ(s["version"], 1);
   json def = s["definition"];
   def["description"] = "changed";
-  http::Client c(d->url(), "");
+  net::Client c(d->url(), "");
   auto put = c.Send("PUT", "/api/v1/suites/fixture-cmd", def.dump());
   ASSERT_TRUE(put.ok());
   EXPECT_EQ(put->status, 201) << put->body;
@@ -148,7 +147,7 @@ TEST_F(ApiTest, TrialsSortByAKnownColumnAndNameTheFieldOtherwise) {
   EXPECT_TRUE(std::is_sorted(a.begin(), a.end())) << asc.dump();
   std::reverse(b.begin(), b.end());
   EXPECT_EQ(a, b) << desc.dump();
-  http::Client c(d->url(), "");
+  net::Client c(d->url(), "");
   auto bad = c.Send("GET", "/api/v1/trials?sort=colour");
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(Problem(*bad, 422)["field"], "sort");
@@ -158,7 +157,7 @@ TEST_F(ApiTest, TrialsSortByAKnownColumnAndNameTheFieldOtherwise) {
 }
 
 TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {
-  http::Client c(d->url(), "");
+  net::Client c(d->url(), "");
   for (int i = 0; i < 50; ++i) {
     auto r = c.Send("GET", "/api/v1/health");
     ASSERT_TRUE(r.ok());
@@ -190,21 +189,21 @@ TEST(ApiAccess, TokensRolesAndRefusingAnOpenBind) {
   std::ofstream(dir.path() + "/tokens") << "read sha256:" << http::Sha256Hex("reader") << "\nsubmit sha256:"
                                         << http::Sha256Hex("submitter") << "\nadmin sha256:" << http::Sha256Hex("boss")
                                         << "\n";
-  Daemon d(dir.path(), Suites(), {"--tokens", dir.path() + "/tokens"});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", dir.path() + "/tokens"});
   EXPECT_EQ(d.Get("/api/v1/sweeps").status, 401);
   EXPECT_EQ(d.Get("/api/v1/sweeps", "reader").status, 200);
   const std::string body = json{{"suite", "fixture-cmd"}}.dump();
   EXPECT_EQ(d.Post("/api/v1/sweeps", body, "reader").status, 403);
   EXPECT_EQ(d.Post("/api/v1/sweeps", body, "submitter").status, 201);
   EXPECT_EQ(d.Post("/api/v1/nodes/register", "{}", "submitter").status, 403);
-  http::Client admin(d.url(), "boss");
+  net::Client admin(d.url(), "boss");
   auto put = admin.Send("PUT", "/api/v1/suites/fixture-cmd", d.Get("/api/v1/suites/fixture-cmd", "boss").body);
   ASSERT_TRUE(put.ok());
   EXPECT_NE(put->status, 403);
   EXPECT_EQ(d.Get("/", "").status == 200 || d.Get("/", "").status == 404, true);  // public, even with tokens
 
   TempDir other;
-  Child open({GauntletBin(), "serve", "--db", other.path() + "/x.db", "--suites", Suites(), "--listen", "0.0.0.0:0"},
+  Child open({GauntletBin(), "serve", "--db", other.path() + "/x.db", "--suites", FixtureSuites(), "--listen", "0.0.0.0:0"},
              other.path() + "/log");
   int st = open.Wait(std::chrono::seconds(20));
   ASSERT_TRUE(WIFEXITED(st));

@@ -20,7 +20,7 @@ class AutoBisectTest : public ::testing::Test {
  protected:
   void SetUp() override {
     d_ = std::make_unique<Daemon>(dir_.path(), SourceDir() + "/tests/fixtures/suites");
-    http::Client c(d_->url(), "");
+    net::Client c(d_->url(), "");
     auto put = c.Send("PUT", "/api/v1/suites/regress40", OrderedSuite40("regress40", 1).dump());
     ASSERT_TRUE(put.ok());
     ASSERT_EQ(put->status, 201) << put->body;

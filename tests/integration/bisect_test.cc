@@ -4,7 +4,7 @@
 // auto_bisect that sees version 1 pass and 40 fail starts the search by itself.
 #include <gtest/gtest.h>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "tests/integration/cli_fixture.h"
 #include "tests/integration/ordered_suite.h"
 #include "tests/support/harness.h"
@@ -17,7 +17,7 @@ class BisectTest : public ::testing::Test {
  protected:
   void SetUp() override {
     d_ = std::make_unique<Daemon>(dir_.path(), SourceDir() + "/tests/fixtures/suites");
-    http::Client c(d_->url(), "");
+    net::Client c(d_->url(), "");
     auto put = c.Send("PUT", "/api/v1/suites/bisect40", OrderedSuite40("bisect40").dump());
     ASSERT_TRUE(put.ok());
     ASSERT_EQ(put->status, 201) << put->body;

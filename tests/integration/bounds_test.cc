@@ -22,7 +22,6 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 // A raw connection to the daemon: what it is sent is exactly the bytes given.
 class Raw {
@@ -65,20 +64,20 @@ int StatusOf(const std::string& head) {
   return std::stoi(head.substr(9, 3));
 }
 
-http::ClientResponse Call(const Daemon& d, const std::string& method, const std::string& target,
+net::ClientResponse Call(const Daemon& d, const std::string& method, const std::string& target,
                           const std::string& body = "{}", const std::string& token = "") {
-  http::Client c(d.url(), token);
+  net::Client c(d.url(), token);
   c.SetTimeout(std::chrono::seconds(15));
   auto r = c.Send(method, target, body);
   EXPECT_TRUE(r.ok()) << method << " " << target << ": " << r.status().message();
-  return r.ok() ? *r : http::ClientResponse{};
+  return r.ok() ? *r : net::ClientResponse{};
 }
 
-json Body(const http::ClientResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const net::ClientResponse& r) { return json::parse(r.body, nullptr, false); }
 
 TEST(StreamBudget, IdleEventStreamsCannotLockTheWorkerProtocolOut) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--max-connections", "16"});
+  Daemon d(dir.path(), FixtureSuites(), {"--max-connections", "16"});
   // Every connection the daemon takes is asked for an event stream and then never read.
   std::vector<std::unique_ptr<Raw>> streams;
   int admitted = 0, refused = 0;
@@ -101,7 +100,7 @@ TEST(StreamBudget, IdleEventStreamsCannotLockTheWorkerProtocolOut) {
   // --max-streams sets the budget itself.
   streams.clear();
   TempDir dir2;
-  Daemon d2(dir2.path(), Suites(), {"--max-connections", "16", "--max-streams", "1"});
+  Daemon d2(dir2.path(), FixtureSuites(), {"--max-connections", "16", "--max-streams", "1"});
   Raw one(d2.port()), two(d2.port());
   one.Send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   EXPECT_EQ(StatusOf(one.Head()), 200);
@@ -113,7 +112,7 @@ TEST(StreamBudget, IdleEventStreamsCannotLockTheWorkerProtocolOut) {
 
 TEST(HttpEdge, HostHeadersAreExactlyOne) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   {
     Raw r(d.port());
     r.Send("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n");
@@ -141,7 +140,7 @@ TEST(HttpEdge, HostHeadersAreExactlyOne) {
 TEST(HttpEdge, TheBearerSchemeIsCaseInsensitive) {
   TempDir dir;
   std::ofstream(dir.path() + "/tokens") << "read sha256:" << http::Sha256Hex("reader") << "\n";
-  Daemon d(dir.path(), Suites(), {"--tokens", dir.path() + "/tokens"});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", dir.path() + "/tokens"});
   for (const char* scheme : {"Bearer", "bearer", "BEARER", "bEaReR"}) {
     Raw r(d.port());
     r.Send(std::string("GET /api/v1/sweeps HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ") + scheme +
@@ -155,7 +154,7 @@ TEST(HttpEdge, TheBearerSchemeIsCaseInsensitive) {
 
 TEST(HttpEdge, TheDashboardIsServedWithASecurityPolicy) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   for (const char* target : {"/", "/web/js/main.js", "/web/app.css", "/web/js/vocabulary.js"}) {
     Raw r(d.port());
     r.Send(std::string("GET ") + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
@@ -170,7 +169,7 @@ TEST(HttpEdge, TheDashboardIsServedWithASecurityPolicy) {
 
 TEST(HttpEdge, AnEncodedSlashStaysInsideItsSegment) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   // Decoded before routing, "a%2Fb" was two segments and no route matched; now it is one suite name.
   auto r = Call(d, "GET", "/api/v1/suites/a%2Fb");
   EXPECT_EQ(r.status, 404);
@@ -181,7 +180,7 @@ TEST(HttpEdge, AnEncodedSlashStaysInsideItsSegment) {
 
 TEST(HttpEdge, ThousandsOfParamFiltersAre422NamingTheLimit) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   std::string target = "/api/v1/trials?suite=fixture-cmd";
   for (int i = 0; i < 3000; ++i) target += "&param.p" + std::to_string(i) + "=x";
   auto r = Call(d, "GET", target, "");
@@ -193,7 +192,7 @@ TEST(HttpEdge, ThousandsOfParamFiltersAre422NamingTheLimit) {
 
 TEST(FieldLimits, FreeTextAndBodiesPastTheirMaximaAreRefusedNamingTheField) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto reg = Call(d, "POST", "/api/v1/nodes/register", json{{"name", "n"}, {"inventory", json::object()}}.dump());
   ASSERT_EQ(reg.status, 200) << reg.body;
   const std::string node = Body(reg)["node"].dump();
@@ -227,7 +226,7 @@ TEST(FieldLimits, LauncherReportsComeOnlyFromTheLaunchersOwnCredential) {
   std::ofstream(dir.path() + "/tokens") << "worker sha256:" << http::Sha256Hex("slurm-token") << " slurm\n"
                                         << "worker sha256:" << http::Sha256Hex("other-fleet") << "\n"
                                         << "admin sha256:" << http::Sha256Hex("boss") << "\n";
-  Daemon d(dir.path(), Suites(), {"--tokens", dir.path() + "/tokens"});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", dir.path() + "/tokens"});
   const std::string report = json{{"kind", "slurm"}, {"jobs", {{{"id", "1"}, {"state", "PENDING"}}}}}.dump();
   EXPECT_EQ(Call(d, "PUT", "/api/v1/launchers/slurm", report, "slurm-token").status, 204);
   // Another worker token, and a node's credential, cannot overwrite it.

@@ -20,7 +20,7 @@ class AdviceTest : public CliTest {
            {"argv", {"python3", SourceDir() + "/tests/fixtures/backends_stage.py", "--moe-runner-backend", "{backend}",
                      "--shape={shape}", "--trial", "{trial_id}"}},
            {"env", {{"FP4_GEMM_BACKEND", "{backend}"}}}}}}};
-    http::Client c(d_->url(), "");
+    net::Client c(d_->url(), "");
     auto put = c.Send("PUT", "/api/v1/suites/advice-moe", def.dump());
     ASSERT_TRUE(put.ok());
     ASSERT_EQ(put->status, 201) << put->body;
@@ -128,7 +128,7 @@ namespace gauntlet::test {
 namespace {
 
 TEST_F(AdviceTest, DriftHoldsTheDeclaredSupportAgainstTheRuns) {
-  http::Client c(d_->url(), "");
+  net::Client c(d_->url(), "");
   // A typo in a rule names the rule and the field; nothing is stored.
   auto typo = c.Send("PUT", "/api/v1/suites/advice-moe/declared",
                      R"({"source": {"url": "https://example.org/support"}, "rules": [{"when": {"bakend": "triton"}, "supported": false}]})");

@@ -31,7 +31,7 @@ class DriftTest : public CliTest {
  protected:
   static void SetUpTestSuite() {
     CliTest::SetUpTestSuite();
-    http::Client c(d_->url(), "");
+    net::Client c(d_->url(), "");
     for (const char* name : {"probe-sdpa", "probe-broken"}) {
       json def = ProbeSuite(name);
       // A probe that never answers meets its own limit (the others answer in well under it).

@@ -19,7 +19,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string Header(const http::ClientResponse& r, const std::string& name) {
+std::string Header(const net::ClientResponse& r, const std::string& name) {
   for (auto& [k, v] : r.headers)
     if (strcasecmp(k.c_str(), name.c_str()) == 0) return v;
   return "";
@@ -35,7 +35,7 @@ TEST(DiskFull, WritesAnswer503UntilSpaceIsBackAndNothingIsLost) {
   disk.Fill("filler");
   // The WAL may still have room from earlier writes: sweeps of 400 trials until one cannot be stored.
   const std::string big = json{{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}, {"repeats", 400}}.dump();
-  http::ClientResponse refused;
+  net::ClientResponse refused;
   int accepted = 0;
   for (int i = 0; i < 200; ++i) {
     auto r = d.Post("/api/v1/sweeps", big);

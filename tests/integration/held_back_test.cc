@@ -11,7 +11,6 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 const char* kReason = "GPU 1 still has processes after its trial: 4242 (python3)";
 
@@ -27,7 +26,7 @@ json TwoGpuNode() {
 
 TEST(HeldBack, TheDaemonLeasesNoHeldBackGpuAndShowsWhyOverHttp) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   const int64_t node = d.PostJson("/api/v1/nodes/register", TwoGpuNode())["node"].get<int64_t>();
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-gpu"}, {"parameters", {{"mode", {"pass"}}, {"i", {"1", "2"}}}}},
                           201);

@@ -13,7 +13,6 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 json Record(const std::string& family, const std::string& name) {
   return {{"processes", 1}, {"complete", true}, {"incomplete", 0}, {"dropped", 0}, {"names_dropped", 0},
@@ -24,7 +23,7 @@ json Record(const std::string& family, const std::string& name) {
 
 class KernelsApiTest : public ::testing::Test {
  protected:
-  KernelsApiTest() : d(dir.path(), Suites()) {
+  KernelsApiTest() : d(dir.path(), FixtureSuites()) {
     node = d.PostJson("/api/v1/nodes/register", {{"name", "manual"}, {"inventory", json::object()}})["node"].dump();
   }
   // Leases the next trial; returns {lease, trial}.

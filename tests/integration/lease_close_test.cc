@@ -15,7 +15,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 int64_t Register(Daemon& d, const std::string& name) {
   return d.PostJson("/api/v1/nodes/register", {{"name", name}, {"inventory", {{"gpus", json::array()}}}})["node"]
@@ -55,8 +54,8 @@ class DyingPoll {
   }
 
  private:
-  http::Client client_;
-  Result<http::ClientResponse> result_ = Status(Code::kUnavailable, "not sent");
+  net::Client client_;
+  Result<net::ClientResponse> result_ = Status(Code::kUnavailable, "not sent");
   std::thread thread_;
 };
 
@@ -68,7 +67,7 @@ int64_t SubmitOne(Daemon& d) {
 
 TEST(LeaseClose, AWaitWhoseSocketClosedIsForgottenAtOnce) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   const int64_t node = Register(d, "a");
   DyingPoll poll(d, node);
   poll.Close();
@@ -85,11 +84,11 @@ TEST(LeaseClose, AWaitWhoseSocketClosedIsForgottenAtOnce) {
 // poll, still as attempt 1.
 TEST(LeaseClose, AGrantToAClosedConnectionGoesToALiveWorkerWithoutSpendingAnAttempt) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   const int64_t a = Register(d, "a"), b = Register(d, "b");
   DyingPoll dying(d, a);
-  Result<http::ClientResponse> live = Status(Code::kUnavailable, "not sent");
-  http::Client live_client(d.url(), "");
+  Result<net::ClientResponse> live = Status(Code::kUnavailable, "not sent");
+  net::Client live_client(d.url(), "");
   std::thread t([&] {
     live = live_client.Send("POST", LeasePath(b), json{{"free_gpus", json::array()}, {"wait_s", 20}}.dump(),
                             "application/json", seconds(60));

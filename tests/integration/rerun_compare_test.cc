@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "http/http.h"
 #include "tests/integration/cli_fixture.h"
 
 namespace gauntlet::test {
@@ -269,7 +270,7 @@ TEST(SweepOrigin, ASweepSaysWhichTokenSubmittedIt) {
   const std::string hash = line.substr(line.find("sha256:") + 7, 12);
   std::ofstream(dir.path() + "/tokens") << line << "\n";
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--tokens", dir.path() + "/tokens"});
-  http::Client c(d.url(), token);
+  net::Client c(d.url(), token);
   auto r = c.Send("POST", "/api/v1/sweeps", json{{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}.dump());
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->status, 201) << r->body;
@@ -289,7 +290,7 @@ TEST(SweepOrigin, ASweepSaysWhichTokenSubmittedIt) {
   d.Stop();
   std::ofstream(dir.path() + "/tokens") << line << "\n" << anon_line << "\n";
   d.Start();
-  http::Client c2(d.url(), anon_token);
+  net::Client c2(d.url(), anon_token);
   auto r2 = c2.Send("POST", "/api/v1/sweeps", json{{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}}}}.dump());
   ASSERT_TRUE(r2.ok());
   ASSERT_EQ(r2->status, 201) << r2->body;

@@ -22,15 +22,15 @@ namespace fs = std::filesystem;
 std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 // One call with `token`; the test fails if the daemon cannot be reached.
-http::ClientResponse Call(const Daemon& d, const std::string& method, const std::string& target,
+net::ClientResponse Call(const Daemon& d, const std::string& method, const std::string& target,
                           const std::string& token, const std::string& body = "{}") {
-  http::Client c(d.url(), token);
+  net::Client c(d.url(), token);
   auto r = c.Send(method, target, body);
   EXPECT_TRUE(r.ok()) << method << " " << target << ": " << r.status().message();
-  return r.ok() ? *r : http::ClientResponse{};
+  return r.ok() ? *r : net::ClientResponse{};
 }
 
-json Body(const http::ClientResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const net::ClientResponse& r) { return json::parse(r.body, nullptr, false); }
 
 std::string TokensFile(const TempDir& dir) {
   std::ofstream(dir.path() + "/tokens") << "worker sha256:" << http::Sha256Hex("fleet-token") << "\n"
@@ -181,8 +181,8 @@ void MakeCertificate(const std::string& dir, const std::string& san) {
 }
 
 struct CaFileScope {  // the clients made in a test trust `path`; the system's store again after
-  explicit CaFileScope(const std::string& path) { http::SetDefaultCaFile(path); }
-  ~CaFileScope() { http::SetDefaultCaFile(""); }
+  explicit CaFileScope(const std::string& path) { net::SetDefaultCaFile(path); }
+  ~CaFileScope() { net::SetDefaultCaFile(""); }
 };
 
 TEST(Tls, TheDaemonServesHttpsAndClientsVerifyIt) {
@@ -193,21 +193,21 @@ TEST(Tls, TheDaemonServesHttpsAndClientsVerifyIt) {
   const std::string https = "https://localhost:" + std::to_string(d.port());
   {
     CaFileScope trust(cert);
-    http::Client ok(https, "");
+    net::Client ok(https, "");
     auto r = ok.Send("GET", "/api/v1/sweeps");
     ASSERT_TRUE(r.ok()) << r.status().message() << d.Log();
     EXPECT_EQ(r->status, 200);
     // The certificate names localhost, not 127.0.0.1: the host name is checked, not only the chain.
-    http::Client wrong_name("https://127.0.0.1:" + std::to_string(d.port()), "");
+    net::Client wrong_name("https://127.0.0.1:" + std::to_string(d.port()), "");
     EXPECT_FALSE(wrong_name.Send("GET", "/api/v1/sweeps").ok());
   }
   // Not trusted by the system's store: refused, with a hint at --ca-file.
-  http::Client untrusted(https, "");
+  net::Client untrusted(https, "");
   auto r = untrusted.Send("GET", "/api/v1/sweeps");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("--ca-file"), std::string::npos) << r.status().message();
   // Plain HTTP to the HTTPS port gets no answer served in clear text.
-  http::Client plain("http://127.0.0.1:" + std::to_string(d.port()), "");
+  net::Client plain("http://127.0.0.1:" + std::to_string(d.port()), "");
   auto p = plain.Send("GET", "/api/v1/sweeps");
   EXPECT_TRUE(!p.ok() || p->status != 200);
 
@@ -219,7 +219,7 @@ TEST(Tls, TheDaemonServesHttpsAndClientsVerifyIt) {
   int st = submit.Wait(std::chrono::seconds(60));
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << submit.Log() << w->Log();
   CaFileScope trust(cert);
-  http::Client c(https, "");
+  net::Client c(https, "");
   auto sweeps = c.Send("GET", "/api/v1/sweeps");
   ASSERT_TRUE(sweeps.ok());
   json items = Body(*sweeps)["items"];

@@ -73,7 +73,7 @@ TEST(SlurmPlan, IdleWorkersThatFitTakeTheTrialsAndEmptyPendingJobsAreCancelled) 
   slurm::SlurmConfig cfg = Config(kTwoPartitions);
   slurm::FleetNode idle;
   idle.id = 1;
-  idle.state = "online";
+  idle.state = NodeState::kOnline;
   idle.waiting = true;  // a static CPU worker, long-polling
   auto q = Trials(4, Need{});
   slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {idle}, {{30, "cpu", "PENDING"}, {31, "cpu", "PENDING"}});
@@ -85,7 +85,7 @@ TEST(SlurmPlan, IdleWorkersThatFitTakeTheTrialsAndEmptyPendingJobsAreCancelled) 
   EXPECT_EQ(p.cancel, (std::vector<int64_t>{41, 42}));
   // A registered worker of ours with room takes the trial before any new job.
   slurm::FleetNode ours;
-  ours.state = "online";
+  ours.state = NodeState::kOnline;
   ours.slurm_job = 40;
   ours.running = 1;
   p = slurm::PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});

@@ -13,7 +13,7 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-const json* Cell(const json& m, const json& row) {
+const json* StatCell(const json& m, const json& row) {
   for (auto& c : m["cells"])
     if (c["row"] == row) return &c;
   return nullptr;
@@ -41,7 +41,7 @@ TEST_F(StatisticsTest, RepeatsMeasureAPassRateWithItsInterval) {
   const int64_t id = RunSweep({{"suite", "fixture-flaky"}, {"reuse", false}, {"prune", false}, {"repeats", 6},
                                {"parameters", {{"mode", {"flaky", "pass"}}, {"dir", {runs}}}}});
   json m = d_->GetJson("/api/v1/matrix?sweep=" + std::to_string(id) + "&rows=mode");
-  const json* flaky = Cell(m, json::array({"flaky"}));
+  const json* flaky = StatCell(m, json::array({"flaky"}));
   ASSERT_TRUE(flaky) << m.dump();
   EXPECT_EQ((*flaky)["state"], "flaky");
   // Six runs of the flaky mode: runs 1 and 4 of its counter fail.
@@ -52,7 +52,7 @@ TEST_F(StatisticsTest, RepeatsMeasureAPassRateWithItsInterval) {
   EXPECT_NEAR(rate["low"].get<double>(), 0.300, 1e-3);  // Wilson, 4 of 6
   EXPECT_NEAR(rate["high"].get<double>(), 0.903, 1e-3);
   EXPECT_EQ((*flaky)["flaky"][0]["pass_rate"]["runs"], 6);
-  const json* pass = Cell(m, json::array({"pass"}));
+  const json* pass = StatCell(m, json::array({"pass"}));
   EXPECT_EQ((*pass)["pass_rate"]["rate"], 1.0);
   EXPECT_LT((*pass)["pass_rate"]["low"].get<double>(), 1.0);  // six passes are not certainty
   // The flaky list names the config, least reliable first, with its rate; the steady one is absent.
@@ -101,7 +101,7 @@ TEST_F(StatisticsTest, ARepeatIsARunAndReusedResultsAreSaidApart) {
   EXPECT_EQ(started, 4) << trials.dump();
   // Over the suite: one run before, four now; the copy is said, not counted.
   json m = d_->GetJson("/api/v1/matrix?suite=fixture-flaky&rows=mode");
-  const json* cell = Cell(m, json::array({"pass"}));
+  const json* cell = StatCell(m, json::array({"pass"}));
   ASSERT_TRUE(cell) << m.dump();
   EXPECT_EQ((*cell)["counts"], json({{"passed", 5}})) << cell->dump();
   EXPECT_EQ((*cell)["reused"], 1) << cell->dump();
@@ -110,7 +110,7 @@ TEST_F(StatisticsTest, ARepeatIsARunAndReusedResultsAreSaidApart) {
   EXPECT_NEAR((*cell)["pass_rate"]["low"].get<double>(), 0.566, 1e-3);  // Wilson, 5 of 5 (not 6 of 6: 0.61)
   // Within the sweep: four runs and the one reused.
   json ms = d_->GetJson("/api/v1/matrix?sweep=" + std::to_string(id) + "&rows=mode");
-  const json* in = Cell(ms, json::array({"pass"}));
+  const json* in = StatCell(ms, json::array({"pass"}));
   ASSERT_TRUE(in) << ms.dump();
   EXPECT_EQ((*in)["pass_rate"]["runs"], 4) << in->dump();
   EXPECT_EQ((*in)["reused"], 1) << in->dump();
@@ -135,7 +135,7 @@ TEST_F(StatisticsTest, AConfirmedFlakeIsFlakyWithEveryAttemptKept) {
   ASSERT_NE(flaked, 0) << trials.dump();
   // Both attempts are in the record: the crash of attempt 1 and the pass of attempt 2.
   json m = d_->GetJson("/api/v1/matrix?sweep=" + std::to_string(id) + "&rows=value");
-  const json* cell = Cell(m, json::array({"1"}));
+  const json* cell = StatCell(m, json::array({"1"}));
   ASSERT_TRUE(cell) << m.dump();
   EXPECT_EQ((*cell)["state"], "flaky") << cell->dump();
   EXPECT_EQ((*cell)["counts"]["crashed"], 1);

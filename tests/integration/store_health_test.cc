@@ -17,9 +17,8 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string FixtureSuites() { return SourceDir() + "/tests/fixtures/suites"; }
 
-json Problem(const http::ClientResponse& r, int status) {
+json Problem(const net::ClientResponse& r, int status) {
   EXPECT_EQ(r.status, status) << r.body.substr(0, 400);
   EXPECT_EQ(r.content_type, "application/problem+json");
   json j = json::parse(r.body, nullptr, false);
@@ -95,7 +94,7 @@ TEST(QueryBounds, SigtermDuringALongQueryStopsTheDaemonAndAnswersIt) {
   const long idle = CpuTicks(d.child().pid());
   // The compare of a sweep with itself reads it twice and folds 200,000 items: seconds of work.
   auto answer = std::async(std::launch::async, [&] {
-    http::Client c(d.url(), "");
+    net::Client c(d.url(), "");
     c.SetTimeout(std::chrono::seconds(600));
     return c.Send("GET", "/api/v1/compare?a=" + std::to_string(sweep) + "&b=" + std::to_string(sweep));
   });
@@ -185,7 +184,7 @@ TEST(StoreHealth, ABackupWhileTheDaemonWritesPassesQuickCheckAndHoldsTheRows) {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> acked{0};  // the highest sweep id answered 201 so far
   std::thread writer([&] {
-    http::Client c(d.url(), "");
+    net::Client c(d.url(), "");
     for (int i = 0; !stop; ++i) {
       json body = {{"suite", "fixture-cmd"}, {"name", "w" + std::to_string(i)}, {"parameters", {{"mode", {"pass"}}}}};
       auto r = c.Send("POST", "/api/v1/sweeps", body.dump(), "application/json");
@@ -226,7 +225,7 @@ TEST(SweepListing, ASweepOverManyValuesIsSummarisedInTheListAndWholeOnItsPage) {
   TempDir dir;
   Daemon d(dir.path(), FixtureSuites());
   json suite = GridSuite("many", {5000, 2});
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   auto put = c.Send("PUT", "/api/v1/suites/many", suite.dump(), "application/json");
   ASSERT_TRUE(put.ok() && put->status == 201) << (put.ok() ? put->body : put.status().message());
   json created = d.PostJson("/api/v1/sweeps", {{"suite", "many"}, {"parameters", {{"p0", suite["parameters"]["p0"]}, {"p1", {"v0"}}}}}, 201);

@@ -119,7 +119,7 @@ TEST(SuiteBundle, SuiteDirWithoutFilesIsRefusedNamingTheField) {
   auto r = d.Get("/api/v1/suites/no-files");
   EXPECT_EQ(r.status, 404) << r.body;  // nothing stored
   // The API says the same, and refuses a bundle it does not hold.
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   auto put = c.Send("PUT", "/api/v1/suites/no-files", CheckSuite("no-files").dump());
   ASSERT_TRUE(put.ok());
   EXPECT_EQ(put->status, 422);
@@ -133,7 +133,7 @@ TEST(SuiteBundle, SuiteDirWithoutFilesIsRefusedNamingTheField) {
 TEST(SuiteBundle, BundlesOverTheLimitOrMalformedAreRefused) {
   Env e;
   Daemon d(e.home.path(), e.empty_suites());
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   // Over the limit: 413, the limit named, whichever layer refuses it.
   const std::string big(kMaxBundleBytes + 10, 'x');
   auto r = c.Send("PUT", "/api/v1/bundles/" + BundleSha256(big), big, "application/octet-stream");

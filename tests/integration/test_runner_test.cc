@@ -55,7 +55,7 @@ class TestRunnerTest : public ::testing::Test {
     delete dir_;
   }
   void Put(const json& suite) {
-    http::Client c(d_->url(), "");
+    net::Client c(d_->url(), "");
     auto r = c.Send("PUT", "/api/v1/suites/" + suite["name"].get<std::string>(), suite.dump());
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r->status, 201) << r->body;
@@ -188,7 +188,7 @@ TEST_F(TestRunnerTest, AMissingOrSymlinkedJUnitFileFailsTheStage) {
 }
 
 TEST_F(TestRunnerTest, ABadJUnitFieldIsRefusedAtRegistration) {
-  http::Client c(d_->url(), "");
+  net::Client c(d_->url(), "");
   for (const json& bad : {json(5), json(""), json("{nope}/junit.xml")}) {
     json suite = {{"name", "bad-junit"}, {"parameters", {{"x", {"1"}}}},
                   {"stages", {{{"name", "s"}, {"kind", "command"}, {"argv", {"true"}}, {"junit", bad}}}}};

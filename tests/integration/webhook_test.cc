@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "tests/integration/cli_fixture.h"
 #include "tests/integration/ordered_suite.h"
 
@@ -198,7 +198,7 @@ webhooks:
     events: [regression.found]
 )");
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
-  http::Client c(d.url(), "");
+  net::Client c(d.url(), "");
   auto put = c.Send("PUT", "/api/v1/suites/versions40", OrderedSuite40("versions40").dump());
   ASSERT_TRUE(put.ok());
   ASSERT_EQ(put->status, 201) << put->body;

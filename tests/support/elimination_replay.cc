@@ -45,8 +45,8 @@ std::vector<Config> Expand(const Grid& g) {
   return out;
 }
 
-daemon::NodeState MakeNode(int64_t id, const std::string& arch) {
-  daemon::NodeState n;
+daemon::TrackedNode MakeNode(int64_t id, const std::string& arch) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = arch + "-" + std::to_string(id);
   const int cc = std::stoi(arch.substr(3));

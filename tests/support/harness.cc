@@ -46,6 +46,8 @@ std::string SourceDir() {
   return GAUNTLET_SOURCE_DIR;
 }
 
+std::string FixtureSuites() { return SourceDir() + "/tests/fixtures/suites"; }
+
 Child::Child(std::vector<std::string> argv, const std::string& log_path, std::vector<std::string> extra_env)
     : log_(log_path) {
   std::vector<char*> args;
@@ -147,8 +149,8 @@ int Daemon::Stop() {
   return child_->Wait(std::chrono::seconds(30));
 }
 
-http::ClientResponse Daemon::Get(const std::string& target, const std::string& token) {
-  http::Client c(url(), token);
+net::ClientResponse Daemon::Get(const std::string& target, const std::string& token) {
+  net::Client c(url(), token);
   auto r = c.Send("GET", target);
   if (!r.ok()) {
     ADD_FAILURE() << "GET " << target << ": " << r.status().message();
@@ -157,8 +159,8 @@ http::ClientResponse Daemon::Get(const std::string& target, const std::string& t
   return *r;
 }
 
-http::ClientResponse Daemon::Post(const std::string& target, const std::string& body, const std::string& token) {
-  http::Client c(url(), token);
+net::ClientResponse Daemon::Post(const std::string& target, const std::string& body, const std::string& token) {
+  net::Client c(url(), token);
   auto r = c.Send("POST", target, body);
   if (!r.ok()) {
     ADD_FAILURE() << "POST " << target << ": " << r.status().message();
@@ -183,7 +185,7 @@ json Daemon::WaitSweep(int64_t sweep, std::chrono::milliseconds timeout) {
   json last;
   bool done = WaitFor(
       [&] {
-        http::Client c(url(), "");
+        net::Client c(url(), "");
         auto r = c.Send("GET", "/api/v1/sweeps/" + std::to_string(sweep));
         if (!r.ok() || r->status != 200) return false;
         last = json::parse(r->body);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 
 namespace gauntlet::test {
 
@@ -29,6 +29,8 @@ class TempDir {
 // The gauntlet binary (GAUNTLET_BIN from ctest, else build/bin/gauntlet) and the source folder.
 std::string GauntletBin();
 std::string SourceDir();
+// SourceDir()/tests/fixtures/suites: the integration tests' own suites.
+std::string FixtureSuites();
 
 // A child process with output to a file; killed (SIGKILL) on destruction if still running.
 class Child {
@@ -67,8 +69,8 @@ class Daemon {
   std::string Log() const { return child_ ? child_->Log() : ""; }
 
   // Convenience calls; they fail the test (ADD_FAILURE) when the daemon cannot be reached.
-  http::ClientResponse Get(const std::string& target, const std::string& token = "");
-  http::ClientResponse Post(const std::string& target, const std::string& body, const std::string& token = "");
+  net::ClientResponse Get(const std::string& target, const std::string& token = "");
+  net::ClientResponse Post(const std::string& target, const std::string& body, const std::string& token = "");
   nlohmann::json GetJson(const std::string& target);
   nlohmann::json PostJson(const std::string& target, const nlohmann::json& body, int expect_status = 200);
   // Waits until the sweep is finished; returns the sweep JSON.

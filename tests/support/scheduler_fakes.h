@@ -32,7 +32,7 @@ class FakeSchedulerStore : public daemon::SchedulerStore {
   std::map<int64_t, store::ResultRow> results;  // final results by trial (Finish)
   std::map<int64_t, std::string> verdicts;  // by name: what the tests compare
   std::map<int64_t, std::optional<int64_t>> evidence;
-  std::map<int64_t, std::string> node_states;
+  std::map<int64_t, NodeState> node_states;
   std::map<int64_t, std::string> texts;  // a skipped trial's evidence text
 
   Status Lease(int64_t trial, int64_t, const std::string&, int64_t, int64_t, const std::string&,
@@ -68,7 +68,7 @@ class FakeSchedulerStore : public daemon::SchedulerStore {
       for (int64_t id : trials) texts[id] = evidence_text;
     return daemon::SchedulerStore::Skip(trials, signature, evidence_trial, hardware, stage, evidence_text);
   }
-  Status SetNodeState(int64_t node, const std::string& state, const std::string&) override {
+  Status SetNodeState(int64_t node, NodeState state, const std::string&) override {
     if (record) node_states[node] = state;
     return Status::Ok();
   }

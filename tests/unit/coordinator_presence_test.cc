@@ -34,7 +34,7 @@ const daemon::NodeView* Find(const std::vector<daemon::NodeView>& nodes, const s
 std::string StateOf(daemon::Coordinator& coord, const std::string& name) {
   auto nodes = coord.Nodes();
   const daemon::NodeView* n = Find(nodes, name);
-  return n ? n->row.state : "";
+  return n ? std::string(Name(n->row.state)) : "";
 }
 
 TEST(CoordinatorPresence, AWorkerInItsLongPollIsHeardFromWhileItWaits) {

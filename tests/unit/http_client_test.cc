@@ -1,4 +1,4 @@
-// http::Client's timeout against loopback servers (port 0) that misbehave: one that accepts and
+// net::Client's timeout against loopback servers (port 0) that misbehave: one that accepts and
 // never answers, one that answers a byte at a time and never ends, one that never reads a large
 // body, one that never speaks TLS, and a listen queue that takes no more connections. Each call
 // must end within its bound with an error that says it timed out, for the client itself, the
@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "tests/support/harness.h"
 #include "workers/http_daemon_link.h"
 
@@ -105,7 +105,7 @@ class BadServer {
 // Runs `call` on a thread of its own; if it has not returned after `hang` (far past any bound it
 // was given), breaks it with `client`'s Interrupt so that the test fails instead of hanging.
 template <class T>
-T Bounded(http::Client* client, std::function<T()> call, milliseconds* took, milliseconds hang = seconds(60)) {
+T Bounded(net::Client* client, std::function<T()> call, milliseconds* took, milliseconds hang = seconds(60)) {
   auto t0 = steady_clock::now();
   std::packaged_task<T()> task(call);
   auto f = task.get_future();
@@ -120,7 +120,7 @@ T Bounded(http::Client* client, std::function<T()> call, milliseconds* took, mil
   return f.get();
 }
 
-void ExpectTimedOut(const Result<http::ClientResponse>& r, milliseconds took, const std::string& what) {
+void ExpectTimedOut(const Result<net::ClientResponse>& r, milliseconds took, const std::string& what) {
   ASSERT_FALSE(r.ok()) << what;
   EXPECT_EQ(r.status().code(), Code::kUnavailable) << what;
   EXPECT_NE(r.status().message().find("timed out after 0.3 s"), std::string::npos) << what << ": " << r.status().message();
@@ -141,9 +141,9 @@ TEST(HttpClientTimeout, EveryStepOfACallEndsAtItsBound) {
   };
   for (const Case& c : cases) {
     BadServer server(c.mode);
-    http::Client client(server.url(c.scheme), "");
+    net::Client client(server.url(c.scheme), "");
     milliseconds took{};
-    auto r = Bounded<Result<http::ClientResponse>>(
+    auto r = Bounded<Result<net::ClientResponse>>(
         &client, [&] { return client.Send("POST", "/x", c.body, "application/json", milliseconds(300)); }, &took);
     ExpectTimedOut(r, took, c.what);
   }
@@ -152,10 +152,10 @@ TEST(HttpClientTimeout, EveryStepOfACallEndsAtItsBound) {
 // The default timeout (SetTimeout) bounds a call that gives none, as the CLI's calls do.
 TEST(HttpClientTimeout, SetTimeoutBoundsCallsThatGiveNone) {
   BadServer server(BadServer::Mode::kSilent);
-  http::Client client(server.url(), "");
+  net::Client client(server.url(), "");
   client.SetTimeout(milliseconds(300));
   milliseconds took{};
-  auto r = Bounded<Result<http::ClientResponse>>(&client, [&] { return client.Send("GET", "/api/v1/health"); }, &took);
+  auto r = Bounded<Result<net::ClientResponse>>(&client, [&] { return client.Send("GET", "/api/v1/health"); }, &took);
   ExpectTimedOut(r, took, "a call without a timeout of its own");
 }
 
@@ -163,7 +163,7 @@ TEST(HttpClientTimeout, SetTimeoutBoundsCallsThatGiveNone) {
 // and its long-poll) still breaks it: the call says "interrupted" rather than wait out its time.
 TEST(HttpClientTimeout, AnInterruptBeforeTheConnectionBreaksTheNextCall) {
   BadServer server(BadServer::Mode::kSilent);
-  http::Client client(server.url(), "");
+  net::Client client(server.url(), "");
   client.Interrupt();
   auto r = client.Send("POST", "/api/v1/nodes/1/lease", "{}", "application/json", seconds(30));
   ASSERT_FALSE(r.ok());

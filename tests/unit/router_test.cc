@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "api/handlers.h"
-#include "http/log_limiter.h"
+#include "net/log_limiter.h"
 #include "http/router.h"
 #include "tests/support/harness.h"
 
@@ -103,8 +103,8 @@ TEST(Router, ANodeCredentialIsAWorkerBoundToItsNode) {
 }
 
 TEST(LogLimiter, OneLineAPeriodAndTheHeldBackOnesCounted) {
-  LogLimiter limit(std::chrono::seconds(10));
-  const auto t0 = LogLimiter::Clock::now();
+  net::LogLimiter limit(std::chrono::seconds(10));
+  const auto t0 = net::LogLimiter::Clock::now();
   int64_t held = -1;
   EXPECT_TRUE(limit.Allow(&held, t0));
   EXPECT_EQ(held, 0);

@@ -11,8 +11,8 @@
 namespace gauntlet {
 namespace {
 
-daemon::NodeState Node(int64_t id, int gpus) {
-  daemon::NodeState n;
+daemon::TrackedNode Node(int64_t id, int gpus) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = "h200";
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, "h200", "GPU-" + std::to_string(i), 9, 0, 100000});

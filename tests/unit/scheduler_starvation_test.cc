@@ -9,8 +9,8 @@
 namespace gauntlet {
 namespace {
 
-daemon::NodeState Node(int64_t id, int gpus) {
-  daemon::NodeState n;
+daemon::TrackedNode Node(int64_t id, int gpus) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = "n" + std::to_string(id);
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, "NVIDIA H200", "GPU-" + std::to_string(i), 9, 0, 143771});
@@ -102,7 +102,7 @@ TEST(SchedulerStarvation, ANodeThatJoinsLaterServesTheWorkNoNodeCouldRun) {
   EXPECT_EQ((*g)->gpus.size(), 64u);
   // Node 2 going offline makes the target unmatched again (the cache follows the fleet).
   EXPECT_TRUE(s.UnmatchableTargets(1).empty());
-  ASSERT_TRUE(s.SetNodeState(2, "offline", "test").ok());
+  ASSERT_TRUE(s.SetNodeState(2, NodeState::kOffline, "test").ok());
   EXPECT_EQ(s.UnmatchableTargets(1), std::vector<int>{0});
   s.Touch(2);  // heard again: back online
   EXPECT_TRUE(s.UnmatchableTargets(1).empty());

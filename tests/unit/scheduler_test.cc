@@ -11,8 +11,8 @@ using nlohmann::json;
 using test::FakeClock;
 using FakeStore = test::FakeSchedulerStore;
 
-daemon::NodeState MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
-  daemon::NodeState n;
+daemon::TrackedNode MakeNode(int64_t id, const std::string& name, int gpus, int cc_major, int cc_minor = 0) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = name;
   for (int i = 0; i < gpus; ++i) n.inv.gpus.push_back({i, name, "GPU-" + std::to_string(i), cc_major, cc_minor, 100000});
@@ -322,7 +322,7 @@ TEST_F(SchedulerTest, InfraErrorsRetryElsewhereAndQuarantineTheNode) {
   ASSERT_TRUE(g2);
   EXPECT_NE(g2->trial, g->trial);
   Report(*g2, "infra_error");
-  EXPECT_EQ(store.node_states[1], "quarantined");
+  EXPECT_EQ(store.node_states[1], NodeState::kQuarantined);
   EXPECT_FALSE(Lease(1, {}));
   auto g3 = Lease(2, {});
   ASSERT_TRUE(g3);
@@ -377,10 +377,10 @@ TEST_F(SchedulerTest, SilentNodesGoOfflineAndTargetsNoNodeServesAreReported) {
   EXPECT_EQ(s.UnmatchableTargets(1), std::vector<int>{0});
   clock.now += 6000;
   s.Tick();
-  EXPECT_EQ(s.Node(1)->state, "offline");
-  EXPECT_EQ(store.node_states[1], "offline");
+  EXPECT_EQ(s.Node(1)->state, NodeState::kOffline);
+  EXPECT_EQ(store.node_states[1], NodeState::kOffline);
   s.Touch(1);
-  EXPECT_EQ(s.Node(1)->state, "online");
+  EXPECT_EQ(s.Node(1)->state, NodeState::kOnline);
 }
 
 // Issue 29: a repeat is a run. With repeats and reuse on, an earlier verdict may stand in for a

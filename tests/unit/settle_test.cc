@@ -12,8 +12,8 @@ namespace {
 using test::FakeClock;
 using FakeStore = test::FakeSchedulerStore;
 
-daemon::NodeState Cpu(int64_t id) {
-  daemon::NodeState n;
+daemon::TrackedNode Cpu(int64_t id) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = "cpu" + std::to_string(id);
   return n;
@@ -240,8 +240,8 @@ TEST_F(SettleTest, ARefusalFoundByTheFirstProbePrunesBeforeTheGridGetsThere) {
 // Cheapest hardware first: a node that two priced targets fit takes the cheaper target's probes
 // first, then the dearer's, then the rest of each, cheaper first. Without prices, or where a node
 // fits one target only, the targets keep their order.
-daemon::NodeState H100(int64_t id) {
-  daemon::NodeState n;
+daemon::TrackedNode H100(int64_t id) {
+  daemon::TrackedNode n;
   n.id = id;
   n.name = "h100-" + std::to_string(id);
   n.inv.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-" + std::to_string(id), 9, 0, 81559});
@@ -307,7 +307,7 @@ TEST_F(SettleTest, UnpricedTargetsOrANodeOfOneTargetKeepTheTargetsOrder) {
   EXPECT_EQ(targets, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1}));
   // A node only the dear target fits: its trials, probes first, whatever the other target costs.
   daemon::Scheduler one{clock, store, daemon::SchedulerOptions{}};
-  daemon::NodeState b200 = H100(2);
+  daemon::TrackedNode b200 = H100(2);
   b200.inv.gpus[0] = {0, "NVIDIA B200", "GPU-B", 10, 0, 183359};
   one.UpsertNode(b200);
   std::vector<daemon::QueuedTrial> ts = PricedTrials(6.0, 1.5);

@@ -74,3 +74,22 @@ TEST(Vocabulary, TestsPrintVerdictsAndStatesByName) {
 }
 
 }  // namespace gauntlet
+
+// Supersedes (core/verdict.h): the one rule of "which observation of a config is shown".
+TEST(Supersedes, ARealVerdictBeatsNoneAndSkipsThenTheLaterFinishThenTheHigherTrial) {
+  using gauntlet::Observation;
+  using gauntlet::Verdict;
+  const Observation none{std::nullopt, 50, 9};
+  const Observation passed{Verdict::kPassed, 10, 1}, crashed_later{Verdict::kCrashed, 20, 2};
+  const Observation skipped_latest{Verdict::kSkipped, 99, 3}, cancelled{Verdict::kCancelled, 98, 4};
+  EXPECT_FALSE(gauntlet::Supersedes(none, passed));
+  EXPECT_TRUE(gauntlet::Supersedes(passed, none));
+  EXPECT_TRUE(gauntlet::Supersedes(crashed_later, passed));
+  EXPECT_FALSE(gauntlet::Supersedes(passed, crashed_later));
+  EXPECT_FALSE(gauntlet::Supersedes(skipped_latest, passed));  // a skip says nothing about the config
+  EXPECT_TRUE(gauntlet::Supersedes(passed, skipped_latest));
+  EXPECT_TRUE(gauntlet::Supersedes(skipped_latest, cancelled));  // both say nothing: the later one
+  const Observation same_time_higher{Verdict::kOom, 10, 7};
+  EXPECT_TRUE(gauntlet::Supersedes(same_time_higher, passed));
+  EXPECT_FALSE(gauntlet::Supersedes(passed, same_time_higher));
+}

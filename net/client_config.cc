@@ -1,11 +1,11 @@
-#include "http/client_config.h"
+#include "net/client_config.h"
 
 #include <cstdlib>
 #include <fstream>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 std::string ConfigPath() {
   if (const char* p = getenv("GAUNTLET_CONFIG"); p && *p) return p;
@@ -51,4 +51,4 @@ void Resolve(Conn* c) {
   SetDefaultCaFile(c->ca_file);
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

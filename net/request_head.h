@@ -10,17 +10,17 @@
 #include <string_view>
 
 #include "http/http.h"
-#include "http/http_server.h"
+#include "net/http_server.h"
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
 
 // The 400 for a head without exactly one Host (none in HTTP/1.1, or several), naming header.host;
 // nullopt when the head is acceptable.
-std::optional<Response> HostProblem(const BeastRequest& head);
+std::optional<http::Response> HostProblem(const BeastRequest& head);
 // A Request holding only the head's method and parsed target: enough to match its route.
-Request HeadProbe(const BeastRequest& head);
+http::Request HeadProbe(const BeastRequest& head);
 
 // The largest body any request may declare (opts.body_limit or a large_bodies limit): a head is
 // read under it, since its route is not known yet.
@@ -29,15 +29,15 @@ size_t MostBodyLimit(const ServerOptions& opts);
 size_t BodyLimitFor(std::string_view target, const ServerOptions& opts);
 // The body limit of a request whose route is matched: BodyLimitFor, lowered to the route's own
 // body_limit when that is set and smaller.
-size_t BodyLimitFor(std::string_view target, const ServerOptions& opts, const RouteMatch& match);
+size_t BodyLimitFor(std::string_view target, const ServerOptions& opts, const http::RouteMatch& match);
 
 // The answer to a request whose reading failed with `ec`: a 413 naming the body and `limit` for a
 // body over it, a 400 for a request Beast could not parse; nullopt when the connection just ended
 // (closed, reset, timed out), which gets no answer.
-std::optional<Response> ReadErrorProblem(const boost::system::error_code& ec, size_t limit);
+std::optional<http::Response> ReadErrorProblem(const boost::system::error_code& ec, size_t limit);
 
 // `in` as a Request: method, parsed target, headers with lower-case names; the body is moved out
 // of `in`, not copied (a large upload travels once).
-Request ToRequest(BeastRequest&& in);
+http::Request ToRequest(BeastRequest&& in);
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

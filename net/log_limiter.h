@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 // Thread-safe.
 class LogLimiter {
@@ -36,4 +36,4 @@ class LogLimiter {
   int64_t held_ = 0;
 };
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

@@ -10,7 +10,7 @@
 
 #include "core/status.h"
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 // An answer as received; a plain value.
 struct ClientResponse {
@@ -69,7 +69,4 @@ class Client {
 // system's store). Thread-safe; set it once at start (--ca-file).
 void SetDefaultCaFile(std::string path);
 
-// URL-encodes a query value (RFC 3986 unreserved characters kept). Pure; thread-safe.
-std::string UrlEncode(const std::string& s);
-
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

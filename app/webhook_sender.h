@@ -13,7 +13,7 @@
 #include "daemon/notifier.h"
 #include "store/store.h"
 
-namespace gauntlet::api {
+namespace gauntlet::app {
 
 // A receiver: where and what (the notifier's WebhookHook) and the secret its bodies are signed with.
 struct WebhookTarget {
@@ -57,4 +57,4 @@ class WebhookSender {
   std::thread thread_;
 };
 
-}  // namespace gauntlet::api
+}  // namespace gauntlet::app

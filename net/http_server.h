@@ -11,7 +11,7 @@
 
 #include "http/router.h"
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 // How the server listens and bounds its connections.
 struct ServerOptions {
@@ -49,7 +49,7 @@ class Server {
   // Loads the TLS files, binds and listens at once (throws std::runtime_error with the reason on
   // failure: an unreadable certificate, a key that does not match it, a busy port); serving
   // starts with Run(). The router must outlive the server.
-  Server(const ServerOptions& opts, const Router& router);
+  Server(const ServerOptions& opts, const http::Router& router);
   ~Server();  // Stop(); destroy it only after Run() has returned
   uint16_t port() const;  // the bound port; thread-safe
   // Serves on opts.threads threads until Stop(); blocks the caller (who is one of the threads). Once.
@@ -64,4 +64,4 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

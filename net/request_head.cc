@@ -1,4 +1,4 @@
-#include "http/request_head.h"
+#include "net/request_head.h"
 
 #include <algorithm>
 #include <boost/asio/error.hpp>
@@ -7,7 +7,16 @@
 #include <cctype>
 #include <string>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
+// http/'s messages and routes, which this transport carries.
+using http::Deferred;
+using http::Lane;
+using http::Problem;
+using http::Request;
+using http::Response;
+using http::RouteMatch;
+using http::Router;
+using http::Stream;
 namespace bhttp = boost::beast::http;
 
 std::optional<Response> HostProblem(const BeastRequest& h) {
@@ -74,4 +83,4 @@ Request ToRequest(BeastRequest&& in) {
   return r;
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

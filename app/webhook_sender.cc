@@ -1,4 +1,4 @@
-#include "api/webhook_sender.h"
+#include "app/webhook_sender.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "http/http_client.h"
+#include "net/http_client.h"
 #include "store/deliveries.h"
 
-namespace gauntlet::api {
+namespace gauntlet::app {
 
 std::string WebhookSignature(const std::string& secret, const std::string& body) {
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -27,7 +27,7 @@ std::string WebhookSignature(const std::string& secret, const std::string& body)
 
 Status SplitWebhookUrl(const std::string& url, std::string* base, std::string* target, const std::string& field) {
   // https:// receivers (Slack's, most hosted ones) are verified against the system's trust store by
-  // http::Client, chain and host name, as the CLI and workers verify the daemon.
+  // net::Client, chain and host name, as the CLI and workers verify the daemon.
   std::string scheme;
   for (const char* s : {"http://", "https://"})
     if (url.rfind(s, 0) == 0) scheme = s;
@@ -107,7 +107,7 @@ void WebhookSender::Attempt(const store::DeliveryRow& d) {
   if (Status s = SplitWebhookUrl(d.hook, &base, &target, "url"); !s.ok()) {
     error = s.message();
   } else {
-    http::Client client(base, "");
+    net::Client client(base, "");
     std::vector<std::pair<std::string, std::string>> headers = {{"X-Gauntlet-Event", d.event},
                                                                 {"X-Gauntlet-Delivery", std::to_string(d.id)}};
     if (!t->secret.empty()) headers.emplace_back("X-Gauntlet-Signature", WebhookSignature(t->secret, d.body));
@@ -132,4 +132,4 @@ void WebhookSender::Attempt(const store::DeliveryRow& d) {
     spdlog::error("webhooks: {}", s.message());
 }
 
-}  // namespace gauntlet::api
+}  // namespace gauntlet::app

@@ -1,4 +1,4 @@
-#include "http/http_client.h"
+#include "net/http_client.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,7 +14,7 @@
 #include <functional>
 #include <mutex>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace asio = boost::asio;
@@ -45,20 +45,6 @@ std::string ClientResponse::Header(const std::string& name) const {
   for (auto& [k, v] : headers)
     if (strcasecmp(k.c_str(), name.c_str()) == 0) return v;
   return "";
-}
-
-std::string UrlEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-    else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 struct Client::Impl {
@@ -327,4 +313,4 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
   return status;
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

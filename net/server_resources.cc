@@ -1,4 +1,4 @@
-#include "http/server_resources.h"
+#include "net/server_resources.h"
 
 #include <sys/resource.h>
 
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <stdexcept>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
 
@@ -51,4 +51,4 @@ bool ResourceShortage(const boost::system::error_code& ec) {
          ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

@@ -1,11 +1,11 @@
-#include "http/http_server.h"
+#include "net/http_server.h"
 
 #include <algorithm>
 
-#include "http/log_limiter.h"
-#include "http/peer_closed.h"
-#include "http/request_head.h"
-#include "http/server_resources.h"
+#include "net/log_limiter.h"
+#include "net/peer_closed.h"
+#include "net/request_head.h"
+#include "net/server_resources.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
@@ -24,7 +24,16 @@
 #include <set>
 #include <thread>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
+// http/'s messages and routes, which this transport carries.
+using http::Deferred;
+using http::Lane;
+using http::Problem;
+using http::Request;
+using http::Response;
+using http::RouteMatch;
+using http::Router;
+using http::Stream;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace asio = boost::asio;
@@ -252,7 +261,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (auto d = wd.lock(); d && PeerClosed()) d->Expire();
   }
 
-  bool PeerClosed() { return http::PeerClosed(raw().socket().native_handle()); }
+  bool PeerClosed() { return net::PeerClosed(raw().socket().native_handle()); }
 
   void StartStream(Response res) {
     sse_ = res.stream;
@@ -494,4 +503,4 @@ void Server::Stop() {
   impl_->work.reset();
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

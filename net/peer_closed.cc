@@ -1,10 +1,10 @@
-#include "http/peer_closed.h"
+#include "net/peer_closed.h"
 
 #include <sys/socket.h>
 
 #include <cerrno>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 bool PeerClosed(int fd) {
   char b;
@@ -12,4 +12,4 @@ bool PeerClosed(int fd) {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

@@ -6,9 +6,9 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/system/error_code.hpp>
 
-#include "http/http_server.h"
+#include "net/http_server.h"
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 // Opens, binds and listens `acceptor` on opts.host:opts.port (reusing the address); throws
 // std::runtime_error with the reason on a bad address or a busy port.
@@ -23,4 +23,4 @@ int DefaultMaxConnections();
 // ENOBUFS, ENOMEM): retrying at once would fail again at once. Pure.
 bool ResourceShortage(const boost::system::error_code& ec);
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net

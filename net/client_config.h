@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-namespace gauntlet::http {
+namespace gauntlet::net {
 
 // Where the daemon is and how to authenticate; a plain value, copied freely.
 struct Conn {
@@ -24,4 +24,4 @@ std::string ConfigPath();
 // and sets the process-wide default CA file (SetDefaultCaFile) to c->ca_file.
 void Resolve(Conn* c);
 
-}  // namespace gauntlet::http
+}  // namespace gauntlet::net
