@@ -32,11 +32,13 @@ struct TrialOutcome {
   size_t tests_not_sent = 0;
 };
 
-TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log) {
+// Moves the suite's definition out of `g` (nothing reads it there after).
+TrialContext MakeContext(const TrialRunnerEnv& env, json& g, LogSink* log) {
   TrialContext ctx;
   ctx.trial = g.value("trial", int64_t{0});
   ctx.node_name = env.node_name;
-  ctx.suite = g["suite"].value("definition", json::object());
+  json& def = g["suite"]["definition"];
+  ctx.suite = def.is_null() ? json::object() : std::move(def);
   ctx.suite_dir = g["suite"].value("source_dir", "");
   const json config = g.value("config", json::object());
   for (auto& [k, v] : config.items()) ctx.config[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -215,7 +217,7 @@ Delivery Deliver(const TrialRunnerEnv& env, int64_t trial, const std::string& le
 
 }  // namespace
 
-void RunTrial(const TrialRunnerEnv& env, const json& g) {
+void RunTrial(const TrialRunnerEnv& env, json g) {
   LogSink log;
   TrialContext ctx = MakeContext(env, g, &log);
   const std::string lease = g.value("lease", "");

@@ -39,7 +39,9 @@ struct TrialRunnerEnv {
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when
 // it has been reported (or the lease was lost, or abort_all was set and the report could not be
-// delivered). `grant` holds "suite", as DaemonLink::Lease's grants do. Safe to call concurrently.
-void RunTrial(const TrialRunnerEnv& env, const nlohmann::json& grant);
+// delivered). `grant` holds "suite", as DaemonLink::Lease's grants do; it is taken by value so the
+// suite's definition moves into the trial instead of being copied (a sweep's whole parameter lists:
+// thousands of nodes per trial). Safe to call concurrently.
+void RunTrial(const TrialRunnerEnv& env, nlohmann::json grant);
 
 }  // namespace gauntlet::worker

@@ -371,9 +371,10 @@ void Worker::StartTrial(json grant) {
   JoinFinished();
   spdlog::debug("trial {} leased (gpus {})", grant.value("trial", 0), grant["gpus"].dump());
   Slot& slot = slots_.emplace_back();
-  slot.thread = std::thread([this, grant = std::move(grant), gpus, done = &slot.done] {
-    RunTrial(env_, grant);
-    HandBack(grant.value("trial", int64_t{0}), gpus);
+  slot.thread = std::thread([this, grant = std::move(grant), gpus, done = &slot.done]() mutable {
+    const int64_t trial = grant.value("trial", int64_t{0});
+    RunTrial(env_, std::move(grant));
+    HandBack(trial, gpus);
     {
       std::lock_guard lock(mu_);
       for (int g : gpus) busy_.erase(g);
