@@ -10,6 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +49,18 @@ namespace {
 // children never sees a keeper whose pid is not recorded yet.
 std::mutex g_children_mu;
 std::set<pid_t> g_keepers;
+
+// Keepers reaped after an end that may have left orphans to this process (any end but exit 0:
+// proc/stage_keeper.h), and that count as of the last sweep of stray children. Only through such
+// an end does a process come here that no Process started, so a sweep with no such end since the
+// last one has nothing to find and is skipped: it reads a file per thread of the worker, and it
+// ran three times per trial (issue 31). The first sweep always runs.
+std::atomic<uint64_t> g_untidy_keeper_ends{0};
+std::atomic<uint64_t> g_swept_through{UINT64_MAX};
+
+void NoteKeeperEnd(int wait_status) {
+  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) g_untidy_keeper_ends.fetch_add(1);
+}
 
 void SetWaitStatus(int st, ExitInfoProc* e) {
   if (WIFEXITED(st)) e->exit_code = WEXITSTATUS(st);
@@ -87,10 +101,14 @@ std::vector<pid_t> StrayChildrenLocked() {
 }  // namespace
 
 int KillStrayChildren() {
+  const uint64_t untidy = g_untidy_keeper_ends.load();
+  if (g_swept_through.load() == untidy) return 0;  // no keeper has ended untidily since the last sweep
   int is_subreaper = 0;
   prctl(PR_GET_CHILD_SUBREAPER, &is_subreaper);
   if (!is_subreaper) return 0;  // orphans go to init, not here: there are no strays to take
   std::lock_guard lock(g_children_mu);
+  // Set before the sweep: a keeper that ends untidily meanwhile makes the next call sweep again.
+  g_swept_through = untidy;
   int killed = 0;
   // Rounds, because a stray's own children are re-parented here only once it is dead.
   for (int round = 0; round < 50; ++round) {
@@ -145,7 +163,10 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
   pid_t pid;
   {
     std::lock_guard lock(g_children_mu);
-    pid = fork();
+    // _Fork, not fork: the keeper makes only async-signal-safe calls (proc/stage_keeper.h), so it
+    // needs neither the atfork handlers nor malloc's arenas locked across the fork, whose unlock
+    // on both sides wrote (copied) a page per arena right after every fork (issue 31).
+    pid = _Fork();
     if (pid == 0) RunKeeper(ka);
     if (pid > 0) g_keepers.insert(pid);
   }
@@ -225,6 +246,7 @@ bool Process::KeeperGone() {
     g_keepers.erase(pid_);
     keeper_reaped_ = true;
   }
+  NoteKeeperEnd(st);
   keeper_status_ = st;
   ReadStatus();
   // A keeper that ended without the leader's status was killed itself: its own end stands for it.
@@ -275,6 +297,7 @@ void Process::StopGroup(std::chrono::milliseconds grace) {
       g_keepers.erase(pid_);
       keeper_reaped_ = true;
     }
+    NoteKeeperEnd(st);
     ReadStatus();
     if (!leader_done_) {
       leader_done_ = true;

@@ -24,6 +24,8 @@ std::string FindProgram(const std::string& name, const std::string& path);
 
 // Kills every child of this process that no Process started (orphans of a keeper that was itself
 // killed, re-parented here because the worker is a subreaper) and reaps them; returns how many.
+// Looks only if a keeper has ended other than by exit 0 since the last look (the first call always
+// looks): a keeper that exits 0 has no child left, so only the others can have left orphans here.
 // Only this module's own children are waited for by pid, so no one else's exit status is taken.
 // Thread-safe.
 int KillStrayChildren();

@@ -60,14 +60,15 @@ void SignalDescendants(int sig) {
 
 // SIGKILL everything below the keeper until nothing is left: a descendant that forks meanwhile is
 // caught by the next round, since its child is re-parented to the keeper when it dies. Bounded, in
-// case something is stuck in the kernel (the worker then falls back to the cgroup, if any).
+// case something is stuck in the kernel (the worker then falls back to the cgroup, if any); a
+// keeper that gives up exits kKeeperGaveUp, so the worker knows its stage may have left orphans.
 [[noreturn]] void KillAllAndExit() {
   for (int round = 0; round < 1000; ++round) {
     SignalDescendants(SIGKILL);
     if (!ReapSome()) _exit(0);
     Sleep(5);
   }
-  _exit(0);
+  _exit(kKeeperGaveUp);
 }
 
 void CloseRange(int lo, int hi) {
@@ -142,7 +143,11 @@ void RunKeeper(const KeeperArgs& a) {
   sigaddset(&set, SIGCHLD);
   sigprocmask(SIG_BLOCK, &set, nullptr);
   const pid_t self = getpid();
-  pid_t leader = fork();
+  // vfork: the leader borrows the keeper's memory until its exec instead of copying its page
+  // tables, which are the worker's whole address space (a fork of it per stage was the second of
+  // two per trial: issue 31). ExecLeader only makes system calls on its own stack before the exec
+  // or _exit, as a vfork child must; the keeper waits meanwhile.
+  pid_t leader = vfork();
   if (leader < 0) _exit(127);
   if (leader == 0) ExecLeader(a, self);
   g_leader = leader;

@@ -12,10 +12,17 @@
 //   SIGUSR1: it SIGKILLs every descendant until none is left, reaps them and exits 0;
 //   the leader reaped and no descendant left: it exits 0;
 //   the worker gone (its parent changed): it SIGKILLs every descendant and exits.
+// A keeper that exits 0 had no child left, so no process of its stage was re-parented past it to
+// the worker (proc/process.h KillStrayChildren relies on this); any other end (a signal, an early
+// 127, kKeeperGaveUp) may have left orphans to the worker.
 #pragma once
 #include <sys/types.h>
 
 namespace gauntlet::proc {
+
+// The keeper's exit status when SIGKILL rounds could not empty its stage (a descendant stuck in
+// the kernel): what is left is the cgroup's and the worker's sweep's to end.
+inline constexpr int kKeeperGaveUp = 125;
 
 struct KeeperArgs {
   const char* prog = nullptr;     // resolved program path

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +19,30 @@
 
 namespace gauntlet::worker {
 
+// A suite definition the trials of one suite version share, read-only, so a trial holds it without
+// a copy of its own (a definition carries its parameters' whole value lists: thousands of nodes to
+// copy and free per trial, issue 31). Reads as a const json; a json converts to one (a test's).
+class SharedDefinition {
+ public:
+  SharedDefinition() : SharedDefinition(nlohmann::json::object()) {}
+  SharedDefinition(nlohmann::json j) : p_(std::make_shared<const nlohmann::json>(std::move(j))) {}  // NOLINT(google-explicit-constructor)
+  // `p` null: an empty object.
+  explicit SharedDefinition(std::shared_ptr<const nlohmann::json> p)
+      : p_(p ? std::move(p) : std::make_shared<const nlohmann::json>(nlohmann::json::object())) {}
+  operator const nlohmann::json&() const { return *p_; }  // NOLINT(google-explicit-constructor)
+  const nlohmann::json* operator->() const { return p_.get(); }
+  const nlohmann::json& operator*() const { return *p_; }
+
+ private:
+  std::shared_ptr<const nlohmann::json> p_;
+};
+
 // What a stage runner knows of its trial. Built by RunTrial (or a test), which owns it and keeps
 // what it points to alive for the stage's whole run; stages read it and append to its log.
 struct TrialContext {
   int64_t trial = 0;
   std::string node_name;
-  nlohmann::json suite;         // the suite definition
+  SharedDefinition suite;       // the suite definition
   std::string suite_dir;        // folder of the suite file ({suite_dir}); may be empty
   std::map<std::string, std::string> config;  // parameter -> value
   std::vector<int> gpus;        // allocated GPU indices

@@ -32,11 +32,17 @@ struct TrialOutcome {
   size_t tests_not_sent = 0;
 };
 
-TrialContext MakeContext(const TrialRunnerEnv& env, const json& g, LogSink* log) {
+// `definition` null: the grant's own, moved out of `g` (nothing reads it there after).
+TrialContext MakeContext(const TrialRunnerEnv& env, json& g, std::shared_ptr<const json> definition, LogSink* log) {
   TrialContext ctx;
   ctx.trial = g.value("trial", int64_t{0});
   ctx.node_name = env.node_name;
-  ctx.suite = g["suite"].value("definition", json::object());
+  if (definition) {
+    ctx.suite = SharedDefinition(std::move(definition));
+  } else {
+    json& def = g["suite"]["definition"];
+    ctx.suite = def.is_null() ? json::object() : std::move(def);
+  }
   ctx.suite_dir = g["suite"].value("source_dir", "");
   const json config = g.value("config", json::object());
   for (auto& [k, v] : config.items()) ctx.config[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -67,7 +73,7 @@ std::vector<SignatureRule> SuiteRules(const json& suite, LogSink& log) {
 TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>& rules) {
   TrialOutcome t;
   t.last.verdict = Verdict::kPassed;
-  for (auto& st : ctx.suite.value("stages", json::array())) {
+  for (auto& st : ctx.suite->value("stages", json::array())) {
     if (ctx.should_stop()) break;
     const std::string kind = st.value("kind", "");
     StageOutcome o = kind == "server"  ? RunServerStage(ctx, st, rules)
@@ -215,9 +221,9 @@ Delivery Deliver(const TrialRunnerEnv& env, int64_t trial, const std::string& le
 
 }  // namespace
 
-void RunTrial(const TrialRunnerEnv& env, const json& g) {
+void RunTrial(const TrialRunnerEnv& env, json g, std::shared_ptr<const json> definition) {
   LogSink log;
-  TrialContext ctx = MakeContext(env, g, &log);
+  TrialContext ctx = MakeContext(env, g, std::move(definition), &log);
   const std::string lease = g.value("lease", "");
   std::error_code ec;
   fs::remove_all(ctx.workdir, ec);

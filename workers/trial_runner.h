@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,10 @@ struct TrialRunnerEnv {
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when
 // it has been reported (or the lease was lost, or abort_all was set and the report could not be
-// delivered). `grant` holds "suite", as DaemonLink::Lease's grants do. Safe to call concurrently.
-void RunTrial(const TrialRunnerEnv& env, const nlohmann::json& grant);
+// delivered). `grant` holds "suite", as DaemonLink::Lease's grants do. `definition`: the suite's
+// definition as the worker keeps it for every trial of the suite version (shared, not copied);
+// null: the grant's own "suite"."definition", moved out of it. Safe to call concurrently.
+void RunTrial(const TrialRunnerEnv& env, nlohmann::json grant,
+              std::shared_ptr<const nlohmann::json> definition = nullptr);
 
 }  // namespace gauntlet::worker

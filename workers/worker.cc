@@ -165,7 +165,7 @@ class Worker {
   Clock::time_point last_preflight_;
   // Suite definitions travel once per version: kept here to fill in grants that omit them. The loop
   // thread's alone.
-  std::map<std::string, json> suites_;  // "name@version" -> definition
+  std::map<std::string, std::shared_ptr<const json>> suites_;  // "name@version" -> definition, shared by its trials
   FingerprintCache fingerprints_;
   std::unique_ptr<SuiteBundles> bundles_;  // under workdir_, so made once it is known
   TrialRunnerEnv env_;
@@ -359,8 +359,13 @@ void Worker::LeaseLoop() {
 void Worker::StartTrial(json grant) {
   json& s = grant["suite"];
   const std::string key = s.value("key", "");
-  if (s.contains("definition")) suites_[key] = s["definition"];
-  else if (suites_.count(key)) s["definition"] = suites_[key];
+  std::shared_ptr<const json> definition;  // null: a grant without one, for a suite not kept
+  if (auto d = s.find("definition"); d != s.end()) {
+    definition = suites_[key] = std::make_shared<const json>(std::move(*d));
+    s.erase(d);
+  } else if (auto it = suites_.find(key); it != suites_.end()) {
+    definition = it->second;
+  }
   std::vector<int> gpus;
   for (auto& g : grant.value("gpus", json::array())) gpus.push_back(g.get<int>());
   {
@@ -371,9 +376,11 @@ void Worker::StartTrial(json grant) {
   JoinFinished();
   spdlog::debug("trial {} leased (gpus {})", grant.value("trial", 0), grant["gpus"].dump());
   Slot& slot = slots_.emplace_back();
-  slot.thread = std::thread([this, grant = std::move(grant), gpus, done = &slot.done] {
-    RunTrial(env_, grant);
-    HandBack(grant.value("trial", int64_t{0}), gpus);
+  slot.thread = std::thread([this, grant = std::move(grant), definition = std::move(definition), gpus,
+                             done = &slot.done]() mutable {
+    const int64_t trial = grant.value("trial", int64_t{0});
+    RunTrial(env_, std::move(grant), std::move(definition));
+    HandBack(trial, gpus);
     {
       std::lock_guard lock(mu_);
       for (int g : gpus) busy_.erase(g);

@@ -160,6 +160,51 @@ TEST(Containment, AKilledKeepersOrphansAreSweptByTheWorker) {
   SetContainment(Containment::kAuto);
 }
 
+// The worker's sweep of stray children runs only when a keeper has ended in a way that may have
+// left orphans to the worker (any end but exit 0): a keeper that exits 0 had no child left. A
+// child of the test that no Process started stands for a stray: after a stage whose keeper ended
+// cleanly the sweep leaves it (it looks for nothing), after a killed keeper it kills it. Before,
+// the sweep read a file per worker thread three times per trial (issue 31).
+TEST(Containment, StrayChildrenAreSweptOnlyAfterAKeeperEndedUntidily) {
+  SetContainment(Containment::kSubreaper);
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);  // as RunWorker does
+  proc::KillStrayChildren();  // the first sweep always runs: start from a clean slate
+  pid_t stray = fork();
+  ASSERT_GE(stray, 0);
+  if (stray == 0) {
+    execl("/bin/sleep", "sleep", "300", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ProcessSpec spec;
+  spec.argv = {"/bin/true"};
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  {
+    auto p = Process::Start(spec);
+    ASSERT_TRUE(p.ok());
+    ExitInfoProc e = (*p)->Run(Clock::now() + std::chrono::seconds(30), [](std::string_view) {}, nullptr,
+                               milliseconds(200), milliseconds(20));
+    EXPECT_EQ(e.exit_code, 0);
+  }
+  EXPECT_EQ(proc::KillStrayChildren(), 0);
+  EXPECT_EQ(waitpid(stray, nullptr, WNOHANG), 0) << "swept after a keeper that ended cleanly";
+  spec.argv = {"/bin/sleep", "300"};
+  {
+    auto p = Process::Start(spec);
+    ASSERT_TRUE(p.ok());
+    kill((*p)->pid(), SIGKILL);  // the keeper, killed: its stage may have left orphans here
+    ExitInfoProc e = (*p)->Run(Clock::now() + std::chrono::seconds(30), [](std::string_view) {}, nullptr,
+                               milliseconds(200), milliseconds(20));
+    EXPECT_EQ(e.signal, SIGKILL);
+  }
+  EXPECT_TRUE(Gone(stray)) << "the sweep after a killed keeper left a stray child";
+  if (!Gone(stray)) {
+    kill(stray, SIGKILL);
+    waitpid(stray, nullptr, 0);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  SetContainment(Containment::kAuto);
+}
+
 // The worker SIGKILLed mid-stage: the keeper sees its parent change and kills the whole stage,
 // setsid grandchild included (before: the leader died of PDEATHSIG and the grandchild stayed until
 // a later worker start swept it by an environment variable that env -i removes).

@@ -75,7 +75,7 @@ class LimitsStageTest : public ::testing::Test {
 
 TEST_F(LimitsStageTest, TheStagesLimitsWinThenTheSuitesThenTheNodesDefaults) {
   runner.Add("true", test::FakeProgram{});
-  ctx.suite = {{"limits", {{"memory_mb", 2048}, {"pids", 100}}}};
+  ctx.suite = json{{"limits", {{"memory_mb", 2048}, {"pids", 100}}}};
   (void)worker::RunCommandStage(ctx, {{"name", "a"}, {"argv", {"true"}}, {"limits", {{"memory_mb", 512}}}}, {});
   ctx.suite = json::object();
   (void)worker::RunCommandStage(ctx, {{"name", "b"}, {"argv", {"true"}}}, {});
