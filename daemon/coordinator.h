@@ -47,9 +47,11 @@ struct SubmitResult {
 
 // Sweeps of more trials than this are answered once their row is stored and expanded afterwards,
 // kExpandChunk trials per write (small: a lease, heartbeat or submit that waits for the store waits
-// for one chunk's write at most; docs/BENCHMARKS.md); smaller ones are stored whole before the answer.
+// for one chunk's write at most; 1,024 held it 4.5 ms at the median and a runnable trial's p99 went
+// over 50 ms on a loaded 2-vCPU host, 256 about 1 ms: docs/BENCHMARKS.md); smaller ones are stored
+// whole before the answer.
 inline constexpr int64_t kExpandAfter = 4096;
-inline constexpr size_t kExpandChunk = 1024;
+inline constexpr size_t kExpandChunk = 256;
 
 // One caller waiting for a lease. `answer` is called exactly once unless the caller abandons the
 // wait first, from any thread, possibly before Lease returns; `open` says whether the caller still
