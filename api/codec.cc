@@ -45,9 +45,14 @@ json SweepJson(const store::SweepRow& s) {
           {"name", s.name},
           {"priority", s.priority},
           {"trials", s.trial_count},
+          // A big sweep is answered before its trials are stored: how many are, and whether more are
+          // coming (a sweep cancelled while expanding keeps what was stored; no more come).
+          {"materialized", s.Stored()},
+          {"expanding", s.Expanding()},
           {"done", done},
           // A search is finished when it has ended, not whenever its one probe is done.
-          {"finished", done == s.trial_count && (!s.search.is_object() || s.search.value("state", "") != "running")},
+          {"finished", !s.Expanding() && done == s.Stored() &&
+                           (!s.search.is_object() || s.search.value("state", "") != "running")},
           {"kind", s.kind},
           {"created_at", s.created_at},
           {"cancelled_at", Opt(s.cancelled_at)},

@@ -19,9 +19,10 @@ int Limit(const Request& r, int def = 100) {
   auto n = ParseId(*v);
   return n ? static_cast<int>(std::clamp<int64_t>(*n, 1, 1000)) : def;
 }
-// 201 for a new sweep, with where to read it and see it.
+// 201 for a new sweep, with where to read it and see it. The sweep is durable; `expanding`: its
+// trials are still being stored (GET shows how many are).
 Response Created(const daemon::SubmitResult& res, std::optional<int64_t> rerun_of) {
-  json j = {{"id", res.sweep}, {"trials", res.trials}, {"url", SweepUrl(res.sweep)},
+  json j = {{"id", res.sweep}, {"trials", res.trials}, {"expanding", res.expanding}, {"url", SweepUrl(res.sweep)},
             {"dashboard_url", SweepDashboardUrl(res.sweep)}};
   if (rerun_of) j["rerun_of"] = *rerun_of;
   Response out = http::Json(201, j);

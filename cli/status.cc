@@ -14,10 +14,12 @@ using nlohmann::json;
 
 namespace {
 
-// What a person should know that the counts do not say: targets no node can run, trials that took
-// an earlier verdict (reused), trials pruned.
+// What a person should know that the counts do not say: trials a big sweep has yet to store,
+// targets no node can run, trials that took an earlier verdict (reused), trials pruned.
 std::string SweepNote(const json& s) {
   std::string n = ReusedText(s);
+  if (s.value("expanding", false))
+    n += (n.empty() ? "" : "; ") + ("expanding: " + Str(s["materialized"]) + " of " + Str(s["trials"]) + " stored");
   if (s.contains("unmatched_targets") && !s["unmatched_targets"].empty())
     n += (n.empty() ? "" : "; ") + ("no node for " + std::to_string(s["unmatched_targets"].size()) + " target(s)");
   if (s.contains("pruned") && s["pruned"].value("trials", int64_t{0}) > 0) {

@@ -184,9 +184,10 @@ Result<double> CountSweep(const Suite& suite, const SweepRequest& req, const std
   return kept + included;
 }
 
-}  // namespace
-
-Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req) {
+// Checks every named parameter and value of `req` against `suite`, fills `axes` (one list of values
+// per suite parameter, in the suite's order) and returns how many configs the grid holds at most
+// (CountSweep), refused past max_trials. Nothing is materialized.
+Result<double> PrepareSweep(const Suite& suite, const SweepRequest& req, std::vector<std::vector<std::string>>* axes) {
   // Validate every named parameter and value first: a typo must not silently shrink the grid.
   auto check_config = [&](const Config& c, const std::string& f) -> Status {
     for (auto& [k, v] : c) {
@@ -196,7 +197,6 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
     }
     return Status::Ok();
   };
-  std::vector<std::vector<std::string>> axes;
   for (auto& [k, vals] : req.parameters) {
     const ParamSpec* p = suite.Param(k);
     if (!p) return Status::Invalid("unknown parameter '" + k + "' (suite " + suite.name + ")", "parameters." + k);
@@ -213,19 +213,41 @@ Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& 
     if (Status s = check_config(req.exclude[i], "exclude[" + std::to_string(i) + "]"); !s.ok()) return s;
   for (auto& p : suite.params) {
     auto it = req.parameters.find(p.name);
-    if (it != req.parameters.end()) axes.push_back(it->second);
-    else if (p.def) axes.push_back({*p.def});
-    else axes.push_back(p.values);
+    if (it != req.parameters.end()) axes->push_back(it->second);
+    else if (p.def) axes->push_back({*p.def});
+    else axes->push_back(p.values);
   }
   // Size check before anything is materialized: a request for 10^12 configs, or a huge grid that
   // excludes trim, or includes that each re-expand it, must fail fast without allocating.
   const int64_t per_config = static_cast<int64_t>(req.targets.size()) * req.repeats;
-  auto size = CountSweep(suite, req, axes);
+  auto size = CountSweep(suite, req, *axes);
   if (!size.ok()) return size.status();
   if (*size * static_cast<double>(per_config) > static_cast<double>(req.max_trials))
     return Status::Invalid("the sweep has " + std::to_string(static_cast<int64_t>(*size * per_config)) +
                                " trials, over max_trials " + std::to_string(req.max_trials),
                            "max_trials");
+  return *size;
+}
+
+}  // namespace
+
+Result<int64_t> SweepTrialCount(const Suite& suite, const SweepRequest& req) {
+  if (!req.include.empty()) {  // an include may repeat a grid config: only the expansion knows
+    auto configs = ExpandSweep(suite, req);
+    if (!configs.ok()) return configs.status();
+    return static_cast<int64_t>(configs->size()) * static_cast<int64_t>(req.targets.size()) * req.repeats;
+  }
+  std::vector<std::vector<std::string>> axes;
+  auto size = PrepareSweep(suite, req, &axes);
+  if (!size.ok()) return size.status();
+  if (*size < 1) return Status::Invalid("no configuration is left after exclude", "exclude");
+  return static_cast<int64_t>(*size) * static_cast<int64_t>(req.targets.size()) * req.repeats;
+}
+
+Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req) {
+  std::vector<std::vector<std::string>> axes;
+  if (auto size = PrepareSweep(suite, req, &axes); !size.ok()) return size.status();
+  const int64_t per_config = static_cast<int64_t>(req.targets.size()) * req.repeats;
   double grid = 1;
   for (auto& a : axes) grid *= static_cast<double>(a.size());
 

@@ -56,6 +56,10 @@ Result<SweepRequest> ParseSweepRequest(const nlohmann::json& j);
 // grid configs, never an include. Trial count = configs x targets x repeats, checked against
 // max_trials; Invalid if nothing is left.
 Result<std::vector<Config>> ExpandSweep(const Suite& suite, const SweepRequest& req);
+// The number of trials ExpandSweep's configs make (configs x targets x repeats), with the same
+// checks and errors, without building the configs when the request has no include (the grid less
+// its excludes is counted over value indices). A big sweep is answered with it before it is expanded.
+Result<int64_t> SweepTrialCount(const Suite& suite, const SweepRequest& req);
 
 // "a=x&b=y" in parameter-name order: the key that reuse, history and the matrix group by.
 std::string ConfigKey(const Config& c);

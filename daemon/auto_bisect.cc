@@ -40,7 +40,9 @@ std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap
 void Coordinator::AutoBisectLocked(int64_t sweep) {
   auto rit = requests_.find(sweep);
   if (rit == requests_.end() || !rit->second->auto_bisect || searches_.count(sweep)) return;
-  if (sched_->Pending(sweep) || auto_bisected_.count(sweep)) return;
+  // An expanding sweep has trials to come however many of those queued are done (its last chunk
+  // looks again, daemon/submit.cc).
+  if (sched_->Pending(sweep) || auto_bisected_.count(sweep) || expanding_.count(sweep)) return;
   auto_bisected_.insert(sweep);
   auto_bisect_due_.push_back(sweep);
   tick_cv_.notify_all();

@@ -111,12 +111,21 @@ Coordinator::Coordinator(store::Store& store, EventBus& events, CoordinatorOptio
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
   store_.OnCommitFailure([this] { reload_ = true; });
   Restore();
+  StartExpansions();
   ticker_ = std::thread([this] { Ticker(); });
+  expander_ = std::thread([this] { Expander(); });
 }
 
 Coordinator::~Coordinator() { Stop(); }
 
 void Coordinator::Stop() {
+  {
+    // The expander stops between two chunks; a restart resumes the sweep from what it stored.
+    MutexLock lock(expand_queue_mu_);
+    expand_stop_ = true;
+  }
+  expand_cv_.notify_all();
+  if (expander_.joinable()) expander_.join();
   {
     MutexLock lock(tick_mu_);
     if (stopping_) return;
@@ -154,32 +163,42 @@ Result<std::shared_ptr<const Suite>> Coordinator::SuiteShared(int64_t id) {
   return std::shared_ptr<const Suite>(std::move(s));
 }
 
+Coordinator::QueueTemplate Coordinator::TemplateOf(const Suite& suite, const SweepRequest& req) {
+  QueueTemplate tpl;
+  for (auto& t : req.targets) tpl.needs.push_back(MakeNeed(suite.requires_, t.req, t.gpu_name));
+  tpl.cost = suite.definition.value("cost_s", 60.0);
+  tpl.ref = SuiteSmokeReference(suite.definition);
+  return tpl;
+}
+
+QueuedTrial Coordinator::MakeOne(const Suite& suite, const SweepRequest& req, const QueueTemplate& tpl, int64_t id,
+                                 const Config& c, const std::string& key, int target, int repeat) {
+  QueuedTrial q;
+  q.id = id;
+  q.suite_id = suite.id;
+  q.target = target;
+  q.need = tpl.needs[static_cast<size_t>(target)];
+  q.config = c;
+  q.config_key = key;
+  q.max_attempts = req.max_attempts;
+  q.cost_s = tpl.cost;
+  q.price = req.targets[static_cast<size_t>(target)].Price();
+  q.reference = tpl.ref && IsReferenceConfig(*tpl.ref, c);
+  q.repeat = repeat;
+  return q;
+}
+
 std::vector<QueuedTrial> Coordinator::MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                                  const std::vector<Config>& configs) {
   std::vector<QueuedTrial> out;
   out.reserve(configs.size() * req.targets.size() * req.repeats);
-  std::vector<Need> needs;
-  for (auto& t : req.targets) needs.push_back(MakeNeed(suite.requires_, t.req, t.gpu_name));
-  const double cost = suite.definition.value("cost_s", 60.0);
-  const std::optional<SmokeReference> ref = SuiteSmokeReference(suite.definition);
+  const QueueTemplate tpl = TemplateOf(suite, req);
   int64_t id = first_id;
-  for (auto& c : configs)
+  for (auto& c : configs) {
+    const std::string key = ConfigKey(c);
     for (size_t t = 0; t < req.targets.size(); ++t)
-      for (int r = 0; r < req.repeats; ++r) {
-        QueuedTrial q;
-        q.id = id++;
-        q.suite_id = suite.id;
-        q.target = static_cast<int>(t);
-        q.need = needs[t];
-        q.config = c;
-        q.config_key = ConfigKey(c);
-        q.max_attempts = req.max_attempts;
-        q.cost_s = cost;
-        q.price = req.targets[t].Price();
-        q.reference = ref && IsReferenceConfig(*ref, c);
-        q.repeat = r;
-        out.push_back(std::move(q));
-      }
+      for (int r = 0; r < req.repeats; ++r) out.push_back(MakeOne(suite, req, tpl, id++, c, key, static_cast<int>(t), r));
+  }
   return out;
 }
 
@@ -229,6 +248,7 @@ std::optional<Status> Coordinator::WhenCommitted(std::function<void(Status)> don
 }
 
 void Coordinator::RestoreLocked() {
+  ++restores_;
   auto nodes = store_.ListNodes();
   if (nodes.ok()) {
     MutexLock creds(cred_mu_);
@@ -313,67 +333,13 @@ void Coordinator::RestoreLocked() {
                nodes.ok() ? nodes->size() : 0);
 }
 
-Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const store::SweepOrigin& origin) {
-  const SweepRequest* req = &submission.request;
-  const json& body = submission.record;
-  auto row = store_.GetSuite(req->suite);
-  if (!row.ok()) return row.status();
-  const Suite* suite;
-  {
-    MutexLock lock(mu_);
-    auto s = SuiteById(row->id);
-    if (!s.ok()) return s.status();
-    suite = *s;
-  }
-  auto configs = ExpandSweep(*suite, *req);
-  if (!configs.ok()) return configs.status();
-  std::vector<store::NewTrial> trials;
-  trials.reserve(configs->size() * req->targets.size() * req->repeats);
-  for (auto& c : *configs) {
-    store::NewTrial nt;
-    nt.config_json = ConfigJson(c).dump();
-    nt.config_key = ConfigKey(c);
-    for (size_t t = 0; t < req->targets.size(); ++t)
-      for (int r = 0; r < req->repeats; ++r) {
-        nt.target_index = static_cast<int>(t);
-        nt.repeat_index = r;
-        trials.push_back(nt);
-      }
-  }
-  int64_t first = 0;
-  auto sweep =
-      store_.CreateSweep(suite->id, req->name, body, req->priority, req->max_attempts, trials, &first, origin);
-  if (!sweep.ok()) return sweep.status();
-  auto queued = MakeQueued(*suite, *req, first, *configs);
-  for (auto& q : queued) q.sweep = *sweep;
-  // Published before the scheduler holds any of its trials, so no follower ever hears of a trial of
-  // this sweep (a lease granted below, committed on another thread) before it hears of the sweep.
-  events_.Publish(SweepCreated{*sweep, static_cast<int64_t>(trials.size()), suite->name});
-  // Ordered here, outside the lock, and queued in chunks: a 500,000-trial sweep held the lock for
-  // 0.2 s in one piece, and every lease and heartbeat waited for it (docs/BENCHMARKS.md).
-  const SweepInfo info = MakeSweepInfo(*sweep, *req, *suite);
-  Scheduler::OrderForQueue(info, queued);
-  constexpr size_t kChunk = 8192;
-  size_t at = 0;
-  do {
-    const size_t end = std::min(queued.size(), at + kChunk);
-    std::vector<QueuedTrial> chunk(std::make_move_iterator(queued.begin() + at),
-                                   std::make_move_iterator(queued.begin() + end));
-    MutexLock lock(mu_);
-    if (at == 0) requests_[*sweep] = std::make_shared<SweepRequest>(*req);
-    sched_->AddOrdered(info, std::move(chunk));
-    ServeWaitersLocked();
-    at = end;
-    if (at < queued.size()) std::this_thread::yield();  // a worker call waiting on mu_ goes first
-  } while (at < queued.size());
-  return SubmitResult{*sweep, static_cast<int64_t>(trials.size())};
-}
-
 Status Coordinator::CancelSweep(int64_t sweep) {
   std::vector<int64_t> cancelled, stopping;
+  MutexLock expanding(expand_mu_);  // a chunk the expander committed is queued before this cancel looks
   if (Status s = store_.CancelSweep(sweep, &cancelled, &stopping); !s.ok()) return s;
   {
     MutexLock lock(mu_);
+    expanding_.erase(sweep);
     if (auto it = searches_.find(sweep); it != searches_.end()) {
       it->second.state = "cancelled";
       it->second.detail = "cancelled by a user";
@@ -393,6 +359,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
 
 Status Coordinator::CancelTrial(int64_t trial) {
   bool done = false;
+  MutexLock expanding(expand_mu_);  // as CancelSweep: its chunk is queued before the cancel reaches the scheduler
   if (Status s = store_.CancelTrial(trial, &done); !s.ok()) return s;
   auto t = store_.GetTrial(trial);
   {

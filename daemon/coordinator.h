@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "core/mutex.h"
 #include "core/bisect.h"
 #include "core/bisect_request.h"
+#include "core/smoke_reference.h"
 #include "daemon/coordinator_types.h"
 #include "daemon/events.h"
 #include "daemon/scheduler.h"
@@ -35,11 +37,21 @@ struct CoordinatorOptions {
   Clock* clock = nullptr;          // the time leases and nodes run on; null: the wall clock. Not owned
 };
 
-// What Submit stored: the sweep's id and its trial count.
+// What Submit stored: the sweep's id and its trial count; `expanding`: its trials are stored after
+// the answer (a big sweep: the sweep is durable, its trials follow; daemon/expansion.cc).
 struct SubmitResult {
   int64_t sweep = 0;
   int64_t trials = 0;
+  bool expanding = false;
 };
+
+// Sweeps of more trials than this are answered once their row is stored and expanded afterwards,
+// kExpandChunk trials per write (small: a lease, heartbeat or submit that waits for the store waits
+// for one chunk's write at most; 1,024 held it 4.5 ms at the median and a runnable trial's p99 went
+// over 50 ms on a loaded 2-vCPU host, 256 about 1 ms: docs/BENCHMARKS.md); smaller ones are stored
+// whole before the answer.
+inline constexpr int64_t kExpandAfter = 4096;
+inline constexpr size_t kExpandChunk = 256;
 
 // One caller waiting for a lease. `answer` is called exactly once unless the caller abandons the
 // wait first, from any thread, possibly before Lease returns; `open` says whether the caller still
@@ -72,7 +84,9 @@ class Coordinator {
   // the server has stopped (a wait that starts later is ended only by its own timer).
   void Stop();
 
-  // Validates a parsed sweep against its suite, stores it (with its record), then queues it.
+  // Validates a parsed sweep against its suite, stores it (with its record), then queues it. A
+  // sweep of more than kExpandAfter trials is stored as its row alone (durable: a restart resumes
+  // it) and expanded by the expander thread after the answer, each chunk queued once committed.
   // Errors: NotFound (suite), Invalid (field at fault). `origin` is stored with it (who, through what).
   Result<SubmitResult> Submit(const SweepSubmission& sweep, const store::SweepOrigin& origin = {});
   // A new sweep of exactly the trials of `sweep` that `selection` picks (default: every done trial
@@ -83,7 +97,8 @@ class Coordinator {
   // Checks a parsed bisection against its suite, stores it as a sweep of kind "bisect" that runs one
   // probe at a time, and queues its first probe. Errors: NotFound (suite), Invalid (field at fault).
   Result<SubmitResult> Bisect(const BisectRequest& request);
-  // Ends the queued trials cancelled now and flags the running ones for their workers; NotFound.
+  // Ends the queued trials cancelled now and flags the running ones for their workers; an
+  // expanding sweep stores no more trials. NotFound; Conflict when nothing is left to cancel.
   Status CancelSweep(int64_t sweep);
   Status CancelTrial(int64_t trial);  // the same for one trial
   // Re-queues a sweep's done infra_error and timeout trials: the same trials, attempts starting over,
@@ -168,8 +183,20 @@ class Coordinator {
   // Parsed and cached; never changed or dropped once cached (grants share it).
   Result<std::shared_ptr<const Suite>> SuiteShared(int64_t id) REQUIRES(mu_);
   Result<const Suite*> SuiteById(int64_t id) REQUIRES(mu_);  // SuiteShared's suite
+  // The trials of `configs`, each once per target and repeat, ids consecutive from first_id in that
+  // order (the grid order a sweep's ids follow).
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,
                                       const std::vector<Config>& configs);
+  // What each queued trial of a sweep shares (its targets' needs, the suite's estimate and smoke
+  // reference), and one trial made from it (`key`: ConfigKey(c)).
+  struct QueueTemplate {
+    std::vector<Need> needs;  // by target
+    double cost = 60;
+    std::optional<SmokeReference> ref;
+  };
+  static QueueTemplate TemplateOf(const Suite& suite, const SweepRequest& req);
+  static QueuedTrial MakeOne(const Suite& suite, const SweepRequest& req, const QueueTemplate& tpl, int64_t id,
+                             const Config& c, const std::string& key, int target, int repeat);
   // A stored trial (restart, retry) as the scheduler queues it, with its own target's needs.
   QueuedTrial QueuedFromRow(const Suite& suite, const SweepRequest& req, const store::TrialRow& t);
   void Restore();
@@ -203,6 +230,19 @@ class Coordinator {
   void RunAutoBisections();  // the clock thread's part: without mu_ held
   void ReturnGrantsLocked(std::vector<std::string> leases) REQUIRES(mu_);  // the clock thread's part of ReturnGrant
   void Ticker();
+  // Big sweeps' expansion after their answer (daemon/expansion.cc): one thread, a chunk at a time,
+  // round robin between the sweeps expanding.
+  struct Expansion;
+  enum class ChunkOutcome { kMore, kDone, kRetry };
+  Result<SubmitResult> SubmitExpanding(const Suite& suite, const SweepSubmission& submission, int64_t trials,
+                                       const store::SweepOrigin& origin);
+  void StartExpansions();                 // at start: queues the sweeps the store says are expanding
+  void QueueExpansion(int64_t sweep);     // hands `sweep` to the expander thread
+  // The sweep's trials, from its stored row and request, in the order they are queued (the order
+  // the scheduler gives the whole sweep), positioned after those already stored.
+  Result<std::unique_ptr<Expansion>> PlanExpansion(int64_t sweep);
+  ChunkOutcome ExpandChunk(Expansion& e);  // stores and queues the plan's next chunk
+  void Expander();
 
   store::Store& store_;
   EventBus& events_;
@@ -236,6 +276,16 @@ class Coordinator {
   std::vector<std::string> returns_ GUARDED_BY(tick_mu_);  // grants to give back (ReturnGrant); guarded by tick_mu_
   std::atomic<bool> reload_{false};
   std::thread ticker_;
+  uint64_t restores_ GUARDED_BY(mu_) = 0;   // RestoreLocked runs (a reload rebuilt the scheduler)
+  std::set<int64_t> expanding_ GUARDED_BY(mu_);  // sweeps whose trials are still being stored
+  // One expansion chunk, or one cancel, at a time: its store write and its scheduler change
+  // together, so a cancel never misses a chunk committed before it. Taken before mu_.
+  Mutex expand_mu_;
+  Mutex expand_queue_mu_;
+  std::condition_variable expand_cv_;
+  std::deque<int64_t> expand_queue_ GUARDED_BY(expand_queue_mu_);  // sweeps for the expander to take up
+  bool expand_stop_ GUARDED_BY(expand_queue_mu_) = false;
+  std::thread expander_;
 };
 
 }  // namespace gauntlet::daemon

@@ -29,7 +29,7 @@ json SweepSummary(const store::SweepRow& s, const std::string& base) {
           passed = s.by_verdict.value(std::string(Name(Verdict::kPassed)), int64_t{0}),
           skipped = s.by_verdict.value(std::string(Name(Verdict::kSkipped)), int64_t{0});
   return {{"id", s.id}, {"name", s.name}, {"suite", s.suite}, {"suite_version", s.suite_version},
-          {"trials", s.trial_count}, {"by_verdict", s.by_verdict}, {"passed", passed},
+          {"trials", s.trial_count}, {"materialized", s.Stored()}, {"by_verdict", s.by_verdict}, {"passed", passed},
           {"failed", done - passed - skipped}, {"rerun_of", s.rerun_of ? json(*s.rerun_of) : json()},
           {"submitted_by", s.submitted_by}, {"source", s.source},
           {"url", base + "/api/v1/sweeps/" + std::to_string(s.id)}, {"dashboard_url", SweepLink(base, s.id)}};

@@ -190,6 +190,12 @@ class Scheduler {
   // The order AddSweep gives `trials` (cheapest first, then settle-first), computed in place. Pure
   // and static, so a caller can order a huge sweep outside its lock and hand it to AddOrdered.
   static void OrderForQueue(const SweepInfo& sweep, std::vector<QueuedTrial>& trials);
+  // OrderToSettle's order for `n` trials, in their own order (cheapest first), given each one's
+  // target and config: the indices in queue order, each with whether it is a probe; empty when the
+  // order stays as it is. Pure and static: a big sweep is ordered over light items before its
+  // trials are made (daemon/submit.cc).
+  static std::vector<std::pair<size_t, bool>> SettleOrder(
+      const SweepInfo& sweep, size_t n, const std::function<std::pair<int, const Config*>(size_t)>& trial);
   // AddSweep for trials already in OrderForQueue's order, appended after what the sweep holds: a
   // huge sweep can be added in chunks, in order, with other calls served between them.
   void AddOrdered(const SweepInfo& sweep, std::vector<QueuedTrial> trials);

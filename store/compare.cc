@@ -76,10 +76,12 @@ Result<Side> Load(sql::Db& db, const CompareSide& c, const Side* keys_of, QueryB
     auto chk = db.Prepare("SELECT COUNT(*), SUM(state != 'done') FROM trials WHERE sweep_id = ?");
     chk.Bind(1, *c.sweep);
     chk.Step();
-    auto ex = db.Prepare("SELECT 1 FROM sweeps WHERE id = ?");
+    // Trials an expanding sweep has yet to store are pending too.
+    auto ex = db.Prepare("SELECT CASE WHEN cancelled_at IS NULL THEN trial_count - COALESCE(materialized, trial_count)"
+                         " ELSE 0 END FROM sweeps WHERE id = ?");
     ex.Bind(1, *c.sweep);
     if (!ex.Step()) return Status::NotFound("no sweep " + std::to_string(*c.sweep));
-    *pending += chk.IsNull(1) ? 0 : chk.Int(1);
+    *pending += (chk.IsNull(1) ? 0 : chk.Int(1)) + ex.Int(0);
     auto s = db.Prepare(std::string("SELECT ") + kEntryCols + " WHERE t.sweep_id = ? AND" + kDone + " ORDER BY t.id");
     s.Bind(1, *c.sweep);
     while (s.Step()) {

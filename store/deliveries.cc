@@ -42,8 +42,10 @@ Result<std::vector<int64_t>> FinishedUnannounced(Store& store, int limit) {
       // forwards (NOT EXISTS ... state != 'done') crossed every done trial first, and the notifier
       // asks this many times a second: on a 100,000-trial sweep that was most of the daemon's CPU.
       // (trials_of_sweep holds only the sweep id, to keep the lease path's index updates few.)
+      // A sweep still expanding has trials to come, however many of those stored are done.
       static const std::string sql =
-          "SELECT s.id FROM sweeps s WHERE s.notified_at IS NULL AND (SELECT t.id FROM trials t"
+          "SELECT s.id FROM sweeps s WHERE s.notified_at IS NULL AND (s.materialized IS NULL OR s.cancelled_at IS NOT NULL)"
+          " AND (SELECT t.id FROM trials t"
           " WHERE t.sweep_id = s.id AND t.state != 'done' ORDER BY t.id DESC LIMIT 1) IS NULL ORDER BY s.id LIMIT ?";
       auto& s = db.Cached(sql);
       s.Bind(1, limit);

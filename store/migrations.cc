@@ -314,6 +314,16 @@ ALTER TABLE suites ADD COLUMN bundle TEXT NOT NULL DEFAULT '';
 ALTER TABLE trials ADD COLUMN log_base INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN log_attempt INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // BRANCH-submit 16: a big sweep is answered once its row is stored, and expanded into its
+      // trials afterwards, chunk by chunk (docs/DESIGN.md "Storage"). first_trial: the first of the
+      // consecutive ids reserved for its trials (grid order); materialized: how many of them are
+      // stored while that is not all (NULL: all are), which a restart resumes from. The index keeps
+      // the reservations (expanding sweeps, and sweeps still `creating`) one short scan away.
+      R"sql(
+ALTER TABLE sweeps ADD COLUMN first_trial INTEGER;
+ALTER TABLE sweeps ADD COLUMN materialized INTEGER;
+CREATE INDEX sweeps_reserving ON sweeps(id) WHERE materialized IS NOT NULL OR creating != 0;
+)sql",
   };
   return k;
 }

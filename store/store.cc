@@ -181,16 +181,15 @@ namespace {
 constexpr size_t kSweepChunk = 4096;
 
 void InsertTrials(sql::Db& db, int64_t sweep, int64_t suite_id, int64_t now, int max_attempts,
-                  const std::vector<NewTrial>& trials, size_t from, size_t to, int64_t* first_trial) {
+                  const std::vector<NewTrial>& trials, size_t from, size_t to, int64_t first_trial) {
   auto& t = db.Cached(
-      "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
-      " max_attempts) VALUES(?,?,?,?,?,?,'queued',?,?)");
+      "INSERT INTO trials(id, sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
+      " max_attempts) VALUES(?,?,?,?,?,?,?,'queued',?,?)");
   for (size_t i = from; i < to; ++i) {
     const NewTrial& nt = trials[i];
-    t.Bind(1, sweep).Bind(2, suite_id).Bind(3, nt.config_json).Bind(4, nt.config_key).Bind(5, nt.target_index);
-    t.Bind(6, nt.repeat_index).Bind(7, now).Bind(8, max_attempts);
+    t.Bind(1, first_trial + static_cast<int64_t>(i)).Bind(2, sweep).Bind(3, suite_id).Bind(4, nt.config_json);
+    t.Bind(5, nt.config_key).Bind(6, nt.target_index).Bind(7, nt.repeat_index).Bind(8, now).Bind(9, max_attempts);
     t.Run();
-    if (*first_trial == 0) *first_trial = db.LastInsertId();
   }
 }
 }  // namespace
@@ -204,25 +203,26 @@ void Store::LetWaitingWritersGo() {
 Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, const json& request, int priority,
                                    int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
                                    const SweepOrigin& origin) {
-  // One sweep's trials get consecutive ids (the caller counts from *first_trial): no other insert
-  // of trials may come between its chunks.
-  MutexLock create(create_mu_);
+  // One sweep's trials get consecutive ids (the caller counts from *first_trial): the first write
+  // reserves them all (the sweep row, `creating` while chunked, names the range; NextTrialId).
   const bool chunked = trials.size() > kSweepChunk;
   const int64_t now = NowMs();
   *first_trial = 0;
   auto sweep = Guard([&]() -> Result<int64_t> {
     return Write([&](sql::Db& db) -> Result<int64_t> {
       const int64_t count = static_cast<int64_t>(trials.size());
+      const int64_t first = NextTrialId(db);
       auto& s = db.Cached(
           "INSERT INTO sweeps(suite_id, name, request, priority, trial_count, created_at, rerun_of, submitted_by, source,"
-          " creating) VALUES(?,?,?,?,?,?,?,?,?,?)");
+          " creating, first_trial) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
       s.Bind(1, suite_id).Bind(2, name).Bind(3, request.dump()).Bind(4, priority).Bind(5, count).Bind(6, now);
       if (origin.rerun_of) s.Bind(7, *origin.rerun_of);
       else s.BindNull(7);
-      s.Bind(8, origin.submitted_by).Bind(9, origin.source).Bind(10, chunked ? 1 : 0);
+      s.Bind(8, origin.submitted_by).Bind(9, origin.source).Bind(10, chunked ? 1 : 0).Bind(11, first);
       s.Run();
       const int64_t id = db.LastInsertId();
-      InsertTrials(db, id, suite_id, now, max_attempts, trials, 0, std::min(trials.size(), kSweepChunk), first_trial);
+      InsertTrials(db, id, suite_id, now, max_attempts, trials, 0, std::min(trials.size(), kSweepChunk), first);
+      *first_trial = first;
       return id;
     });
   });
@@ -233,7 +233,7 @@ Result<int64_t> Store::CreateSweep(int64_t suite_id, const std::string& name, co
     st = Guard([&]() -> Status {
       return Write([&](sql::Db& db) -> Status {
         InsertTrials(db, *sweep, suite_id, now, max_attempts, trials, at, std::min(trials.size(), at + kSweepChunk),
-                     first_trial);
+                     *first_trial);
         return Status::Ok();
       });
     });
@@ -280,7 +280,8 @@ void FillCounts(sql::Db& db, SweepRow& r) {
 }
 constexpr const char* kSweepCols =
     "s.id, s.suite_id, su.name, su.version, s.name, s.request, s.priority, s.trial_count, s.created_at, "
-    "s.cancelled_at, s.rerun_of, s.submitted_by, s.source, s.kind, s.search FROM sweeps s JOIN suites su ON su.id = s.suite_id";
+    "s.cancelled_at, s.rerun_of, s.submitted_by, s.source, s.kind, s.search, s.materialized, COALESCE(s.first_trial, 0)"
+    " FROM sweeps s JOIN suites su ON su.id = s.suite_id";
 SweepRow ReadSweep(sql::Stmt& s) {
   SweepRow r;
   r.id = s.Int(0);
@@ -299,6 +300,8 @@ SweepRow ReadSweep(sql::Stmt& s) {
   r.kind = s.Text(13);
   if (!s.IsNull(14)) r.search = json::parse(s.TextView(14), nullptr, false);
   if (r.search.is_discarded()) r.search = nullptr;
+  r.materialized = s.OptInt(15);
+  r.first_trial = s.Int(16);
   return r;
 }
 }  // namespace
@@ -323,7 +326,7 @@ Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit, const 
       auto& s = db.Cached(std::string("SELECT ") + kSweepCols +
                           " WHERE s.id < ? AND s.creating = 0 AND (?3 IS NULL OR su.name = ?3) AND (?4 IS NULL OR s.submitted_by = ?4)"
                           " AND (?5 IS NULL OR s.source = ?5) AND (?6 IS NULL OR CASE"
-                          " WHEN s.cancelled_at IS NOT NULL THEN 'cancelled'"
+                          " WHEN s.cancelled_at IS NOT NULL THEN 'cancelled' WHEN s.materialized IS NOT NULL THEN 'running'"
                           " WHEN EXISTS(SELECT 1 FROM trials t WHERE t.sweep_id = s.id AND t.state != 'done') THEN 'running'"
                           " ELSE 'finished' END = ?6) ORDER BY s.id DESC LIMIT ?2");
       s.Bind(1, after > 0 ? after : INT64_MAX).Bind(2, limit);
@@ -349,11 +352,13 @@ Status Store::CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vect
       auto& s = db.Cached("SELECT id, state FROM trials WHERE sweep_id=? AND state != 'done'");
       s.Bind(1, id);
       while (s.Step()) (TrialStateColumn(s.TextView(1)) == TrialState::kQueued ? cancelled : stopping)->push_back(s.Int(0));
-      auto& chk = db.Cached("SELECT 1 FROM sweeps WHERE id=?");
+      auto& chk = db.Cached("SELECT materialized IS NOT NULL AND cancelled_at IS NULL FROM sweeps WHERE id=?");
       chk.Bind(1, id);
       if (!chk.Step()) return Status::NotFound("no sweep " + std::to_string(id));
+      const bool expanding = chk.Int(0) != 0;  // trials not stored yet: the cancel stops their expansion
+      chk.Reset();
       // A finished sweep has nothing to cancel: marking it cancelled would rewrite its history.
-      if (cancelled->empty() && stopping->empty())
+      if (cancelled->empty() && stopping->empty() && !expanding)
         return Status::Conflict("sweep " + std::to_string(id) + " has finished: nothing is left to cancel");
       const int64_t now = NowMs();
       auto& u = db.Cached(

@@ -44,6 +44,7 @@ struct NewTrial {
   std::string config_key;   // canonical key (ConfigKey)
   int target_index = 0;
   int repeat_index = 0;
+  int64_t id = 0;  // AddSweepTrials only: the id reserved for it (CreateSweep and AddTrial pick their own)
 };
 
 struct SweepRow {
@@ -65,6 +66,20 @@ struct SweepRow {
   std::string source = "api";       // cli | api | rerun | dashboard
   std::string kind = "grid";  // grid, or bisect: a search that adds its trials one at a time
   nlohmann::json search;      // a bisection's state (core/bisect.h BisectionJson); null for a grid
+  // A sweep begun with BeginSweep stores its trials after its answer: how many are stored while
+  // that is not all of them (nullopt: all are). Expanding() until the last, unless it was cancelled
+  // first (then it keeps the ones stored, and no more come).
+  std::optional<int64_t> materialized;
+  int64_t first_trial = 0;  // the first id of its trials (consecutive); 0 for a sweep stored before ids were reserved
+  bool Expanding() const { return materialized && !cancelled_at; }
+  int64_t Stored() const { return materialized.value_or(trial_count); }  // its trials in the store now
+};
+
+// A sweep whose trials are still being stored (BeginSweep): what a restart resumes.
+struct ExpandingSweep {
+  int64_t sweep = 0;
+  int64_t first_trial = 0;
+  int64_t materialized = 0;
 };
 
 // Which sweeps a listing keeps; unset fields keep all.
@@ -229,6 +244,22 @@ class Store {
   Result<int64_t> CreateSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
                               int max_attempts, const std::vector<NewTrial>& trials, int64_t* first_trial,
                               const SweepOrigin& origin = {});
+  // A sweep whose trials its stored request determines, too many to store before its answer
+  // (store/sweep_expansion.cc): stores the sweep row alone, durable when this returns, with
+  // `trials` consecutive ids reserved from *first_trial (required) and none stored yet. Its trials
+  // come through AddSweepTrials; it is kept across restarts (ExpandingSweeps), never removed.
+  Result<int64_t> BeginSweep(int64_t suite_id, const std::string& name, const nlohmann::json& request, int priority,
+                             int64_t trials, int64_t* first_trial, const SweepOrigin& origin = {});
+  // Stores the next `trials` of expanding sweep `sweep`, each at its reserved id (NewTrial::id),
+  // and counts them, in one write; the write that makes it whole ends its expansion. `stored` is
+  // the count the caller expects it to have now (Conflict if not, or past its trial count: two
+  // expanders, or a lost write). False, and nothing written, when the sweep was cancelled.
+  // NotFound for an unknown sweep.
+  Result<bool> AddSweepTrials(int64_t sweep, int64_t stored, int max_attempts, const std::vector<NewTrial>& trials);
+  // The sweeps still expanding (not whole and not cancelled), by id.
+  Result<std::vector<ExpandingSweep>> ExpandingSweeps();
+  // The ids of the trials `sweep` has stored, ascending (what a resumed expansion leaves out).
+  Result<std::vector<int64_t>> SweepTrialIds(int64_t sweep);
   // Puts a sweep's done trials with one of `verdicts` back in the queue (attempts start over);
   // returns them as now stored.
   Result<std::vector<TrialRow>> RequeueDone(int64_t sweep, const std::vector<Verdict>& verdicts);
@@ -241,8 +272,9 @@ class Store {
   // trials; returns its id. NotFound for an unknown sweep.
   Result<int64_t> AddTrial(int64_t sweep, int max_attempts, const NewTrial& trial);
   // Cancels what is not done: queued trials end cancelled now (their ids in `cancelled`); leased and
-  // running ones get cancel_requested, their workers stop them (ids in `stopping`). Both lists are
-  // required and appended to.
+  // running ones get cancel_requested, their workers stop them (ids in `stopping`); an expanding
+  // sweep stores no more trials. Both lists are required and appended to. Conflict for a sweep with
+  // nothing left to cancel.
   Status CancelSweep(int64_t id, std::vector<int64_t>* cancelled, std::vector<int64_t>* stopping);
   // The same for one trial; *now_done (required) is true if it was queued and is now done. A done
   // trial is left as it is (Ok).
@@ -438,7 +470,6 @@ class Store {
   std::string path_;
   bool memory_;
   Mutex write_mu_;
-  Mutex create_mu_;  // CreateSweep and AddTrial: a sweep's trial ids stay consecutive
   // Writers blocked on write_mu_: a sweep stored in chunks lets them go first between its chunks
   // (std::mutex is not fair: the thread that just unlocked it would take it again at once).
   std::atomic<int> waiting_writers_{0};

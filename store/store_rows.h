@@ -39,6 +39,19 @@ inline std::string Digest(const std::string& s) {
   return buf;
 }
 
+// The id the next new trial takes: past every stored trial and past every id range that a sweep
+// still being stored (`creating`) or expanded (materialized set) has reserved, so a sweep's trials
+// keep consecutive ids however their writes interleave with others. Inside a Write.
+inline int64_t NextTrialId(sql::Db& db) {
+  auto& q = db.Cached(
+      "SELECT MAX(COALESCE((SELECT MAX(id) FROM trials), 0), COALESCE((SELECT MAX(first_trial + trial_count - 1)"
+      " FROM sweeps WHERE materialized IS NOT NULL OR creating != 0), 0)) + 1");
+  q.Step();
+  const int64_t id = q.Int(0);
+  q.Reset();
+  return id;
+}
+
 // The Read* functions read the current row of a statement that selected their k*Cols; they throw
 // json::exception on bad stored JSON where they parse it (Guard converts it).
 inline constexpr const char* kSuiteCols =

@@ -17,7 +17,6 @@ Status Store::SetSweepSearch(int64_t sweep, const std::string& kind, const json&
 }
 
 Result<int64_t> Store::AddTrial(int64_t sweep, int max_attempts, const NewTrial& nt) {
-  MutexLock create(create_mu_);  // not between the chunks of another sweep's trials
   return Guard([&]() -> Result<int64_t> {
     return Write([&](sql::Db& db) -> Result<int64_t> {
       auto& q = db.Cached("SELECT suite_id FROM sweeps WHERE id=?");
@@ -25,12 +24,13 @@ Result<int64_t> Store::AddTrial(int64_t sweep, int max_attempts, const NewTrial&
       if (!q.Step()) return Status::NotFound("no sweep " + std::to_string(sweep));
       const int64_t suite_id = q.Int(0);
       q.Reset();
+      // Past the ids that sweeps still being stored or expanded have reserved.
+      const int64_t id = NextTrialId(db);
       auto& t = db.Cached(
-          "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
-          " max_attempts) VALUES(?,?,?,?,?,?,'queued',?,?)");
-      t.Bind(1, sweep).Bind(2, suite_id).Bind(3, nt.config_json).Bind(4, nt.config_key).Bind(5, nt.target_index);
-      t.Bind(6, nt.repeat_index).Bind(7, NowMs()).Bind(8, max_attempts).Run();
-      const int64_t id = db.LastInsertId();
+          "INSERT INTO trials(id, sweep_id, suite_id, config, config_key, target_index, repeat_index, state, created_at,"
+          " max_attempts) VALUES(?,?,?,?,?,?,?,'queued',?,?)");
+      t.Bind(1, id).Bind(2, sweep).Bind(3, suite_id).Bind(4, nt.config_json).Bind(5, nt.config_key);
+      t.Bind(6, nt.target_index).Bind(7, nt.repeat_index).Bind(8, NowMs()).Bind(9, max_attempts).Run();
       auto& u = db.Cached("UPDATE sweeps SET trial_count = trial_count + 1 WHERE id=?");
       u.Bind(1, sweep).Run();
       return id;

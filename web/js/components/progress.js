@@ -4,9 +4,12 @@
 import {fmtNum, h, plural} from '../dom.js';
 import {VERDICTS, failedCount, verdictClass, verdictLabel} from '../verdict.js';
 
-/** A sweep's state in a word, with how many trials failed once it is finished ("finished · 4 failed"). */
+/** A sweep's state in a word, with how many trials failed once it is finished ("finished · 4 failed"), or how
+ * many are stored while a big one expands. */
 export function sweepState(s) {
   if (s.cancelled_at) return 'cancelled';
+  // A big sweep is answered before its trials are stored: it says so until they all are.
+  if (s.expanding) return `expanding · ${fmtNum(s.materialized || 0)} of ${fmtNum(s.trials || 0)} trials stored`;
   if (s.finished) {
     const failed = failedCount(s.by_verdict);
     return failed ? `finished · ${fmtNum(failed)} failed` : 'finished';
