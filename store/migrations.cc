@@ -314,7 +314,7 @@ ALTER TABLE suites ADD COLUMN bundle TEXT NOT NULL DEFAULT '';
 ALTER TABLE trials ADD COLUMN log_base INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN log_attempt INTEGER NOT NULL DEFAULT 0;
 )sql",
-      // BRANCH-submit 16: a big sweep is answered once its row is stored, and expanded into its
+      // 16: a big sweep is answered once its row is stored, and expanded into its
       // trials afterwards, chunk by chunk (docs/DESIGN.md "Storage"). first_trial: the first of the
       // consecutive ids reserved for its trials (grid order); materialized: how many of them are
       // stored while that is not all (NULL: all are), which a restart resumes from. The index keeps
