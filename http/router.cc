@@ -7,12 +7,13 @@
 namespace gauntlet::http {
 
 bool Router::MatchPattern(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params) {
+  // `params` null: whether the path fits, with no allocation (most routes of a request do not fit).
   size_t pi = 0, si = 0;
-  params->clear();
+  if (params) params->clear();
   while (pi < pattern.size() && si <= path.size()) {
-    if (pattern.compare(pi, 2, "/*") == 0 && pi + 2 == pattern.size()) {
+    if (pi + 2 == pattern.size() && pattern[pi] == '/' && pattern[pi + 1] == '*') {
       if (si < path.size() && path[si] != '/') return false;
-      (*params)["*"] = si < path.size() ? UrlDecode(path.substr(si + 1)) : "";
+      if (params) (*params)["*"] = si < path.size() ? UrlDecode(path.substr(si + 1)) : "";
       return true;
     }
     if (pattern[pi] == '{') {
@@ -20,7 +21,7 @@ bool Router::MatchPattern(const std::string& pattern, const std::string& path, s
       size_t seg_end = path.find('/', si);
       if (seg_end == std::string::npos) seg_end = path.size();
       if (seg_end == si) return false;
-      (*params)[pattern.substr(pi + 1, end - pi - 1)] = UrlDecode(path.substr(si, seg_end - si));
+      if (params) (*params)[pattern.substr(pi + 1, end - pi - 1)] = UrlDecode(path.substr(si, seg_end - si));
       pi = end + 1;
       si = seg_end;
       continue;
@@ -82,9 +83,11 @@ RouteMatch Router::Match(const Request& req) const {
   // Matched as sent: decoding first would let "%2F" split a parameter into two segments.
   const std::string& path = req.raw_path.empty() ? req.path : req.raw_path;
   for (const auto& r : routes_) {
-    if (!MatchPattern(r.pattern, path, &p)) continue;
+    // The path is tried first without its parameters: they are decoded for the route that wins only.
+    if (!MatchPattern(r.pattern, path, nullptr)) continue;
     bool method_ok = r.method == req.method || (r.method == "GET" && req.method == "HEAD");
     if (method_ok) {  // the first fit wins; `allowed` matters only when none fits
+      MatchPattern(r.pattern, path, &p);
       m.route = &r;
       m.params = std::move(p);
       return m;

@@ -71,6 +71,7 @@ class Router {
   const std::vector<Route>& routes() const { return routes_; }
 
  private:
+  // Whether `path` fits `pattern`; with `params` non-null, its parameters (decoded) too.
   static bool MatchPattern(const std::string& pattern, const std::string& path, std::map<std::string, std::string>* params);
   std::vector<Route> routes_;
   const Auth* auth_;

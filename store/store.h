@@ -15,6 +15,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,9 @@ struct ResultRow {
   std::vector<TestCaseRow> tests;
   int64_t tests_not_stored = 0;
 };
+// The cases of r that its results row counts as not stored: those the worker did not send and
+// those past kMaxStoredTestCases.
+int64_t TestsNotStored(const ResultRow& r);
 
 // Milliseconds since the Unix epoch (wall clock), the unit of every stored time. Thread-safe.
 int64_t NowMs();
@@ -461,9 +465,14 @@ class Store {
   // Writes `r` as one row of results and returns the cell it updates (its trial's suite, config and
   // hardware, its key metric); NotFound for an unknown trial. Under write_mu_, inside Write.
   Result<CellUpdate> InsertResultLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
+  // A trial's log columns as its lease wrote them: log_size, log_base, log_attempt, and the attempt.
+  struct AttemptLog {
+    int64_t size, base, labelled, attempt;
+  };
   // A leased trial's new attempt starts its log where the earlier attempts' end, after a line that
-  // labels it (none when nothing was written since the last start). Under write_mu_, inside Write.
-  void StartAttemptLogLocked(sql::Db& db, int64_t trial) REQUIRES(write_mu_);
+  // labels it (none when nothing was written since the last start; LeaseTrial then set log_attempt
+  // itself). Under write_mu_, inside Write.
+  void StartAttemptLogLocked(sql::Db& db, int64_t trial, const AttemptLog& log) REQUIRES(write_mu_);
   // Writes r's test cases (bounded) for its attempt, replacing any of an earlier report of it.
   void InsertTestCasesLocked(sql::Db& db, const ResultRow& r) REQUIRES(write_mu_);
 
@@ -499,6 +508,14 @@ class Store {
   std::function<void()> on_failure_;
   std::thread committer_;
   std::unordered_map<int64_t, std::string> key_metrics_ GUARDED_BY(write_mu_);  // suite id -> key metric
+  // FindResult's filter: per suite version (loaded at its first lookup), the hashes of the config
+  // keys with a judged result row, staged or committed, and of every key filed since. A key not in
+  // it has no result to reuse, so most lookups (a new config's) read nothing; a hash collision or
+  // a row rolled back only costs the query. Loaded under write_mu_, so no write slips between.
+  bool MayHaveResult(int64_t suite_id, const std::string& config_key);
+  void NoteResultKeyLocked(int64_t suite_id, const std::string& config_key) REQUIRES(write_mu_);
+  Mutex result_keys_mu_;  // after write_mu_ when both are held
+  std::unordered_map<int64_t, std::unordered_set<size_t>> result_keys_ GUARDED_BY(result_keys_mu_);
   Mutex pool_mu_;
   std::vector<std::unique_ptr<sql::Db>> pool_ GUARDED_BY(pool_mu_);
   QueryLimits query_limits_;

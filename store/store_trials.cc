@@ -129,13 +129,24 @@ Status Store::LeaseTrial(int64_t trial, int64_t node, const std::string& lease, 
                          const std::string& gpus, const std::string& hardware) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) REQUIRES(write_mu_) -> Status {  // Write runs it under write_mu_
+      // One statement for the lease and, in the common case, the attempt's log start too: the
+      // new attempt's log needs no label when nothing was logged yet, or when this same attempt
+      // was granted before (given back unseen) with nothing written since (StartAttemptLogLocked).
+      // SET reads the row as it was; RETURNING reads it as written.
       auto& u = db.Cached(
           "UPDATE trials SET state='leased', node_id=?, lease_id=?, epoch=?, lease_deadline=?, gpus=?, hardware=?, "
-          "attempt=attempt+1, started_at=? WHERE id=? AND state='queued'");
+          "attempt=attempt+1, started_at=?, log_attempt=CASE WHEN log_size = 0 OR (log_size <= log_base AND "
+          "log_attempt = attempt+1) THEN attempt+1 ELSE log_attempt END WHERE id=? AND state='queued' "
+          "RETURNING log_size, log_base, log_attempt, attempt");
       u.Bind(1, node).Bind(2, lease).Bind(3, epoch).Bind(4, deadline).Bind(5, gpus).Bind(6, hardware);
-      u.Bind(7, NowMs()).Bind(8, trial).Run();
-      if (db.Changes() == 0) return Status::Conflict("trial " + std::to_string(trial) + " is not queued");
-      StartAttemptLogLocked(db, trial);
+      u.Bind(7, NowMs()).Bind(8, trial);
+      if (!u.Step()) {
+        u.Reset();
+        return Status::Conflict("trial " + std::to_string(trial) + " is not queued");
+      }
+      const AttemptLog log{u.Int(0), u.Int(1), u.Int(2), u.Int(3)};
+      u.Run();  // to completion: the row is written once the statement is done
+      StartAttemptLogLocked(db, trial, log);
       return Status::Ok();
     });
   });
@@ -176,7 +187,8 @@ const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
 Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   auto& ins = db.Cached(
       "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
-      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at, kernels) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at, kernels, tests_not_stored)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string fingerprint = r.fingerprint.dump();
   ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, Name(r.verdict)).Bind(4, r.signature).Bind(5, r.evidence);
   ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
@@ -184,6 +196,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   ins.Bind(12, r.node_id).Bind(13, r.hardware).Bind(14, r.finished_at);
   if (r.kernels.is_null()) ins.BindNull(15);
   else ins.Bind(15, r.kernels.dump());
+  ins.Bind(16, TestsNotStored(r));
   ins.Run();
   InsertTestCasesLocked(db, r);
   auto& q = db.Cached(
@@ -193,6 +206,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   if (!q.Step()) return Status::NotFound("no trial " + std::to_string(r.trial_id));
   CellUpdate cell{q.Text(0), q.Text(1), q.Text(4), q.Text(2), r.verdict, r.signature, fingerprint,
                   r.trial_id, r.finished_at, KeyMetric(KeyMetricName(db, q.Int(3)), r.metrics), q.Int(5)};
+  NoteResultKeyLocked(q.Int(3), cell.config_key);
   q.Reset();
   return cell;
 }
@@ -280,19 +294,13 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, Verdict verdict, co
   });
 }
 
-void Store::StartAttemptLogLocked(sql::Db& db, int64_t trial) {
-  auto& s = db.Cached("SELECT log_size, log_base, log_attempt, attempt FROM trials WHERE id=?");
-  s.Bind(1, trial);
-  if (!s.Step()) return;
-  const int64_t size = s.Int(0), base = s.Int(1), labelled = s.Int(2), attempt = s.Int(3);
-  s.Reset();
-  auto& u = db.Cached("UPDATE trials SET log_size=?, log_base=?, log_attempt=? WHERE id=?");
+void Store::StartAttemptLogLocked(sql::Db& db, int64_t trial, const AttemptLog& log) {
+  const int64_t size = log.size, base = log.base, labelled = log.labelled, attempt = log.attempt;
   // Nothing logged yet: this attempt's log is the trial's whole log, with no label. The same attempt
   // granted again (a grant given back unseen) with nothing written since: it goes on from there.
-  if (size == 0 || (size <= base && labelled == attempt)) {
-    u.Bind(1, size).Bind(2, base).Bind(3, attempt).Bind(4, trial).Run();
-    return;
-  }
+  // LeaseTrial's statement already set log_attempt for these two.
+  if (size == 0 || (size <= base && labelled == attempt)) return;
+  auto& u = db.Cached("UPDATE trials SET log_size=?, log_base=?, log_attempt=? WHERE id=?");
   const std::string earlier = labelled > 0 && labelled < attempt ? "attempt " + std::to_string(labelled) + "'s"
                                                                  : "an earlier run's";
   const std::string mark = "\n[gauntlet] ===== attempt " + std::to_string(attempt) +
@@ -364,15 +372,58 @@ Status Store::ReadLog(int64_t trial, int64_t offset, int64_t max, std::string* o
   });
 }
 
+namespace {
+// The judged verdicts as an SQL list: only such a verdict is a finding about the config that reuse
+// may copy (core/verdict.h).
+const std::string& JudgedSqlList() {
+  static const std::string kList = [] {
+    std::string judged;
+    for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
+      judged += (judged.empty() ? "'" : ",'") + v + "'";
+    return judged;
+  }();
+  return kList;
+}
+}  // namespace
+
+void Store::NoteResultKeyLocked(int64_t suite_id, const std::string& config_key) {
+  MutexLock lock(result_keys_mu_);
+  auto it = result_keys_.find(suite_id);
+  if (it != result_keys_.end()) it->second.insert(std::hash<std::string>{}(config_key));
+  // A suite not loaded yet reads this row with the rest when it is.
+}
+
+bool Store::MayHaveResult(int64_t suite_id, const std::string& config_key) {
+  const size_t h = std::hash<std::string>{}(config_key);
+  {
+    MutexLock lock(result_keys_mu_);
+    auto it = result_keys_.find(suite_id);
+    if (it != result_keys_.end()) return it->second.count(h) > 0;
+  }
+  // The suite's first lookup: its keys through the writer, which sees staged rows too, while no
+  // write can file another (InsertResultLocked notes each key under write_mu_).
+  MutexLock writing(write_mu_);
+  std::unordered_set<size_t> keys;
+  try {
+    auto q = writer_->Prepare("SELECT DISTINCT t.config_key FROM trials t JOIN results r ON r.trial_id = t.id"
+                              " WHERE t.suite_id=? AND r.verdict IN (" + JudgedSqlList() + ")");
+    q.Bind(1, suite_id);
+    while (q.Step()) keys.insert(std::hash<std::string_view>{}(q.TextView(0)));
+  } catch (const sql::Error&) {
+    return true;  // not known: the lookup itself decides
+  }
+  MutexLock lock(result_keys_mu_);
+  auto& set = result_keys_.try_emplace(suite_id, std::move(keys)).first->second;
+  return set.count(h) > 0;
+}
+
 std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& config_key, const std::string& hardware,
                                           const std::optional<std::string>& fingerprint) {
+  if (!MayHaveResult(suite_id, config_key)) return std::nullopt;
   try {
     return Read([&](sql::Db& db) -> std::optional<ResultRow> {
-      // Only a judged verdict (core/verdict.h) is a finding about the config that reuse may copy.
       static const std::string kSql = [] {
-        std::string judged;
-        for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
-          judged += (judged.empty() ? "'" : ",'") + v + "'";
+        const std::string& judged = JudgedSqlList();
         return "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
                " r.metrics, r.stages, r.fingerprint, r.hardware, t.confirmed, t.flaky FROM trials t"
                " JOIN results r ON r.trial_id = t.id AND r.attempt = t.attempt"

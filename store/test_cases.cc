@@ -30,9 +30,11 @@ void Store::InsertTestCasesLocked(sql::Db& db, const ResultRow& r) {
     ins.Bind(8, Cut(c.signature, kMaxTestField)).Bind(9, Cut(c.evidence, kMaxTestField)).Bind(10, c.seconds);
     ins.Run();
   }
-  const int64_t not_stored = r.tests_not_stored + static_cast<int64_t>(r.tests.size() - n);
-  auto& u = db.Cached("UPDATE results SET tests_not_stored=? WHERE trial_id=? AND attempt=?");
-  u.Bind(1, not_stored).Bind(2, r.trial_id).Bind(3, r.attempt).Run();
+  // The count of those not stored went into the results row itself (InsertResultLocked).
+}
+
+int64_t TestsNotStored(const ResultRow& r) {
+  return r.tests_not_stored + static_cast<int64_t>(r.tests.size() - std::min(r.tests.size(), kMaxStoredTestCases));
 }
 
 Result<TrialTests> Store::GetTrialTests(int64_t id) {
