@@ -41,6 +41,21 @@ void Interner::Rehash(size_t n) {
   }
 }
 
+void Interner::Reserve(size_t n, size_t bytes) {
+  entries_.reserve(n);
+  bytes_.reserve(bytes);
+  size_t slots = 64;
+  while (slots < 2 * n) slots *= 2;
+  if (slots > slots_.size()) Rehash(slots);
+}
+
+void Fold::Reserve(size_t n) {
+  configs.reserve(n);
+  values.reserve(n * params.size());
+  keys.Reserve(n, n * 64);  // a key and a config are tens of bytes; more is room, not touched memory
+  texts.reserve(n * 64);
+}
+
 Fold::Fold(std::vector<std::string> suite_params) : params(std::move(suite_params)), param_values(params.size()) {
   strings.Id("");
   for (int v = 0; v < kVerdictCount; ++v) count_keys.Id(Name(static_cast<Verdict>(v)));

@@ -32,6 +32,8 @@ class Interner {
   // The text of `id` (< size()); valid until the next Id().
   std::string_view Text(uint32_t id) const { return {bytes_.data() + entries_[id].at, entries_[id].len}; }
   size_t size() const { return entries_.size(); }
+  // Room for `n` strings of `bytes` bytes in all, so reading them moves nothing.
+  void Reserve(size_t n, size_t bytes);
 
  private:
   struct Entry {
@@ -96,6 +98,8 @@ struct Fold {
   static uint32_t StateKey(TrialState s) { return kVerdictCount + static_cast<uint32_t>(s); }
   static constexpr uint32_t kEmptyKey = kVerdictCount + 4;
 
+  // Room for `n` configs (a sweep's trial count: each may be one), so a big fold is not copied as it grows.
+  void Reserve(size_t n);
   // The id of (config_key, hardware), added (reading its values from `config_text`) if new.
   // Throws nlohmann's parse_error for a config that is not JSON.
   uint32_t ConfigOf(std::string_view config_key, std::string_view hardware, std::string_view config_text);

@@ -36,7 +36,7 @@ for round in $(seq 1 "$rounds"); do
         t1=$(date +%s.%N)
         c1=$(cpu $pid)
         echo "{\"round\": $round, \"binary\": \"$which\", \"target\": \"${names[$i]}\", \"status\": ${res% *}," \
-             "\"bytes\": ${res#* }, \"wall_s\": $(echo "$t1 - $t0" | bc), \"cpu_s\": $(echo "$c1 - $c0" | bc)," \
+             "\"bytes\": ${res#* }, \"wall_s\": $(echo "$t1 $t0" | awk '{printf "%.3f", $1 - $2}'), \"cpu_s\": $(echo "$c1 $c0" | awk '{printf "%.2f", $1 - $2}')," \
              "\"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\"}"
       done
     done
