@@ -75,11 +75,14 @@ bool FlatObject(std::string_view s, ValueFn&& value) {
 
 bool FlatConfigViews(std::string_view s, const std::vector<std::string>& params, std::vector<std::string_view>* values) {
   values->assign(params.size(), std::string_view());
+  size_t next = 0;  // ConfigJson writes the keys sorted, as `params` come: try the next one first
   return FlatObject(s, [&](std::string_view key, size_t& i) {
     std::string_view value;
     if (!PlainString(s, i, &value)) return false;
-    for (size_t p = 0; p < params.size(); ++p)  // a later duplicate wins, as in the full parser
-      if (params[p] == key) (*values)[p] = value;
+    size_t p = next;
+    if (p >= params.size() || params[p] != key)
+      for (p = 0; p < params.size() && params[p] != key;) ++p;
+    if (p < params.size()) (*values)[p] = value, next = p + 1;  // a later duplicate wins, as in the full parser
     return true;
   });
 }

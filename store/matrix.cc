@@ -416,7 +416,7 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   Fold f(params);
   f.Reserve(static_cast<size_t>(std::clamp<int64_t>(expected, 0, int64_t{1} << 20)));
   store.ReadBounded(budget, [&](sql::Db& db) {
-    if (q.sweep || q.fingerprint) matrix::ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, budget, &f);
+    if (q.sweep || q.fingerprint) matrix::ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, expected, budget, &f);
     else matrix::ReadCells(db, q, shown, budget, &f);
   });
   const Ranks rank(def);

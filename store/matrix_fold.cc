@@ -17,27 +17,29 @@ using nlohmann::json;
 uint32_t Interner::Id(std::string_view s) {
   if (slots_.empty()) Rehash(64);
   const uint64_t h = std::hash<std::string_view>{}(s);
+  const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = slots_.size() - 1;
   size_t i = h & mask;
-  for (; slots_[i] != 0; i = (i + 1) & mask) {
-    const uint32_t id = slots_[i] - 1;
+  for (; slots_[i].id1 != 0; i = (i + 1) & mask) {
+    if (slots_[i].tag != tag) continue;
+    const uint32_t id = slots_[i].id1 - 1;
     if (entries_[id].hash == h && Text(id) == s) return id;
   }
   const auto id = static_cast<uint32_t>(entries_.size());
   entries_.push_back({h, bytes_.size(), static_cast<uint32_t>(s.size())});
   bytes_.append(s);
-  slots_[i] = id + 1;
+  slots_[i] = {id + 1, tag};
   if (entries_.size() * 2 > slots_.size()) Rehash(slots_.size() * 2);
   return id;
 }
 
 void Interner::Rehash(size_t n) {
-  slots_.assign(n, 0);
+  slots_.assign(n, Slot{});
   const size_t mask = n - 1;
   for (uint32_t id = 0; id < entries_.size(); ++id) {
     size_t i = entries_[id].hash & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = id + 1;
+    while (slots_[i].id1 != 0) i = (i + 1) & mask;
+    slots_[i] = {id + 1, static_cast<uint32_t>(entries_[id].hash >> 32)};
   }
 }
 
@@ -159,33 +161,51 @@ void TakeMetric(Fold& f, Config& c, sql::Stmt& s, int col) {
 
 }  // namespace
 
-void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, Fold* f) {
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t sweep_trials, QueryBudget& budget,
+                Fold* f) {
   std::string sql =
       "SELECT t.config, COALESCE(t.hardware, ''), COALESCE(t.verdict, ''), COALESCE(t.signature, ''), t.id,"
       " COALESCE(t.finished_at, 0), t.metric_name, t.metric_value, COALESCE(t.metric_unit, ''), t.state,"
       " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts,"
       // Filed by reuse: never started, linked to the trial whose verdict it took (a skip is pruning's).
       " t.state = 'done' AND t.started_at IS NULL AND t.evidence_trial IS NOT NULL"
-      " AND t.verdict NOT IN ('skipped', 'cancelled') FROM trials t"
-      " JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
-  if (q.sweep) sql += " AND t.sweep_id = ?";
+      " AND t.verdict NOT IN ('skipped', 'cancelled') FROM trials t";
+  // A sweep's trials are all of its suite (Store::CreateSweep and AddTrial give them its suite_id),
+  // so its matrix needs no join; their ids are consecutive, but for trials added later, so they
+  // are read as one range of the table rather than through the sweep's index (a seek into the
+  // table per trial), while the range is mostly the sweep's. Either way in id order, as before.
+  int64_t lo = 0, hi = -1;
+  if (q.sweep) {
+    // Apart, each is one seek of the index (together they would walk all of the sweep's entries).
+    auto& r = db.Cached("SELECT (SELECT MIN(id) FROM trials WHERE sweep_id = ?1), (SELECT MAX(id) FROM trials WHERE sweep_id = ?1)");
+    r.Bind(1, *q.sweep);
+    if (r.Step() && !r.IsNull(0)) lo = r.Int(0), hi = r.Int(1);
+    r.Reset();
+    if (hi < lo) return;  // no trials
+  }
+  const bool range = q.sweep && hi - lo < 2 * std::max<int64_t>(sweep_trials, 1);
+  if (range) sql += " WHERE t.id BETWEEN ? AND ? AND +t.sweep_id = ?";
+  else if (q.sweep) sql += " WHERE t.sweep_id = ?";
+  else sql += " JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
   if (q.fingerprint) sql += " AND t.fingerprint = ?";
   if (!q.sweep && suite_id) sql += " AND t.suite_id = ?";
   auto s = db.Prepare(sql);
   int i = 1;
-  s.Bind(i++, q.suite);
+  if (range) s.Bind(i++, lo).Bind(i++, hi);
   if (q.sweep) s.Bind(i++, *q.sweep);
+  else s.Bind(i++, q.suite);
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);
   if (!q.sweep && suite_id) s.Bind(i++, suite_id);
   while (s.Step()) {
     budget.Count();
     const TrialState state = detail::TrialStateColumn(s.TextView(9));
     Config& c = f->configs[f->ConfigOf(s.TextView(10), s.TextView(1), s.TextView(0))];
+    const std::string_view raw_text = s.TextView(2), fingerprint = s.TextView(11);
     const std::optional<Verdict> raw =
-        s.TextView(2).empty() ? std::nullopt : std::optional<Verdict>(detail::VerdictColumn(s.TextView(2)));
+        raw_text.empty() ? std::nullopt : std::optional<Verdict>(detail::VerdictColumn(raw_text));
     const std::optional<Verdict> verdict =
         state == TrialState::kDone && raw != Verdict::kCancelled ? raw : std::nullopt;
-    FoldVerdict(*f, c, verdict, s.TextView(3), s.Int(4), s.Int(5), s.TextView(11),
+    FoldVerdict(*f, c, verdict, s.TextView(3), s.Int(4), s.Int(5), fingerprint,
                 [&](Config& x) { TakeMetric(*f, x, s, 6); });
     if (s.Int(14) != 0) {  // a copy of an earlier verdict: shown, counted apart, judged by no fingerprint
       ++c.reused;
@@ -196,7 +216,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13)) f->AddCountsJson(c, s.TextView(13), true);
     c.flaky = c.flaky || s.Int(12) != 0;
-    if (verdict && Info(*verdict).judged) f->Judge(c, s.TextView(11), *verdict);
+    if (verdict && Info(*verdict).judged) f->Judge(c, fingerprint, *verdict);
   }
 }
 

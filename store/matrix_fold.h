@@ -40,10 +40,15 @@ class Interner {
     uint64_t hash, at;
     uint32_t len;
   };
+  // A slot holds id + 1 (0: free) and the hash's high half, so a probe past other strings reads
+  // no entry (with 200,000 keys, each entry read is a cache miss).
+  struct Slot {
+    uint32_t id1 = 0, tag = 0;
+  };
   void Rehash(size_t slots);
   std::string bytes_;
   std::vector<Entry> entries_;
-  std::vector<uint32_t> slots_;  // id + 1; 0 is free. A power of two, at most half full.
+  std::vector<Slot> slots_;  // a power of two, at most half full
 };
 
 // One config on one hardware class: the latest verdict it got (a skip never hides a real one),
@@ -117,9 +122,11 @@ struct Fold {
   std::vector<std::pair<std::string_view, int64_t>> ints_;  // one counts object, as read
 };
 
-// Folds the trials `q` names (a sweep's, or a fingerprint's of suite `suite_id` when non-zero)
-// into *f, counting each row against `budget` (which throws through it when it ends the query).
-void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget& budget, Fold* f);
+// Folds the trials `q` names (a sweep's, of `sweep_trials` trials as its row says, or a
+// fingerprint's of suite `suite_id` when non-zero) into *f in id order, counting each row against
+// `budget` (which throws through it when it ends the query).
+void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t sweep_trials, QueryBudget& budget,
+                Fold* f);
 // Folds the results index's cells of `q.suite` (of `version` when > 0) into *f, as ReadTrials.
 void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, Fold* f);
 
