@@ -58,9 +58,12 @@ void FillMixed(MixedStore* m) {
   std::mt19937 rng(7);
   const json p = MixedSuite(2)["parameters"];
   m->store->Write([&](store::sql::Db& db) {
-    db.Exec("INSERT INTO sweeps(suite_id, name, request, trial_count, created_at) VALUES(" + std::to_string(v2->id) +
-            ", 'mixed', '{}', 0, 1)");
-    m->sweep = db.LastInsertId();
+    // trial_count 0: the fold reads the sweep through its index (MatrixFold.ASweepReadAsARange...
+    // sets it). Another sweep's trials lie among this one's ids.
+    for (const char* name : {"mixed", "other"})
+      db.Exec("INSERT INTO sweeps(suite_id, name, request, trial_count, created_at) VALUES(" + std::to_string(v2->id) +
+              ", '" + name + "', '{}', 0, 1)");
+    m->sweep = db.LastInsertId() - 1;
     auto t = db.Prepare(
         "INSERT INTO trials(sweep_id, suite_id, config, config_key, target_index, state, verdict, signature, created_at,"
         " finished_at, started_at, evidence_trial, hardware, attempt, metric_name, metric_value, metric_unit,"
@@ -92,7 +95,7 @@ void FillMixed(MixedStore* m) {
                 const bool done = state > 1;
                 const bool reused = done && rng() % 9 == 0;
                 const int64_t at = (n * 7919) % 100003;  // distinct, not in id order
-                t.Bind(1, m->sweep).Bind(2, v2->id).Bind(3, config).Bind(4, key);
+                t.Bind(1, n % 23 == 0 ? m->sweep + 1 : m->sweep).Bind(2, v2->id).Bind(3, config).Bind(4, key);
                 t.Bind(5, done ? "done" : state == 0 ? "queued" : "running");
                 if (done) t.Bind(6, v).Bind(7, v == "passed" ? "" : v + ":sig" + std::to_string(rng() % 3));
                 else t.BindNull(6).BindNull(7);
@@ -167,6 +170,33 @@ TEST(MatrixFold, AMixedStoreGetsTheCellsTheOldRuleGave) {
   EXPECT_GT(flaky_whole, 0) << "no flaky cell listed all its configs: the flaky lists went untested";
   std::cout << compared << " answers, " << mixed << " mixed cells, " << flaky << " flaky (" << flaky_whole
             << " listing every flaky config)\n";
+}
+
+// A sweep whose row gives its size is read as one range of trial ids, the other sweep's trials
+// within it left out: the same answers as through the sweep's index.
+TEST(MatrixFold, ASweepReadAsARangeOfIdsGetsTheSameCells) {
+  MixedStore m;
+  FillMixed(&m);
+  ASSERT_TRUE(m.store);
+  m.store->Write([&](store::sql::Db& db) {
+    db.Exec("UPDATE sweeps SET trial_count = (SELECT COUNT(*) FROM trials WHERE sweep_id = sweeps.id)");
+  });
+  const int64_t others = m.store->Read([&](store::sql::Db& db) {
+    auto s = db.Prepare("SELECT COUNT(*) FROM trials WHERE sweep_id = ?");
+    s.Bind(1, m.sweep + 1);
+    s.Step();
+    return s.Int(0);
+  });
+  ASSERT_GT(others, 50) << "no other sweep's trials among this one's ids";
+  for (const std::string cols : {"hardware", "c"}) {
+    store::MatrixQuery q;
+    q.sweep = m.sweep;
+    q.rows = {"a", "b"};
+    q.cols = cols;
+    auto now = store::Matrix(*m.store, q), old = store::reference::ReferenceMatrix(*m.store, q);
+    ASSERT_TRUE(now.ok() && old.ok());
+    EXPECT_EQ(Normalized(*now).dump(1), Normalized(*old).dump(1));
+  }
 }
 
 // The bench's shape (each trial its own config, verdicts drawn over two classes): byte for byte,
