@@ -290,32 +290,6 @@ json CellJson(CellContext& x, const uint32_t* ids, size_t n) {
   return c;
 }
 
-// The hardware classes of the configs shown, sorted: what a matrix whose columns are a parameter
-// ran on, and what the Markdown export describes.
-json HardwareSeen(const Fold& f) {
-  std::set<std::string> seen;
-  for (uint32_t h = 0; h < f.hardware.size(); ++h)  // every class interned is some config's
-    seen.insert(f.hardware.Text(h).empty() ? "unassigned" : std::string(f.hardware.Text(h)));
-  return json(seen);
-}
-
-// The software fingerprints of the results shown, most configs first (then by text), at most
-// kMaxFingerprintsListed of them, each with how many config × hardware results it judged.
-constexpr size_t kMaxFingerprintsListed = 10;
-json FingerprintsSeen(const Fold& f) {
-  std::vector<int64_t> by_id(f.strings.size(), 0);
-  for (const Config& c : f.configs)
-    if (c.verdict >= 0) ++by_id[c.fingerprint];
-  std::vector<std::pair<int64_t, std::string>> order;
-  for (uint32_t id = 0; id < by_id.size(); ++id)
-    if (by_id[id] > 0) order.emplace_back(-by_id[id], std::string(f.strings.Text(id)));
-  std::sort(order.begin(), order.end());
-  json out = json::array();
-  for (size_t i = 0; i < order.size() && i < kMaxFingerprintsListed; ++i)
-    out.push_back({{"fingerprint", order[i].second}, {"results", -order[i].first}});
-  return out;
-}
-
 // What narrows a matrix, for an answer that says it is too big or too slow.
 std::string NarrowMatrix(const MatrixQuery& q) {
   return q.sweep ? "a sweep's matrix reads all its trials: give fingerprint=, or rows= and cols= with fewer values"
@@ -365,22 +339,55 @@ Cells GroupCells(const Fold& f, const std::vector<int>& row_at, ColFn&& col_of) 
   return out;
 }
 
-// What the matrix reads of a sweep: its suite and version, as GetSweep names them, and its size,
-// without the trial counts GetSweep adds (a GROUP BY over every trial of the sweep: a third of a
-// 200,000-trial matrix's time, outside the query's bounds).
-struct SweepHead {
-  std::string suite;
-  int suite_version = 0;
-  int64_t trial_count = 0;
+// The texts of a pivot's ids: each row parameter's values (by place in Fold::params), and the
+// column's (a parameter's values, or `hardware_cols` when the columns are hardware classes).
+struct Labels {
+  const std::vector<Axis>& axes;
+  const std::vector<int>& row_at;
+  const Interner* hardware_cols;
+  int col_at;
+  std::string_view RowText(const CellKey& k, size_t r) const { return axes[row_at[r]].Text(r == 0 ? k.r0 : k.r1); }
+  std::string_view ColText(uint32_t col) const {
+    return hardware_cols ? hardware_cols->Text(col) : axes[col_at].Text(col);
+  }
+  json RowJson(uint32_t r0, uint32_t r1) const {
+    json r = json::array({std::string(axes[row_at[0]].Text(r0))});
+    if (row_at.size() > 1) r.push_back(std::string(axes[row_at[1]].Text(r1)));
+    return r;
+  }
 };
-Result<SweepHead> GetSweepHead(Store& store, int64_t id) {
-  return store.Read([&](sql::Db& db) -> Result<SweepHead> {
-    auto& s = db.Cached(
-        "SELECT su.name, su.version, s.trial_count FROM sweeps s JOIN suites su ON su.id = s.suite_id WHERE s.id = ?");
-    s.Bind(1, id);
-    if (!s.Step()) return Status::NotFound("no sweep " + std::to_string(id));
-    return SweepHead{s.Text(0), static_cast<int>(s.Int(1)), s.Int(2)};
+
+// The cells in the order of their texts (row values, then column), as the answer has always listed
+// them; *row_keys and *col_keys the rows and columns present, in the suite's declared order (then
+// by text; hardware classes by text).
+std::vector<uint32_t> OrderKeys(const Cells& cells, const Labels& l, json* row_keys, json* col_keys) {
+  std::vector<uint32_t> order(cells.keys.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const CellKey &x = cells.keys[a], &y = cells.keys[b];
+    for (size_t r = 0; r < l.row_at.size(); ++r)
+      if (l.RowText(x, r) != l.RowText(y, r)) return l.RowText(x, r) < l.RowText(y, r);
+    return l.ColText(x.col) < l.ColText(y.col);
   });
+  std::vector<std::pair<uint32_t, uint32_t>> rows;
+  std::vector<uint32_t> cols;
+  for (auto& k : cells.keys) rows.emplace_back(k.r0, k.r1), cols.push_back(k.col);
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return l.axes[l.row_at[0]].Before(a.first, b.first);
+    return l.row_at.size() > 1 && a.second != b.second && l.axes[l.row_at[1]].Before(a.second, b.second);
+  });
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  std::sort(cols.begin(), cols.end(), [&](uint32_t a, uint32_t b) {
+    return l.hardware_cols ? l.ColText(a) < l.ColText(b) : l.axes[l.col_at].Before(a, b);
+  });
+  *row_keys = json::array();
+  *col_keys = json::array();
+  for (auto& [r0, r1] : rows) row_keys->push_back(l.RowJson(r0, r1));
+  for (uint32_t col : cols) col_keys->push_back(std::string(l.ColText(col)));
+  return order;
 }
 
 // The matrix, read and folded under `budget` (which throws through it when it ends the query).
@@ -389,7 +396,7 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   std::optional<int> version = q.suite_version;
   int64_t expected = 0;  // rows the fold will likely read (a sweep's trials), to size its arrays once
   if (q.sweep) {  // a sweep names its suite and version
-    auto sw = GetSweepHead(store, *q.sweep);
+    auto sw = matrix::GetSweepHead(store, *q.sweep);
     if (!sw.ok()) return sw.status();
     if (!q.suite.empty() && q.suite != sw->suite)
       return Status::Invalid("sweep " + std::to_string(*q.sweep) + " is of suite " + sw->suite, "suite");
@@ -438,41 +445,9 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
     return Status::Invalid("this matrix has " + std::to_string(cells.keys.size()) + " cells (at most " +
                                std::to_string(kMaxCells) + "): name rows and cols with fewer values",
                            "rows");
-  auto row_text = [&](const CellKey& k, size_t r) { return axes[row_at[r]].Text(r == 0 ? k.r0 : k.r1); };
-  auto col_text = [&](uint32_t col) { return by_hardware ? hardware_cols.Text(col) : axes[col_at].Text(col); };
-  // Cells in the order of their texts (row values, then column), as the answer has always listed them.
-  std::vector<uint32_t> order(cells.keys.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const CellKey &x = cells.keys[a], &y = cells.keys[b];
-    for (size_t r = 0; r < row_at.size(); ++r)
-      if (row_text(x, r) != row_text(y, r)) return row_text(x, r) < row_text(y, r);
-    return col_text(x.col) < col_text(y.col);
-  });
-  // Row keys and column keys in the suite's declared order (then by text).
-  std::vector<std::pair<uint32_t, uint32_t>> rows;
-  std::vector<uint32_t> cols;
-  for (auto& k : cells.keys) rows.emplace_back(k.r0, k.r1), cols.push_back(k.col);
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-    const Axis& first = axes[row_at[0]];
-    if (a.first != b.first) return first.Before(a.first, b.first);
-    return row_at.size() > 1 && a.second != b.second && axes[row_at[1]].Before(a.second, b.second);
-  });
-  std::sort(cols.begin(), cols.end());
-  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-  std::sort(cols.begin(), cols.end(), [&](uint32_t a, uint32_t b) {
-    return by_hardware ? col_text(a) < col_text(b) : axes[col_at].Before(a, b);
-  });
-  json row_keys = json::array(), col_keys = json::array();
-  auto row_json = [&](uint32_t r0, uint32_t r1) {
-    json r = json::array({std::string(axes[row_at[0]].Text(r0))});
-    if (row_at.size() > 1) r.push_back(std::string(axes[row_at[1]].Text(r1)));
-    return r;
-  };
-  for (auto& [r0, r1] : rows) row_keys.push_back(row_json(r0, r1));
-  for (uint32_t col : cols) col_keys.push_back(std::string(col_text(col)));
+  const Labels labels{axes, row_at, by_hardware ? &hardware_cols : nullptr, col_at};
+  json row_keys, col_keys;
+  const std::vector<uint32_t> order = OrderKeys(cells, labels, &row_keys, &col_keys);
   CellContext x{f, HiddenParams(def, q), {}, axes, {}, {}, std::vector<std::vector<uint32_t>>(params.size()), 0, {}};
   for (auto& p : x.hidden) x.hidden_at.push_back(IndexIn(params, p));
   json out_cells = json::array();
@@ -480,13 +455,13 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
     const size_t n = cells.begin[i + 1] - cells.begin[i];
     budget.Count(static_cast<int64_t>(n));
     json c = CellJson(x, cells.ids.data() + cells.begin[i], n);
-    c["row"] = row_json(cells.keys[i].r0, cells.keys[i].r1);
-    c["col"] = std::string(col_text(cells.keys[i].col));
+    c["row"] = labels.RowJson(cells.keys[i].r0, cells.keys[i].r1);
+    c["col"] = std::string(labels.ColText(cells.keys[i].col));
     out_cells.push_back(std::move(c));
   }
   return json{{"suite", q.suite},
-              {"hardware", HardwareSeen(f)},
-              {"fingerprints", FingerprintsSeen(f)},
+              {"hardware", matrix::HardwareSeen(f)},
+              {"fingerprints", matrix::FingerprintsSeen(f)},
               {"suite_version", shown > 0 ? json(shown) : json("all")},
               {"rows", q.rows},
               {"cols", q.cols},

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "core/json_text.h"
 #include "store/analytics.h"
@@ -238,6 +240,38 @@ void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budg
     c.flaky = c.flaky || s.Int(11) != 0;
     c.reused += s.Int(12);
   }
+}
+
+Result<SweepHead> GetSweepHead(Store& store, int64_t id) {
+  return store.Read([&](sql::Db& db) -> Result<SweepHead> {
+    auto& s = db.Cached(
+        "SELECT su.name, su.version, s.trial_count FROM sweeps s JOIN suites su ON su.id = s.suite_id WHERE s.id = ?");
+    s.Bind(1, id);
+    if (!s.Step()) return Status::NotFound("no sweep " + std::to_string(id));
+    return SweepHead{s.Text(0), static_cast<int>(s.Int(1)), s.Int(2)};
+  });
+}
+
+json HardwareSeen(const Fold& f) {
+  std::set<std::string> seen;
+  for (uint32_t h = 0; h < f.hardware.size(); ++h)  // every class interned is some config's
+    seen.insert(f.hardware.Text(h).empty() ? "unassigned" : std::string(f.hardware.Text(h)));
+  return json(seen);
+}
+
+constexpr size_t kMaxFingerprintsListed = 10;
+json FingerprintsSeen(const Fold& f) {
+  std::vector<int64_t> by_id(f.strings.size(), 0);
+  for (const Config& c : f.configs)
+    if (c.verdict >= 0) ++by_id[c.fingerprint];
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (uint32_t id = 0; id < by_id.size(); ++id)
+    if (by_id[id] > 0) order.emplace_back(-by_id[id], std::string(f.strings.Text(id)));
+  std::sort(order.begin(), order.end());
+  json out = json::array();
+  for (size_t i = 0; i < order.size() && i < kMaxFingerprintsListed; ++i)
+    out.push_back({{"fingerprint", order[i].second}, {"results", -order[i].first}});
+  return out;
 }
 
 }  // namespace gauntlet::store::matrix

@@ -4,6 +4,8 @@
 // of 200,000 trials is a few arrays, not 200,000 map nodes of strings and vectors to build, look up
 // and free (docs/BENCHMARKS.md "Issue 31: the matrix fold over interned ids").
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +16,7 @@
 #include "core/verdict.h"
 #include "store/query_budget.h"
 #include "store/sqlite.h"
+#include "store/store.h"
 
 namespace gauntlet::store {
 struct MatrixQuery;
@@ -129,5 +132,22 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t swe
                 Fold* f);
 // Folds the results index's cells of `q.suite` (of `version` when > 0) into *f, as ReadTrials.
 void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, Fold* f);
+
+// What the matrix reads of a sweep: its suite and version, as GetSweep names them, and its size,
+// without the trial counts GetSweep adds (a GROUP BY over every trial of the sweep: a third of a
+// 200,000-trial matrix's time, outside the query's bounds). Errors: NotFound; throws sql::Error.
+struct SweepHead {
+  std::string suite;
+  int suite_version = 0;
+  int64_t trial_count = 0;
+};
+Result<SweepHead> GetSweepHead(Store& store, int64_t id);
+
+// The hardware classes of f's configs, sorted ("unassigned" for none): what a matrix whose columns
+// are a parameter ran on, and what the Markdown export describes.
+nlohmann::json HardwareSeen(const Fold& f);
+// The software fingerprints of f's shown results, most configs first (then by text), at most 10,
+// each with how many config × hardware results it judged.
+nlohmann::json FingerprintsSeen(const Fold& f);
 
 }  // namespace gauntlet::store::matrix
