@@ -24,10 +24,25 @@ bool PlainString(std::string_view s, size_t& i, std::string_view* out) {
   return false;
 }
 
-}  // namespace
+// A plain integer at s[i]: at most 18 digits (no overflow), no fraction or exponent (those the full
+// parser reads as a float, which the callers skip).
+bool PlainInt(std::string_view s, size_t& i, int64_t* out) {
+  bool negative = false;
+  if (i < s.size() && s[i] == '-') negative = true, ++i;
+  const size_t start = i;
+  int64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+  const size_t digits = i - start;
+  if (digits == 0 || digits > 18 || (digits > 1 && s[start] == '0')) return false;
+  if (i < s.size() && (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) return false;
+  *out = negative ? -v : v;
+  return true;
+}
 
-bool FlatConfigValues(std::string_view s, const std::vector<std::string>& params, std::vector<std::string>* values) {
-  values->assign(params.size(), std::string());
+// Walks a flat object of plain-string keys, calling `value(key)` at each member's value (which
+// reads it, moving i past it, or returns false); false for anything but such an object.
+template <typename ValueFn>
+bool FlatObject(std::string_view s, ValueFn&& value) {
   size_t i = 0;
   SkipSpace(s, i);
   if (i >= s.size() || s[i++] != '{') return false;
@@ -36,15 +51,13 @@ bool FlatConfigValues(std::string_view s, const std::vector<std::string>& params
     ++i;
   } else {
     while (true) {
-      std::string_view key, value;
+      std::string_view key;
       SkipSpace(s, i);
       if (!PlainString(s, i, &key)) return false;
       SkipSpace(s, i);
       if (i >= s.size() || s[i++] != ':') return false;
       SkipSpace(s, i);
-      if (!PlainString(s, i, &value)) return false;
-      for (size_t p = 0; p < params.size(); ++p)  // a later duplicate wins, as in the full parser
-        if (params[p] == key) (*values)[p].assign(value);
+      if (!value(key, i)) return false;
       SkipSpace(s, i);
       if (i >= s.size()) return false;
       if (s[i] == '}') {
@@ -56,6 +69,41 @@ bool FlatConfigValues(std::string_view s, const std::vector<std::string>& params
   }
   SkipSpace(s, i);
   return i == s.size();
+}
+
+}  // namespace
+
+bool FlatConfigViews(std::string_view s, const std::vector<std::string>& params, std::vector<std::string_view>* values) {
+  values->assign(params.size(), std::string_view());
+  size_t next = 0;  // ConfigJson writes the keys sorted, as `params` come: try the next one first
+  return FlatObject(s, [&](std::string_view key, size_t& i) {
+    std::string_view value;
+    if (!PlainString(s, i, &value)) return false;
+    size_t p = next;
+    if (p >= params.size() || params[p] != key)
+      for (p = 0; p < params.size() && params[p] != key;) ++p;
+    if (p < params.size()) (*values)[p] = value, next = p + 1;  // a later duplicate wins, as in the full parser
+    return true;
+  });
+}
+
+bool FlatConfigValues(std::string_view s, const std::vector<std::string>& params, std::vector<std::string>* values) {
+  std::vector<std::string_view> views;
+  if (!FlatConfigViews(s, params, &views)) return false;
+  values->assign(views.begin(), views.end());
+  return true;
+}
+
+bool FlatIntObject(std::string_view s, std::vector<std::pair<std::string_view, int64_t>>* entries) {
+  entries->clear();
+  return FlatObject(s, [&](std::string_view key, size_t& i) {
+    int64_t v = 0;
+    if (!PlainInt(s, i, &v)) return false;
+    for (auto& [k, n] : *entries)
+      if (k == key) return false;  // a duplicate: the full parser's rule (the later wins) decides
+    entries->emplace_back(key, v);
+    return true;
+  });
 }
 
 }  // namespace gauntlet::store

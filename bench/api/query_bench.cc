@@ -3,7 +3,8 @@
 // parameter declares 50,000 values), compare and regressions
 // over it, and registering a suite whose parameter declares 100,000 values, then listing sweeps of
 // it. Prints one JSON object. Usage: query_bench [TRIALS] [VALUES] (GAUNTLET_BIN picks the binary,
-// so the same bench measures an older one).
+// so the same bench measures an older one). `query_bench --fill DIR [TRIALS]` only writes the two
+// sweeps' store to DIR/gauntlet.db and exits (bench/api/matrix_cpu.sh serves it with two binaries).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +17,14 @@ int main(int argc, char** argv) {
   using namespace gauntlet;
   using nlohmann::json;
   using Clock = std::chrono::steady_clock;
+  if (argc > 2 && std::string(argv[1]) == "--fill") {
+    const int64_t n = argc > 3 ? std::atoll(argv[3]) : 200000;
+    const std::string db = std::string(argv[2]) + "/gauntlet.db";
+    const int64_t bulk = test::FillSweep(db, test::GridSuite("bulk", {10, 10, 40, 50}), n);
+    const int64_t wide = test::FillSweep(db, test::GridSuite("wide", {2, 2, 50000}), n);
+    std::cout << json{{"db", db}, {"bulk_sweep", bulk}, {"wide_sweep", wide}}.dump() << "\n";
+    return 0;
+  }
   const int64_t trials = argc > 1 ? std::atoll(argv[1]) : 200000;
   const int values = argc > 2 ? std::atoi(argv[2]) : 100000;
   test::TempDir dir;
