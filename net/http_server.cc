@@ -25,15 +25,6 @@
 #include <thread>
 
 namespace gauntlet::net {
-// http/'s messages and routes, which this transport carries.
-using http::Deferred;
-using http::Lane;
-using http::Problem;
-using http::Request;
-using http::Response;
-using http::RouteMatch;
-using http::Router;
-using http::Stream;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace asio = boost::asio;

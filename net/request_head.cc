@@ -8,15 +8,6 @@
 #include <string>
 
 namespace gauntlet::net {
-// http/'s messages and routes, which this transport carries.
-using http::Deferred;
-using http::Lane;
-using http::Problem;
-using http::Request;
-using http::Response;
-using http::RouteMatch;
-using http::Router;
-using http::Stream;
 namespace bhttp = boost::beast::http;
 
 std::optional<Response> HostProblem(const BeastRequest& h) {

@@ -14,6 +14,17 @@
 
 namespace gauntlet::net {
 
+// http/'s messages and routes, which the server carries: named once here for the server's own
+// files (http_server.cc, request_head.cc), the only ones that include this header.
+using http::Deferred;
+using http::Lane;
+using http::Problem;
+using http::Request;
+using http::Response;
+using http::RouteMatch;
+using http::Router;
+using http::Stream;
+
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
 
 // The 400 for a head without exactly one Host (none in HTTP/1.1, or several), naming header.host;
