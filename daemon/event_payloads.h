@@ -86,5 +86,11 @@ std::string_view EventTypeName(EventKind kind);
 // The event's fields as the stream and its followers read them (without "type" and "id", which the
 // bus adds). The one place a published change becomes JSON. Pure.
 nlohmann::json EventData(const DaemonEvent& e);
+// trial.changed's JSON text after its "id": `,"node":3,...,"type":"trial.changed"...}`. "id" sorts
+// first of its keys, and the bus numbers events under its lock, so it writes `{"id":N` and then this.
+// The same bytes as SafeDump of EventData(e) with "type" and "id" added (event_bounds_test checks
+// every field's presence and absence, and strings that need escaping or are not UTF-8), written
+// without building the JSON object: two of these are published per lease cycle. Pure.
+std::string TrialChangedTextAfterId(const TrialChanged& e);
 
 }  // namespace gauntlet::daemon

@@ -89,7 +89,26 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
   data["type"] = type;
   data["id"] = id;
   const int64_t sweep = data.value("sweep", int64_t{0});
-  Event e{id, type, SafeDump(data)};  // data may hold a worker's evidence text
+  PublishLocked(Event{id, type, SafeDump(data)}, sweep);  // data may hold a worker's evidence text
+}
+
+void EventBus::Publish(const DaemonEvent& e) {
+  const auto* changed = std::get_if<TrialChanged>(&e);
+  if (!changed) {
+    Publish(std::string(EventTypeName(KindOf(e))), EventData(e));
+    return;
+  }
+  // The common event (two per lease cycle) is written as text outside the lock, without a JSON object.
+  std::string after_id = TrialChangedTextAfterId(*changed);
+  std::lock_guard lock(mu_);
+  const int64_t id = next_id_++;
+  std::string text = "{\"id\":" + std::to_string(id);
+  text += after_id;
+  PublishLocked(Event{id, std::string(EventTypeName(EventKind::kTrialChanged)), std::move(text)},
+                changed->sweep.value_or(0));
+}
+
+void EventBus::PublishLocked(Event e, int64_t sweep) {
   for (auto& s : subs_)
     if (s->sweep() == 0 || s->sweep() == sweep) s->Push(e);
   retained_bytes_ += e.data.size();
@@ -101,8 +120,6 @@ void EventBus::Publish(const std::string& type, nlohmann::json data) {
     retained_.pop_front();
   }
 }
-
-void EventBus::Publish(const DaemonEvent& e) { Publish(std::string(EventTypeName(KindOf(e))), EventData(e)); }
 
 size_t EventBus::retained_bytes() const {
   std::lock_guard lock(mu_);

@@ -71,6 +71,8 @@ class EventBus {
 
  private:
   class Sub;
+  // Queues `e` (of sweep `sweep`, 0: none) for every follower of it and retains it. Needs mu_.
+  void PublishLocked(Event e, int64_t sweep);
   mutable std::mutex mu_;
   int64_t next_id_ = 1;
   const size_t retain_bytes_, follower_bytes_;

@@ -39,6 +39,7 @@ Db::Db(const std::string& path, bool readonly) {
 }
 
 Db::~Db() {
+  by_literal_.clear();
   cache_.clear();  // finalize cached statements before the connection closes
   if (db_) sqlite3_close_v2(db_);
 }
@@ -46,6 +47,13 @@ Db::~Db() {
 Stmt& Db::Cached(const std::string& sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) it = cache_.emplace(sql, std::make_unique<Stmt>(Prepare(sql))).first;
+  it->second->Reset();
+  return *it->second;
+}
+
+Stmt& Db::CachedLiteral(const char* sql) {
+  auto it = by_literal_.find(sql);
+  if (it == by_literal_.end()) it = by_literal_.emplace(sql, &Cached(std::string(sql))).first;
   it->second->Reset();
   return *it->second;
 }

@@ -40,7 +40,9 @@ class Db {
   // Error on failure.
   explicit Db(const std::string& path, bool readonly = false);
   ~Db();
-  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)), by_literal_(std::move(o.by_literal_)) {
+    o.db_ = nullptr;
+  }
   Db& operator=(Db&&) = delete;
   Db(const Db&) = delete;
 
@@ -52,6 +54,13 @@ class Db {
   // running it). Returned reset with no bindings; valid until the Db dies. Not reentrant: finish
   // with one use before the next Cached() of the same SQL.
   Stmt& Cached(const std::string& sql);
+  // The same for SQL written as a string literal (nearly every call), found by the literal's address:
+  // no string is built and no SQL text hashed per use, which the lease cycle's dozen statements paid
+  // each time. A literal's address is fixed for the process, so it names its text.
+  template <size_t N>
+  Stmt& Cached(const char (&sql)[N]) {
+    return CachedLiteral(sql);
+  }
   // Resets every statement still in progress, ending its read snapshot (connection reuse, WAL checkpoints).
   void ResetAll();
   // The rowid of this connection's latest INSERT; the rows its latest INSERT/UPDATE/DELETE changed.
@@ -63,7 +72,9 @@ class Db {
 
  private:
   sqlite3* db_ = nullptr;
+  Stmt& CachedLiteral(const char* sql);
   std::unordered_map<std::string, std::unique_ptr<Stmt>> cache_;
+  std::unordered_map<const char*, Stmt*> by_literal_;  // into cache_, whose entries never move
 };
 
 // A prepared statement; finalizes on destruction; must not outlive its Db. Bind indexes start at 1,

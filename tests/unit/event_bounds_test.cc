@@ -4,6 +4,7 @@
 // cut off with a last event that says why.
 #include <gtest/gtest.h>
 
+#include "core/utf8.h"
 #include "daemon/events.h"
 
 namespace gauntlet {
@@ -63,6 +64,54 @@ TEST(EventBounds, AFollowerThatFallsBehindIsCutOffWithTheReason) {
   EXPECT_NE(why.value("reason", "").find(std::to_string(256 << 10) + " bytes"), std::string::npos) << last.data;
   slow->Close();
   quick->Close();
+}
+
+// trial.changed is written as text without a JSON object (two per lease cycle): it must say what
+// EventData says, byte for byte, for every combination of its optional fields and for strings that
+// need escaping or are not UTF-8.
+TEST(EventText, TrialChangedTextIsWhatItsJsonDumps) {
+  const std::vector<std::optional<std::string>> strings = {
+      std::nullopt, "", "crashed:signal:SIGSEGV", "quote \" and \\ back", "tab\tnew\nline\x01\x7f",
+      "caf\xc3\xa9 \xe2\x9c\x93", "bad \xff\xfe utf-8 \xc3", std::string("nul\0inside", 10)};
+  const std::vector<std::optional<TrialState>> states = {std::nullopt, TrialState::kQueued, TrialState::kDone};
+  const std::vector<std::optional<Verdict>> verdicts = {std::nullopt, Verdict::kPassed, Verdict::kOom};
+  int checked = 0;
+  for (int mask = 0; mask < 8; ++mask)
+    for (const auto& state : states)
+      for (const auto& verdict : verdicts)
+        for (const auto& text : strings) {
+          daemon::TrialChanged e;
+          e.trial = 42 + mask;
+          if (mask & 1) e.sweep = 7;
+          if (mask & 2) e.node = -3;
+          e.says_verdict = mask & 4;
+          e.state = state;
+          e.verdict = verdict;
+          e.signature = text;
+          if (text) e.reason = *text + "!";
+          json want = daemon::EventData(e);
+          want["type"] = "trial.changed";
+          want["id"] = 123456789012;
+          EXPECT_EQ("{\"id\":123456789012" + daemon::TrialChangedTextAfterId(e), SafeDump(want));
+          ++checked;
+        }
+  EXPECT_EQ(checked, 8 * 3 * 3 * 8);
+  // And through the bus: the text it retains is the event's, numbered, and a sweep's follower gets it.
+  daemon::EventBus bus;
+  auto follower = bus.Subscribe(0, 7);
+  daemon::TrialChanged e;
+  e.trial = 5;
+  e.sweep = 7;
+  e.state = TrialState::kRunning;
+  bus.Publish(daemon::DaemonEvent(e));
+  std::vector<daemon::Event> got;
+  follower->Next([&](std::optional<std::vector<daemon::Event>> b) { got = b.value_or(std::vector<daemon::Event>{}); });
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].type, "trial.changed");
+  EXPECT_EQ(got[0].id, bus.last_id());
+  EXPECT_EQ(json::parse(got[0].data), json({{"id", got[0].id}, {"state", "running"}, {"sweep", 7}, {"trial", 5},
+                                            {"type", "trial.changed"}}));
+  follower->Close();
 }
 
 }  // namespace

@@ -262,6 +262,40 @@ TEST(Store, ResultsReportedOutOfOrderShowTheLaterFinishInEveryView) {
   }
 }
 
+// An attempt's test cases are what its latest report said: a second report of the same attempt
+// replaces them (fewer, or none), and another attempt's stay apart.
+TEST(Store, AReportOfTheSameAttemptAgainReplacesItsTestCases) {
+  auto s = std::move(*store::Store::Open(":memory:"));
+  auto suite = s->PutSuite("s", SuiteDef(), "");
+  const std::string config = json{{"a", "x"}}.dump();
+  std::vector<store::NewTrial> trials = {{config, "a=x", 0, 0}};
+  int64_t trial = 0;
+  ASSERT_TRUE(s->CreateSweep(suite->id, "n", json::object(), 0, 3, trials, &trial).ok());
+  auto report = [&](int attempt, std::vector<std::string> names) {
+    store::ResultRow r;
+    r.trial_id = trial;
+    r.attempt = attempt;
+    r.verdict = Verdict::kPassed;
+    for (auto& n : names) r.tests.push_back(store::TestCaseRow{"kernels", n, "passed"});
+    ASSERT_TRUE(s->RecordAttempt(r).ok());
+  };
+  auto names = [&]() {
+    auto t = s->GetTrialTests(trial);
+    EXPECT_TRUE(t.ok());
+    std::vector<std::string> out;
+    for (auto& c : t->cases) out.push_back(std::to_string(t->attempt) + ":" + c.name);
+    return out;
+  };
+  report(1, {"a", "b", "c"});
+  EXPECT_EQ(names(), (std::vector<std::string>{"1:a", "1:b", "1:c"}));
+  report(1, {"d"});
+  EXPECT_EQ(names(), (std::vector<std::string>{"1:d"})) << "the same attempt's earlier cases are gone";
+  report(2, {"e", "f"});
+  EXPECT_EQ(names(), (std::vector<std::string>{"2:e", "2:f"}));
+  report(2, {});
+  EXPECT_EQ(names(), (std::vector<std::string>{"1:d"})) << "attempt 2 now reports none; attempt 1's are kept";
+}
+
 TEST(Store, LogAppendsAreIdempotentAndTheCapKeepsHeadAndTail) {
   auto s = std::move(*store::Store::Open(":memory:"));
   auto suite = s->PutSuite("s", SuiteDef(), "");
