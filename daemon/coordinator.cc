@@ -147,6 +147,13 @@ Result<const Suite*> Coordinator::SuiteById(int64_t id) {
   return s->get();
 }
 
+Result<const Suite*> Coordinator::LatestSuite(const std::string& name) {
+  auto row = store_.GetSuite(name);
+  if (!row.ok()) return row.status();
+  MutexLock lock(mu_);
+  return SuiteById(row->id);
+}
+
 Result<std::shared_ptr<const Suite>> Coordinator::SuiteShared(int64_t id) {
   auto it = suites_.find(id);
   if (it != suites_.end()) return it->second;

@@ -183,6 +183,9 @@ class Coordinator {
   // Parsed and cached; never changed or dropped once cached (grants share it).
   Result<std::shared_ptr<const Suite>> SuiteShared(int64_t id) REQUIRES(mu_);
   Result<const Suite*> SuiteById(int64_t id) REQUIRES(mu_);  // SuiteShared's suite
+  // The newest stored version of suite `name`, parsed and cached as SuiteById's (which it stays
+  // valid with); the store's NotFound if there is none. Takes mu_ for the cache: call without it.
+  Result<const Suite*> LatestSuite(const std::string& name) EXCLUDES(mu_);
   // The trials of `configs`, each once per target and repeat, ids consecutive from first_id in that
   // order (the grid order a sweep's ids follow).
   std::vector<QueuedTrial> MakeQueued(const Suite& suite, const SweepRequest& req, int64_t first_id,

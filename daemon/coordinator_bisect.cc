@@ -27,15 +27,9 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   const std::string& param = body.parameter;
   const std::string& good = body.good;
   const std::string& bad = body.bad;
-  auto row = store_.GetSuite(body.suite);
-  if (!row.ok()) return row.status();
-  const Suite* suite;
-  {
-    MutexLock lock(mu_);
-    auto s = SuiteById(row->id);
-    if (!s.ok()) return s.status();
-    suite = *s;
-  }
+  auto found = LatestSuite(body.suite);
+  if (!found.ok()) return found.status();
+  const Suite* suite = *found;
   const ParamSpec* p = suite->Param(param);
   if (!p) return Status::Invalid("'" + param + "' is not a parameter of " + suite->name, "parameter");
   auto search = StartBisection(*p, IsOrdered(*suite, param), good, bad);

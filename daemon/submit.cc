@@ -45,15 +45,9 @@ struct Coordinator::Expansion {
 Result<SubmitResult> Coordinator::Submit(const SweepSubmission& submission, const store::SweepOrigin& origin) {
   const SweepRequest* req = &submission.request;
   const json& body = submission.record;
-  auto row = store_.GetSuite(req->suite);
-  if (!row.ok()) return row.status();
-  const Suite* suite;
-  {
-    MutexLock lock(mu_);
-    auto s = SuiteById(row->id);
-    if (!s.ok()) return s.status();
-    suite = *s;
-  }
+  auto found = LatestSuite(req->suite);
+  if (!found.ok()) return found.status();
+  const Suite* suite = *found;
   // Counted without building a config (when nothing is included): a million trials are a
   // million configs' maps and JSON texts, which the answer need not wait for.
   auto count = SweepTrialCount(*suite, *req);

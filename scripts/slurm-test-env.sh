@@ -89,12 +89,30 @@ fail() {
   exit 4
 }
 
-# Free TCP ports for slurmctld and slurmd (bound to port 0, then released: Slurm needs numbers).
+# Free TCP ports for slurmctld and slurmd (Slurm needs numbers, not port 0). They are drawn outside
+# the kernel's ephemeral range (ip_local_port_range), which is where every bind to port 0 and every
+# outgoing connection gets its port: a test binding port 0 beside this one (the rule for all of ours)
+# can never be handed a port picked here between the pick and slurmd's bind. Each is checked free by
+# binding it on every address, as Slurm's daemons do.
 read -r ctld_port slurmd_port < <(python3 - <<'EOF'
-import socket
-socks = [socket.socket() for _ in range(2)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])
+import random, socket
+lo, hi = map(int, open('/proc/sys/net/ipv4/ip_local_port_range').read().split())
+ranges = [r for r in (range(10000, lo), range(hi + 1, 65536)) if len(r) > 0]
+picked, tries = [], 0
+while len(picked) < 2 and tries < 1000:
+    tries += 1
+    p = random.choice(random.choice(ranges))
+    if p in picked:
+        continue
+    s = socket.socket()
+    try:
+        s.bind(("", p))
+        picked.append(p)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(*picked)
 EOF
 )
 [[ -n "${slurmd_port:-}" ]] || fail "could not pick free ports"

@@ -193,7 +193,10 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t swe
   if (!q.sweep && suite_id) sql += " AND t.suite_id = ?";
   auto s = db.Prepare(sql);
   int i = 1;
-  if (range) s.Bind(i++, lo).Bind(i++, hi);
+  if (range) {
+    s.Bind(i, lo).Bind(i + 1, hi);
+    i += 2;
+  }
   if (q.sweep) s.Bind(i++, *q.sweep);
   else s.Bind(i++, q.suite);
   if (q.fingerprint) s.Bind(i++, *q.fingerprint);

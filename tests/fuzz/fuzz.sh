@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fuzz ctests (tests/fuzz/CMakeLists.txt; docs/DECISIONS.md "Fuzzing").
 #   fuzz.sh build SRC DIR                  configure DIR as the clang fuzz build (once), build the harnesses
-#   fuzz.sh run SRC DIR NAME SECONDS       replay tests/fuzz/corpus/NAME, then fuzz NAME for SECONDS
+#   fuzz.sh run SRC DIR NAME SECONDS [FACTOR]
+#                                          replay tests/fuzz/corpus/NAME, then fuzz NAME for SECONDS
+#                                          (or $GAUNTLET_FUZZ_SECONDS) times FACTOR (default 1)
 # Exits 77 (ctest: skipped) when clang or libFuzzer is missing, saying so.
 set -euo pipefail
 mode=$1 src=$2 dir=$3
@@ -34,7 +36,7 @@ case "$mode" in
     time cmake --build "$dir" --target fuzz_all -j "${GAUNTLET_FUZZ_JOBS:-2}"
     ;;
   run)
-    name=$4 seconds=$5
+    name=$4 seconds=$5 factor=${6:-1}
     bin="$dir/bin/fuzz_$name"
     [[ -x "$bin" ]] || { echo "fuzz_$name was not built: see the fuzz_build test"; exit 1; }
     seeds="$src/tests/fuzz/corpus/$name"
@@ -44,7 +46,7 @@ case "$mode" in
     mkdir -p "$work" "$art"
     dict=()
     [[ -f "$src/tests/fuzz/$name.dict" ]] && dict=(-dict="$src/tests/fuzz/$name.dict")
-    seconds=${GAUNTLET_FUZZ_SECONDS:-$seconds}
+    seconds=$(( ${GAUNTLET_FUZZ_SECONDS:-$seconds} * factor ))
     echo "fuzz_$name: $(ls "$seeds" | wc -l) seeds, ${seconds}s"
     log="$dir/logs/$name.log"
     mkdir -p "$dir/logs"
@@ -76,5 +78,5 @@ case "$mode" in
     fi
     exit "$rc"
     ;;
-  *) echo "usage: fuzz.sh build SRC DIR | run SRC DIR NAME SECONDS" >&2; exit 2 ;;
+  *) echo "usage: fuzz.sh build SRC DIR | run SRC DIR NAME SECONDS [FACTOR]" >&2; exit 2 ;;
 esac
