@@ -28,15 +28,21 @@ export async function closePages() {
   await Promise.all([...opened].map((p) => p.close().catch(() => {})));
 }
 
+// The waits below guard against a page that never gets there; they time nothing. A cold make test
+// on two loaded cores (the fuzz build beside three tests) took a full-page screenshot past
+// Playwright's default 30 s once, so they are generous.
+const READY_MS = 60000;
+const SHOT_MS = 120000;
+
 /** Navigates to a hash route and waits until the app marks that page's first render complete. */
 export async function open(page, base, hash, ready) {
   await page.goto(`${base}/${hash}`);
-  await page.waitForSelector(`html[data-ready="${ready}"]`, {timeout: 15000});
+  await page.waitForSelector(`html[data-ready="${ready}"]`, {timeout: READY_MS});
 }
 
 export async function shot(page, name) {
   fs.mkdirSync(SHOTS, {recursive: true});
   const file = path.join(SHOTS, `${name}.png`);
-  await page.screenshot({path: file, fullPage: true});
+  await page.screenshot({path: file, fullPage: true, timeout: SHOT_MS});
   return file;
 }
