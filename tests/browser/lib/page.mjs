@@ -43,6 +43,10 @@ export async function open(page, base, hash, ready) {
 export async function shot(page, name) {
   fs.mkdirSync(SHOTS, {recursive: true});
   const file = path.join(SHOTS, `${name}.png`);
+  // A page behind another one of its context (a test that opened a second page to follow a shared
+  // link) gets no frames from headless Chromium, and its screenshot waits for one that never comes:
+  // the page shot is brought to the front first.
+  await page.bringToFront();
   await page.screenshot({path: file, fullPage: true, timeout: SHOT_MS});
   return file;
 }
