@@ -31,7 +31,7 @@ size_t Utf8SeqLen(std::string_view s, size_t i) {
 }
 
 // Cut to at most max_len bytes without splitting a UTF-8 sequence.
-void CutUtf8(std::string& s, size_t max_len) {
+void TruncateUtf8InPlace(std::string& s, size_t max_len) {
   if (s.size() <= max_len) return;
   size_t cut = max_len;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
@@ -161,7 +161,7 @@ std::string NormalizeMessage(std::string_view s, size_t max_len) {
   while (lead < out.size() && out[lead] == ' ') ++lead;
   out.erase(0, lead);
   if (out.size() > max_len) {
-    CutUtf8(out, max_len);
+    TruncateUtf8InPlace(out, max_len);
     // End on a word boundary when one is near, so keys read well ("... use float16", not "... use flo").
     size_t space = out.rfind(' ');
     if (space != std::string::npos && space + 24 > out.size()) out.resize(space);
@@ -204,7 +204,7 @@ std::string TrimEvidence(std::string_view line, size_t max_len) {
   std::string_view t = TrimSpace(out);
   std::string trimmed(t);
   if (trimmed.size() > max_len) {
-    CutUtf8(trimmed, max_len - 3);
+    TruncateUtf8InPlace(trimmed, max_len - 3);
     trimmed += "...";
   }
   return SanitizeUtf8(trimmed);

@@ -8,13 +8,13 @@
 namespace gauntlet::classifier {
 namespace {
 
-bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool IsAsciiDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
 // Reads an unsigned decimal at s[i...]; -1 when there is none or it is absurdly long.
 int ReadInt(std::string_view s, size_t& i) {
   const size_t start = i;
   int v = 0;
-  while (i < s.size() && IsDigit(s[i]) && i - start < 7) v = v * 10 + (s[i++] - '0');
+  while (i < s.size() && IsAsciiDigit(s[i]) && i - start < 7) v = v * 10 + (s[i++] - '0');
   return i == start ? -1 : v;
 }
 

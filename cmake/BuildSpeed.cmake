@@ -9,8 +9,13 @@
 # set_source_files_properties(f PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON) in its folder's
 # CMakeLists.txt. GAUNTLET_UNITY_BUILD=OFF builds one object per source (what to use to check that
 # each .cc includes what it uses: a batch can hide a missing #include).
+# GAUNTLET_UNITY_BATCH 0 (the default) makes each target one batch: a fresh clone's build compiles
+# json's, fmt's and gtest's templates once per target instead of once per 8 sources (daemon/'s 20
+# sources: 50 CPU-s in three batches of 8, 37 in one; docs/BENCHMARKS.md). The price is an edit's
+# rebuild, which recompiles the whole target; a session of many edits to one layer can configure
+# -DGAUNTLET_UNITY_BATCH=8.
 option(GAUNTLET_UNITY_BUILD "Compile each target's sources in batches (faster cold builds)" ON)
-set(GAUNTLET_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
+set(GAUNTLET_UNITY_BATCH 0 CACHE STRING "Sources per unity batch (0: one batch per target)")
 if(GAUNTLET_UNITY_BUILD)
   set(CMAKE_UNITY_BUILD ON)
   set(CMAKE_UNITY_BUILD_BATCH_SIZE ${GAUNTLET_UNITY_BATCH})

@@ -11,7 +11,7 @@ Status Range(const json& v, int64_t lo, int64_t hi, const std::string& field, co
   return Status::Ok();
 }
 
-int64_t Field(const json& j, const char* key) {
+int64_t LimitField(const json& j, const char* key) {
   if (!j.is_object() || !j.contains("limits") || !j["limits"].is_object()) return 0;
   const json& l = j["limits"];
   return l.contains(key) && l[key].is_number_integer() ? l[key].get<int64_t>() : 0;
@@ -34,10 +34,10 @@ Status ValidateStageLimits(const json& limits, const std::string& field) {
 
 StageLimits LimitsOf(const json& suite, const json& stage) {
   StageLimits l;
-  l.memory_mb = Field(stage, "memory_mb");
-  if (l.memory_mb == 0) l.memory_mb = Field(suite, "memory_mb");
-  l.pids = Field(stage, "pids");
-  if (l.pids == 0) l.pids = Field(suite, "pids");
+  l.memory_mb = LimitField(stage, "memory_mb");
+  if (l.memory_mb == 0) l.memory_mb = LimitField(suite, "memory_mb");
+  l.pids = LimitField(stage, "pids");
+  if (l.pids == 0) l.pids = LimitField(suite, "pids");
   return l;
 }
 

@@ -21,9 +21,6 @@
 
 namespace gauntlet::store {
 using nlohmann::json;
-using matrix::Config;
-using matrix::Fold;
-using matrix::Interner;
 
 namespace {
 
@@ -72,10 +69,10 @@ class Ranks {
   std::unordered_map<std::string, std::unordered_map<std::string, int>> by_param_;
 };
 
-// One parameter's values seen (ids of its Fold::param_values) in the order a matrix shows them: by
+// One parameter's values seen (ids of its matrix::Fold::param_values) in the order a matrix shows them: by
 // declared position, then by text.
 struct Axis {
-  const Interner* values = nullptr;
+  const matrix::Interner* values = nullptr;
   std::vector<int> rank;           // by value id
   std::vector<uint32_t> place;     // by value id: its position in that order
   std::vector<uint32_t> at_place;  // the value id at each position
@@ -85,7 +82,7 @@ struct Axis {
   }
 };
 
-Axis AxisOf(const Interner& values, const Ranks& rank, const std::string& param) {
+Axis AxisOf(const matrix::Interner& values, const Ranks& rank, const std::string& param) {
   Axis a;
   a.values = &values;
   const auto n = static_cast<uint32_t>(values.size());
@@ -113,7 +110,7 @@ std::vector<std::string> HiddenParams(const json& def, const MatrixQuery& q) {
   return out;
 }
 
-json MetricJson(const Fold& f, const Config& c) {
+json MetricJson(const matrix::Fold& f, const matrix::Config& c) {
   if (!c.metric_set) return json();
   return {{"name", std::string(f.strings.Text(c.metric_name))}, {"value", c.metric_value},
           {"unit", std::string(f.strings.Text(c.metric_unit))}};
@@ -121,18 +118,18 @@ json MetricJson(const Fold& f, const Config& c) {
 
 // What every cell of one matrix reads besides its own configs, and the scratch CellJson reuses.
 struct CellContext {
-  const Fold& f;
+  const matrix::Fold& f;
   std::vector<std::string> hidden;
-  std::vector<int> hidden_at;           // each hidden parameter's place in Fold::params
-  const std::vector<Axis>& axes;        // by Fold::params
+  std::vector<int> hidden_at;           // each hidden parameter's place in matrix::Fold::params
+  const std::vector<Axis>& axes;        // by matrix::Fold::params
   std::vector<int64_t> sums;            // by count key
   std::vector<uint32_t> touched;        // the count keys summed so far
-  std::vector<std::vector<uint32_t>> marks;  // by Fold::params, by value id: the last pass that saw it
+  std::vector<std::vector<uint32_t>> marks;  // by matrix::Fold::params, by value id: the last pass that saw it
   uint32_t pass = 0;
   std::array<std::vector<uint32_t>, kVerdictCount> by;  // effective verdict -> configs
 
   // Adds config c's counts to the sums.
-  void AddCounts(const Config& c) {
+  void AddCounts(const matrix::Config& c) {
     for (uint32_t e = c.counts; e != matrix::kNoEntry; e = f.counts[e].next) {
       const auto& entry = f.counts[e];
       if (entry.key >= sums.size()) sums.resize(f.count_keys.size(), 0);
@@ -149,8 +146,8 @@ struct CellContext {
   }
 };
 
-// Config c's own counts as JSON.
-json CountsJson(const Fold& f, const Config& c) {
+// matrix::Config c's own counts as JSON.
+json CountsJson(const matrix::Fold& f, const matrix::Config& c) {
   json j = json::object();
   for (uint32_t e = c.counts; e != matrix::kNoEntry; e = f.counts[e].next)
     j[std::string(f.count_keys.Text(f.counts[e].key))] = f.counts[e].n;
@@ -160,7 +157,7 @@ json CountsJson(const Fold& f, const Config& c) {
 // One breakdown row: how many of `list`'s configs, which values of each hidden parameter (the
 // first kMaxBreakdownValues in the axis's order, the rest counted) and signatures go with `v`.
 json BreakdownRow(CellContext& x, Verdict v, const std::vector<uint32_t>& list) {
-  const Fold& f = x.f;
+  const matrix::Fold& f = x.f;
   const size_t np = f.params.size();
   json values = json::object(), more = json::object();
   std::vector<uint32_t> places;
@@ -204,15 +201,15 @@ json BreakdownRow(CellContext& x, Verdict v, const std::vector<uint32_t>& list) 
 // A cell from its configs `ids` (n of them): state, verdict, counts, metric range and, when they
 // disagree, which values of the parameters the pivot hides go with each verdict.
 json CellJson(CellContext& x, const uint32_t* ids, size_t n) {
-  const Fold& f = x.f;
-  const Config *metric_min = nullptr, *metric_max = nullptr;
+  const matrix::Fold& f = x.f;
+  const matrix::Config *metric_min = nullptr, *metric_max = nullptr;
   for (auto& list : x.by) list.clear();
   int64_t at = -1, trial = 0, passed = 0, pending = 0, reused = 0;
   uint32_t latest_signature = 0;
   json flaky = json::array();
   size_t flaky_count = 0;
   for (size_t i = 0; i < n; ++i) {
-    const Config& c = f.configs[ids[i]];
+    const matrix::Config& c = f.configs[ids[i]];
     x.AddCounts(c);
     reused += c.reused;
     if (c.verdict < 0) {
@@ -318,7 +315,7 @@ struct Cells {
 
 // Groups f's configs by (row values, column): `col_of(config)` is the column id.
 template <typename ColFn>
-Cells GroupCells(const Fold& f, const std::vector<int>& row_at, ColFn&& col_of) {
+Cells GroupCells(const matrix::Fold& f, const std::vector<int>& row_at, ColFn&& col_of) {
   Cells out;
   const size_t np = f.params.size(), nc = f.configs.size();
   std::unordered_map<CellKey, uint32_t, CellKeyHash> index;
@@ -339,12 +336,12 @@ Cells GroupCells(const Fold& f, const std::vector<int>& row_at, ColFn&& col_of) 
   return out;
 }
 
-// The texts of a pivot's ids: each row parameter's values (by place in Fold::params), and the
+// The texts of a pivot's ids: each row parameter's values (by place in matrix::Fold::params), and the
 // column's (a parameter's values, or `hardware_cols` when the columns are hardware classes).
 struct Labels {
   const std::vector<Axis>& axes;
   const std::vector<int>& row_at;
-  const Interner* hardware_cols;
+  const matrix::Interner* hardware_cols;
   int col_at;
   std::string_view RowText(const CellKey& k, size_t r) const { return axes[row_at[r]].Text(r == 0 ? k.r0 : k.r1); }
   std::string_view ColText(uint32_t col) const {
@@ -420,7 +417,7 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   const int shown = version ? *version : suite->version;
   ParamIndex params;
   for (auto& [p, spec] : def["parameters"].items()) params.push_back(p);
-  Fold f(params);
+  matrix::Fold f(params);
   f.Reserve(static_cast<size_t>(std::clamp<int64_t>(expected, 0, int64_t{1} << 20)));
   store.ReadBounded(budget, [&](sql::Db& db) {
     if (q.sweep || q.fingerprint) matrix::ReadTrials(db, q, shown > 0 && !q.sweep ? suite->id : 0, expected, budget, &f);
@@ -434,11 +431,11 @@ Result<json> MatrixWithin(Store& store, const MatrixQuery& query, QueryBudget& b
   for (auto& p : q.rows) row_at.push_back(IndexIn(params, p));
   const bool by_hardware = q.cols == "hardware";
   const int col_at = by_hardware ? -1 : IndexIn(params, q.cols);
-  Interner hardware_cols;  // the hardware columns: a class, "unassigned" for none
+  matrix::Interner hardware_cols;  // the hardware columns: a class, "unassigned" for none
   std::vector<uint32_t> hardware_col;
   for (uint32_t h = 0; h < f.hardware.size(); ++h)
     hardware_col.push_back(hardware_cols.Id(f.hardware.Text(h).empty() ? std::string_view("unassigned") : f.hardware.Text(h)));
-  const Cells cells = GroupCells(f, row_at, [&](const Config& c, const uint32_t* v) {
+  const Cells cells = GroupCells(f, row_at, [&](const matrix::Config& c, const uint32_t* v) {
     return by_hardware ? hardware_col[c.hardware] : v[col_at];
   });
   if (cells.keys.size() > kMaxCells)

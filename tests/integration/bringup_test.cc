@@ -20,7 +20,7 @@ using nlohmann::json;
 const char* kRtx = "NVIDIA RTX PRO 6000 Blackwell Server Edition · sm_120 · x1";
 const char* kB200 = "NVIDIA B200 · sm_100 · x1";
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/bringup"; }
+std::string BringupSuites() { return SourceDir() + "/tests/fixtures/bringup"; }
 
 json OneGpu(const std::string& name, const std::string& cc) {
   return {{"gpus", {{{"index", 0}, {"name", name}, {"uuid", "GPU-" + cc}, {"compute_capability", cc},
@@ -28,7 +28,7 @@ json OneGpu(const std::string& name, const std::string& cc) {
 }
 
 // Every trial of a sweep, in full (the list omits results).
-std::map<int64_t, json> Trials(Daemon& d, int64_t sweep) {
+std::map<int64_t, json> BringupTrials(Daemon& d, int64_t sweep) {
   std::map<int64_t, json> out;
   json j = d.GetJson("/api/v1/trials?limit=1000&sweep=" + std::to_string(sweep));
   for (auto& t : j["items"]) out[t["id"].get<int64_t>()] = d.GetJson("/api/v1/trials/" + t["id"].dump());
@@ -60,7 +60,7 @@ class Bringup : public ::testing::Test {
 
   void SetUp() override {
     startlog = dir.path() + "/starts.jsonl";
-    d = std::make_unique<Daemon>(dir.path(), Suites());
+    d = std::make_unique<Daemon>(dir.path(), BringupSuites());
   }
   // One GPU per node: each node runs its trials one at a time, in queue order, so what pruning
   // settles is fixed by the suite, not by timing.
@@ -124,7 +124,7 @@ TEST_F(Bringup, TheMatrixPruningAndWhatNeverStarted) {
     }
   }
 
-  auto trials = Trials(*d, id);
+  auto trials = BringupTrials(*d, id);
   auto starts = Starts(startlog);
   std::map<std::string, json> on120;  // config -> trial, sm_120 only
   for (auto& [tid, t] : trials)
@@ -182,12 +182,12 @@ TEST_F(Bringup, ASecondIdenticalSweepRunsNothingAndReuseFalseRunsAgain) {
   const size_t ran = Starts(startlog).size();
   ASSERT_EQ(ran, 20u);
   std::map<std::string, json> before;  // (config, hardware) -> trial of the first sweep
-  for (auto& [tid, t] : Trials(*d, first["id"])) before[Key(t) + "@" + t["hardware"].get<std::string>()] = t;
+  for (auto& [tid, t] : BringupTrials(*d, first["id"])) before[Key(t) + "@" + t["hardware"].get<std::string>()] = t;
 
   json second = Sweep();
   EXPECT_EQ(Starts(startlog).size(), ran) << "a repeated sweep started trials";
   EXPECT_EQ(second["by_verdict"], first["by_verdict"]);
-  for (auto& [tid, t] : Trials(*d, second["id"])) {
+  for (auto& [tid, t] : BringupTrials(*d, second["id"])) {
     const json& was = before[Key(t) + "@" + t["hardware"].get<std::string>()];
     EXPECT_EQ(t["verdict"], was["verdict"]) << t.dump();
     EXPECT_TRUE(t["started_at"].is_null()) << t.dump();
@@ -207,7 +207,7 @@ TEST_F(Bringup, ASecondIdenticalSweepRunsNothingAndReuseFalseRunsAgain) {
   EXPECT_EQ(third["by_verdict"], first["by_verdict"]);
   auto starts = Starts(startlog);
   EXPECT_EQ(starts.size(), 2 * ran);
-  for (auto& [tid, t] : Trials(*d, third["id"]))
+  for (auto& [tid, t] : BringupTrials(*d, third["id"]))
     EXPECT_EQ(starts.count(tid), t["verdict"] == "skipped" ? 0u : 1u) << t.dump();
 }
 
@@ -271,11 +271,11 @@ TEST_F(Bringup, ATenTrialSweepFinishesLongBeforeABigOneSubmittedEarlier) {
   d->PostJson("/api/v1/sweeps/" + big["id"].dump() + "/cancel", json::object());
 
   std::vector<int64_t> small_starts, big_starts;
-  for (auto& [tid, t] : Trials(*d, small["id"])) {
+  for (auto& [tid, t] : BringupTrials(*d, small["id"])) {
     EXPECT_EQ(t["verdict"], "passed") << t.dump();
     small_starts.push_back(t["started_at"]);
   }
-  for (auto& [tid, t] : Trials(*d, big["id"]))
+  for (auto& [tid, t] : BringupTrials(*d, big["id"]))
     if (t["started_at"].is_number_integer()) big_starts.push_back(t["started_at"]);
   const int64_t first = *std::min_element(small_starts.begin(), small_starts.end());
   const int64_t last = *std::max_element(small_starts.begin(), small_starts.end());

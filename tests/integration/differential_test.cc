@@ -13,10 +13,10 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/differential"; }
+std::string DifferentialSuites() { return SourceDir() + "/tests/fixtures/differential"; }
 
 // The sweep's trials by "mode/shift/variant" (variant may be absent).
-std::map<std::string, json> Trials(Daemon& d, int64_t sweep) {
+std::map<std::string, json> DifferentialTrials(Daemon& d, int64_t sweep) {
   std::map<std::string, json> by;
   const json items = d.GetJson("/api/v1/trials?limit=50&sweep=" + std::to_string(sweep))["items"];
   for (auto& it : items) {
@@ -42,12 +42,12 @@ int64_t Submit(Daemon& d, const json& body) {
 
 TEST(Differential, JudgedAgainstTheReferenceTrialsAnswers) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), DifferentialSuites());
   auto worker = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "2000"});
   // Queued before the reference, leased after it.
   const int64_t s1 = Submit(d, {{"suite", "fixture-differential"}, {"prune", false}, {"reuse", false},
                                 {"parameters", {{"mode", {"healthy"}}, {"shift", {"0", "0.5"}}, {"variant", {"b", "a"}}}}});
-  auto by = Trials(d, s1);
+  auto by = DifferentialTrials(d, s1);
   ASSERT_EQ(by.size(), 4u);
   const json& ref = by["healthy/0/a"];
   ASSERT_EQ(ref["verdict"], "passed") << ref.dump();
@@ -81,7 +81,7 @@ TEST(Differential, JudgedAgainstTheReferenceTrialsAnswers) {
   d.Start();
   const int64_t s2 = Submit(d, {{"suite", "fixture-differential"}, {"prune", false}, {"reuse", false},
                                 {"parameters", {{"mode", {"healthy"}}, {"shift", {"0.5"}}, {"variant", {"b"}}}}});
-  auto by2 = Trials(d, s2);
+  auto by2 = DifferentialTrials(d, s2);
   ASSERT_EQ(by2.size(), 1u);
   const json& later = by2.begin()->second;
   EXPECT_EQ(later["verdict"], "wrong_output") << later.dump();
@@ -94,7 +94,7 @@ TEST(Differential, JudgedAgainstTheReferenceTrialsAnswers) {
 // default; another dtype keeps the loose one, and each trial says which it got.
 TEST(Differential, TheDefaultToleranceIsTightAgainstAReferenceOfTheSameDtype) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), DifferentialSuites());
   auto worker = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "2000"});
   const int64_t s = Submit(d, {{"suite", "fixture-dtype"}, {"prune", false}, {"reuse", false},
                                {"parameters", {{"dtype", {"fp32"}}, {"bias", {"0", "0.6"}}}},
@@ -124,12 +124,12 @@ TEST(Differential, TheDefaultToleranceIsTightAgainstAReferenceOfTheSameDtype) {
 
 TEST(Differential, AReferenceThatCrashedJudgesNobody) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), DifferentialSuites());
   auto worker = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "2000"});
   const int64_t s = Submit(d, {{"suite", "fixture-bad-reference"}, {"prune", false}, {"reuse", false},
                                {"parameters", {{"mode", {"healthy", "crash_on_load"}}, {"shift", {"0"}}}},
                                {"include", {{{"mode", "healthy"}, {"shift", "0.5"}}}}});
-  auto by = Trials(d, s);
+  auto by = DifferentialTrials(d, s);
   ASSERT_EQ(by.size(), 3u);
   EXPECT_EQ(by["crash_on_load/0/"]["verdict"], "crashed") << by["crash_on_load/0/"].dump();
   for (const char* k : {"healthy/0/", "healthy/0.5/"}) {

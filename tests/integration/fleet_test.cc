@@ -14,9 +14,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
-
-json Gpus(const std::string& name, const std::string& cc, int n, int mem = 143771) {
+json FleetGpus(const std::string& name, const std::string& cc, int n, int mem = 143771) {
   json g = json::array();
   for (int i = 0; i < n; ++i)
     g.push_back({{"index", i}, {"name", name}, {"uuid", "GPU-" + name + std::to_string(i)}, {"compute_capability", cc},
@@ -24,21 +22,19 @@ json Gpus(const std::string& name, const std::string& cc, int n, int mem = 14377
   return {{"gpus", g}};
 }
 
-std::vector<json> Trials(Daemon& d, int64_t sweep) {
+std::vector<json> FleetTrials(Daemon& d, int64_t sweep) {
   json j = d.GetJson("/api/v1/trials?limit=1000&sweep=" + std::to_string(sweep));
   std::vector<json> out;
   for (auto& t : j["items"]) out.push_back(d.GetJson("/api/v1/trials/" + t["id"].dump()));
   return out;
 }
 
-bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
-
 TEST(Fleet, TrialsLandOnlyOnMatchingNodesAndShareGpusSafely) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto cpu = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
-  auto h200 = StartWorker(dir.path(), d.url(), "h200-node", Gpus("NVIDIA H200", "9.0", 2));
-  auto rtx = StartWorker(dir.path(), d.url(), "rtx-node", Gpus("NVIDIA RTX PRO 6000 Blackwell", "12.0", 8, 97887));
+  auto h200 = StartWorker(dir.path(), d.url(), "h200-node", FleetGpus("NVIDIA H200", "9.0", 2));
+  auto rtx = StartWorker(dir.path(), d.url(), "rtx-node", FleetGpus("NVIDIA RTX PRO 6000 Blackwell", "12.0", 8, 97887));
   ASSERT_TRUE(WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == 3; }));
   const std::string barrier = dir.path() + "/barrier";
   json sweep = d.PostJson("/api/v1/sweeps",
@@ -57,7 +53,7 @@ TEST(Fleet, TrialsLandOnlyOnMatchingNodesAndShareGpusSafely) {
     return s["by_state"].value("done", 0) == s["trials"].get<int>() - s["by_state"].value("queued", 0) &&
            s["by_state"].value("queued", 0) == 5;  // the sm_100 trials wait
   }, std::chrono::seconds(60)));
-  for (auto& t : Trials(d, id)) {
+  for (auto& t : FleetTrials(d, id)) {
     if (t["state"] == "queued") continue;
     ASSERT_EQ(t["verdict"], "passed") << t.dump();
     const bool sm90 = t["target"] == 0;
@@ -78,8 +74,8 @@ TEST(Fleet, TrialsLandOnlyOnMatchingNodesAndShareGpusSafely) {
 
 TEST(Fleet, TwoOneGpuTrialsRunAtOnceOnATwoGpuNode) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
-  auto h200 = StartWorker(dir.path(), d.url(), "h200-node", Gpus("NVIDIA H200", "9.0", 2));
+  Daemon d(dir.path(), FixtureSuites());
+  auto h200 = StartWorker(dir.path(), d.url(), "h200-node", FleetGpus("NVIDIA H200", "9.0", 2));
   const std::string barrier = dir.path() + "/barrier";
   json sweep = d.PostJson("/api/v1/sweeps",
                           {{"suite", "fixture-gpu"}, {"parameters", {{"mode", {"barrier"}}, {"i", {"1", "2"}},
@@ -99,7 +95,7 @@ TEST(Fleet, TwoOneGpuTrialsRunAtOnceOnATwoGpuNode) {
 
 TEST(Fleet, CancelStopsTheWholeProcessGroupWithinAHeartbeat) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--heartbeat-ms", "200"});
+  Daemon d(dir.path(), FixtureSuites(), {"--heartbeat-ms", "200"});
   auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "300"});
   const std::string gdir = dir.path() + "/gc";
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"grandchild"}}, {"dir", {gdir}}}}},
@@ -112,14 +108,14 @@ TEST(Fleet, CancelStopsTheWholeProcessGroupWithinAHeartbeat) {
     std::ifstream(gdir + "/grandchild.pid") >> grandchild;
     return grandchild > 0;
   }));
-  ASSERT_TRUE(Alive(grandchild));
+  ASSERT_TRUE(ProcessAlive(grandchild));
   // The log is readable while the stage runs.
   ASSERT_TRUE(WaitFor([&] { return d.Get("/api/v1/trials/" + tid + "/log").body.find("grandchild started") != std::string::npos; }));
   d.PostJson("/api/v1/trials/" + tid + "/cancel", json::object());
   json done = d.WaitSweep(sweep["id"], std::chrono::seconds(20));
   json t = d.GetJson("/api/v1/trials/" + tid);
   EXPECT_EQ(t["verdict"], "cancelled") << t.dump();
-  EXPECT_TRUE(WaitFor([&] { return !Alive(grandchild); }, std::chrono::seconds(5)))
+  EXPECT_TRUE(WaitFor([&] { return !ProcessAlive(grandchild); }, std::chrono::seconds(5)))
       << "a grandchild that ignores SIGTERM outlived its trial";
 }
 
@@ -127,7 +123,7 @@ TEST(Fleet, CancelStopsTheWholeProcessGroupWithinAHeartbeat) {
 // runs. Before the stage keeper the grandchild outlived the trial (holding, on a GPU node, its GPU).
 TEST(Fleet, ATrialThatPassesLeavesNoSetsidGrandchildBehind) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "300"});
   const std::string gdir = dir.path() + "/gc";
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"grandchild"}},
@@ -137,17 +133,17 @@ TEST(Fleet, ATrialThatPassesLeavesNoSetsidGrandchildBehind) {
   pid_t grandchild = 0;
   std::ifstream(gdir + "/grandchild.pid") >> grandchild;
   ASSERT_GT(grandchild, 0);
-  EXPECT_FALSE(Alive(grandchild)) << "the setsid grandchild of a passed trial is still running";
+  EXPECT_FALSE(ProcessAlive(grandchild)) << "the setsid grandchild of a passed trial is still running";
 }
 
 TEST(Fleet, AStageThatOutlivesItsTimeoutIsATimeout) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "200"});
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-timeout"}}, 201);
   json done = d.WaitSweep(sweep["id"], std::chrono::seconds(30));
   EXPECT_EQ(done["by_verdict"]["timeout"], 1) << done.dump();
-  json t = Trials(d, sweep["id"])[0];
+  json t = FleetTrials(d, sweep["id"])[0];
   EXPECT_EQ(t["signature"], "timeout:slow");
   EXPECT_EQ(t["result"]["failing_stage"], "slow");
 }
@@ -156,12 +152,12 @@ TEST(Fleet, AStageThatOutlivesItsTimeoutIsATimeout) {
 // names it, through the API and through `gauntlet logs` (each attempt's worker counts its log from 0).
 TEST(Fleet, ARetriedTimeoutKeepsEveryAttemptsLog) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "200"});
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-timeout"}}, 201);
   json done = d.WaitSweep(sweep["id"], std::chrono::seconds(30));
   EXPECT_EQ(done["by_verdict"]["timeout"], 1) << done.dump();
-  json t = Trials(d, sweep["id"])[0];
+  json t = FleetTrials(d, sweep["id"])[0];
   ASSERT_EQ(t["attempt"], 2) << "a first timeout is tried once more: " << t.dump();
   const std::string text = d.Get("/api/v1/trials/" + t["id"].dump() + "/log").body;
   const std::string said = "fixture: sleeping";
@@ -183,13 +179,13 @@ TEST(Fleet, ARetriedTimeoutKeepsEveryAttemptsLog) {
 
 TEST(Fleet, VerdictsFromExitStatusSignalsAndSuiteRules) {
   TempDir dir;
-  Daemon d(dir.path(), Suites());
+  Daemon d(dir.path(), FixtureSuites());
   auto w = StartWorker(dir.path(), d.url(), "w", json::object());
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"prune", false},
                                              {"parameters", {{"mode", {"pass", "fail", "unsupported", "signal"}}}}}, 201);
   d.WaitSweep(sweep["id"]);
   std::map<std::string, json> by_mode;
-  for (auto& t : Trials(d, sweep["id"])) by_mode[t["config"]["mode"]] = t;
+  for (auto& t : FleetTrials(d, sweep["id"])) by_mode[t["config"]["mode"]] = t;
   EXPECT_EQ(by_mode["pass"]["verdict"], "passed");
   EXPECT_EQ(by_mode["pass"]["result"]["metrics"]["score"]["value"], 1.0);
   EXPECT_EQ(by_mode["fail"]["verdict"], "crashed");
@@ -202,7 +198,7 @@ TEST(Fleet, VerdictsFromExitStatusSignalsAndSuiteRules) {
 
 TEST(Fleet, AWorkerKilledMidTrialLosesNoTrial) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--lease-ttl-ms", "1500", "--heartbeat-ms", "300"});
+  Daemon d(dir.path(), FixtureSuites(), {"--lease-ttl-ms", "1500", "--heartbeat-ms", "300"});
   auto a = StartWorker(dir.path(), d.url(), "a", json::object());
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"sleep"}}, {"seconds", {"2"}}}}}, 201);
   const std::string tid = d.GetJson("/api/v1/trials?sweep=" + sweep["id"].dump())["items"][0]["id"].dump();
@@ -219,7 +215,7 @@ TEST(Fleet, AWorkerKilledMidTrialLosesNoTrial) {
 
 TEST(Fleet, ADaemonKilledMidSweepLosesNothingAndEndsEachTrialOnce) {
   TempDir dir;
-  auto d = std::make_unique<Daemon>(dir.path(), Suites(), std::vector<std::string>{"--lease-ttl-ms", "5000", "--heartbeat-ms", "300"});
+  auto d = std::make_unique<Daemon>(dir.path(), FixtureSuites(), std::vector<std::string>{"--lease-ttl-ms", "5000", "--heartbeat-ms", "300"});
   auto w = StartWorker(dir.path(), d->url(), "w", json::object());
   json sweep = d->PostJson("/api/v1/sweeps",
                            {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"sleep"}}, {"seconds", {"2"}}, {"tag", {"a", "b", "c"}}}}},
@@ -229,12 +225,12 @@ TEST(Fleet, ADaemonKilledMidSweepLosesNothingAndEndsEachTrialOnce) {
   d->Start();  // same database, same port: the worker's heartbeats and reports find it again
   json done = d->WaitSweep(sweep["id"], std::chrono::seconds(60));
   EXPECT_EQ(done["by_verdict"]["passed"], 3) << done.dump();
-  for (auto& t : Trials(*d, sweep["id"])) EXPECT_EQ(t["result"]["attempt"], t["attempt"]) << t.dump();
+  for (auto& t : FleetTrials(*d, sweep["id"])) EXPECT_EQ(t["result"]["attempt"], t["attempt"]) << t.dump();
 }
 
 TEST(Fleet, AStaleLeaseGets409) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--lease-ttl-ms", "300"});
+  Daemon d(dir.path(), FixtureSuites(), {"--lease-ttl-ms", "300"});
   auto reg = d.PostJson("/api/v1/nodes/register", {{"name", "manual"}, {"inventory", json::object()}});
   const std::string node = reg["node"].dump();
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}}, 201);
@@ -261,7 +257,7 @@ TEST(Fleet, AStaleLeaseGets409) {
 
 TEST(Fleet, TheWorkerBuffersItsReportWhileTheDaemonIsDown) {
   TempDir dir;
-  auto d = std::make_unique<Daemon>(dir.path(), Suites(), std::vector<std::string>{"--lease-ttl-ms", "30000"});
+  auto d = std::make_unique<Daemon>(dir.path(), FixtureSuites(), std::vector<std::string>{"--lease-ttl-ms", "30000"});
   auto w = StartWorker(dir.path(), d->url(), "w", json::object());
   json sweep = d->PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"sleep"}}, {"seconds", {"1.5"}}}}}, 201);
   const std::string tid = d->GetJson("/api/v1/trials?sweep=" + sweep["id"].dump())["items"][0]["id"].dump();

@@ -22,14 +22,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
-
-json Values(int n) {
-  json v = json::array();
-  for (int i = 0; i < n; ++i) v.push_back(std::to_string(i));
-  return v;
-}
-
 // Readers that ask for the sweep list (every sweep's counts over all its trials) in a loop, each
 // on its own connection, until destroyed.
 class Readers {
@@ -62,11 +54,11 @@ TEST(Starvation, AWorkerKeepsItsLeaseAndItsResultWhileHundredsOfHeavyReadsRun) {
   TempDir dir;
   // A short lease (1.5 s, heartbeats every 250 ms): a heartbeat queued behind the reads for longer
   // loses it, which is what happened when reads and the worker protocol shared the I/O threads.
-  Daemon d(dir.path(), Suites(), {"--lease-ttl-ms", "1500", "--heartbeat-ms", "250", "--threads", "2"});
+  Daemon d(dir.path(), FixtureSuites(), {"--lease-ttl-ms", "1500", "--heartbeat-ms", "250", "--threads", "2"});
   // 30,000 stored trials no node can run (sm_100): every list read counts them all.
   json big = d.PostJson("/api/v1/sweeps",
                         {{"suite", "fixture-cmd"},
-                         {"parameters", {{"mode", {"pass"}}, {"seconds", Values(100)}, {"count", Values(300)}}},
+                         {"parameters", {{"mode", {"pass"}}, {"seconds", CountingValues(100)}, {"count", CountingValues(300)}}},
                          {"targets", {{{"arch", "sm_100"}}}},
                          {"max_trials", 100000}},
                         201);
@@ -151,7 +143,7 @@ std::vector<int> IdleConnections(int port, int n) {
 void FloodWithIdleConnections(const std::vector<std::string>& extra) {
   TempDir dir;
   std::string cmd = "ulimit -n 256 && exec '" + GauntletBin() + "' serve --db '" + dir.path() + "/g.db' --suites '" +
-                    Suites() + "' --listen 127.0.0.1:0 --threads 2 --port-file '" + dir.path() + "/port'";
+                    FixtureSuites() + "' --listen 127.0.0.1:0 --threads 2 --port-file '" + dir.path() + "/port'";
   for (auto& e : extra) cmd += " " + e;
   Child serve({"/bin/sh", "-c", cmd}, dir.path() + "/daemon.log");
   ASSERT_TRUE(WaitFor([&] { return fs::exists(dir.path() + "/port") || !serve.Running(); }));

@@ -22,8 +22,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
-
 pid_t ReadPid(const std::string& path) {
   pid_t pid = 0;
   std::ifstream(path) >> pid;
@@ -85,7 +83,7 @@ TEST_F(RankStageTest, ARankThatRaisesEndsItsHungPeerAndTheVerdictIsItsError) {
   EXPECT_EQ(o.exit_code, 1) << "the stage ends as its first failed rank did";
   const pid_t rank0 = ReadPid(rdir + "/rank0.pid");
   ASSERT_GT(rank0, 0) << Log();
-  EXPECT_FALSE(Alive(rank0)) << "rank 0 outlived its stage";
+  EXPECT_FALSE(ProcessAlive(rank0)) << "rank 0 outlived its stage";
   // Each rank's lines under its torchrun prefix, and the worker's line about who ended first.
   const std::string l = Log();
   EXPECT_NE(l.find("[rank0]: fixture: waiting in all_reduce"), std::string::npos) << l;
@@ -114,7 +112,7 @@ TEST_F(RankStageTest, TheGroupEndsTheHungRankItselfNotItsDeadline) {
   EXPECT_TRUE(g->ranks[0].stopped) << out;
   EXPECT_FALSE(g->ranks[0].timed_out) << "rank 0 was left to the deadline";
   EXPECT_EQ(g->ranks[0].signal, SIGKILL) << "it ignored SIGTERM, so the grace ran out";
-  EXPECT_FALSE(Alive(ReadPid(rdir + "/rank0.pid")));
+  EXPECT_FALSE(ProcessAlive(ReadPid(rdir + "/rank0.pid")));
 }
 
 TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
@@ -125,7 +123,7 @@ TEST_F(RankStageTest, RanksThatAllHangAreATimeoutAndAllEnd) {
   for (int r : {0, 1}) {
     const pid_t pid = ReadPid(rdir + "/rank" + std::to_string(r) + ".pid");
     ASSERT_GT(pid, 0) << Log();
-    EXPECT_FALSE(Alive(pid)) << "rank " << r << " outlived its stage";
+    EXPECT_FALSE(ProcessAlive(pid)) << "rank " << r << " outlived its stage";
   }
 }
 
@@ -134,7 +132,7 @@ TEST_F(RankStageTest, ACancelEndsEveryRank) {
   ctx.should_stop = [&] { return fs::exists(rdir + "/rank0.pid") && fs::exists(rdir + "/rank1.pid"); };
   worker::StageOutcome o = worker::RunCommandStage(ctx, RanksStage(rdir, /*count=*/3), {});
   EXPECT_EQ(o.verdict, Verdict::kCancelled) << o.evidence;
-  for (int r : {0, 1}) EXPECT_FALSE(Alive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
+  for (int r : {0, 1}) EXPECT_FALSE(ProcessAlive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
 }
 
 TEST_F(RankStageTest, AMissingProgramIsTheConfigsFault) {
@@ -157,10 +155,10 @@ TEST(RankFleet, AWorkerEndsEveryRankWhenOneFailsAndTheTrialNamesIt) {
   json t = d.GetJson("/api/v1/trials/" + trials["items"][0]["id"].dump());
   EXPECT_EQ(t["signature"], "crashed:RuntimeError:fixture rank <n> lost its shard@fixture_stage.py") << t.dump();
   EXPECT_EQ(t["result"]["evidence"], "[rank1]: RuntimeError: fixture rank 1 lost its shard");
-  EXPECT_FALSE(Alive(ReadPid(rdir + "/rank0.pid")));
+  EXPECT_FALSE(ProcessAlive(ReadPid(rdir + "/rank0.pid")));
 }
 
-json Gpus(int n) {
+json RankGpus(int n) {
   json g = json::array();
   for (int i = 0; i < n; ++i)
     g.push_back({{"index", i}, {"name", "NVIDIA H200"}, {"uuid", "GPU-h200-" + std::to_string(i)},
@@ -179,7 +177,7 @@ std::vector<json> Records(const std::string& dir) {
 TEST(RankFleet, ATwoGpuNodeGivesRanksTheirGpus) {
   TempDir dir;
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites");
-  auto w = StartWorker(dir.path(), d.url(), "h200x2", Gpus(2));
+  auto w = StartWorker(dir.path(), d.url(), "h200x2", RankGpus(2));
   const std::string both = dir.path() + "/both", one = dir.path() + "/one";
   json s2 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-rankgpus"}, {"targets", {{{"gpus", 2}}}},
                                           {"parameters", {{"i", {"1"}}, {"dir", {both}}, {"count", {"2"}}}}},

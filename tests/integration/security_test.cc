@@ -19,8 +19,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
-
 // One call with `token`; the test fails if the daemon cannot be reached.
 net::ClientResponse Call(const Daemon& d, const std::string& method, const std::string& target,
                           const std::string& token, const std::string& body = "{}") {
@@ -40,7 +38,7 @@ std::string TokensFile(const TempDir& dir) {
 
 TEST(NodeAccess, AWorkerCredentialActsOnlyForItsOwnNode) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--tokens", TokensFile(dir)});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", TokensFile(dir)});
   auto reg_a = Call(d, "POST", "/api/v1/nodes/register", "fleet-token",
                     json{{"name", "a"}, {"inventory", json::object()}}.dump());
   auto reg_b = Call(d, "POST", "/api/v1/nodes/register", "fleet-token",
@@ -85,7 +83,7 @@ TEST(NodeAccess, AWorkerCredentialActsOnlyForItsOwnNode) {
 
 TEST(NodeAccess, ALiveNodesNameIsNotTakenOver) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--tokens", TokensFile(dir)});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", TokensFile(dir)});
   const json gpu = {{"gpus", {{{"index", 0}, {"name", "NVIDIA H200"}, {"uuid", "GPU-1"}, {"compute_capability", "9.0"},
                                {"memory_mb", 143771}}}}};
   auto first = Call(d, "POST", "/api/v1/nodes/register", "fleet-token", json{{"name", "n"}, {"inventory", gpu}}.dump());
@@ -113,7 +111,7 @@ TEST(NodeAccess, ALiveNodesNameIsNotTakenOver) {
 
 TEST(NodeAccess, ARealWorkerKeepsItsCredentialAcrossARestart) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--tokens", TokensFile(dir)});
+  Daemon d(dir.path(), FixtureSuites(), {"--tokens", TokensFile(dir)});
   auto run_one = [&](const std::string& mode) {
     auto s = Call(d, "POST", "/api/v1/sweeps", "boss",
                   json{{"suite", "fixture-cmd"}, {"parameters", {{"mode", {mode}}}}}.dump());
@@ -189,7 +187,7 @@ TEST(Tls, TheDaemonServesHttpsAndClientsVerifyIt) {
   TempDir dir;
   MakeCertificate(dir.path(), "DNS:localhost");
   const std::string cert = dir.path() + "/cert.pem";
-  Daemon d(dir.path(), Suites(), {"--tls-cert", cert, "--tls-key", dir.path() + "/key.pem"});
+  Daemon d(dir.path(), FixtureSuites(), {"--tls-cert", cert, "--tls-key", dir.path() + "/key.pem"});
   const std::string https = "https://localhost:" + std::to_string(d.port());
   {
     CaFileScope trust(cert);
@@ -231,7 +229,7 @@ TEST(Tls, TheDaemonServesHttpsAndClientsVerifyIt) {
 
 TEST(Tls, ANonLoopbackListenWithoutTlsWarnsOfClearText) {
   TempDir dir;
-  Child serve({GauntletBin(), "serve", "--db", dir.path() + "/g.db", "--suites", Suites(), "--listen", "0.0.0.0:0",
+  Child serve({GauntletBin(), "serve", "--db", dir.path() + "/g.db", "--suites", FixtureSuites(), "--listen", "0.0.0.0:0",
                "--insecure", "--port-file", dir.path() + "/port"},
               dir.path() + "/log");
   ASSERT_TRUE(WaitFor([&] { return fs::exists(dir.path() + "/port") || !serve.Running(); }));
@@ -239,7 +237,7 @@ TEST(Tls, ANonLoopbackListenWithoutTlsWarnsOfClearText) {
   serve.Wait(std::chrono::seconds(30));
   EXPECT_NE(serve.Log().find("clear text"), std::string::npos) << serve.Log();
   MakeCertificate(dir.path(), "DNS:localhost");
-  Child bad({GauntletBin(), "serve", "--db", dir.path() + "/h.db", "--suites", Suites(), "--listen", "127.0.0.1:0",
+  Child bad({GauntletBin(), "serve", "--db", dir.path() + "/h.db", "--suites", FixtureSuites(), "--listen", "127.0.0.1:0",
              "--tls-cert", dir.path() + "/cert.pem", "--tls-key", dir.path() + "/missing.pem"},
             dir.path() + "/bad.log");
   int st = bad.Wait(std::chrono::seconds(30));

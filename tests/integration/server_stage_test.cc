@@ -19,8 +19,6 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
-
 // Crash-type modes must be judged long before this; the sweep itself is waited on for the same 60 s,
 // so a stage that sat out the ready timeout cannot pass.
 constexpr int kReadyTimeoutS = 60;
@@ -56,7 +54,7 @@ class ServerStageSweep : public ::testing::Test {
 
   static void SetUpTestSuite() {
     run_ = new Run;
-    run_->d = std::make_unique<Daemon>(run_->dir.path(), Suites());
+    run_->d = std::make_unique<Daemon>(run_->dir.path(), FixtureSuites());
     Daemon& d = *run_->d;
     // Several trials at once: most modes wait on nothing, and the sweep finishes sooner.
     run_->worker =
@@ -189,7 +187,7 @@ TEST_F(ServerStageSweep, EveryServerIsGoneAfterItsStageAndItsOutputIsInTheLog) {
 
 TEST(ServerStage, CancelWhileWaitingForReadyStopsTheServer) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--heartbeat-ms", "200"});
+  Daemon d(dir.path(), FixtureSuites(), {"--heartbeat-ms", "200"});
   auto w = StartWorker(dir.path(), d.url(), "w", json::object(), {"--kill-grace-ms", "3000"});
   json sweep = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-server"}, {"parameters", {{"mode", {"never_ready"}}}}}, 201);
   const std::string tid = d.GetJson("/api/v1/trials?sweep=" + sweep["id"].dump())["items"][0]["id"].dump();

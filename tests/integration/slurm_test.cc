@@ -40,7 +40,7 @@ Need GpuNeed(int gpus, const std::string& arch) {
   return n;
 }
 
-std::vector<slurm::SlurmQueuedTrial> Trials(int n, const Need& need, int64_t first = 1) {
+std::vector<slurm::SlurmQueuedTrial> QueuedTrials(int n, const Need& need, int64_t first = 1) {
   std::vector<slurm::SlurmQueuedTrial> out;
   for (int i = 0; i < n; ++i) out.push_back({first + i, need});
   return out;
@@ -48,9 +48,9 @@ std::vector<slurm::SlurmQueuedTrial> Trials(int n, const Need& need, int64_t fir
 
 TEST(SlurmPlan, SubmitsNoMoreJobsThanTheQueueNeedsAndRoutesByHardware) {
   slurm::SlurmConfig cfg = Config(kTwoPartitions);
-  auto q = Trials(3, Need{});                           // CPU: 2 per job -> 2 jobs
-  for (auto& t : Trials(3, GpuNeed(1, "sm_90"), 10)) q.push_back(t);  // 1 GPU each, 2 per job -> 2 jobs
-  for (auto& t : Trials(2, GpuNeed(1, "sm_100"), 20)) q.push_back(t);  // no partition has sm_100
+  auto q = QueuedTrials(3, Need{});                           // CPU: 2 per job -> 2 jobs
+  for (auto& t : QueuedTrials(3, GpuNeed(1, "sm_90"), 10)) q.push_back(t);  // 1 GPU each, 2 per job -> 2 jobs
+  for (auto& t : QueuedTrials(2, GpuNeed(1, "sm_100"), 20)) q.push_back(t);  // no partition has sm_100
   slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {}, {});
   EXPECT_EQ(p.submit, (std::map<std::string, int>{{"cpu", 2}, {"h200", 2}})) << p.report.dump();
   EXPECT_TRUE(p.cancel.empty());
@@ -60,12 +60,12 @@ TEST(SlurmPlan, SubmitsNoMoreJobsThanTheQueueNeedsAndRoutesByHardware) {
 
 TEST(SlurmPlan, CapsAtMaxJobsAndCountsJobsAlreadyThere) {
   slurm::SlurmConfig cfg = Config(kTwoPartitions);
-  auto q = Trials(20, Need{});  // would need 10 jobs; max_jobs 3, one already pending
+  auto q = QueuedTrials(20, Need{});  // would need 10 jobs; max_jobs 3, one already pending
   slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {}, {{7, "cpu", "PENDING"}});
   EXPECT_EQ(p.submit["cpu"], 2);
   EXPECT_EQ(p.report["partitions"]["cpu"]["waiting_for_room"], 20 - 3 * 2);
   // A job that is running but hasn't registered yet counts as room for 2.
-  p = slurm::PlanSlurmJobs(cfg, Trials(2, Need{}), {}, {{8, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, QueuedTrials(2, Need{}), {}, {{8, "cpu", "RUNNING"}});
   EXPECT_TRUE(p.submit.empty()) << p.report.dump();
 }
 
@@ -75,7 +75,7 @@ TEST(SlurmPlan, IdleWorkersThatFitTakeTheTrialsAndEmptyPendingJobsAreCancelled) 
   idle.id = 1;
   idle.state = NodeState::kOnline;
   idle.waiting = true;  // a static CPU worker, long-polling
-  auto q = Trials(4, Need{});
+  auto q = QueuedTrials(4, Need{});
   slurm::SlurmPlan p = slurm::PlanSlurmJobs(cfg, q, {idle}, {{30, "cpu", "PENDING"}, {31, "cpu", "PENDING"}});
   EXPECT_TRUE(p.submit.empty());
   EXPECT_EQ(p.cancel, (std::vector<int64_t>{30, 31}));
@@ -88,10 +88,10 @@ TEST(SlurmPlan, IdleWorkersThatFitTakeTheTrialsAndEmptyPendingJobsAreCancelled) 
   ours.state = NodeState::kOnline;
   ours.slurm_job = 40;
   ours.running = 1;
-  p = slurm::PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, QueuedTrials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
   EXPECT_TRUE(p.submit.empty()) << p.report.dump();
   ours.running = 2;  // full: a new job
-  p = slurm::PlanSlurmJobs(cfg, Trials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
+  p = slurm::PlanSlurmJobs(cfg, QueuedTrials(1, Need{}), {ours}, {{40, "cpu", "RUNNING"}});
   EXPECT_EQ(p.submit["cpu"], 1) << p.report.dump();
 }
 
@@ -182,8 +182,6 @@ class SlurmCluster {
   int code_ = -1;
   std::vector<pid_t> pids_;
 };
-
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
 
 // What the phases of the scenario below share: the cluster, the daemon, the launcher and its report.
 struct Scenario {
@@ -313,7 +311,7 @@ TEST(Slurm, TrialsRunOnSlurmLaunchedWorkersWhichThenExit) {
     slurm_pids = slurm.pids();
     ASSERT_EQ(slurm_pids.size(), 3u);
 
-    Daemon d(dir.path(), Suites());
+    Daemon d(dir.path(), FixtureSuites());
     // One inventory declaring an H200 for the GPU partition's workers: this machine has no GPU, but
     // the job still asks Slurm for --gres=gpu:1 (counted GRES) and --constraint.
     const std::string inv = dir.Write("h200.json", json({{"gpus", {{{"index", 0}, {"name", "NVIDIA H200"},

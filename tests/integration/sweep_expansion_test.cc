@@ -10,22 +10,14 @@ namespace gauntlet::test {
 namespace {
 using nlohmann::json;
 
-std::string Suites() { return SourceDir() + "/tests/fixtures/suites"; }
-
-json Values(int n) {
-  json v = json::array();
-  for (int i = 0; i < n; ++i) v.push_back(std::to_string(i));
-  return v;
-}
-
 TEST(SweepExpansion, ABigSweepIsDurableAtItsAnswerAndWholeAfterARestartMidway) {
   TempDir dir;
-  Daemon d(dir.path(), Suites(), {"--threads", "2"});
+  Daemon d(dir.path(), FixtureSuites(), {"--threads", "2"});
   auto w = StartWorker(dir.path(), d.url(), "cpu", json::object());
   ASSERT_TRUE(WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == 1; }));
   // 2 x 300 x 100 = 60,000 trials on sm_100, which no node here has.
   const json big = {{"suite", "fixture-cmd"},
-                    {"parameters", {{"mode", {"pass", "fail"}}, {"seconds", Values(300)}, {"count", Values(100)}}},
+                    {"parameters", {{"mode", {"pass", "fail"}}, {"seconds", CountingValues(300)}, {"count", CountingValues(100)}}},
                     {"targets", {{{"arch", "sm_100"}}}},
                     {"max_trials", 100000}};
   json created = d.PostJson("/api/v1/sweeps", big, 201);

@@ -48,6 +48,14 @@ std::string SourceDir() {
 
 std::string FixtureSuites() { return SourceDir() + "/tests/fixtures/suites"; }
 
+bool ProcessAlive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+nlohmann::json CountingValues(int n) {
+  nlohmann::json v = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) v.push_back(std::to_string(i));
+  return v;
+}
+
 Child::Child(std::vector<std::string> argv, const std::string& log_path, std::vector<std::string> extra_env)
     : log_(log_path) {
   std::vector<char*> args;

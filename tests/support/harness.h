@@ -31,6 +31,11 @@ std::string GauntletBin();
 std::string SourceDir();
 // SourceDir()/tests/fixtures/suites: the integration tests' own suites.
 std::string FixtureSuites();
+// Whether a process of this pid exists (signal 0; a zombie counts). False for pid <= 0, which
+// kill() would read as a process group.
+bool ProcessAlive(pid_t pid);
+// ["0", "1", ..., "n-1"]: n distinct values of one sweep axis.
+nlohmann::json CountingValues(int n);
 
 // A child process with output to a file; killed (SIGKILL) on destruction if still running.
 class Child {

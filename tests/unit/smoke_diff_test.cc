@@ -162,7 +162,7 @@ json SuiteWithReference(const json& reference) {
                        {"smoke", {{"prompts", {{{"prompt", "p"}}}}, {"reference", reference}}}}}}};
 }
 
-std::string FieldOf(const json& j) {
+std::string RefusedField(const json& j) {
   auto r = ParseSuite(j);
   return r.ok() ? "" : r.status().field();
 }
@@ -170,37 +170,37 @@ std::string FieldOf(const json& j) {
 TEST(SmokeReference, TheSuiteFieldsAreValidatedWithTheFieldAtFault) {
   json ok = {{"config", {{"attn", "eager"}, {"dtype", "fp32"}}}, {"top_k", 5}, {"tolerance_by", "dtype"},
              {"logprob_tolerance", {{"fp32", 0.02}, {"*", 0.5}}}};
-  EXPECT_EQ(FieldOf(SuiteWithReference(ok)), "");
+  EXPECT_EQ(RefusedField(SuiteWithReference(ok)), "");
   json bad = ok;
   bad["config"]["attn"] = "flash";
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.config.attn");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.config.attn");
   bad = ok;
   bad["config"]["backend"] = "x";
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.config.backend");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.config.backend");
   bad = ok;
   bad["top_k"] = 0;
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.top_k");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.top_k");
   bad = ok;
   bad["tolerance_by"] = "precision";
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.tolerance_by");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.tolerance_by");
   bad = ok;
   bad["logprob_tolerance"]["fp8"] = 1;
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance.fp8");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance.fp8");
   bad = ok;
   bad["logprob_tolerance"]["fp32"] = -1;
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance.fp32");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance.fp32");
   bad = ok;
   bad.erase("tolerance_by");
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.logprob_tolerance");
   bad = ok;
   bad["tolerence"] = 1;
-  EXPECT_EQ(FieldOf(SuiteWithReference(bad)), "stages[0].smoke.reference.tolerence");
+  EXPECT_EQ(RefusedField(SuiteWithReference(bad)), "stages[0].smoke.reference.tolerence");
   json j = SuiteWithReference(ok);
   j["stages"][0]["smoke"]["prompts"] = json::array();
-  EXPECT_EQ(FieldOf(j), "stages[0].smoke.prompts");
+  EXPECT_EQ(RefusedField(j), "stages[0].smoke.prompts");
   j = SuiteWithReference(ok);
   j["stages"][0]["smoke"]["prompts"][0]["regex"] = "(";
-  EXPECT_EQ(FieldOf(j), "stages[0].smoke.prompts[0].regex");
+  EXPECT_EQ(RefusedField(j), "stages[0].smoke.prompts[0].regex");
 }
 
 TEST(SmokeReference, ReferenceConfigAndToleranceFollowTheTrialsConfig) {
