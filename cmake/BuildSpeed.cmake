@@ -11,7 +11,7 @@
 # each .cc includes what it uses: a batch can hide a missing #include).
 # GAUNTLET_UNITY_BATCH 0 (the default) makes each target one batch: a fresh clone's build compiles
 # json's, fmt's and gtest's templates once per target instead of once per 8 sources (daemon/'s 20
-# sources: 50 CPU-s in three batches of 8, 37 in one; docs/BENCHMARKS.md). The price is an edit's
+# sources: 50 CPU-s in three batches of 8, 38 in one; docs/BENCHMARKS.md). The price is an edit's
 # rebuild, which recompiles the whole target; a session of many edits to one layer can configure
 # -DGAUNTLET_UNITY_BATCH=8.
 option(GAUNTLET_UNITY_BUILD "Compile each target's sources in batches (faster cold builds)" ON)
