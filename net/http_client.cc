@@ -1,12 +1,14 @@
 #include "net/http_client.h"
 
+#include "net/any_stream.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream_base.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -52,21 +54,22 @@ struct Client::Impl {
   bool https = false;
   std::string ca_file;  // "" : the system's trust store
   std::optional<ssl::context> tls_ctx;  // made on the first https connection
-  std::optional<beast::tcp_stream> stream;  // http
-  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;  // https
+  std::optional<AnyStream> stream;  // the connection, http or https (net/any_stream.h)
   std::string host, port, prefix;
   beast::flat_buffer buffer;
   std::atomic<int> fd{-1};  // the socket in use, for Interrupt from another thread
   std::atomic<bool> interrupted{false};  // Interrupt came: the broken call must not be retried
 
-  bool connected() const { return https ? tls.has_value() : stream.has_value(); }
-  beast::tcp_stream& raw() { return https ? beast::get_lowest_layer(*tls) : *stream; }
-  // Runs `f` on the connection's stream, whichever kind it is.
-  template <class F>
-  auto With(F&& f) {
-    if (https) return f(*tls);
-    return f(*stream);
-  }
+  bool connected() const { return stream.has_value(); }
+  beast::tcp_stream& raw() { return stream->tcp(); }
+
+  // The completion handler of every operation Run runs: one type, so that each of Beast's
+  // operations is compiled once for all the calls that use it.
+  struct Done {
+    beast::error_code* out;
+    template <class... Rest>
+    void operator()(beast::error_code ec, Rest&&...) const { *out = ec; }
+  };
 
   // Runs the asynchronous operation that `start` begins (given a completion handler) until it
   // ends, and returns its error. Every I/O goes this way because beast::tcp_stream applies its
@@ -75,7 +78,7 @@ struct Client::Impl {
   template <class Start>
   beast::error_code Run(Start&& start) {
     beast::error_code result = asio::error::would_block;
-    start([&result](beast::error_code ec, auto&&...) { result = ec; });
+    start(Done{&result});
     ioc.restart();
     ioc.run();
     return result;
@@ -107,7 +110,6 @@ struct Client::Impl {
   void Drop() {
     fd = -1;
     stream.reset();
-    tls.reset();
     buffer.clear();
   }
 
@@ -139,9 +141,9 @@ struct Client::Impl {
     if (ec) return Status(Code::kUnavailable, "cannot resolve " + host + ": " + Why(ec, limit));
     if (https) {
       if (Status s = MakeTlsContext(); !s.ok()) return s;
-      tls.emplace(ioc, *tls_ctx);
+      stream.emplace(ioc.get_executor(), *tls_ctx);
     } else {
-      stream.emplace(ioc);
+      stream.emplace(ioc.get_executor());
     }
     raw().expires_at(deadline);
     ec = Run([&](auto handler) { raw().async_connect(results, std::move(handler)); });
@@ -153,10 +155,9 @@ struct Client::Impl {
     fd = raw().socket().native_handle();
     if (https) {
       // SNI, and the certificate must name the host the URL names.
-      SSL_set_tlsext_host_name(tls->native_handle(), host.c_str());
-      tls->set_verify_callback(ssl::host_name_verification(host));
+      stream->VerifyHostName(host);
       raw().expires_at(deadline);
-      ec = Run([&](auto handler) { tls->async_handshake(ssl::stream_base::client, std::move(handler)); });
+      ec = Run([&](auto handler) { stream->async_handshake(ssl::stream_base::client, std::move(handler)); });
       if (ec) {
         Drop();
         std::string why = Why(ec, limit);
@@ -228,11 +229,9 @@ Result<ClientResponse> Client::Send(const std::string& method, const std::string
     impl_->raw().expires_at(deadline);
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(256u << 20);
-    beast::error_code ec = impl_->With([&](auto& s) {
-      beast::error_code e = impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); });
-      if (e) return e;
-      return impl_->Run([&](auto handler) { bhttp::async_read(s, impl_->buffer, parser, std::move(handler)); });
-    });
+    AnyStream& s = *impl_->stream;
+    beast::error_code ec = impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); });
+    if (!ec) ec = impl_->Run([&](auto handler) { bhttp::async_read(s, impl_->buffer, parser, std::move(handler)); });
     if (ec) {
       impl_->Drop();
       // A broken keep-alive connection is retried once; one that Interrupt broke is not (the caller
@@ -281,15 +280,13 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
   }
   req.prepare_payload();
   impl_->raw().expires_after(idle_timeout);
-  beast::error_code ec = impl_->With(
-      [&](auto& s) { return impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); }); });
+  AnyStream& s = *impl_->stream;
+  beast::error_code ec = impl_->Run([&](auto handler) { bhttp::async_write(s, req, std::move(handler)); });
   if (ec) return Status(Code::kUnavailable, Why(ec, idle_timeout));
   bhttp::response_parser<bhttp::buffer_body> p;
   p.body_limit(boost::none);
   impl_->raw().expires_after(idle_timeout);
-  ec = impl_->With([&](auto& s) {
-    return impl_->Run([&](auto handler) { bhttp::async_read_header(s, impl_->buffer, p, std::move(handler)); });
-  });
+  ec = impl_->Run([&](auto handler) { bhttp::async_read_header(s, impl_->buffer, p, std::move(handler)); });
   if (ec) return Status(Code::kUnavailable, Why(ec, idle_timeout));
   const int status = p.get().result_int();
   char buf[16384];
@@ -299,9 +296,7 @@ Result<int> Client::StreamRequest(const std::string& method, const std::string& 
     impl_->raw().expires_after(idle_timeout);
     // read_some: hand each chunk over as it arrives (SSE, streamed tokens); read() would wait
     // until the 16 KiB buffer filled or the stream ended.
-    ec = impl_->With([&](auto& s) {
-      return impl_->Run([&](auto handler) { bhttp::async_read_some(s, impl_->buffer, p, std::move(handler)); });
-    });
+    ec = impl_->Run([&](auto handler) { bhttp::async_read_some(s, impl_->buffer, p, std::move(handler)); });
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
       if (ec == beast::error::timeout) return Status(Code::kUnavailable, "stream idle: " + Why(ec, idle_timeout));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/any_stream.h"
 #include "net/log_limiter.h"
 #include "net/peer_closed.h"
 #include "net/request_head.h"
@@ -14,10 +15,9 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <array>
 #include <mutex>
 #include <optional>
@@ -30,7 +30,6 @@ namespace bhttp = beast::http;
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 
@@ -56,20 +55,12 @@ struct Shared {
   std::atomic<bool> stopping{false};
 };
 
-// The plain TCP stream under a connection, TLS or not.
-beast::tcp_stream& Tcp(beast::tcp_stream& s) { return s; }
-beast::tcp_stream& Tcp(TlsStream& s) { return beast::get_lowest_layer(s); }
-
-// One connection over `Sock`: beast::tcp_stream (HTTP) or TlsStream (HTTPS, handshake first).
-template <class Sock>
-class Session : public SessionBase, public std::enable_shared_from_this<Session<Sock>> {
+// One connection, HTTP or HTTPS (handshake first): one type for both (net/any_stream.h says why).
+class Session : public SessionBase, public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, beast::tcp_stream>
-      : stream_(std::move(s)), shared_(std::move(shared)), timer_(stream_.get_executor()) {
-    ++shared_->live;
-  }
-  Session(tcp::socket&& s, std::shared_ptr<Shared> shared) requires std::is_same_v<Sock, TlsStream>
-      : stream_(std::move(s), *shared->tls), shared_(std::move(shared)), timer_(stream_.get_executor()) {
+  Session(tcp::socket&& s, std::shared_ptr<Shared> shared)
+      : stream_(shared->tls ? AnyStream(std::move(s), *shared->tls) : AnyStream(std::move(s))),
+        shared_(std::move(shared)), timer_(stream_.get_executor()) {
     ++shared_->live;
   }
   ~Session() override {
@@ -77,11 +68,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     --shared_->live;
     if (shared_->on_session_end && !shared_->stopping) shared_->on_session_end();
   }
-  using std::enable_shared_from_this<Session<Sock>>::shared_from_this;
 
   void Start() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      if constexpr (std::is_same_v<Sock, TlsStream>) {
+      if (self->stream_.tls()) {
         // The handshake is bounded like a request: a client that connects and says nothing holds
         // its descriptor no longer than read_timeout.
         self->raw().expires_after(self->shared_->opts.read_timeout);
@@ -108,7 +98,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
  private:
-  beast::tcp_stream& raw() { return Tcp(stream_); }
+  beast::tcp_stream& raw() { return stream_.tcp(); }
 
   void Read() {
     parser_.emplace();
@@ -344,7 +334,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                             });
   }
 
-  Sock stream_;
+  AnyStream stream_;
   std::shared_ptr<Shared> shared_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -376,8 +366,7 @@ struct Server::Impl {
   int cap = 0;
   int threads = 1, pool_threads = 1;
 
-  template <class S>
-  void Keep(std::shared_ptr<S> session) {
+  void Keep(std::shared_ptr<Session> session) {
     {
       std::lock_guard lock(shared->mu);
       for (auto it = shared->sessions.begin(); it != shared->sessions.end();)
@@ -422,8 +411,7 @@ struct Server::Impl {
         delay = std::chrono::milliseconds(10);
         beast::error_code ignored;
         s.set_option(tcp::no_delay(true), ignored);
-        if (shared->tls) Keep(std::make_shared<Session<TlsStream>>(std::move(s), shared));
-        else Keep(std::make_shared<Session<beast::tcp_stream>>(std::move(s), shared));
+        Keep(std::make_shared<Session>(std::move(s), shared));
       }
       Accept();
     });
