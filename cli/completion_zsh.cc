@@ -10,7 +10,7 @@ namespace gauntlet::cli {
 namespace {
 
 // `s` inside single quotes for zsh.
-std::string Quote(const std::string& s) {
+std::string ZshQuote(const std::string& s) {
   std::string out = "'";
   for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
@@ -20,7 +20,7 @@ std::string Quote(const std::string& s) {
 std::string Entry(const std::string& name, const std::string& desc) {
   std::string n;
   for (char ch : name) n += ch == ':' ? std::string("\\:") : std::string(1, ch);
-  return Quote(n + ":" + desc);
+  return ZshQuote(n + ":" + desc);
 }
 
 // The `case $sub` arm of `c` that offers its flags with their descriptions.
@@ -30,10 +30,10 @@ std::string FlagArm(const CompletionCommand& c) {
     for (auto& l : o.longs) entries += " " + Entry("--" + l, o.desc);
     for (auto& s : o.shorts) entries += " " + Entry("-" + s, o.desc);
   }
-  return "    " + Quote(c.path) + ") specs=(" + entries + ");;\n";
+  return "    " + ZshQuote(c.path) + ") specs=(" + entries + ");;\n";
 }
 
-std::string ValueArms(const CompletionCommand& c) {
+std::string ZshValueArms(const CompletionCommand& c) {
   std::string arms;
   for (auto& o : c.options) {
     if (!o.takes_value) continue;
@@ -41,10 +41,10 @@ std::string ValueArms(const CompletionCommand& c) {
     for (auto& l : o.longs) names.push_back("--" + l);
     for (auto& s : o.shorts) names.push_back("-" + s);
     for (auto& n : names) {
-      const std::string key = Quote((c.path.empty() ? "" : c.path + ":") + n);
+      const std::string key = ZshQuote((c.path.empty() ? "" : c.path + ":") + n);
       if (!o.choices.empty()) {
         std::string vals;
-        for (auto& v : o.choices) vals += " " + Quote(v);
+        for (auto& v : o.choices) vals += " " + ZshQuote(v);
         arms += "    " + key + ") compadd --" + vals + "; return;;\n";
       } else if (o.path) {
         arms += "    " + key + ") _files; return;;\n";
@@ -61,16 +61,16 @@ std::string ValueArms(const CompletionCommand& c) {
 void PrintZshCompletion(const CompletionCommand& root, std::ostream& out) {
   std::string walk, arms, flags, words;
   for (const CompletionCommand* c : AllCommands(root)) {
-    arms += ValueArms(*c);
+    arms += ZshValueArms(*c);
     flags += FlagArm(*c);
-    if (c->files && c->subs.empty()) words += "    " + Quote(c->path) + ") _files;;\n";
+    if (c->files && c->subs.empty()) words += "    " + ZshQuote(c->path) + ") _files;;\n";
     if (c->subs.empty()) continue;
     std::string entries;
     for (auto& s : c->subs) entries += " " + Entry(s.name, s.desc);
-    words += "    " + Quote(c->path) + ") specs=(" + entries + "); _describe -t commands 'gauntlet command' specs" +
+    words += "    " + ZshQuote(c->path) + ") specs=(" + entries + "); _describe -t commands 'gauntlet command' specs" +
              (c->files ? "; _files" : "") + ";;\n";
-    walk += "      " + Quote(c->path) + ") case $w in";
-    for (auto& s : c->subs) walk += " (" + s.name + ") sub=" + Quote(s.path) + ";;";
+    walk += "      " + ZshQuote(c->path) + ") case $w in";
+    for (auto& s : c->subs) walk += " (" + s.name + ") sub=" + ZshQuote(s.path) + ";;";
     walk += " esac;;\n";
   }
   out << "#compdef gauntlet\n"

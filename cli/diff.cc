@@ -34,7 +34,7 @@ std::string VerdictText(const json& side) {
   return VerdictColor(v) + v + Reset() + (sig.empty() || ParseVerdict(v) == Verdict::kPassed ? "" : " (" + sig + ")");
 }
 
-std::string MetricText(const json& it) {
+std::string MetricChangeText(const json& it) {
   if (it["metric_change"].is_null()) return "";
   char buf[32];
   snprintf(buf, sizeof buf, "%+.1f%%", it["metric_change"].get<double>() * 100);
@@ -89,7 +89,7 @@ void AddDiffCommand(CLI::App& app, int* code) {
       }
       const std::string change = Str(it["change"]) == "flaky" ? "became flaky" : Str(it["change"]);
       rows.push_back({Str(it["config_key"]), Str(it["hardware"]), change, VerdictText(it["a"]),
-                      VerdictText(it["b"]), MetricText(it)});
+                      VerdictText(it["b"]), MetricChangeText(it)});
     }
     if (!rows.empty() || o->format == "csv") Print(o->format, {"CONFIG", "HARDWARE", "CHANGE", "A", "B", "METRIC"}, rows);
     if (o->format != "csv") {

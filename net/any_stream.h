@@ -10,6 +10,7 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream_base.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
@@ -18,10 +19,6 @@
 #include <memory>
 #include <span>
 #include <string>
-
-namespace boost::asio::ssl {
-class context;
-}
 
 namespace gauntlet::net {
 
