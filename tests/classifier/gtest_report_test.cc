@@ -11,7 +11,7 @@ namespace {
 using testing_fixture::Lines;
 using testing_fixture::RunnerFixture;
 
-TestReport Read(const std::string& name) {
+TestReport ReadGtestReport(const std::string& name) {
   GtestReader r;
   for (const std::string& l : Lines(RunnerFixture(name))) r.Observe(l);
   EXPECT_TRUE(r.complete()) << name;
@@ -19,7 +19,7 @@ TestReport Read(const std::string& name) {
 }
 
 TEST(GtestReader, EachTestWithItsReasonOrMessage) {
-  TestReport r = Read("gtest_mixed.log");
+  TestReport r = ReadGtestReport("gtest_mixed.log");
   ASSERT_EQ(r.cases.size(), 4u) << "the summary's listing repeats names; each test counts once";
   EXPECT_EQ(r.cases[0].name, "Nvfp4Gemm.RequiresSm100");
   EXPECT_EQ(r.cases[0].end, TestEnd::kSkipped);
@@ -41,7 +41,7 @@ TEST(GtestReader, EachTestWithItsReasonOrMessage) {
 }
 
 TEST(GtestReader, ParametrizedNamesLoseTheirParameterNote) {
-  TestReport r = Read("gtest_param.log");
+  TestReport r = ReadGtestReport("gtest_param.log");
   bool found = false;
   for (const TestCase& c : r.cases)
     if (c.name == "Tiles/P.Tile/1") {
@@ -53,10 +53,10 @@ TEST(GtestReader, ParametrizedNamesLoseTheirParameterNote) {
 }
 
 TEST(GtestReader, ZeroTestsAndOnlySkips) {
-  TestReport zero = Read("gtest_zero.log");
+  TestReport zero = ReadGtestReport("gtest_zero.log");
   EXPECT_EQ(zero.counts.total(), 0);
   EXPECT_TRUE(zero.cases.empty());
-  TestReport skip = Read("gtest_only_skip.log");
+  TestReport skip = ReadGtestReport("gtest_only_skip.log");
   ASSERT_EQ(skip.cases.size(), 1u);
   EXPECT_EQ(skip.cases[0].end, TestEnd::kSkipped);
 }

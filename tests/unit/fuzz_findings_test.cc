@@ -22,7 +22,7 @@ json SuiteWith(json parameters) {
 }
 
 // The field of the error ParseSuite gives, or "accepted".
-std::string FieldOf(const json& suite) {
+std::string RefusedFieldOf(const json& suite) {
   auto r = ParseSuite(suite);
   return r.ok() ? "accepted" : r.status().field();
 }
@@ -88,9 +88,9 @@ TEST(YamlFindings, ScalarsAreTypedAsBefore) {
 TEST(SuiteFindings, AStageKindThatIsNotAStringIsAFieldError) {
   json j = SuiteWith({{"a", json::array({"x"})}});
   j["stages"][0]["kind"] = json::array({"python3"});
-  EXPECT_EQ(FieldOf(j), "stages[0].kind");
+  EXPECT_EQ(RefusedFieldOf(j), "stages[0].kind");
   j["stages"][0]["kind"] = 7;
-  EXPECT_EQ(FieldOf(j), "stages[0].kind");
+  EXPECT_EQ(RefusedFieldOf(j), "stages[0].kind");
 }
 
 // suite/regress-timeout-1e44.json: timeout_s went through static_cast<int> unchecked (undefined
@@ -99,7 +99,7 @@ TEST(SuiteFindings, AStageTimeoutIsOneSecondToAYear) {
   json j = SuiteWith({{"a", json::array({"x"})}});
   for (double t : {6.1e44, 1e10, 31536001.0, 0.5, 0.0, -1.0}) {
     j["stages"][0]["timeout_s"] = t;
-    EXPECT_EQ(FieldOf(j), "stages[0].timeout_s") << t;
+    EXPECT_EQ(RefusedFieldOf(j), "stages[0].timeout_s") << t;
   }
   for (double t : {1.0, 90.5, 31536000.0}) {
     j["stages"][0]["timeout_s"] = t;
@@ -113,11 +113,11 @@ TEST(SuiteFindings, AStageTimeoutIsOneSecondToAYear) {
 // 60,000-character name or value overflowed the stack.
 TEST(SuiteFindings, LongNamesAndValuesAreRefusedWithoutRecursion) {
   const std::string name(60000, 'a');
-  EXPECT_EQ(FieldOf(SuiteWith({{name, json::array({"x"})}})), "parameters." + name);
-  EXPECT_EQ(FieldOf(SuiteWith({{"a", {{"pattern", "^[0-9]+$"}, {"default", std::string(60000, '1')}}}})),
+  EXPECT_EQ(RefusedFieldOf(SuiteWith({{name, json::array({"x"})}})), "parameters." + name);
+  EXPECT_EQ(RefusedFieldOf(SuiteWith({{"a", {{"pattern", "^[0-9]+$"}, {"default", std::string(60000, '1')}}}})),
             "parameters.a.default");
   // What fits within the bound still works.
-  EXPECT_EQ(FieldOf(SuiteWith({{"a", {{"pattern", "^[0-9]+$"}, {"default", std::string(4000, '1')}}}})), "accepted");
+  EXPECT_EQ(RefusedFieldOf(SuiteWith({{"a", {{"pattern", "^[0-9]+$"}, {"default", std::string(4000, '1')}}}})), "accepted");
 }
 
 // suite/regress-30k-nested-pattern.json: compiling 30,000 nested groups overflowed the stack;
@@ -161,14 +161,14 @@ TEST(SuiteFindings, NestedRepetitionsMatchInLinearTime) {
 TEST(SuiteFindings, CostAndKeyMetricHaveTheirTypes) {
   json j = SuiteWith({{"a", json::array({"x"})}});
   j["cost_s"] = "soon";
-  EXPECT_EQ(FieldOf(j), "cost_s");
+  EXPECT_EQ(RefusedFieldOf(j), "cost_s");
   j["cost_s"] = -5;
-  EXPECT_EQ(FieldOf(j), "cost_s");
+  EXPECT_EQ(RefusedFieldOf(j), "cost_s");
   j["cost_s"] = 90.5;
   j["key_metric"] = json::object();
-  EXPECT_EQ(FieldOf(j), "key_metric");
+  EXPECT_EQ(RefusedFieldOf(j), "key_metric");
   j["key_metric"] = "tflops";
-  EXPECT_EQ(FieldOf(j), "accepted");
+  EXPECT_EQ(RefusedFieldOf(j), "accepted");
 }
 
 // sweep/regress-60k-value.json: a sweep value checked against a pattern parameter overflowed the

@@ -9,7 +9,7 @@
 namespace gauntlet {
 namespace {
 
-daemon::TrackedNode Node(int64_t id, int gpus) {
+daemon::TrackedNode StarvationNode(int64_t id, int gpus) {
   daemon::TrackedNode n;
   n.id = id;
   n.name = "n" + std::to_string(id);
@@ -45,7 +45,7 @@ uint64_t StepsOfTheRunnableLease(int sweeps, int per_sweep, int64_t* leased) {
   test::FakeSchedulerStore store;
   store.record = false;
   daemon::Scheduler s(clock, store, {});
-  s.UpsertNode(Node(1, 8));
+  s.UpsertNode(StarvationNode(1, 8));
   int64_t id = 1;
   for (int i = 0; i < sweeps; ++i) {
     s.AddSweep({i + 1, 0, true, true, {}}, Trials(id, i + 1, per_sweep, Gpus(64)));
@@ -88,11 +88,11 @@ TEST(SchedulerStarvation, ANodeThatJoinsLaterServesTheWorkNoNodeCouldRun) {
   test::FakeClock clock;
   test::FakeSchedulerStore store;
   daemon::Scheduler s(clock, store, {});
-  s.UpsertNode(Node(1, 8));
+  s.UpsertNode(StarvationNode(1, 8));
   s.AddSweep({1, 0, true, true, {}}, Trials(1, 1, 1000, Gpus(64)));
   EXPECT_FALSE(*s.TryLease(1, {0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(s.UnmatchableTargets(1), std::vector<int>{0});
-  s.UpsertNode(Node(2, 64));
+  s.UpsertNode(StarvationNode(2, 64));
   EXPECT_TRUE(s.UnmatchableTargets(1).empty()) << "the fleet changed";
   std::vector<int> all;
   for (int i = 0; i < 64; ++i) all.push_back(i);
@@ -113,7 +113,7 @@ TEST(SchedulerStarvation, ADrainedSweepQueuedAgainIsFoundAgain) {
   test::FakeClock clock;
   test::FakeSchedulerStore store;
   daemon::Scheduler s(clock, store, {1000, 5000, 3});
-  s.UpsertNode(Node(1, 1));
+  s.UpsertNode(StarvationNode(1, 1));
   s.AddSweep({1, 0, true, true, {}}, Trials(1, 1, 1, Gpus(1)));
   auto g = s.TryLease(1, {0});
   ASSERT_TRUE(g.ok() && *g);
