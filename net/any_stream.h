@@ -3,8 +3,8 @@
 // (read a header, a body, write a message, a chunk) are templates over the stream and the handler;
 // over two stream types every one of them was compiled twice in the server and twice in the client,
 // most of the two heaviest translation units of the build (docs/DECISIONS.md "Build time"). Over
-// this type they compile once: what differs (the TLS layer) is reached through a virtual call with
-// the handler type-erased (asio::any_completion_handler), one small allocation per read or write.
+// this type they compile once: what differs (the TLS layer) is one branch in any_stream.cc, reached
+// with the handler type-erased (asio::any_completion_handler: one allocation per read or write).
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>

@@ -1,4 +1,4 @@
-// Shared by the Store's source files (store.cc, store_trials.cc): row readers, column lists and
+// Shared by the Store's source files (store.cc, store_trials.cc, store_logs.cc): row readers, column lists and
 // the one error conversion. Internal to store/; not part of the Store interface.
 #pragma once
 
