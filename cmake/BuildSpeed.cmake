@@ -48,3 +48,56 @@ option(GAUNTLET_FULL_DEBUG_INFO "Full debug info (-g) instead of line tables (-g
 if(NOT GAUNTLET_FULL_DEBUG_INFO)
   add_compile_options($<$<AND:$<CONFIG:RelWithDebInfo>,$<COMPILE_LANGUAGE:CXX>>:-g1>)
 endif()
+
+# One precompiled header for every C++ target under the given folders (the tests and the benches):
+# gtest, nlohmann/json and the standard headers nearly each of their sources includes, parsed once
+# and reused by the rest (REUSE_FROM), instead of parsed again by each of their ~35 translation units
+# (docs/BENCHMARKS.md "Fourth round"). Third-party and standard headers only: an edit to our headers
+# never rebuilds it. Its owner, gauntlet_test_pch, links nothing but gtest and json, so it is built
+# with only the definitions every test and bench has (g++ refuses a PCH built with a -D that the using
+# compile lacks: "not used because `SPDLOG_FMT_EXTERNAL' not defined"), and a target's own extra
+# definitions do not matter while no header in the PCH reads them. Where g++ cannot use it, it says
+# so (-Winvalid-pch) and reads the headers instead: slower, never wrong.
+# -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns it off (what a check that each source includes what it
+# uses wants, with GAUNTLET_UNITY_BUILD=OFF). ccache caches these compiles only with the sloppiness
+# below, which its manual asks for with precompiled headers.
+function(gauntlet_share_test_pch)
+  set(owner gauntlet_test_pch)
+  file(WRITE ${CMAKE_BINARY_DIR}/gauntlet_test_pch.cc "// The translation unit that builds the tests' PCH.\n")
+  add_library(${owner} OBJECT ${CMAKE_BINARY_DIR}/gauntlet_test_pch.cc)
+  target_link_libraries(${owner} PRIVATE GTest::gtest nlohmann_json::nlohmann_json)
+  # -pthread (it defines _REENTRANT) on the owner and on every user: most get it from the layers'
+  # libraries already, and a PCH built with it is refused by a compile without it, and the reverse.
+  target_compile_options(${owner} PRIVATE -pthread)
+  target_compile_definitions(${owner} PRIVATE ${GAUNTLET_SOURCE_DIR_DEFINE})
+  target_precompile_headers(${owner} PRIVATE <gtest/gtest.h> <nlohmann/json.hpp> <algorithm> <atomic>
+    <chrono> <filesystem> <fstream> <functional> <map> <memory> <mutex> <set> <sstream> <string>
+    <thread> <vector>)
+  set(launcher "")
+  if(CCACHE)
+    set(launcher ${CMAKE_COMMAND} -E env
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime ${CCACHE})
+    set_property(TARGET ${owner} PROPERTY CXX_COMPILER_LAUNCHER ${launcher})
+  endif()
+  set(dirs ${ARGN})
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+    list(APPEND dirs ${subdirs})
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(t IN LISTS targets)
+      # Only what links gtest (directly, or through the tests' support library): a bench of one
+      # layer alone (gauntlet-classify-bench) has no gtest to precompile.
+      get_target_property(type ${t} TYPE)
+      get_target_property(links ${t} LINK_LIBRARIES)
+      if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY)$" OR NOT links MATCHES "GTest::|gauntlet_test_support")
+        continue()
+      endif()
+      target_precompile_headers(${t} REUSE_FROM ${owner})
+      target_compile_options(${t} PRIVATE -pthread)
+      if(launcher)
+        set_property(TARGET ${t} PROPERTY CXX_COMPILER_LAUNCHER ${launcher})
+      endif()
+    endforeach()
+  endwhile()
+endfunction()
