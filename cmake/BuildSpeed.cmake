@@ -63,7 +63,9 @@ endif()
 # below, which its manual asks for with precompiled headers.
 function(gauntlet_share_test_pch)
   set(owner gauntlet_test_pch)
-  file(WRITE ${CMAKE_BINARY_DIR}/gauntlet_test_pch.cc "// The translation unit that builds the tests' PCH.\n")
+  # CONFIGURE, not WRITE: rewritten only when its text changes, so a re-configure rebuilds nothing.
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gauntlet_test_pch.cc
+    CONTENT "// The translation unit that builds the tests' PCH.\n")
   add_library(${owner} OBJECT ${CMAKE_BINARY_DIR}/gauntlet_test_pch.cc)
   target_link_libraries(${owner} PRIVATE GTest::gtest nlohmann_json::nlohmann_json)
   # -pthread (it defines _REENTRANT) on the owner and on every user: most get it from the layers'
