@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -191,10 +192,16 @@ json Daemon::PostJson(const std::string& target, const json& body, int expect_st
 
 json Daemon::WaitSweep(int64_t sweep, std::chrono::milliseconds timeout) {
   json last;
+  // Each poll may wait for its answer as long as the whole wait may: a poll queued behind a flood of
+  // reads (load_test) that gave up after the client's default 30 s would join the back of the queue
+  // again, and on a loaded machine no poll would ever be answered.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool done = WaitFor(
       [&] {
         net::Client c(url(), "");
-        auto r = c.Send("GET", "/api/v1/sweeps/" + std::to_string(sweep));
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        auto r = c.Send("GET", "/api/v1/sweeps/" + std::to_string(sweep), "", "application/json",
+                        std::max(left, std::chrono::milliseconds(1000)));
         if (!r.ok() || r->status != 200) return false;
         last = json::parse(r->body);
         return last["finished"].get<bool>();
