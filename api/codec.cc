@@ -1,5 +1,6 @@
 #include "api/codec.h"
 
+#include "core/bisect.h"
 #include "core/verdict.h"
 #include "http/auth.h"
 
@@ -52,7 +53,7 @@ json SweepJson(const store::SweepRow& s) {
           {"done", done},
           // A search is finished when it has ended, not whenever its one probe is done.
           {"finished", !s.Expanding() && done == s.Stored() &&
-                           (!s.search.is_object() || s.search.value("state", "") != "running")},
+                           (!s.search.is_object() || s.search.value("state", "") != Name(BisectState::kRunning))},
           {"kind", s.kind},
           {"created_at", s.created_at},
           {"cancelled_at", Opt(s.cancelled_at)},

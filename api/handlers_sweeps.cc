@@ -83,9 +83,8 @@ std::vector<http::Route> SweepRoutes(Context& c) {
            else if (k == "submitted_by") f.submitted_by = v;
            else if (k == "source") f.source = v;
            else if (k == "state") {
-             if (v != "running" && v != "finished" && v != "cancelled")
-               return FromStatus(Status::Invalid("state is running, finished or cancelled", "state"));
-             f.state = v;
+             f.state = ParseSweepState(v);
+             if (!f.state) return FromStatus(Status::Invalid("state is running, finished or cancelled", "state"));
            } else if (k != "after" && k != "limit" && k != "format")
              return http::Problem(400, "Bad Request",
                                   "unknown filter (allowed: suite, state, submitted_by, source, after, limit, format)", k);

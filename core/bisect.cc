@@ -1,11 +1,27 @@
 #include "core/bisect.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "core/pass_rate.h"
 
 namespace gauntlet {
 using nlohmann::json;
+
+namespace {
+constexpr std::string_view kBisectStateNames[] = {"running", "found", "good_not_good", "bad_not_bad", "undecided",
+                                                  "cancelled"};
+}  // namespace
+
+std::string_view Name(BisectState s) { return kBisectStateNames[static_cast<size_t>(s)]; }
+
+std::optional<BisectState> ParseBisectState(std::string_view name) {
+  for (size_t i = 0; i < std::size(kBisectStateNames); ++i)
+    if (kBisectStateNames[i] == name) return static_cast<BisectState>(i);
+  return std::nullopt;
+}
+
+void PrintTo(BisectState s, std::ostream* os) { *os << Name(s); }
 
 bool IsOrdered(const Suite& suite, const std::string& name) {
   const json& params = suite.definition.contains("parameters") ? suite.definition["parameters"] : json();
@@ -41,13 +57,13 @@ Result<Bisection> StartBisection(const ParamSpec& p, bool ordered, const std::st
 std::optional<int> NextProbe(Bisection& b) {
   b.pending.reset();
   b.pending_trial = 0;
-  if (b.state != "running") return std::nullopt;
+  if (b.state != BisectState::kRunning) return std::nullopt;
   int next;
   if (b.hi - b.lo > 1) next = b.lo + (b.hi - b.lo) / 2;
   else if (!b.lo_known) next = b.lo;  // every probe was bad: the answer rests on `good` being good
   else if (!b.hi_known) next = b.hi;  // every probe was good: it rests on `bad` being bad
   else {
-    b.state = "found";
+    b.state = BisectState::kFound;
     b.first_bad = b.hi;
     b.detail = "first bad " + b.parameter + " is " + b.values[b.hi] + " (the last good is " + b.values[b.lo] + ")";
     return std::nullopt;
@@ -58,7 +74,7 @@ std::optional<int> NextProbe(Bisection& b) {
 }
 
 void Observe(Bisection& b, Verdict v, int64_t trial) {
-  if (!b.pending || b.state != "running") return;
+  if (!b.pending || b.state != BisectState::kRunning) return;
   const int i = *b.pending;
   const bool good = v == Verdict::kPassed, bad = !good && CountsAsRun(v);
   const std::string verdict(Name(v));  // for the steps and the prose
@@ -66,19 +82,19 @@ void Observe(Bisection& b, Verdict v, int64_t trial) {
   b.pending.reset();
   b.pending_trial = 0;
   if (!good && !bad) {
-    b.state = "undecided";
+    b.state = BisectState::kUndecided;
     b.detail = b.values[i] + " ended " + verdict + ", which says nothing about the config: retry the sweep or bisect again";
     return;
   }
   if (i == b.lo && !b.lo_known) {
     if (bad) {
-      b.state = "good_not_good";
+      b.state = BisectState::kGoodNotGood;
       b.detail = "good (" + b.values[i] + ") is not good: it ended " + verdict;
     }
     b.lo_known = true;
   } else if (i == b.hi && !b.hi_known) {
     if (good) {
-      b.state = "bad_not_bad";
+      b.state = BisectState::kBadNotBad;
       b.detail = "bad (" + b.values[i] + ") is not bad: it passed";
     }
     b.hi_known = true;
@@ -93,7 +109,7 @@ void Observe(Bisection& b, Verdict v, int64_t trial) {
 
 json BisectionJson(const Bisection& b) {
   return {{"parameter", b.parameter}, {"values", b.values}, {"good", b.values[b.good]}, {"bad", b.values[b.bad]},
-          {"state", b.state}, {"interval", {{"good", b.values[b.lo]}, {"bad", b.values[b.hi]},
+          {"state", Name(b.state)}, {"interval", {{"good", b.values[b.lo]}, {"bad", b.values[b.hi]},
                                              {"good_known", b.lo_known}, {"bad_known", b.hi_known},
                                              {"values_left", std::max(0, b.hi - b.lo - 1)}}},
           {"lo", b.lo}, {"hi", b.hi},
@@ -118,7 +134,9 @@ Result<Bisection> BisectionFromJson(const json& j) {
     if (b.good >= n || b.bad >= n || b.lo < 0 || b.hi >= n || b.lo >= b.hi) return Status::Invalid("bad search state", "search");
     b.lo_known = j.at("interval").at("good_known").get<bool>();
     b.hi_known = j.at("interval").at("bad_known").get<bool>();
-    b.state = j.at("state").get<std::string>();
+    auto state = ParseBisectState(j.at("state").get<std::string>());
+    if (!state) return Status::Invalid("bad search state: unknown state " + j["state"].dump(), "search");
+    b.state = *state;
     if (j.at("first_bad").is_string()) b.first_bad = at(j["first_bad"].get<std::string>());
     if (j.at("trying").is_string()) b.pending = at(j["trying"].get<std::string>());
     b.pending_trial = j.value("pending_trial", int64_t{0});

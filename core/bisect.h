@@ -4,8 +4,11 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -18,15 +21,27 @@ namespace gauntlet {
 // (likewise), lo < hi. Probes are midpoints until lo and hi are adjacent; an endpoint the user
 // asserted is run only then, and only if no midpoint replaced it, so a search of n values takes
 // about log2(n) trials, and says so when `good` was not good or `bad` not bad.
+// How a search stands: running, found, good_not_good (the good end failed), bad_not_bad (the bad
+// end passed), undecided (a probe ended without a verdict about the config: infra_error,
+// cancelled), cancelled (by a user).
+enum class BisectState : uint8_t { kRunning, kFound, kGoodNotGood, kBadNotBad, kUndecided, kCancelled };
+// "good_not_good": the SQL/JSON spelling of `s`; static storage.
+std::string_view Name(BisectState s);
+// The state spelled `name`, or nullopt for anything else.
+std::optional<BisectState> ParseBisectState(std::string_view name);
+// Spelled with Name() at the JSON edge, never as a number (as core/verdict.h's enums).
+void to_json(nlohmann::json&, BisectState) = delete;
+void from_json(const nlohmann::json&, BisectState&) = delete;
+// GoogleTest prints a state by its name. Writes to *os; thread-safe.
+void PrintTo(BisectState s, std::ostream* os);
+
 struct Bisection {
   std::string parameter;
   std::vector<std::string> values;  // the parameter's declared order, oldest first
   int good = 0, bad = 0;            // indices as asked
   int lo = 0, hi = 0;
   bool lo_known = false, hi_known = false;
-  // running, found, good_not_good, bad_not_bad, undecided (a probe ended without a verdict about
-  // the config: infra_error, cancelled), cancelled.
-  std::string state = "running";
+  BisectState state = BisectState::kRunning;
   std::optional<int> first_bad;  // index, when found
   std::optional<int> pending;    // the index whose trial is out now
   int64_t pending_trial = 0;

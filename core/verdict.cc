@@ -60,6 +60,16 @@ std::optional<NodeState> ParseNodeState(std::string_view name) {
   return std::nullopt;
 }
 
+constexpr std::string_view kSweepStateNames[] = {"running", "finished", "cancelled"};
+
+std::string_view Name(SweepState s) { return kSweepStateNames[static_cast<size_t>(s)]; }
+
+std::optional<SweepState> ParseSweepState(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSweepStateNames); ++i)
+    if (kSweepStateNames[i] == name) return static_cast<SweepState>(i);
+  return std::nullopt;
+}
+
 const std::vector<NodeState>& NodeStates() {
   static const std::vector<NodeState> k = {NodeState::kOnline, NodeState::kDraining, NodeState::kOffline,
                                            NodeState::kQuarantined};
@@ -117,5 +127,6 @@ nlohmann::json VocabularyJson() {
 void PrintTo(Verdict v, std::ostream* os) { *os << Name(v); }
 void PrintTo(TrialState s, std::ostream* os) { *os << Name(s); }
 void PrintTo(NodeState s, std::ostream* os) { *os << Name(s); }
+void PrintTo(SweepState s, std::ostream* os) { *os << Name(s); }
 
 }  // namespace gauntlet

@@ -28,6 +28,9 @@ enum class TrialState : uint8_t { kQueued, kLeased, kRunning, kDone };
 // takes none; offline stopped heartbeating; quarantined was taken out (by the infra streak or a
 // person) until a person resumes it. The enumerators are in display order.
 enum class NodeState : uint8_t { kOnline, kDraining, kOffline, kQuarantined };
+// A sweep's state as lists filter by it: running (a trial not done, or trials still being stored),
+// finished (every trial done), cancelled (by a user, whatever its trials' states).
+enum class SweepState : uint8_t { kRunning, kFinished, kCancelled };
 inline constexpr int kNodeStateCount = 4;
 
 struct VerdictInfo {
@@ -64,6 +67,10 @@ std::optional<TrialState> ParseTrialState(std::string_view name);
 std::string_view Name(NodeState s);
 // The node state spelled `name`, or nullopt.
 std::optional<NodeState> ParseNodeState(std::string_view name);
+// "running", "finished", "cancelled": the SQL/JSON spelling of `s`; static storage.
+std::string_view Name(SweepState s);
+// The sweep state spelled `name`, or nullopt.
+std::optional<SweepState> ParseSweepState(std::string_view name);
 // Every node state, in display order. Static storage.
 const std::vector<NodeState>& NodeStates();
 // nlohmann would write an enum as its number: the JSON edge spells a verdict or state with Name()
@@ -71,13 +78,16 @@ const std::vector<NodeState>& NodeStates();
 void to_json(nlohmann::json&, Verdict) = delete;
 void to_json(nlohmann::json&, TrialState) = delete;
 void to_json(nlohmann::json&, NodeState) = delete;
+void to_json(nlohmann::json&, SweepState) = delete;
 void from_json(const nlohmann::json&, Verdict&) = delete;
 void from_json(const nlohmann::json&, TrialState&) = delete;
 void from_json(const nlohmann::json&, NodeState&) = delete;
+void from_json(const nlohmann::json&, SweepState&) = delete;
 // GoogleTest prints a verdict or state by its name (found by ADL). Writes to *os; thread-safe.
 void PrintTo(Verdict v, std::ostream* os);
 void PrintTo(TrialState s, std::ostream* os);
 void PrintTo(NodeState s, std::ostream* os);
+void PrintTo(SweepState s, std::ostream* os);
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();

@@ -293,7 +293,7 @@ void Coordinator::RestoreLocked() {
         continue;
       }
       requests_[t.sweep_id] = std::make_shared<SweepRequest>(*req);
-      if (sw.ok() && sw->kind == "bisect" && sw->search.is_object() && sw->search.value("state", "") == "running")
+      if (sw.ok() && sw->kind == "bisect" && sw->search.is_object() && sw->search.value("state", "") == Name(BisectState::kRunning))
         if (auto b = BisectionFromJson(sw->search); b.ok() && b->pending_trial) {
           probes_[b->pending_trial] = t.sweep_id;
           sched_->Watch(b->pending_trial);
@@ -348,7 +348,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
     MutexLock lock(mu_);
     expanding_.erase(sweep);
     if (auto it = searches_.find(sweep); it != searches_.end()) {
-      it->second.state = "cancelled";
+      it->second.state = BisectState::kCancelled;
       it->second.detail = "cancelled by a user";
     }
     sched_->Cancel(cancelled, stopping);

@@ -118,7 +118,7 @@ bool Coordinator::AdvanceSearchesLocked() {
       if (QueueProbeLocked(sweep, b, *next)) queued = true;
       else {
         b.pending.reset();
-        b.state = "undecided";
+        b.state = BisectState::kUndecided;
         b.detail = "the next probe could not be stored";
       }
     }
@@ -126,7 +126,7 @@ bool Coordinator::AdvanceSearchesLocked() {
     if (Status s = store_.SetSweepSearch(sweep, "bisect", j); !s.ok())
       spdlog::error("bisection {}: could not store its state: {}", sweep, s.message());
     PublishAfterCommit(SweepSearch{sweep, b});
-    if (b.state != "running") searches_.erase(sit);
+    if (b.state != BisectState::kRunning) searches_.erase(sit);
   }
   return queued;
 }

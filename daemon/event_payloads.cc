@@ -23,7 +23,7 @@ json PayloadJson(const SweepCancelled& e) { return {{"sweep", e.sweep}, {"cancel
 json PayloadJson(const SweepRetried& e) { return {{"sweep", e.sweep}, {"requeued", e.requeued}}; }
 json PayloadJson(const SweepSearch& e) {
   const json j = BisectionJson(e.search);
-  return {{"sweep", e.sweep}, {"state", e.search.state}, {"trying", j["trying"]}, {"first_bad", j["first_bad"]},
+  return {{"sweep", e.sweep}, {"state", Name(e.search.state)}, {"trying", j["trying"]}, {"first_bad", j["first_bad"]},
           {"interval", j["interval"]}};
 }
 json PayloadJson(const TrialChanged& e) {

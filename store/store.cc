@@ -337,7 +337,7 @@ Result<std::vector<SweepRow>> Store::ListSweeps(int64_t after, int limit, const 
       opt(3, f.suite);
       opt(4, f.submitted_by);
       opt(5, f.source);
-      opt(6, f.state);
+      opt(6, f.state ? std::optional<std::string>(Name(*f.state)) : std::nullopt);
       std::vector<SweepRow> out;
       while (s.Step()) out.push_back(ReadSweep(s));
       for (auto& r : out) FillCounts(db, r);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/verdict.h"
+
 namespace gauntlet::store {
 
 struct NewTrial {
@@ -55,7 +57,7 @@ struct ExpandingSweep {
 // Which sweeps a listing keeps; unset fields keep all.
 struct SweepFilter {
   std::optional<std::string> suite;         // by name
-  std::optional<std::string> state;         // running (not every trial done), finished, cancelled
+  std::optional<SweepState> state;
   std::optional<std::string> submitted_by;  // exactly
   std::optional<std::string> source;        // cli, api, rerun, dashboard
 };

@@ -63,6 +63,9 @@ TEST(Starvation, AWorkerKeepsItsLeaseAndItsResultWhileHundredsOfHeavyReadsRun) {
                          {"max_trials", 100000}},
                         201);
   ASSERT_EQ(big["trials"], 30000);
+  // The test's own calls wait their turn behind the readers' too, as long as theirs may (on a slow
+  // machine that is past the harness's 30 s: 300 queued reads of 30,000 trials each).
+  d.SetRequestTimeout(std::chrono::seconds(120));
   auto t0 = std::chrono::steady_clock::now();
   Readers readers(d.url(), 300);
   ASSERT_TRUE(WaitFor([&] { return readers.answered() >= 300; }, std::chrono::seconds(120)));
@@ -75,17 +78,9 @@ TEST(Starvation, AWorkerKeepsItsLeaseAndItsResultWhileHundredsOfHeavyReadsRun) {
   json done = d.WaitSweep(id, std::chrono::seconds(120));
   std::cerr << "sweep done " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << "\n";
   EXPECT_EQ(done["by_verdict"]["passed"], 1) << done.dump() << w->Log();
-  // The test's own reads wait their turn behind the readers' too, as long as theirs may (on a slow
-  // machine that is past the harness's 30 s: 300 queued reads of 30,000 trials each).
-  auto read = [&](const std::string& target) {
-    net::Client c(d.url(), "");
-    auto r = c.Send("GET", target, "", "application/json", std::chrono::seconds(120));
-    EXPECT_TRUE(r.ok() && r->status == 200) << target << ": " << (r.ok() ? r->body : r.status().message());
-    return r.ok() ? json::parse(r->body, nullptr, false) : json();
-  };
-  json trials = read("/api/v1/trials?sweep=" + std::to_string(id));
+  json trials = d.GetJson("/api/v1/trials?sweep=" + std::to_string(id));
   ASSERT_TRUE(trials.is_object() && trials["items"].size() == 1u) << trials.dump();
-  json t = read("/api/v1/trials/" + trials["items"][0]["id"].dump());
+  json t = d.GetJson("/api/v1/trials/" + trials["items"][0]["id"].dump());
   // Kept its first lease: no expiry re-queued it for a second attempt.
   EXPECT_EQ(t["attempt"], 1) << t.dump();
   EXPECT_EQ(t["verdict"], "passed");

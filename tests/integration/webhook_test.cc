@@ -253,7 +253,12 @@ TEST(Webhooks, APendingDeliveryOutlivesADaemonKilledMidRetry) {
   EXPECT_TRUE(got["signature_ok"].get<bool>());
   EXPECT_EQ(got["body"]["sweep"]["id"], s["id"]);
   EXPECT_GT(rx.Requests().size(), tries_before);
-  json rec = d->GetJson("/api/v1/webhooks/deliveries")["items"];
+  // The receiver has the body before the daemon has stored the answer it got: wait for the record.
+  json rec;
+  WaitFor([&] {
+    rec = d->GetJson("/api/v1/webhooks/deliveries")["items"];
+    return rec.size() != 1u || rec[0]["state"] == "delivered";
+  });
   ASSERT_EQ(rec.size(), 1u);  // the restart queued nothing twice
   EXPECT_EQ(rec[0]["state"], "delivered");
   EXPECT_EQ(rec[0]["last_status"], 200);

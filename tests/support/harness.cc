@@ -160,7 +160,7 @@ int Daemon::Stop() {
 
 net::ClientResponse Daemon::Get(const std::string& target, const std::string& token) {
   net::Client c(url(), token);
-  auto r = c.Send("GET", target);
+  auto r = c.Send("GET", target, "", "application/json", request_timeout_);
   if (!r.ok()) {
     ADD_FAILURE() << "GET " << target << ": " << r.status().message();
     return {};
@@ -170,7 +170,7 @@ net::ClientResponse Daemon::Get(const std::string& target, const std::string& to
 
 net::ClientResponse Daemon::Post(const std::string& target, const std::string& body, const std::string& token) {
   net::Client c(url(), token);
-  auto r = c.Send("POST", target, body);
+  auto r = c.Send("POST", target, body, "application/json", request_timeout_);
   if (!r.ok()) {
     ADD_FAILURE() << "POST " << target << ": " << r.status().message();
     return {};

@@ -73,7 +73,10 @@ class Daemon {
   Child& child() { return *child_; }
   std::string Log() const { return child_ ? child_->Log() : ""; }
 
-  // Convenience calls; they fail the test (ADD_FAILURE) when the daemon cannot be reached.
+  // Convenience calls; they fail the test (ADD_FAILURE) when the daemon cannot be reached, or does
+  // not answer within request_timeout (30 s unless set: a test that floods the daemon with reads
+  // queues its own calls behind them, and sets it as long as the readers may wait).
+  void SetRequestTimeout(std::chrono::milliseconds t) { request_timeout_ = t; }
   net::ClientResponse Get(const std::string& target, const std::string& token = "");
   net::ClientResponse Post(const std::string& target, const std::string& body, const std::string& token = "");
   nlohmann::json GetJson(const std::string& target);
@@ -86,6 +89,7 @@ class Daemon {
   std::vector<std::string> extra_;
   int port_ = 0;
   int starts_ = 0;
+  std::chrono::milliseconds request_timeout_{std::chrono::seconds(30)};
   std::unique_ptr<Child> child_;
 };
 

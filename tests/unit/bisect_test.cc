@@ -40,7 +40,7 @@ TEST(BisectTest, FortyVersionsFirstBadSeventeenInAtMostSixTrials) {
   const ParamSpec p = Versions(40);
   int probes = 0;
   Bisection b = Search(p, "1", "40", 17, &probes);
-  EXPECT_EQ(b.state, "found") << BisectionJson(b).dump();
+  EXPECT_EQ(b.state, BisectState::kFound) << BisectionJson(b).dump();
   ASSERT_TRUE(b.first_bad);
   EXPECT_EQ(p.values[*b.first_bad], "17");
   EXPECT_LE(probes, 6);
@@ -51,7 +51,7 @@ TEST(BisectTest, FortyVersionsFirstBadSeventeenInAtMostSixTrials) {
   // Every first bad version is found, each in about log2(n) probes (endpoints only when needed).
   for (int k = 2; k <= 40; ++k) {
     Bisection any = Search(p, "1", "40", k, &probes);
-    ASSERT_EQ(any.state, "found") << k;
+    ASSERT_EQ(any.state, BisectState::kFound) << k;
     EXPECT_EQ(p.values[*any.first_bad], std::to_string(k));
     EXPECT_LE(probes, static_cast<int>(std::ceil(std::log2(39))) + 1) << k;
   }
@@ -62,17 +62,17 @@ TEST(BisectTest, EndpointsThatAreNotWhatTheUserSaidAreReported) {
   int probes = 0;
   // Everything fails: the search walks down to `good`, runs it, and says it is not good.
   Bisection b = Search(p, "1", "40", 1, &probes, "unsupported");
-  EXPECT_EQ(b.state, "good_not_good") << BisectionJson(b).dump();
+  EXPECT_EQ(b.state, BisectState::kGoodNotGood) << BisectionJson(b).dump();
   EXPECT_NE(b.detail.find("good (1) is not good"), std::string::npos) << b.detail;
   // Nothing fails: `bad` is run and passes.
   b = Search(p, "1", "40", 99, &probes);
-  EXPECT_EQ(b.state, "bad_not_bad");
+  EXPECT_EQ(b.state, BisectState::kBadNotBad);
   // A probe that says nothing about the config ends the search undecided.
   auto u = StartBisection(p, true, "1", "40");
   ASSERT_TRUE(u.ok());
   ASSERT_TRUE(NextProbe(*u));
   Observe(*u, Verdict::kInfraError, 7);
-  EXPECT_EQ(u->state, "undecided");
+  EXPECT_EQ(u->state, BisectState::kUndecided);
   EXPECT_FALSE(NextProbe(*u));
 }
 

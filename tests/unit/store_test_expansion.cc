@@ -50,7 +50,7 @@ TEST(StoreExpansion, ABegunSweepReservesItsIdsAndSaysHowManyAreStored) {
   EXPECT_EQ(row->trial_count, 10);
   EXPECT_EQ(row->first_trial, first);
   store::SweepFilter running;
-  running.state = "running";
+  running.state = SweepState::kRunning;
   auto listed = s->ListSweeps(0, 10, running);
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 2u) << "an expanding sweep is listed, and is running";
