@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ostream>
 
+#include "core/enum_names.h"
 #include "core/pass_rate.h"
 
 namespace gauntlet {
@@ -13,12 +14,9 @@ constexpr std::string_view kBisectStateNames[] = {"running", "found", "good_not_
                                                   "cancelled"};
 }  // namespace
 
-std::string_view Name(BisectState s) { return kBisectStateNames[static_cast<size_t>(s)]; }
-
+std::string_view Name(BisectState s) { return NameIn(kBisectStateNames, s); }
 std::optional<BisectState> ParseBisectState(std::string_view name) {
-  for (size_t i = 0; i < std::size(kBisectStateNames); ++i)
-    if (kBisectStateNames[i] == name) return static_cast<BisectState>(i);
-  return std::nullopt;
+  return ParseIn<BisectState>(kBisectStateNames, name);
 }
 
 void PrintTo(BisectState s, std::ostream* os) { *os << Name(s); }

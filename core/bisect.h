@@ -17,10 +17,6 @@
 
 namespace gauntlet {
 
-// Invariant while running: values[lo] is good (known, or assumed as asked) and values[hi] is bad
-// (likewise), lo < hi. Probes are midpoints until lo and hi are adjacent; an endpoint the user
-// asserted is run only then, and only if no midpoint replaced it, so a search of n values takes
-// about log2(n) trials, and says so when `good` was not good or `bad` not bad.
 // How a search stands: running, found, good_not_good (the good end failed), bad_not_bad (the bad
 // end passed), undecided (a probe ended without a verdict about the config: infra_error,
 // cancelled), cancelled (by a user).
@@ -35,6 +31,10 @@ void from_json(const nlohmann::json&, BisectState&) = delete;
 // GoogleTest prints a state by its name. Writes to *os; thread-safe.
 void PrintTo(BisectState s, std::ostream* os);
 
+// Invariant while running: values[lo] is good (known, or assumed as asked) and values[hi] is bad
+// (likewise), lo < hi. Probes are midpoints until lo and hi are adjacent; an endpoint the user
+// asserted is run only then, and only if no midpoint replaced it, so a search of n values takes
+// about log2(n) trials, and says so when `good` was not good or `bad` not bad.
 struct Bisection {
   std::string parameter;
   std::vector<std::string> values;  // the parameter's declared order, oldest first

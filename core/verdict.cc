@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "core/enum_names.h"
+
 namespace gauntlet {
 
 const std::vector<VerdictInfo>& Verdicts() {
@@ -39,36 +41,23 @@ namespace {
 constexpr std::string_view kStateNames[] = {"queued", "leased", "running", "done"};
 }
 
-std::string_view Name(TrialState s) { return kStateNames[static_cast<size_t>(s)]; }
-
-std::optional<TrialState> ParseTrialState(std::string_view name) {
-  for (size_t i = 0; i < std::size(kStateNames); ++i)
-    if (kStateNames[i] == name) return static_cast<TrialState>(i);
-  return std::nullopt;
-}
+std::string_view Name(TrialState s) { return NameIn(kStateNames, s); }
+std::optional<TrialState> ParseTrialState(std::string_view name) { return ParseIn<TrialState>(kStateNames, name); }
 
 namespace {
 constexpr std::string_view kNodeStateNames[] = {"online", "draining", "offline", "quarantined"};
 static_assert(std::size(kNodeStateNames) == kNodeStateCount);
 }  // namespace
 
-std::string_view Name(NodeState s) { return kNodeStateNames[static_cast<size_t>(s)]; }
+std::string_view Name(NodeState s) { return NameIn(kNodeStateNames, s); }
+std::optional<NodeState> ParseNodeState(std::string_view name) { return ParseIn<NodeState>(kNodeStateNames, name); }
 
-std::optional<NodeState> ParseNodeState(std::string_view name) {
-  for (size_t i = 0; i < std::size(kNodeStateNames); ++i)
-    if (kNodeStateNames[i] == name) return static_cast<NodeState>(i);
-  return std::nullopt;
-}
-
+namespace {
 constexpr std::string_view kSweepStateNames[] = {"running", "finished", "cancelled"};
+}  // namespace
 
-std::string_view Name(SweepState s) { return kSweepStateNames[static_cast<size_t>(s)]; }
-
-std::optional<SweepState> ParseSweepState(std::string_view name) {
-  for (size_t i = 0; i < std::size(kSweepStateNames); ++i)
-    if (kSweepStateNames[i] == name) return static_cast<SweepState>(i);
-  return std::nullopt;
-}
+std::string_view Name(SweepState s) { return NameIn(kSweepStateNames, s); }
+std::optional<SweepState> ParseSweepState(std::string_view name) { return ParseIn<SweepState>(kSweepStateNames, name); }
 
 const std::vector<NodeState>& NodeStates() {
   static const std::vector<NodeState> k = {NodeState::kOnline, NodeState::kDraining, NodeState::kOffline,

@@ -28,10 +28,10 @@ enum class TrialState : uint8_t { kQueued, kLeased, kRunning, kDone };
 // takes none; offline stopped heartbeating; quarantined was taken out (by the infra streak or a
 // person) until a person resumes it. The enumerators are in display order.
 enum class NodeState : uint8_t { kOnline, kDraining, kOffline, kQuarantined };
+inline constexpr int kNodeStateCount = 4;
 // A sweep's state as lists filter by it: running (a trial not done, or trials still being stored),
 // finished (every trial done), cancelled (by a user, whatever its trials' states).
 enum class SweepState : uint8_t { kRunning, kFinished, kCancelled };
-inline constexpr int kNodeStateCount = 4;
 
 struct VerdictInfo {
   Verdict verdict;
