@@ -54,7 +54,7 @@ json SweepJson(const store::SweepRow& s) {
           // A search is finished when it has ended, not whenever its one probe is done.
           {"finished", !s.Expanding() && done == s.Stored() &&
                            (!s.search.is_object() || s.search.value("state", "") != Name(BisectState::kRunning))},
-          {"kind", s.kind},
+          {"kind", Name(s.kind)},
           {"created_at", s.created_at},
           {"cancelled_at", Opt(s.cancelled_at)},
           {"by_state", s.by_state},

@@ -67,7 +67,7 @@ std::vector<http::Route> SweepRoutes(Context& c) {
          if (!req.ok()) return FromStatus(req.status());
          auto res = c.coord.Bisect(*req);
          if (!res.ok()) return FromStatus(res.status());
-         Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials}, {"kind", "bisect"},
+         Response out = http::Json(201, {{"id", res->sweep}, {"trials", res->trials}, {"kind", Name(SweepKind::kBisect)},
                                          {"url", "/api/v1/sweeps/" + std::to_string(res->sweep)}});
          out.headers.emplace_back("Location", "/api/v1/sweeps/" + std::to_string(res->sweep));
          return out;

@@ -54,10 +54,13 @@ std::optional<NodeState> ParseNodeState(std::string_view name) { return ParseIn<
 
 namespace {
 constexpr std::string_view kSweepStateNames[] = {"running", "finished", "cancelled"};
+constexpr std::string_view kSweepKindNames[] = {"grid", "bisect"};
 }  // namespace
 
 std::string_view Name(SweepState s) { return NameIn(kSweepStateNames, s); }
 std::optional<SweepState> ParseSweepState(std::string_view name) { return ParseIn<SweepState>(kSweepStateNames, name); }
+std::string_view Name(SweepKind k) { return NameIn(kSweepKindNames, k); }
+std::optional<SweepKind> ParseSweepKind(std::string_view name) { return ParseIn<SweepKind>(kSweepKindNames, name); }
 
 const std::vector<NodeState>& NodeStates() {
   static const std::vector<NodeState> k = {NodeState::kOnline, NodeState::kDraining, NodeState::kOffline,
@@ -117,5 +120,6 @@ void PrintTo(Verdict v, std::ostream* os) { *os << Name(v); }
 void PrintTo(TrialState s, std::ostream* os) { *os << Name(s); }
 void PrintTo(NodeState s, std::ostream* os) { *os << Name(s); }
 void PrintTo(SweepState s, std::ostream* os) { *os << Name(s); }
+void PrintTo(SweepKind k, std::ostream* os) { *os << Name(k); }
 
 }  // namespace gauntlet

@@ -32,6 +32,9 @@ inline constexpr int kNodeStateCount = 4;
 // A sweep's state as lists filter by it: running (a trial not done, or trials still being stored),
 // finished (every trial done), cancelled (by a user, whatever its trials' states).
 enum class SweepState : uint8_t { kRunning, kFinished, kCancelled };
+// What a sweep is: a grid expands every configuration when it is submitted; a bisection is a search
+// that adds its trials one at a time (daemon/coordinator_bisect.cc).
+enum class SweepKind : uint8_t { kGrid, kBisect };
 
 struct VerdictInfo {
   Verdict verdict;
@@ -71,6 +74,10 @@ std::optional<NodeState> ParseNodeState(std::string_view name);
 std::string_view Name(SweepState s);
 // The sweep state spelled `name`, or nullopt.
 std::optional<SweepState> ParseSweepState(std::string_view name);
+// "grid", "bisect": the SQL/JSON spelling of `k`; static storage.
+std::string_view Name(SweepKind k);
+// The sweep kind spelled `name`, or nullopt.
+std::optional<SweepKind> ParseSweepKind(std::string_view name);
 // Every node state, in display order. Static storage.
 const std::vector<NodeState>& NodeStates();
 // nlohmann would write an enum as its number: the JSON edge spells a verdict or state with Name()
@@ -79,15 +86,18 @@ void to_json(nlohmann::json&, Verdict) = delete;
 void to_json(nlohmann::json&, TrialState) = delete;
 void to_json(nlohmann::json&, NodeState) = delete;
 void to_json(nlohmann::json&, SweepState) = delete;
+void to_json(nlohmann::json&, SweepKind) = delete;
 void from_json(const nlohmann::json&, Verdict&) = delete;
 void from_json(const nlohmann::json&, TrialState&) = delete;
 void from_json(const nlohmann::json&, NodeState&) = delete;
 void from_json(const nlohmann::json&, SweepState&) = delete;
+void from_json(const nlohmann::json&, SweepKind&) = delete;
 // GoogleTest prints a verdict or state by its name (found by ADL). Writes to *os; thread-safe.
 void PrintTo(Verdict v, std::ostream* os);
 void PrintTo(TrialState s, std::ostream* os);
 void PrintTo(NodeState s, std::ostream* os);
 void PrintTo(SweepState s, std::ostream* os);
+void PrintTo(SweepKind k, std::ostream* os);
 
 // Every verdict, in the order tables, columns and legends show them. Never empty; static storage.
 const std::vector<VerdictInfo>& Verdicts();

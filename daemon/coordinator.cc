@@ -293,7 +293,7 @@ void Coordinator::RestoreLocked() {
         continue;
       }
       requests_[t.sweep_id] = std::make_shared<SweepRequest>(*req);
-      if (sw.ok() && sw->kind == "bisect" && sw->search.is_object() && sw->search.value("state", "") == Name(BisectState::kRunning))
+      if (sw.ok() && sw->kind == SweepKind::kBisect && sw->search.is_object() && sw->search.value("state", "") == Name(BisectState::kRunning))
         if (auto b = BisectionFromJson(sw->search); b.ok() && b->pending_trial) {
           probes_[b->pending_trial] = t.sweep_id;
           sched_->Watch(b->pending_trial);
@@ -355,7 +355,7 @@ Status Coordinator::CancelSweep(int64_t sweep) {
     AdvanceSearchesLocked();  // stores the cancelled search (its probe, if queued, is settled now)
     if (auto it = searches_.find(sweep); it != searches_.end() && stopping.empty()) {
       // As in AdvanceSearchesLocked: the cancel itself stands; only the stored search lags.
-      if (Status s = store_.SetSweepSearch(sweep, "bisect", BisectionJson(it->second)); !s.ok())
+      if (Status s = store_.SetSweepSearch(sweep, SweepKind::kBisect, BisectionJson(it->second)); !s.ok())
         spdlog::error("bisection {}: could not store its cancelled state: {}", sweep, s.message());
       searches_.erase(it);
     }

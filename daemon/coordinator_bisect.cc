@@ -65,7 +65,7 @@ Result<SubmitResult> Coordinator::Bisect(const BisectRequest& body) {
   auto sweep = store_.CreateSweep(suite->id, parsed->name, req, parsed->priority, parsed->max_attempts, {nt}, &first_id);
   if (!sweep.ok()) return sweep.status();
   b.pending_trial = first_id;
-  if (Status s = store_.SetSweepSearch(*sweep, "bisect", BisectionJson(b)); !s.ok()) return s;
+  if (Status s = store_.SetSweepSearch(*sweep, SweepKind::kBisect, BisectionJson(b)); !s.ok()) return s;
   events_.Publish(SweepCreated{*sweep, 1, suite->name, std::nullopt, true});
   MutexLock lock(mu_);
   requests_[*sweep] = std::make_shared<SweepRequest>(*parsed);
@@ -123,7 +123,7 @@ bool Coordinator::AdvanceSearchesLocked() {
       }
     }
     const json j = BisectionJson(b);
-    if (Status s = store_.SetSweepSearch(sweep, "bisect", j); !s.ok())
+    if (Status s = store_.SetSweepSearch(sweep, SweepKind::kBisect, j); !s.ok())
       spdlog::error("bisection {}: could not store its state: {}", sweep, s.message());
     PublishAfterCommit(SweepSearch{sweep, b});
     if (b.state != BisectState::kRunning) searches_.erase(sit);

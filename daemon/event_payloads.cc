@@ -16,7 +16,7 @@ static_assert(std::size(kTypeNames) == std::variant_size_v<DaemonEvent>);
 json PayloadJson(const SweepCreated& e) {
   json j = {{"sweep", e.sweep}, {"trials", e.trials}, {"suite", e.suite}};
   if (e.rerun_of) j["rerun_of"] = *e.rerun_of;
-  if (e.bisect) j["kind"] = "bisect";
+  if (e.bisect) j["kind"] = Name(SweepKind::kBisect);
   return j;
 }
 json PayloadJson(const SweepCancelled& e) { return {{"sweep", e.sweep}, {"cancelled", e.cancelled}, {"stopping", e.stopping}}; }

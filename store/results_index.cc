@@ -123,15 +123,31 @@ void UpsertCell(sql::Db& db, const CellUpdate& u) {
       " config=?, verdict=?, signature=?, trial_id=?, fingerprint=?, metric_name=?, metric_value=?, metric_unit=?,"
       " last_seen=?, counts=json_set(counts, ?, COALESCE(json_extract(counts, ?), 0) + 1), judged=?, flaky=?"
       " WHERE suite=? AND suite_version=? AND config_key=? AND hardware=?");
-  int i = 1;
-  for (int k = 0; k < 4; ++k) up.Bind(i++, keep_prev ? 1 : 0);
-  up.Bind(i++, u.config_json).Bind(i++, Name(u.verdict)).Bind(i++, u.signature).Bind(i++, u.trial).Bind(i++, u.fingerprint);
-  if (u.metric) up.Bind(i++, u.metric->name).Bind(i++, u.metric->value).Bind(i++, u.metric->unit);
-  else {
-    up.BindNull(i++).BindNull(i++).BindNull(i++);
+  // One parameter per statement: a chain of Bind(i++, ...) is ordered since C++17, but g++ still
+  // warns that it may not be (-Wsequence-point), and a reader should not have to know the rule.
+  int i = 0;
+  for (int k = 0; k < 4; ++k) up.Bind(++i, keep_prev ? 1 : 0);
+  up.Bind(++i, u.config_json);
+  up.Bind(++i, Name(u.verdict));
+  up.Bind(++i, u.signature);
+  up.Bind(++i, u.trial);
+  up.Bind(++i, u.fingerprint);
+  if (u.metric) {
+    up.Bind(++i, u.metric->name);
+    up.Bind(++i, u.metric->value);
+    up.Bind(++i, u.metric->unit);
+  } else {
+    for (int k = 0; k < 3; ++k) up.BindNull(++i);
   }
-  up.Bind(i++, u.at).Bind(i++, path).Bind(i++, path).Bind(i++, judged).Bind(i++, flaky ? 1 : 0);
-  up.Bind(i++, u.suite).Bind(i++, u.suite_version).Bind(i++, u.config_key).Bind(i++, u.hardware);
+  up.Bind(++i, u.at);
+  up.Bind(++i, path);
+  up.Bind(++i, path);
+  up.Bind(++i, judged);
+  up.Bind(++i, flaky ? 1 : 0);
+  up.Bind(++i, u.suite);
+  up.Bind(++i, u.suite_version);
+  up.Bind(++i, u.config_key);
+  up.Bind(++i, u.hardware);
   up.Run();
 }
 

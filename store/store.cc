@@ -297,7 +297,7 @@ SweepRow ReadSweep(sql::Stmt& s) {
   r.rerun_of = s.OptInt(10);
   r.submitted_by = s.Text(11);
   r.source = s.Text(12);
-  r.kind = s.Text(13);
+  r.kind = SweepKindColumn(s.TextView(13));
   if (!s.IsNull(14)) r.search = json::parse(s.TextView(14), nullptr, false);
   if (r.search.is_discarded()) r.search = nullptr;
   r.materialized = s.OptInt(15);

@@ -214,7 +214,7 @@ class Store {
   // Newest first, ids below `after` (0: from the newest), at most `limit`, those `f` keeps; with counts.
   Result<std::vector<SweepRow>> ListSweeps(int64_t after, int limit, const SweepFilter& f = {});
   // A search sweep (bisection): sets its kind and stores its state. NotFound for an unknown sweep.
-  Status SetSweepSearch(int64_t sweep, const std::string& kind, const nlohmann::json& search);
+  Status SetSweepSearch(int64_t sweep, SweepKind kind, const nlohmann::json& search);
   // Adds one queued trial to an existing sweep (a search's next probe) and counts it in the sweep's
   // trials; returns its id. NotFound for an unknown sweep.
   Result<int64_t> AddTrial(int64_t sweep, int max_attempts, const NewTrial& trial);

@@ -94,6 +94,10 @@ inline NodeState NodeStateColumn(std::string_view text) {
   if (std::optional<NodeState> s = ParseNodeState(text)) return *s;
   throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown node state '" + std::string(text.substr(0, 64)) + "'");
 }
+inline SweepKind SweepKindColumn(std::string_view text) {
+  if (std::optional<SweepKind> k = ParseSweepKind(text)) return *k;
+  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown sweep kind '" + std::string(text.substr(0, 64)) + "'");
+}
 inline std::optional<Verdict> OptVerdictColumn(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
   return VerdictColumn(*text);

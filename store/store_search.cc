@@ -5,11 +5,11 @@
 namespace gauntlet::store {
 using namespace detail;
 
-Status Store::SetSweepSearch(int64_t sweep, const std::string& kind, const json& search) {
+Status Store::SetSweepSearch(int64_t sweep, SweepKind kind, const json& search) {
   return Guard([&]() -> Status {
     return Write([&](sql::Db& db) -> Status {
       auto& u = db.Cached("UPDATE sweeps SET kind=?, search=? WHERE id=?");
-      u.Bind(1, kind).Bind(2, search.dump()).Bind(3, sweep).Run();
+      u.Bind(1, Name(kind)).Bind(2, search.dump()).Bind(3, sweep).Run();
       if (db.Changes() == 0) return Status::NotFound("no sweep " + std::to_string(sweep));
       return Status::Ok();
     });

@@ -36,7 +36,7 @@ struct SweepRow {
   std::optional<int64_t> rerun_of;  // the sweep this one reruns trials of
   std::string submitted_by;         // the token's name (or its role); "" where no token is needed
   std::string source = "api";       // cli | api | rerun | dashboard
-  std::string kind = "grid";  // grid, or bisect: a search that adds its trials one at a time
+  SweepKind kind = SweepKind::kGrid;  // a grid, or a bisection: a search that adds its trials one at a time
   nlohmann::json search;      // a bisection's state (core/bisect.h BisectionJson); null for a grid
   // A sweep begun with BeginSweep stores its trials after its answer: how many are stored while
   // that is not all of them (nullopt: all are). Expanding() until the last, unless it was cancelled

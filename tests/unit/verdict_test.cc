@@ -42,6 +42,17 @@ TEST(Vocabulary, TrialStatesRoundTrip) {
   EXPECT_FALSE(ParseTrialState("finished").has_value());
 }
 
+TEST(Vocabulary, SweepStatesAndKindsRoundTrip) {
+  for (SweepState s : {SweepState::kRunning, SweepState::kFinished, SweepState::kCancelled})
+    EXPECT_EQ(ParseSweepState(Name(s)), s);
+  for (SweepKind k : {SweepKind::kGrid, SweepKind::kBisect}) EXPECT_EQ(ParseSweepKind(Name(k)), k);
+  // The spellings the stored column (migration's DEFAULT 'grid') and the API's "kind" field hold.
+  EXPECT_EQ(Name(SweepKind::kGrid), "grid");
+  EXPECT_EQ(Name(SweepKind::kBisect), "bisect");
+  EXPECT_FALSE(ParseSweepKind("Grid").has_value());
+  EXPECT_FALSE(ParseSweepKind("").has_value());
+}
+
 TEST(Vocabulary, CausesOutrankTheirConsequences) {
   // A refusal or a lack of memory explains the crash that follows it, never the other way round.
   EXPECT_GT(Info(Verdict::kUnsupported).cause_rank, Info(Verdict::kCrashed).cause_rank);
