@@ -89,27 +89,23 @@ std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::st
 
 // An ordered-parameter regression (store/ordered_regressions.h) that `s` found: passed at one value,
 // failed at a later one, with the bisection that searches the gap or the command that starts one.
-std::string OrderedRegressionBody(const WebhookHook& hook, const store::SweepRow& s, const json& item, const std::string& base) {
-  const std::string param = item.value("parameter", "");
-  const json& before = item["before"];
-  const json& after = item["after"];
-  const json& bisection = item["bisection"];
+std::string OrderedRegressionBody(const WebhookHook& hook, const store::SweepRow& s, const store::OrderedRegression& r,
+                                  const std::string& base) {
   if (hook.format == "slack") {
     std::string next;
-    if (!item["first_bad"].is_null()) next = "first bad: " + JsonText(item["first_bad"]);
-    else if (bisection.is_object()) next = "bisection <" + SweepLink(base, bisection.value("id", int64_t{0})) + "|#" +
-                                           std::to_string(bisection.value("id", int64_t{0})) + ">";
-    else if (item["start"].is_object()) next = "start a bisection: `" + item["start"].value("command", "") + "`";
-    return Slack("Regression in " + s.suite + " on " + item.value("hardware", "") + " along " + param + ": `" +
-                 item.value("config_key", "") + "` passed at " + param + "=" + JsonText(before["value"]) +
-                 ", failed at " + JsonText(after["value"]) + " (" + JsonText(after["verdict"]) + "); " +
-                 JsonText(item["untested"]) + " value(s) between untested" + (next.empty() ? "" : "; " + next) +
-                 " (sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + ">)");
+    if (r.first_bad) next = "first bad: " + *r.first_bad;
+    else if (r.bisection) next = "bisection <" + SweepLink(base, r.bisection->id) + "|#" + std::to_string(r.bisection->id) + ">";
+    else if (r.start) next = "start a bisection: `" + r.start->command + "`";
+    return Slack("Regression in " + s.suite + " on " + r.hardware + " along " + r.parameter + ": `" + r.config_key +
+                 "` passed at " + r.parameter + "=" + r.before.value + ", failed at " + r.after.value + " (" +
+                 std::string(Name(r.after.verdict)) + "); " + std::to_string(r.untested) + " value(s) between untested" +
+                 (next.empty() ? "" : "; " + next) + " (sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + ">)");
   }
-  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item["config_key"]},
-              {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", "ordered"},
-              {"parameter", param}, {"before", before}, {"after", after}, {"untested", item["untested"]},
-              {"first_bad", item["first_bad"]}, {"bisection", bisection}, {"start", item["start"]},
+  const json item = store::OrderedRegressionJson(r);
+  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", r.config_key},
+              {"config", r.config}, {"hardware", r.hardware}, {"why", "ordered"},
+              {"parameter", r.parameter}, {"before", item["before"]}, {"after", item["after"]}, {"untested", r.untested},
+              {"first_bad", item["first_bad"]}, {"bisection", item["bisection"]}, {"start", item["start"]},
               {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", store::NowMs()}}
       .dump();
 }
@@ -215,7 +211,8 @@ void Notifier::ScanSweeps() {
 void Notifier::Announce(int64_t id) {
   auto s = store_.GetSweep(id);
   if (!s.ok()) return;
-  json regressions = json::array();
+  json regressions = json::array();               // what Compare found broken in this sweep
+  std::vector<store::OrderedRegression> ordered;  // and along ordered parameters, after them
   const bool want_reg = std::any_of(opts_.hooks.begin(), opts_.hooks.end(),
                                     [](const WebhookHook& h) { return Wants(h, "regression.found"); });
   if (want_reg) {
@@ -228,22 +225,20 @@ void Notifier::Announce(int64_t id) {
         if (it["change"] == "broke" && !it["a"].is_null()) regressions.push_back(it);
     // Along ordered parameters, across sweeps: the ones this sweep judged an end of.
     if (auto ord = store::OrderedRegressions(store_, s->suite); ord.ok())
-      for (auto& it : (*ord)["items"])
-        if (it["before"].value("sweep", int64_t{0}) == id || it["after"].value("sweep", int64_t{0}) == id) {
-          it["why"] = "ordered";
-          regressions.push_back(it);
-        }
+      for (store::OrderedRegression& r : *ord)
+        if (r.before.sweep == id || r.after.sweep == id) ordered.push_back(std::move(r));
   }
+  const size_t found = regressions.size() + ordered.size();
   std::vector<store::NewDelivery> out;
   for (auto& h : opts_.hooks) {
     if (Wants(h, "sweep.finished"))
       out.push_back({h.url, "sweep.finished",
-                     SweepFinishedBody(h, *s, static_cast<int64_t>(regressions.size()), opts_.public_url)});
+                     SweepFinishedBody(h, *s, static_cast<int64_t>(found), opts_.public_url)});
     if (Wants(h, "regression.found"))
-      for (size_t i = 0; i < regressions.size() && static_cast<int>(i) < opts_.max_regressions; ++i)
+      for (size_t i = 0; i < found && static_cast<int>(i) < opts_.max_regressions; ++i)
         out.push_back({h.url, "regression.found",
-                       regressions[i]["why"] == "ordered" ? OrderedRegressionBody(h, *s, regressions[i], opts_.public_url)
-                                                          : RegressionBody(h, *s, regressions[i], opts_.public_url)});
+                       i < regressions.size() ? RegressionBody(h, *s, regressions[i], opts_.public_url)
+                                              : OrderedRegressionBody(h, *s, ordered[i - regressions.size()], opts_.public_url)});
   }
   auto done = store::AnnounceSweep(store_, id, out);
   if (!done.ok()) spdlog::error("webhooks: sweep {}: {}", id, done.status().message());

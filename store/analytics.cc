@@ -237,7 +237,7 @@ Result<json> Regressions(Store& store, const std::optional<std::string>& suite, 
   }
   auto ordered = OrderedRegressions(store, suite, &budget);
   if (!ordered.ok()) return ordered.status();
-  for (auto& i : (*ordered)["items"]) items.push_back(std::move(i));
+  for (const OrderedRegression& r : *ordered) items.push_back(OrderedRegressionJson(r));
   return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};
 }
 

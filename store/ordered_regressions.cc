@@ -32,9 +32,10 @@ struct Suites {
 // A stored bisection as the regressions match it: what it searches and where it runs.
 struct BisectRow {
   int64_t id = 0;
-  std::string suite, parameter, rest;  // rest: its config without the parameter, canonical JSON
+  std::string suite, rest;  // rest: its config without the parameter, canonical JSON
   int version = 0;
-  json search, target;
+  Bisection search;
+  json target;
   std::set<std::string> hardware;  // where its probes ran
 };
 
@@ -73,13 +74,15 @@ std::vector<BisectRow> LoadBisections(sql::Db& db, const std::optional<std::stri
     b.id = s.Int(0);
     b.suite = s.Text(1);
     b.version = static_cast<int>(s.Int(2));
-    b.search = json::parse(s.TextView(3), nullptr, false);
+    const json search = json::parse(s.TextView(3), nullptr, false);
     const json req = json::parse(s.TextView(4), nullptr, false);
     json config = s.IsNull(5) ? json() : json::parse(s.TextView(5), nullptr, false);
     const json hw = s.IsNull(6) ? json::array() : json::parse(s.TextView(6), nullptr, false);
-    if (!b.search.is_object() || !b.search.contains("parameter") || !config.is_object()) continue;
-    b.parameter = b.search.value("parameter", "");
-    config.erase(b.parameter);
+    if (!search.is_object() || !config.is_object()) continue;
+    auto parsed = BisectionFromJson(search);
+    if (!parsed.ok()) continue;  // a damaged search covers nothing
+    b.search = std::move(*parsed);
+    config.erase(b.search.parameter);
     b.rest = config.dump();
     b.target = json::object();
     if (req.is_object() && req.contains("targets") && req["targets"].is_array() && !req["targets"].empty())
@@ -98,16 +101,15 @@ const BisectRow* Covering(const std::vector<BisectRow>& bs, const GroupKey& k, c
                           int lo, int hi) {
   const auto& [suite, version, param, hw, rest] = k;
   const auto target = TargetForHardware(hw);
-  auto at = [&](const json& v) {
-    if (!v.is_string()) return -1;
-    auto it = std::find(values.begin(), values.end(), v.get<std::string>());
+  auto at = [&](const std::string& v) {
+    auto it = std::find(values.begin(), values.end(), v);
     return it == values.end() ? -1 : static_cast<int>(it - values.begin());
   };
   const BisectRow* found = nullptr;
   for (const BisectRow& b : bs) {
-    if (b.suite != suite || b.version != version || b.parameter != param || b.rest != rest) continue;
+    if (b.suite != suite || b.version != version || b.search.parameter != param || b.rest != rest) continue;
     if (!b.hardware.count(hw) && !(target && b.target == *target)) continue;
-    const int g = at(b.search.value("good", json())), bad = at(b.search.value("bad", json()));
+    const int g = at(b.search.values[b.search.good]), bad = at(b.search.values[b.search.bad]);
     if (g >= 0 && bad >= 0 && g <= lo && hi <= bad) found = &b;  // ordered by id: the latest wins
   }
   return found;
@@ -124,57 +126,79 @@ std::string Shell(const std::string& s) {
   return out + "'";
 }
 
-// What starts the bisection of the gap: the POST /api/v1/bisect body and the same as a command line.
-json StartJson(const std::string& suite, const std::string& param, const std::string& good, const std::string& bad,
-               const json& rest, const json& target) {
-  json req = {{"suite", suite}, {"parameter", param}, {"good", good}, {"bad", bad}, {"config", rest}};
-  std::string cmd = "gauntlet bisect --suite " + Shell(suite) + " --param " + Shell(param) + " --good " + Shell(good) +
-                    " --bad " + Shell(bad);
-  for (auto& [k, v] : rest.items()) cmd += " --set " + Shell(k + "=" + v.get<std::string>());
+// What starts the bisection of the gap from `good` to `bad`.
+BisectStart Start(const std::string& suite, const std::string& param, const std::string& good, const std::string& bad,
+                  const json& rest, const json& target) {
+  BisectStart out;
+  out.request.suite = suite;
+  out.request.parameter = param;
+  out.request.good = good;
+  out.request.bad = bad;
+  out.request.config = rest;
+  out.command = "gauntlet bisect --suite " + Shell(suite) + " --param " + Shell(param) + " --good " + Shell(good) +
+                " --bad " + Shell(bad);
+  for (auto& [k, v] : rest.items()) out.command += " --set " + Shell(k + "=" + v.get<std::string>());
   if (!target.empty()) {
-    req["target"] = target;
-    cmd += " --target " + Shell(target.dump());
+    out.request.target = target;
+    out.command += " --target " + Shell(target.dump());
   }
-  return {{"request", req}, {"command", cmd}};
+  return out;
 }
 
-json PointJson(const Point& p, const std::string& value) {
-  return {{"value", value}, {"verdict", Name(p.verdict)}, {"signature", p.signature}, {"trial", p.trial},
-          {"sweep", p.sweep}, {"config_key", p.config_key}};
+RegressionEnd End(const Point& p, const std::string& value) {
+  return {value, p.verdict, p.signature, p.config_key, p.trial, p.sweep};
 }
 
-// The item for the regression from `good` to `bad` (adjacent points of group `k`).
-json Item(const GroupKey& k, const json& rest, const Point& good, const Point& bad, const Suites& suites,
-          const std::vector<BisectRow>& bs) {
+json EndJson(const RegressionEnd& e) {
+  return {{"value", e.value}, {"verdict", Name(e.verdict)}, {"signature", e.signature}, {"trial", e.trial},
+          {"sweep", e.sweep}, {"config_key", e.config_key}};
+}
+
+// The POST /api/v1/bisect body of `r` (core/bisect_request.h reads it back).
+json RequestJson(const BisectRequest& r) {
+  json out = {{"suite", r.suite}, {"parameter", r.parameter}, {"good", r.good}, {"bad", r.bad}, {"config", r.config}};
+  if (r.target) out["target"] = *r.target;
+  return out;
+}
+
+// The regression from `good` to `bad` (adjacent points of group `k`).
+OrderedRegression Item(const GroupKey& k, const json& rest, const Point& good, const Point& bad, const Suites& suites,
+                       const std::vector<BisectRow>& bs) {
   const auto& [suite, version, param, hw, rest_key] = k;
   const auto& values = suites.versions.at({suite, version}).Param(param)->values;
   const int untested = bad.index - good.index - 1;
   const int latest = suites.latest.at(suite);
-  json item = {{"kind", "ordered"}, {"suite", suite}, {"suite_version", version}, {"latest_version", latest},
-               {"parameter", param}, {"hardware", hw}, {"config", rest}, {"config_key", bad.config_key},
-               {"before", PointJson(good, values[good.index])}, {"after", PointJson(bad, values[bad.index])},
-               {"untested", untested}, {"first_bad", untested == 0 ? json(values[bad.index]) : json()},
-               {"at", std::max(good.at, bad.at)}, {"bisection", nullptr}, {"start", nullptr}};
+  OrderedRegression item;
+  item.suite = suite;
+  item.suite_version = version;
+  item.latest_version = latest;
+  item.parameter = param;
+  item.hardware = hw;
+  item.config = rest;
+  item.config_key = bad.config_key;
+  item.before = End(good, values[good.index]);
+  item.after = End(bad, values[bad.index]);
+  item.untested = untested;
+  if (untested == 0) item.first_bad = values[bad.index];
+  item.at = std::max(good.at, bad.at);
   const std::string span = param + " " + values[good.index] + " passed, " + values[bad.index] + " " + std::string(Name(bad.verdict));
   if (const BisectRow* b = Covering(bs, k, values, good.index, bad.index)) {
-    const json& s = b->search;
-    item["bisection"] = {{"id", b->id}, {"state", s.value("state", "")}, {"good", s.value("good", json())},
-                         {"bad", s.value("bad", json())}, {"first_bad", s.value("first_bad", json())},
-                         {"interval", s.value("interval", json())}, {"trials", s.value("trials", json(0))}};
-    item["detail"] = span + "; bisection " + std::to_string(b->id) + " " + s.value("state", "") + ": " + s.value("detail", "");
+    item.bisection = CoveringBisection{b->id, b->search};
+    item.detail = span + "; bisection " + std::to_string(b->id) + " " + std::string(Name(b->search.state)) + ": " +
+                  b->search.detail;
     return item;
   }
   if (untested == 0) {
-    item["detail"] = span + ": the first bad value is " + values[bad.index] + " (no value lies between)";
+    item.detail = span + ": the first bad value is " + values[bad.index] + " (no value lies between)";
     return item;
   }
   const auto target = TargetForHardware(hw);
   if (version == latest && target) {
-    item["start"] = StartJson(suite, param, values[good.index], values[bad.index], rest, *target);
-    item["detail"] = span + "; " + std::to_string(untested) + " untested between, no bisection started: run `" +
-                     item["start"]["command"].get<std::string>() + "` (or POST /api/v1/bisect with start.request)";
+    item.start = Start(suite, param, values[good.index], values[bad.index], rest, *target);
+    item.detail = span + "; " + std::to_string(untested) + " untested between, no bisection started: run `" +
+                  item.start->command + "` (or POST /api/v1/bisect with start.request)";
   } else {
-    item["detail"] = span + "; " + std::to_string(untested) + " untested between, no bisection started" +
+    item.detail = span + "; " + std::to_string(untested) + " untested between, no bisection started" +
                      (version == latest ? " (hardware " + hw + " cannot be named as a target)"
                                         : " (recorded under suite version " + std::to_string(version) +
                                               "; a bisection runs on version " + std::to_string(latest) + ")");
@@ -184,8 +208,9 @@ json Item(const GroupKey& k, const json& rest, const Point& good, const Point& b
 
 }  // namespace
 
-Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& suite, QueryBudget* bounds) {
-  json items = json::array();
+Result<std::vector<OrderedRegression>> OrderedRegressions(Store& store, const std::optional<std::string>& suite,
+                                                          QueryBudget* bounds) {
+  std::vector<OrderedRegression> items;
   QueryBudget unbounded = QueryBudget::Unbounded();
   QueryBudget& budget = bounds ? *bounds : unbounded;
   try {
@@ -229,21 +254,37 @@ Result<json> OrderedRegressions(Store& store, const std::optional<std::string>& 
       return budget.Answer("give suite= (regressions read every cell of every suite without it)", "suite");
     return Status::Internal(e.what());
   }
-  std::stable_sort(items.begin(), items.end(), [](const json& a, const json& b) { return a["at"] > b["at"]; });
-  return json{{"items", items}};
+  std::stable_sort(items.begin(), items.end(),
+                   [](const OrderedRegression& a, const OrderedRegression& b) { return a.at > b.at; });
+  return items;
 }
 
-std::vector<RegressionGap> RegressionGaps(const json& regressions) {
+json OrderedRegressionJson(const OrderedRegression& r) {
+  json bisection = nullptr, start = nullptr;
+  if (r.bisection) {
+    const Bisection& b = r.bisection->search;
+    const json s = BisectionJson(b);
+    bisection = {{"id", r.bisection->id}, {"state", s["state"]}, {"good", s["good"]}, {"bad", s["bad"]},
+                 {"first_bad", s["first_bad"]}, {"interval", s["interval"]}, {"trials", s["trials"]}};
+  }
+  if (r.start) start = {{"request", RequestJson(r.start->request)}, {"command", r.start->command}};
+  return {{"kind", "ordered"}, {"suite", r.suite}, {"suite_version", r.suite_version},
+          {"latest_version", r.latest_version}, {"parameter", r.parameter}, {"hardware", r.hardware},
+          {"config", r.config}, {"config_key", r.config_key}, {"before", EndJson(r.before)},
+          {"after", EndJson(r.after)}, {"untested", r.untested},
+          {"first_bad", r.first_bad ? json(*r.first_bad) : json()}, {"at", r.at}, {"bisection", bisection},
+          {"start", start}, {"detail", r.detail}};
+}
+
+std::vector<RegressionGap> RegressionGaps(const std::vector<OrderedRegression>& regressions) {
   std::vector<RegressionGap> out;
-  for (const json& r : regressions.value("items", json::array())) {
-    if (r.value("kind", "") != "ordered") continue;
+  for (const OrderedRegression& r : regressions) {
     RegressionGap g;
-    g.hardware = r.value("hardware", "");
-    g.good_key = r.value("before", json::object()).value("config_key", "");
-    g.bad_key = r.value("after", json::object()).value("config_key", "");
-    g.covered = !r.value("bisection", json()).is_null();
-    if (const json start = r.value("start", json()); start.is_object())
-      if (auto req = ParseBisectRequest(start.value("request", json())); req.ok()) g.start = std::move(*req);
+    g.hardware = r.hardware;
+    g.good_key = r.before.config_key;
+    g.bad_key = r.after.config_key;
+    g.covered = r.bisection.has_value();
+    if (r.start) g.start = r.start->request;
     out.push_back(std::move(g));
   }
   return out;

@@ -107,19 +107,27 @@ TEST(BisectTest, RequestsNameTheFieldAtFaultAndTheStateRoundTrips) {
 // nothing a bisection already covers or that offers no start.
 TEST(BisectTest, AutoBisectStartsOfferedGapsItsSweepTouchedOnly) {
   const std::string hw = "NVIDIA H200 · sm_90 · x1";
-  auto item = [&](const std::string& good_key, const std::string& bad_key, json bisection, bool start) {
-    json r = {{"kind", "ordered"}, {"hardware", hw}, {"bisection", bisection},
-              {"before", {{"config_key", good_key}}}, {"after", {{"config_key", bad_key}}}, {"start", nullptr}};
-    if (start)
-      r["start"] = {{"request", {{"suite", "s"}, {"parameter", "v"}, {"good", "3"}, {"bad", "9"}, {"config", json::object()}}},
-                    {"command", "gauntlet bisect ..."}};
+  auto item = [&](const std::string& good_key, const std::string& bad_key, bool covered, bool start) {
+    store::OrderedRegression r;
+    r.hardware = hw;
+    r.before.config_key = good_key;
+    r.after.config_key = bad_key;
+    if (covered) r.bisection = store::CoveringBisection{7, {}};
+    if (start) {
+      store::BisectStart st;
+      st.request.suite = "s";
+      st.request.parameter = "v";
+      st.request.good = "3";
+      st.request.bad = "9";
+      st.command = "gauntlet bisect ...";
+      r.start = st;
+    }
     return r;
   };
-  json regs = {{"items", json::array({item("v=3", "v=9", nullptr, true),           // the good side is earlier: ours by the bad
-                                      item("v=3", "v=9", {{"id", 7}}, true),       // covered
-                                      item("w=1", "w=5", nullptr, true),           // not touched by this sweep
-                                      item("v=3", "v=4", nullptr, false)})}};     // adjacent: nothing to search
-  regs["items"].push_back({{"kind", "verdict"}, {"hardware", hw}});
+  std::vector<store::OrderedRegression> regs = {item("v=3", "v=9", false, true),   // the good side is earlier: ours by the bad
+                                                item("v=3", "v=9", true, true),    // covered
+                                                item("w=1", "w=5", false, true),   // not touched by this sweep
+                                                item("v=3", "v=4", false, false)};  // adjacent: nothing to search
   SweepRequest req;
   req.priority = 5;
   req.confirm_failures = 2;
@@ -130,8 +138,7 @@ TEST(BisectTest, AutoBisectStartsOfferedGapsItsSweepTouchedOnly) {
   EXPECT_EQ(out[0].confirm_failures, json(2));
   EXPECT_EQ(out[0].name, "auto bisect v 3..9");
   EXPECT_TRUE(daemon::AutoBisections(store::RegressionGaps(regs), {{"v=9", "cpu"}}, req).empty());  // same config, other hardware
-  json many = {{"items", json::array()}};
-  for (int i = 0; i < 40; ++i) many["items"].push_back(item("v=3", "v=9", nullptr, true));
+  std::vector<store::OrderedRegression> many(40, item("v=3", "v=9", false, true));
   EXPECT_EQ(daemon::AutoBisections(store::RegressionGaps(many), {{"v=3", hw}}, req).size(), 16u);
 }
 
