@@ -87,16 +87,17 @@ std::vector<http::Route> CompareRoutes(Context& c) {
              return FromStatus(Status::Invalid("a fraction from 0 to 1 (0.1 = 10%)", "threshold"));
          }
          store::QueryBudget budget = c.store.NewQuery();
-         auto j = store::Compare(c.store, *a, *b, threshold, &budget);
-         if (!j.ok()) return FromStatus(j.status());
+         auto cmp = store::Compare(c.store, *a, *b, threshold, &budget);
+         if (!cmp.ok()) return FromStatus(cmp.status());
+         json j = store::ComparisonJson(*cmp);
          for (const char* side : {"a", "b"})
-           if ((*j)[side].contains("sweep")) {
-             const int64_t id = (*j)[side]["sweep"];
-             (*j)[side]["url"] = SweepUrl(id);
-             (*j)[side]["dashboard_url"] = SweepDashboardUrl(id);
+           if (j[side].contains("sweep")) {
+             const int64_t id = j[side]["sweep"];
+             j[side]["url"] = SweepUrl(id);
+             j[side]["dashboard_url"] = SweepDashboardUrl(id);
            }
-         if (WantsCsv(r)) return http::Text(200, "text/csv; charset=utf-8", CompareCsv(*j));
-         return http::Json(*j);
+         if (WantsCsv(r)) return http::Text(200, "text/csv; charset=utf-8", CompareCsv(j));
+         return http::Json(j);
        }},
   };
 }

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/json_text.h"
 #include "core/verdict.h"
 #include "store/compare.h"
 #include "store/ordered_regressions.h"
@@ -38,11 +37,11 @@ json SweepSummary(const store::SweepRow& s, const std::string& base) {
 
 std::string Slack(const std::string& text) { return json{{"text", text}}.dump(); }
 
-std::string SideText(const json& side) {
-  if (side.is_null()) return "nothing";
-  std::string t = side["verdict"].get<std::string>();
-  if (!side["signature"].get<std::string>().empty() && ParseVerdict(t) != Verdict::kPassed) t += " (" + side["signature"].get<std::string>() + ")";
-  return t + " in trial " + side["trial"].dump();
+std::string SideText(const std::optional<store::CompareEnd>& side) {
+  if (!side) return "nothing";
+  std::string t(Name(side->verdict));
+  if (!side->signature.empty() && side->verdict != Verdict::kPassed) t += " (" + side->signature + ")";
+  return t + " in trial " + std::to_string(side->trial);
 }
 
 }  // namespace
@@ -61,18 +60,20 @@ std::string SweepFinishedBody(const WebhookHook& hook, const store::SweepRow& s,
       .dump();
 }
 
-std::string RegressionBody(const WebhookHook& hook, const store::SweepRow& s, const json& item, const std::string& base) {
+std::string RegressionBody(const WebhookHook& hook, const store::SweepRow& s, const store::CompareItem& item,
+                           const std::string& base) {
   if (hook.format == "slack") {
-    std::string why = item["why"] == "metric" ? "its key metric fell" : "its verdict got worse";
+    std::string why = item.why == store::ChangeWhy::kMetric ? "its key metric fell" : "its verdict got worse";
     char pct[32] = "";
-    if (!item["metric_change"].is_null()) snprintf(pct, sizeof pct, " (%+.1f%%)", item["metric_change"].get<double>() * 100);
-    return Slack("Regression in " + s.suite + " on " + item["hardware"].get<std::string>() + ": `" +
-                 item["config_key"].get<std::string>() + "` " + why + pct + ": " + SideText(item["a"]) + " → " +
-                 SideText(item["b"]) + " (sweep <" + SweepLink(base, s.id) + "|#" + std::to_string(s.id) + ">)");
+    if (item.metric_change) snprintf(pct, sizeof pct, " (%+.1f%%)", *item.metric_change * 100);
+    return Slack("Regression in " + s.suite + " on " + item.hardware + ": `" + item.config_key + "` " + why + pct +
+                 ": " + SideText(item.a) + " → " + SideText(item.b) + " (sweep <" + SweepLink(base, s.id) + "|#" +
+                 std::to_string(s.id) + ">)");
   }
-  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item["config_key"]},
-              {"config", item["config"]}, {"hardware", item["hardware"]}, {"why", item["why"]},
-              {"before", item["a"]}, {"after", item["b"]}, {"metric_change", item["metric_change"]},
+  return json{{"event", "regression.found"}, {"suite", s.suite}, {"config_key", item.config_key},
+              {"config", item.config}, {"hardware", item.hardware}, {"why", Name(item.why)},
+              {"before", store::CompareEndJson(item.a)}, {"after", store::CompareEndJson(item.b)},
+              {"metric_change", item.metric_change ? json(*item.metric_change) : json()},
               {"sweep", s.id}, {"dashboard_url", SweepLink(base, s.id)}, {"at", store::NowMs()}}
       .dump();
 }
@@ -211,7 +212,7 @@ void Notifier::ScanSweeps() {
 void Notifier::Announce(int64_t id) {
   auto s = store_.GetSweep(id);
   if (!s.ok()) return;
-  json regressions = json::array();               // what Compare found broken in this sweep
+  std::vector<store::CompareItem> regressions;    // what Compare found broken in this sweep
   std::vector<store::OrderedRegression> ordered;  // and along ordered parameters, after them
   const bool want_reg = std::any_of(opts_.hooks.begin(), opts_.hooks.end(),
                                     [](const WebhookHook& h) { return Wants(h, "regression.found"); });
@@ -221,8 +222,8 @@ void Notifier::Announce(int64_t id) {
     now.sweep = id;
     auto cmp = store::Compare(store_, before, now, opts_.threshold);
     if (cmp.ok())
-      for (auto& it : (*cmp)["items"])
-        if (it["change"] == "broke" && !it["a"].is_null()) regressions.push_back(it);
+      for (store::CompareItem& it : cmp->items)
+        if (it.change == store::Change::kBroke && it.a) regressions.push_back(std::move(it));
     // Along ordered parameters, across sweeps: the ones this sweep judged an end of.
     if (auto ord = store::OrderedRegressions(store_, s->suite); ord.ok())
       for (store::OrderedRegression& r : *ord)

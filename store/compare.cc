@@ -1,8 +1,10 @@
 #include "store/compare.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
+#include "core/enum_names.h"
 #include "core/verdict.h"
 #include "store/store_rows.h"
 
@@ -133,30 +135,33 @@ json SideJson(const CompareSide& c) {
   return j;
 }
 
-json EntryJson(const Entry* e) {
-  if (!e) return nullptr;
-  json m = e->metric ? json{{"name", e->metric_name}, {"value", *e->metric}, {"unit", e->metric_unit}} : json();
-  return {{"verdict", Name(e->verdict)}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
+std::optional<CompareEnd> EndOf(const Entry* e) {
+  if (!e) return std::nullopt;
+  CompareEnd out{e->verdict, e->signature, e->trial, e->sweep, std::nullopt};
+  if (e->metric) out.metric = Metric{e->metric_name, *e->metric, e->metric_unit};
+  return out;
 }
 
-int Rank(const std::string& change) {
-  static const std::vector<std::string> kOrder = {"broke", "flaky", "fixed", "changed", "new", "gone", "same"};
-  return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), change) - kOrder.begin());
-}
+constexpr std::string_view kChangeNames[] = {"broke", "flaky", "fixed", "changed", "new", "gone", "same"};
+constexpr std::string_view kWhyNames[] = {"", "verdict", "metric", "passed and failed under one fingerprint"};
+static_assert(std::size(kChangeNames) == kChangeCount);
 
 }  // namespace
 
-std::string CompareChange(std::optional<Verdict> av, const std::string& as, std::optional<Verdict> bv,
-                          const std::string& bs, bool metric_fell) {
-  if (!av) return "new";
-  if (!bv) return "gone";
+std::string_view Name(Change c) { return NameIn(kChangeNames, c); }
+std::string_view Name(ChangeWhy w) { return NameIn(kWhyNames, w); }
+
+Change CompareChange(std::optional<Verdict> av, const std::string& as, std::optional<Verdict> bv, const std::string& bs,
+                     bool metric_fell) {
+  if (!av) return Change::kNew;
+  if (!bv) return Change::kGone;
   const bool a_passed = *av == Verdict::kPassed, b_passed = *bv == Verdict::kPassed;
-  if (b_passed && !a_passed) return "fixed";
-  if (a_passed && !b_passed) return "broke";
-  if (a_passed) return metric_fell ? "broke" : "same";
+  if (b_passed && !a_passed) return Change::kFixed;
+  if (a_passed && !b_passed) return Change::kBroke;
+  if (a_passed) return metric_fell ? Change::kBroke : Change::kSame;
   const int sa = Info(*av).severity, sb = Info(*bv).severity;
-  if (sa >= 0 && sb > sa) return "broke";
-  return *av == *bv && as == bs ? "same" : "changed";
+  if (sa >= 0 && sb > sa) return Change::kBroke;
+  return *av == *bv && as == bs ? Change::kSame : Change::kChanged;
 }
 
 namespace {
@@ -180,11 +185,12 @@ Judged Implied(const Entry* e) {
 }
 }  // namespace
 
-Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold, QueryBudget* bounds) {
+Result<Comparison> Compare(Store& store, const CompareSide& a, const CompareSide& b, double threshold,
+                           QueryBudget* bounds) {
   QueryBudget unbounded = QueryBudget::Unbounded();
   QueryBudget& budget = bounds ? *bounds : unbounded;
   try {
-    return store.ReadBounded(budget, [&](sql::Db& db) -> Result<json> {
+    return store.ReadBounded(budget, [&](sql::Db& db) -> Result<Comparison> {
       int64_t pending = 0;
       auto sb = Load(db, b, nullptr, budget, &pending);
       if (!sb.ok()) return Status(sb.status().code(), sb.status().message(), sb.status().field() == "a" ? "b" : sb.status().field());
@@ -193,51 +199,73 @@ Result<json> Compare(Store& store, const CompareSide& a, const CompareSide& b, d
       std::map<Key, std::pair<const Entry*, const Entry*>> all;
       for (auto& [k, e] : *sa) all[k].first = &e;
       for (auto& [k, e] : *sb) all[k].second = &e;
-      json items = json::array();
-      json summary = {{"broke", 0}, {"flaky", 0}, {"fixed", 0}, {"changed", 0}, {"new", 0}, {"gone", 0}, {"same", 0}};
-      std::string key_metric;
+      Comparison out;
+      out.a = a;
+      out.b = b;
+      out.threshold = threshold;
       for (auto& [k, pr] : all) {
         budget.Count();  // folding 200,000 items takes a while too: a stop or the deadline reaches it
         auto [ea, eb] = pr;
-        json change_rel;
+        CompareItem item;
         bool fell = false;
         if (ea && eb && ea->metric && eb->metric && *ea->metric != 0) {
           const double rel = (*eb->metric - *ea->metric) / std::abs(*ea->metric);
-          change_rel = rel;
+          item.metric_change = rel;
           fell = rel < -threshold;
         }
         for (const Entry* e : {ea, eb})
-          if (e && key_metric.empty()) key_metric = e->metric_name;
+          if (e && out.key_metric.empty()) out.key_metric = e->metric_name;
         const Judged ja = Implied(ea), jb = Implied(eb);
-        const std::string changed = (ja.pruned || jb.pruned) && ja.verdict && ja.verdict == jb.verdict
-                                        ? "same"  // pruned (once or twice) for the verdict the other says
-                                        : CompareChange(ja.verdict, ja.signature, jb.verdict, jb.signature, fell);
-        std::string why;
-        if (changed == "broke")
-          why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? "metric" : "verdict";
+        item.change = (ja.pruned || jb.pruned) && ja.verdict && ja.verdict == jb.verdict
+                          ? Change::kSame  // pruned (once or twice) for the verdict the other says
+                          : CompareChange(ja.verdict, ja.signature, jb.verdict, jb.signature, fell);
+        if (item.change == Change::kBroke)
+          item.why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? ChangeWhy::kMetric
+                                                                                         : ChangeWhy::kVerdict;
         // Passed before and fails now, but passed under this same software too: it became flaky.
-        std::string change = changed;
-        if (change == "broke" && why == "verdict" && ea->verdict == Verdict::kPassed && PassedUnderSameSoftware(db, *eb)) {
-          change = "flaky";
-          why = "passed and failed under one fingerprint";
+        if (item.change == Change::kBroke && item.why == ChangeWhy::kVerdict && ea->verdict == Verdict::kPassed &&
+            PassedUnderSameSoftware(db, *eb)) {
+          item.change = Change::kFlaky;
+          item.why = ChangeWhy::kSameSoftware;
         }
-        summary[change] = summary[change].get<int64_t>() + 1;
+        ++out.counts[static_cast<size_t>(item.change)];
         const Entry* any = eb ? eb : ea;
-        items.push_back({{"config_key", k.first}, {"config", any->config}, {"hardware", k.second}, {"change", change},
-                         {"why", why}, {"a", EntryJson(ea)}, {"b", EntryJson(eb)}, {"metric_change", change_rel}});
+        item.config_key = k.first;
+        item.config = any->config;
+        item.hardware = k.second;
+        item.a = EndOf(ea);
+        item.b = EndOf(eb);
+        out.items.push_back(std::move(item));
       }
-      std::stable_sort(items.begin(), items.end(),
-                       [](const json& x, const json& y) { return Rank(x["change"]) < Rank(y["change"]); });
-      summary["pending"] = pending;
-      return json{{"a", SideJson(a)}, {"b", SideJson(b)}, {"threshold", threshold},
-                  {"key_metric", key_metric.empty() ? json() : json(key_metric)}, {"summary", summary},
-                  {"items", items}};
+      std::stable_sort(out.items.begin(), out.items.end(),
+                       [](const CompareItem& x, const CompareItem& y) { return x.change < y.change; });
+      out.pending = pending;
+      return out;
     });
   } catch (const sql::Error& e) {
     if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
       return budget.Answer("compare two sweeps, or give a_version/b_version and a_fingerprint/b_fingerprint", "a");
     return Status::Internal(e.what());
   }
+}
+
+json CompareEndJson(const std::optional<CompareEnd>& e) {
+  if (!e) return nullptr;
+  const json m = e->metric ? json{{"name", e->metric->name}, {"value", e->metric->value}, {"unit", e->metric->unit}} : json();
+  return {{"verdict", Name(e->verdict)}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
+}
+
+json ComparisonJson(const Comparison& c) {
+  json summary = json::object();
+  for (int i = 0; i < kChangeCount; ++i) summary[std::string(kChangeNames[i])] = c.counts[static_cast<size_t>(i)];
+  summary["pending"] = c.pending;
+  json items = json::array();
+  for (const CompareItem& it : c.items)
+    items.push_back({{"config_key", it.config_key}, {"config", it.config}, {"hardware", it.hardware},
+                     {"change", Name(it.change)}, {"why", Name(it.why)}, {"a", CompareEndJson(it.a)},
+                     {"b", CompareEndJson(it.b)}, {"metric_change", it.metric_change ? json(*it.metric_change) : json()}});
+  return {{"a", SideJson(c.a)}, {"b", SideJson(c.b)}, {"threshold", c.threshold},
+          {"key_metric", c.key_metric.empty() ? json() : json(c.key_metric)}, {"summary", summary}, {"items", items}};
 }
 
 }  // namespace gauntlet::store

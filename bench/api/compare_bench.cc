@@ -44,9 +44,11 @@ int main(int argc, char** argv) {
     std::vector<double> ms;
     for (int i = 0; i < 5; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      auto j = store::Compare(*store, x, y, 0.05);
+      auto c = store::Compare(*store, x, y, 0.05);
+      // The answer as the endpoint writes it, inside the timing as before the comparison was a struct.
+      const json j = c.ok() ? store::ComparisonJson(*c) : json(c.status().message());
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      *out = j.ok() ? (*j)["summary"] : json(j.status().message());
+      *out = c.ok() ? j["summary"] : j;
     }
     std::sort(ms.begin(), ms.end());
     return ms[2];

@@ -12,16 +12,16 @@ namespace {
 using nlohmann::json;
 
 TEST(CompareChange, NamesEachKindOfChange) {
-  EXPECT_EQ(store::CompareChange(std::nullopt, "", Verdict::kPassed, "", false), "new");
-  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", std::nullopt, "", false), "gone");
-  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kPassed, "", false), "fixed");
-  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kUnsupported, "u:y", false), "broke");
-  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", true), "broke");  // the metric fell
-  EXPECT_EQ(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", false), "same");
-  EXPECT_EQ(store::CompareChange(Verdict::kUnsupported, "u:y", Verdict::kCrashed, "c:x", false), "broke");  // more severe
-  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kUnsupported, "u:y", false), "changed");
-  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:z", false), "changed");  // another signature
-  EXPECT_EQ(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:x", false), "same");
+  EXPECT_EQ(Name(store::CompareChange(std::nullopt, "", Verdict::kPassed, "", false)), "new");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kPassed, "", std::nullopt, "", false)), "gone");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kPassed, "", false)), "fixed");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kPassed, "", Verdict::kUnsupported, "u:y", false)), "broke");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", true)), "broke");  // the metric fell
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kPassed, "", Verdict::kPassed, "", false)), "same");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kUnsupported, "u:y", Verdict::kCrashed, "c:x", false)), "broke");  // more severe
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kUnsupported, "u:y", false)), "changed");
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:z", false)), "changed");  // another signature
+  EXPECT_EQ(Name(store::CompareChange(Verdict::kCrashed, "c:x", Verdict::kCrashed, "c:x", false)), "same");
 }
 
 class CompareStore : public ::testing::Test {
@@ -59,7 +59,7 @@ class CompareStore : public ::testing::Test {
     sb.sweep = b;
     auto j = store::Compare(*s, sa, sb, threshold);
     EXPECT_TRUE(j.ok()) << j.status().message();
-    return *j;
+    return j.ok() ? store::ComparisonJson(*j) : json();
   }
 };
 
@@ -89,7 +89,7 @@ TEST_F(CompareStore, ASweepsRepeatsShowTheirWorstAndSuiteSidesTheirLatest) {
   store::CompareSide before, now;
   before.before_sweep = b;
   now.sweep = b;
-  json r = *store::Compare(*s, before, now, 0.1);
+  json r = store::ComparisonJson(*store::Compare(*s, before, now, 0.1));
   EXPECT_EQ(r["items"][0]["a"]["verdict"], "crashed");  // sweep a's later trial
   EXPECT_EQ(r["items"][0]["a"]["sweep"], a);
   // Errors.
