@@ -8,6 +8,7 @@
 #include "core/sweep.h"
 #include "core/verdict.h"
 #include "store/analytics.h"
+#include "store/regressions.h"
 
 namespace gauntlet::api {
 using http::Request;
@@ -266,19 +267,15 @@ std::vector<http::Route> ResultRoutes(Context& c) {
              return http::Problem(422, "Unprocessable Entity", "threshold is a fraction like 0.1", "threshold");
            }
          }
-         const std::string kind = r.Query("kind").value_or("");
-         if (!kind.empty() && kind != "verdict" && kind != "metric" && kind != "ordered")
-           return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
+         std::optional<store::RegressionKind> kind;
+         if (const std::string k = r.Query("kind").value_or(""); !k.empty()) {
+           kind = store::ParseRegressionKind(k);
+           if (!kind) return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
+         }
          store::QueryBudget budget = c.store.NewQuery();
          auto g = store::Regressions(c.store, r.Query("suite"), threshold, &budget);
          if (!g.ok()) return FromStatus(g.status());
-         if (!kind.empty()) {
-           json keep = json::array();
-           for (auto& i : (*g)["items"])
-             if (i["kind"] == kind) keep.push_back(std::move(i));
-           (*g)["items"] = std::move(keep);
-         }
-         return http::Json(*g);
+         return http::Json(store::RegressionsJson(*g, kind));
        }},
   };
 }

@@ -4,8 +4,6 @@
 #include <map>
 #include <set>
 
-#include "core/pass_rate.h"
-#include "store/ordered_regressions.h"
 #include "store/store_rows.h"
 #include "store/results_index.h"
 
@@ -175,70 +173,6 @@ Result<json> Signatures(Store& store, const std::optional<std::string>& suite, s
   }
   std::sort(items.begin(), items.end(), [](const json& a, const json& b) { return a["count"] > b["count"]; });
   return json{{"items", items}};
-}
-
-namespace {
-// True when the cell's judged verdicts under the fingerprint of its latest one (`judged`: fingerprint
-// -> verdicts, as the results index keeps them) hold a pass and a failure: with the same software it
-// passed and failed, so its pass rate's interval holds neither 0 nor 1.
-bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
-  const json j = json::parse(judged, nullptr, false);
-  if (!j.is_object() || !j.contains(fingerprint) || !j[fingerprint].is_array()) return false;
-  const json& vs = j[fingerprint];
-  return vs.size() > 1 && std::any_of(vs.begin(), vs.end(), [](const json& v) {
-           return v.is_string() && ParseVerdict(v.get_ref<const std::string&>()) == Verdict::kPassed;
-         });
-}
-}  // namespace
-
-Result<json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold, QueryBudget* bounds) {
-  json items = json::array(), flaky = json::array();
-  QueryBudget unbounded = QueryBudget::Unbounded();
-  QueryBudget& budget = bounds ? *bounds : unbounded;
-  try {
-    store.ReadBounded(budget, [&](sql::Db& db) {
-      std::string sql =
-          "SELECT suite, config_key, config, hardware, verdict, signature, trial_id, metric_name, metric_value,"
-          " COALESCE(metric_unit, ''), prev_verdict, COALESCE(prev_signature, ''), prev_trial, prev_metric, last_seen,"
-          " judged, COALESCE(fingerprint, ''), counts, reused, suite_version FROM cells WHERE prev_verdict IS NOT NULL";
-      if (suite) sql += " AND suite = ?";
-      auto s = db.Prepare(sql);
-      if (suite) s.Bind(1, *suite);
-      while (s.Step()) {
-        budget.Count();
-        const Verdict now = detail::VerdictColumn(s.TextView(4)), before = detail::VerdictColumn(s.TextView(10));
-        json after = {{"verdict", Name(now)}, {"signature", s.Text(5)}, {"trial", s.Int(6)}, {"metric", MetricJson(s, 7)}};
-        json prev = {{"verdict", Name(before)}, {"signature", s.Text(11)}, {"trial", s.Int(12)},
-                     {"metric", s.IsNull(13) ? json() : json(s.Double(13))}};
-        std::string kind;
-        if (Info(now).severity > Info(before).severity) kind = "verdict";
-        else if (now == Verdict::kPassed && before == Verdict::kPassed && !s.IsNull(8) && !s.IsNull(13) && s.Double(13) > 0 &&
-                 s.Double(8) < s.Double(13) * (1 - threshold))
-          kind = "metric";
-        if (kind.empty()) continue;
-        // Both sides are of one suite version (a cell is per version), which the row says.
-        json item = {{"suite", s.Text(0)}, {"suite_version", s.Int(19)}, {"config_key", s.Text(1)}, {"config", json::parse(s.TextView(2))},
-                     {"hardware", s.Text(3)}, {"kind", kind}, {"before", prev}, {"after", after}, {"at", s.Int(14)}};
-        // A verdict that got worse while the same software also passed it is a flake, not a
-        // regression: listed apart with its measured pass rate.
-        if (kind == "verdict" && FlakyUnderLatest(s.TextView(15), s.Text(16))) {
-          item["flaky"] = true;
-          item["pass_rate"] = PassRateJson(json::parse(s.TextView(17), nullptr, false), s.Int(18));
-          flaky.push_back(std::move(item));
-          continue;
-        }
-        items.push_back(std::move(item));
-      }
-    });
-  } catch (const sql::Error& e) {
-    if (IsInterrupt(e.code()) && budget.why() != QueryBudget::Why::kNone)
-      return budget.Answer("give suite= (regressions read every cell of every suite without it)", "suite");
-    return Status::Internal(e.what());
-  }
-  auto ordered = OrderedRegressions(store, suite, &budget);
-  if (!ordered.ok()) return ordered.status();
-  for (const OrderedRegression& r : *ordered) items.push_back(OrderedRegressionJson(r));
-  return json{{"items", items}, {"flaky", flaky}, {"threshold", threshold}};
 }
 
 }  // namespace gauntlet::store

@@ -48,14 +48,6 @@ Result<nlohmann::json> History(Store& store, const std::string& suite, const std
 // better than any one) that explains each (per hardware), over the latest 200,000 done trials that
 // ran (a reused trial is not counted again).
 Result<nlohmann::json> Signatures(Store& store, const std::optional<std::string>& suite, std::optional<int64_t> sweep);
-// Configs whose latest verdict is worse than the one before on the same hardware ("kind": "verdict"),
-// or whose key metric fell by more than `threshold` (0.1 = 10%; "metric"), then the regressions
-// along ordered parameters (store/ordered_regressions.h; "ordered"). {"items", "flaky", "threshold"}: a
-// verdict that got worse while the same fingerprint also passed the config is flaky, not a regression,
-// and is listed in "flaky" (each with "flaky": true and its "pass_rate"), never in "items".
-// `budget` (may be null: unbounded) bounds the cells read and the time, as the matrix's.
-Result<nlohmann::json> Regressions(Store& store, const std::optional<std::string>& suite, double threshold,
-                                   QueryBudget* budget = nullptr);
 // The flaky cells of `suite` (one config on one hardware class that both passed and failed under
 // one fingerprint, or failed and then passed its confirmation) at `version` (unset: the latest; 0:
 // all): {"suite", "suite_version", "items": [{"config_key", "config", "hardware", "suite_version",
