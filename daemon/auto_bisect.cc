@@ -19,15 +19,16 @@ namespace {
 constexpr size_t kMaxAutoBisections = 16;  // per sweep: a broken grid must not start hundreds
 }  // namespace
 
-std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap>& regressions,
+std::vector<BisectRequest> AutoBisections(const std::vector<store::OrderedRegression>& regressions,
                                           const std::set<std::pair<std::string, std::string>>& touched,
                                           const SweepRequest& req) {
   std::vector<BisectRequest> out;
-  for (const store::RegressionGap& r : regressions) {
-    if (r.covered || !r.start) continue;
-    const bool ours = touched.count({r.good_key, r.hardware}) || touched.count({r.bad_key, r.hardware});
+  for (const store::OrderedRegression& r : regressions) {
+    if (r.bisection || !r.start) continue;
+    const bool ours =
+        touched.count({r.before.config_key, r.hardware}) || touched.count({r.after.config_key, r.hardware});
     if (!ours) continue;
-    BisectRequest b = *r.start;
+    BisectRequest b = r.start->request;
     b.priority = req.priority;
     if (req.confirm_failures) b.confirm_failures = req.confirm_failures;
     b.name = "auto bisect " + b.parameter + " " + b.good + ".." + b.bad;
@@ -74,7 +75,7 @@ void Coordinator::RunAutoBisections() {
       spdlog::warn("sweep {}: could not read its regressions: {}", sweep, regressions.status().message());
       continue;
     }
-    for (const BisectRequest& body : AutoBisections(store::RegressionGaps(*regressions), touched, *req)) {
+    for (const BisectRequest& body : AutoBisections(*regressions, touched, *req)) {
       auto b = Bisect(body);
       if (b.ok())
         spdlog::info("sweep {}: {} got worse from {} to {}: started bisection {}", sweep, body.parameter, body.good,

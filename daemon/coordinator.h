@@ -64,10 +64,10 @@ struct LeaseWaiter {
 };
 
 // The bisections an auto_bisect sweep's finish calls for: the ordered regressions in `regressions`
-// (RegressionGaps of OrderedRegressions' answer) that no bisection covers, that offer a start, and
+// (OrderedRegressions' answer) that no bisection covers, that offer a start, and
 // whose good or bad side is a (config key, hardware class) in `touched` (what the sweep judged), with
 // the sweep's priority and confirm_failures; at most 16 (daemon/auto_bisect.cc). Pure.
-std::vector<BisectRequest> AutoBisections(const std::vector<store::RegressionGap>& regressions,
+std::vector<BisectRequest> AutoBisections(const std::vector<store::OrderedRegression>& regressions,
                                           const std::set<std::pair<std::string, std::string>>& touched,
                                           const SweepRequest& req);
 

@@ -10,15 +10,6 @@
 namespace gauntlet::store {
 using nlohmann::json;
 
-namespace {
-
-json MetricJson(sql::Stmt& s, int name_col) {
-  if (s.IsNull(name_col)) return nullptr;
-  return {{"name", s.Text(name_col)}, {"value", s.Double(name_col + 1)}, {"unit", s.Text(name_col + 2)}};
-}
-
-}  // namespace
-
 Result<json> History(Store& store, const std::string& suite, const std::string& config_key) {
   if (auto s = store.GetSuite(suite); !s.ok()) return s.status();
   std::map<std::pair<std::string, std::string>, json> series;
@@ -35,7 +26,7 @@ Result<json> History(Store& store, const std::string& suite, const std::string& 
         json& pts = series[{s.Text(4), s.Text(5)}];
         if (pts.is_null()) pts = json::array();
         pts.push_back({{"trial", s.Int(0)}, {"verdict", s.Text(1)}, {"signature", s.Text(2)},
-                       {"finished_at", s.Int(3)}, {"metric", MetricJson(s, 6)}, {"sweep", s.Int(9)},
+                       {"finished_at", s.Int(3)}, {"metric", MetricJson(detail::MetricColumns(s, 6))}, {"sweep", s.Int(9)},
                        {"suite_version", s.Int(10)}});
       }
     });

@@ -251,8 +251,8 @@ Result<Comparison> Compare(Store& store, const CompareSide& a, const CompareSide
 
 json CompareEndJson(const std::optional<CompareEnd>& e) {
   if (!e) return nullptr;
-  const json m = e->metric ? json{{"name", e->metric->name}, {"value", e->metric->value}, {"unit", e->metric->unit}} : json();
-  return {{"verdict", Name(e->verdict)}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep}, {"metric", m}};
+  return {{"verdict", Name(e->verdict)}, {"signature", e->signature}, {"trial", e->trial}, {"sweep", e->sweep},
+          {"metric", MetricJson(e->metric)}};
 }
 
 json ComparisonJson(const Comparison& c) {

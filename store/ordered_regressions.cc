@@ -276,18 +276,4 @@ json OrderedRegressionJson(const OrderedRegression& r) {
           {"start", start}, {"detail", r.detail}};
 }
 
-std::vector<RegressionGap> RegressionGaps(const std::vector<OrderedRegression>& regressions) {
-  std::vector<RegressionGap> out;
-  for (const OrderedRegression& r : regressions) {
-    RegressionGap g;
-    g.hardware = r.hardware;
-    g.good_key = r.before.config_key;
-    g.bad_key = r.after.config_key;
-    g.covered = r.bisection.has_value();
-    if (r.start) g.start = r.start->request;
-    out.push_back(std::move(g));
-  }
-  return out;
-}
-
 }  // namespace gauntlet::store

@@ -72,13 +72,4 @@ Result<std::vector<OrderedRegression>> OrderedRegressions(Store& store, const st
 // "interval", "trials"}), "start" (null, or {"request", "command"}), "detail"}. Pure.
 nlohmann::json OrderedRegressionJson(const OrderedRegression& r);
 
-// One gap of OrderedRegressions' answer, as automatic bisection weighs it.
-struct RegressionGap {
-  std::string hardware, good_key, bad_key;  // the class, and the config keys of the good and the bad side
-  bool covered = false;                     // a bisection covers it
-  std::optional<BisectRequest> start;       // the bisection it offers, if any
-};
-// `regressions` as gaps, in their order. Pure.
-std::vector<RegressionGap> RegressionGaps(const std::vector<OrderedRegression>& regressions);
-
 }  // namespace gauntlet::store

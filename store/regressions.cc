@@ -26,15 +26,12 @@ bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
 }
 
 json RegressionCellJson(const CellRegression& c) {
-  const json after_metric = c.after_metric ? json{{"name", c.after_metric->name}, {"value", c.after_metric->value},
-                                                  {"unit", c.after_metric->unit}}
-                                           : json();
   json item = {{"suite", c.suite}, {"suite_version", c.suite_version}, {"config_key", c.config_key},
                {"config", c.config}, {"hardware", c.hardware}, {"kind", Name(c.kind)},
                {"before", {{"verdict", Name(c.before_verdict)}, {"signature", c.before_signature},
                            {"trial", c.before_trial}, {"metric", c.before_metric ? json(*c.before_metric) : json()}}},
                {"after", {{"verdict", Name(c.after_verdict)}, {"signature", c.after_signature},
-                          {"trial", c.after_trial}, {"metric", after_metric}}},
+                          {"trial", c.after_trial}, {"metric", MetricJson(c.after_metric)}}},
                {"at", c.at}};
   if (c.pass_rate) {
     item["flaky"] = true;
@@ -84,7 +81,7 @@ Result<RegressionList> Regressions(Store& store, const std::optional<std::string
         c.after_verdict = now;
         c.after_signature = s.Text(5);
         c.after_trial = s.Int(6);
-        if (!s.IsNull(7)) c.after_metric = Metric{s.Text(7), s.Double(8), s.Text(9)};
+        c.after_metric = detail::MetricColumns(s, 7);
         c.before_verdict = before;
         c.before_signature = s.Text(11);
         c.before_trial = s.Int(12);

@@ -26,6 +26,11 @@ int Concurrency(const std::string& name) {
 }
 }  // namespace
 
+json MetricJson(const std::optional<Metric>& m) {
+  if (!m) return nullptr;
+  return {{"name", m->name}, {"value", m->value}, {"unit", m->unit}};
+}
+
 std::optional<Metric> KeyMetric(const std::string& key, const json& metrics) {
   if (!metrics.is_object() || metrics.empty()) return std::nullopt;
   if (!key.empty() && metrics.contains(key)) return Read(key, metrics[key]);

@@ -22,6 +22,8 @@ struct Metric {
 // not a number or {value, unit}); else output_tok_s* at the highest @cN concurrency, then tflops,
 // gbps, tok_s, ms_p50, ms, then the first numeric metric by name. Pure; thread-safe.
 std::optional<Metric> KeyMetric(const std::string& key_metric, const nlohmann::json& metrics);
+// {"name", "value", "unit"} of `m`, or null for none: how answers and webhooks write a metric. Pure.
+nlohmann::json MetricJson(const std::optional<Metric>& m);
 
 
 // A finished trial as its results-index cell (suite, config_key, hardware) records it.

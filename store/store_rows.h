@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/verdict.h"
+#include "store/results_index.h"
 #include "store/store.h"
 
 namespace gauntlet::store::detail {
@@ -82,21 +83,21 @@ inline SuiteRow ReadSuite(sql::Stmt& s) {
 // The SQL edge of the vocabulary (core/verdict.h): a stored name that is no verdict or trial state
 // is a damaged row, thrown as an sql::Error (Guard makes it the caller's Internal), never read as
 // some default. Pure.
-inline Verdict VerdictColumn(std::string_view text) {
-  if (std::optional<Verdict> v = ParseVerdict(text)) return *v;
-  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown verdict '" + std::string(text.substr(0, 64)) + "'");
+// `what` names the column's vocabulary in the error ("verdict", "trial state").
+template <class E>
+E EnumColumn(std::string_view text, std::optional<E> (*parse)(std::string_view), const char* what) {
+  if (std::optional<E> e = parse(text)) return *e;
+  throw sql::Error(SQLITE_MISMATCH, std::string("the store holds an unknown ") + what + " '" +
+                                        std::string(text.substr(0, 64)) + "'");
 }
-inline TrialState TrialStateColumn(std::string_view text) {
-  if (std::optional<TrialState> s = ParseTrialState(text)) return *s;
-  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown trial state '" + std::string(text.substr(0, 64)) + "'");
-}
-inline NodeState NodeStateColumn(std::string_view text) {
-  if (std::optional<NodeState> s = ParseNodeState(text)) return *s;
-  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown node state '" + std::string(text.substr(0, 64)) + "'");
-}
-inline SweepKind SweepKindColumn(std::string_view text) {
-  if (std::optional<SweepKind> k = ParseSweepKind(text)) return *k;
-  throw sql::Error(SQLITE_MISMATCH, "the store holds an unknown sweep kind '" + std::string(text.substr(0, 64)) + "'");
+inline Verdict VerdictColumn(std::string_view text) { return EnumColumn(text, &ParseVerdict, "verdict"); }
+inline TrialState TrialStateColumn(std::string_view text) { return EnumColumn(text, &ParseTrialState, "trial state"); }
+inline NodeState NodeStateColumn(std::string_view text) { return EnumColumn(text, &ParseNodeState, "node state"); }
+inline SweepKind SweepKindColumn(std::string_view text) { return EnumColumn(text, &ParseSweepKind, "sweep kind"); }
+// The metric in columns `name_col` (its name; NULL: none), +1 (value) and +2 (unit) of the row.
+inline std::optional<Metric> MetricColumns(sql::Stmt& s, int name_col) {
+  if (s.IsNull(name_col)) return std::nullopt;
+  return Metric{s.Text(name_col), s.Double(name_col + 1), s.Text(name_col + 2)};
 }
 inline std::optional<Verdict> OptVerdictColumn(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;

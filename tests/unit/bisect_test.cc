@@ -131,15 +131,15 @@ TEST(BisectTest, AutoBisectStartsOfferedGapsItsSweepTouchedOnly) {
   SweepRequest req;
   req.priority = 5;
   req.confirm_failures = 2;
-  auto out = daemon::AutoBisections(store::RegressionGaps(regs), {{"v=9", hw}, {"v=4", hw}}, req);
+  auto out = daemon::AutoBisections(regs, {{"v=9", hw}, {"v=4", hw}}, req);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].good, "3");
   EXPECT_EQ(out[0].priority, json(5));
   EXPECT_EQ(out[0].confirm_failures, json(2));
   EXPECT_EQ(out[0].name, "auto bisect v 3..9");
-  EXPECT_TRUE(daemon::AutoBisections(store::RegressionGaps(regs), {{"v=9", "cpu"}}, req).empty());  // same config, other hardware
+  EXPECT_TRUE(daemon::AutoBisections(regs, {{"v=9", "cpu"}}, req).empty());  // same config, other hardware
   std::vector<store::OrderedRegression> many(40, item("v=3", "v=9", false, true));
-  EXPECT_EQ(daemon::AutoBisections(store::RegressionGaps(many), {{"v=3", hw}}, req).size(), 16u);
+  EXPECT_EQ(daemon::AutoBisections(many, {{"v=3", hw}}, req).size(), 16u);
 }
 
 }  // namespace
