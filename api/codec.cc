@@ -1,5 +1,7 @@
 #include "api/codec.h"
 
+#include "core/basis.h"
+
 #include "core/bisect.h"
 #include "core/verdict.h"
 #include "http/auth.h"
@@ -140,6 +142,13 @@ json TrialJson(const store::TrialRow& t) {
             {"finished_at", Opt(t.finished_at)},
             {"log_size", t.log_size}};
   if (!t.result.is_null()) j["result"] = t.result;
+  // What the verdict was judged from, and whether it is a guess (core/basis.h): a failure judged from
+  // the exit status alone is unclassified, its evidence the line the classifier would have used.
+  if (t.result.is_object() && t.verdict) {
+    const std::optional<Basis> b = ParseBasis(t.result.value("basis", ""));
+    j["basis"] = b ? json(Name(*b)) : json();
+    j["unclassified"] = b && Unclassified(*t.verdict, *b);
+  }
   // What the kernel recorder saw (issue 30): top kernels by time, totals, dropped records.
   if (t.result.is_object() && t.result.contains("kernels") && !t.result["kernels"].is_null())
     j["kernels"] = t.result["kernels"];

@@ -8,6 +8,7 @@
 #include "core/hardware.h"
 #include "core/utf8.h"
 #include "core/sweep.h"
+#include "core/basis.h"
 #include "core/verdict.h"
 
 namespace gauntlet::api {
@@ -182,6 +183,15 @@ Result<store::ResultRow> ParseReport(json body) {
   r.signature = str("signature");
   if (Status s = CheckLength(r.signature, limits::kSignatureBytes, "signature"); !s.ok()) return s;
   r.evidence = str("evidence").substr(0, 2000);
+  // An older worker sends no basis: the result is stored without one, never refused.
+  if (const std::string b = str("basis"); !b.empty()) {
+    r.basis = ParseBasis(b);
+    if (!r.basis) {
+      std::string names;
+      for (int i = 0; i < kBasisCount; ++i) names += (i ? ", " : "") + std::string(Name(static_cast<Basis>(i)));
+      return Status::Invalid("basis '" + b + "' is not one of " + names, "basis");
+    }
+  }
   r.failing_stage = str("failing_stage");
   if (Status s = CheckLength(r.failing_stage, limits::kStageNameBytes, "failing_stage"); !s.ok()) return s;
   if (body.contains("exit_code") && body["exit_code"].is_number_integer()) r.exit_code = body["exit_code"].get<int>();

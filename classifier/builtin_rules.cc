@@ -4,6 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "classifier/check_report.h"
 #include "classifier/normalize.h"
 #include "classifier/refusals.h"
 #include "classifier/report_grammar.h"
@@ -83,8 +84,8 @@ bool IsException(const LineContext& c, std::string_view type) { return c.exc && 
 }  // namespace
 
 void BuiltinRules::Add(std::string name, std::vector<std::string> needles,
-                       std::function<std::optional<RuleHit>(const LineContext&)> predicate) {
-  Rule r{std::move(name), {}, std::move(predicate)};
+                       std::function<std::optional<RuleHit>(const LineContext&)> predicate, Basis basis) {
+  Rule r{std::move(name), {}, std::move(predicate), basis};
   for (auto& n : needles) {
     r.needle_ids.push_back(static_cast<uint32_t>(needles_.size()));
     needle_rule_.push_back(static_cast<uint32_t>(rules_.size()));
@@ -103,7 +104,11 @@ std::optional<RuleHit> BuiltinRules::Match(const std::vector<uint32_t>& hit_ids,
   while (candidates) {
     const int i = __builtin_ctzll(candidates);
     candidates &= candidates - 1;
-    if (auto h = rules_[static_cast<size_t>(i)].predicate(ctx)) return h;
+    const Rule& rule = rules_[static_cast<size_t>(i)];
+    if (auto h = rule.predicate(ctx)) {
+      h->basis = rule.basis;
+      return h;
+    }
   }
   return std::nullopt;
 }
@@ -169,13 +174,13 @@ void BuiltinRules::AddCompileRules() {
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         return Hit("no_binary_for_gpu", Verdict::kUnsupported, "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("no_kernel_image",
       {"no kernel image is available", "cudaerrornokernelimagefordevice", "no_kernel_image_for_device"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         return Hit("no_kernel_image", Verdict::kUnsupported, "unsupported:no_kernel_image", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("invalid_kernel_image",
       {"device kernel image is invalid", "cuda_error_invalid_image", "invalid device function",
        "cudaerrorinvaliddevicefunction"},
@@ -186,12 +191,12 @@ void BuiltinRules::AddCompileRules() {
                      true, true);
         return Hit("invalid_kernel_image", Verdict::kUnsupported, "unsupported:invalid_kernel_image", Tier::kSpecific, true,
                    true);
-      });
+      }, Basis::kStatus);
   Add("ptx_toolchain",
       {"compiled with an unsupported toolchain", "cuda_error_unsupported_ptx_version", "unsupported ptx version"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("ptx_toolchain", Verdict::kUnsupported, "unsupported:ptx_toolchain", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
 }
 
 // Memory that ran out, a resource a config exceeds, and faults on the device.
@@ -228,14 +233,14 @@ void BuiltinRules::AddMemoryRules() {
           return Hit("host_oom", Verdict::kOom, "oom:host");
         }
         return std::nullopt;
-      });
+      }, Basis::kStatus);
   Add("cuda_oom",
       {"out of memory", "cudaerrormemoryallocation", "outofmemoryerror", "resource_exhausted",
        "cuda_error_out_of_memory", "cublas_status_alloc_failed", "failed to allocate device memory"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && c.parsed->level == LogLevel::kInfo) return std::nullopt;  // "... to avoid out of memory"
         return Hit("cuda_oom", Verdict::kOom, "oom:cuda");
-      });
+      }, Basis::kStatus);
   // Hardware resource limits a config exceeds: Triton's OutOfResources names the resource
   // ("out of resource: shared memory, Required: 147456, Hardware limit: 101376"), ptxas says
   // "uses too much shared data", the CUDA launch "too many resources requested" (registers).
@@ -257,25 +262,25 @@ void BuiltinRules::AddMemoryRules() {
   Add("illegal_memory_access", {"illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("illegal_memory_access", Verdict::kCrashed, "crashed:illegal_memory_access", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("illegal_instruction",
       {"illegal instruction was encountered", "cudaerrorillegalinstruction", "cuda_error_illegal_instruction"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("illegal_instruction", Verdict::kCrashed, "crashed:illegal_instruction", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("misaligned_address", {"misaligned address", "cudaerrormisalignedaddress"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("misaligned_address", Verdict::kCrashed, "crashed:misaligned_address", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("device_assert", {"device-side assert triggered", "cudaerrorassert", "assertion `"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (Has(c.lower, "assertion `") && !(Has(c.lower, "failed") && Has(c.lower, "thread:"))) return std::nullopt;
         return Hit("device_assert", Verdict::kCrashed, "crashed:device_assert", Tier::kSpecific, true, true);
-      });
+      }, Basis::kStatus);
   Add("launch_failure", {"unspecified launch failure", "cudaerrorlaunchfailure", "cuda_error_launch_failed"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         return Hit("launch_failure", Verdict::kCrashed, "crashed:unspecified_launch_failure");
-      });
+      }, Basis::kStatus);
 }
 
 // Libraries and frameworks that refuse the problem or the GPU, and a node that cannot run it.
@@ -294,7 +299,7 @@ void BuiltinRules::AddRefusalAndNodeRules() {
         if (Has(c.lower, "unable to find an engine"))
           return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_no_engine");
         return Hit("cudnn", Verdict::kUnsupported, "unsupported:cudnn_not_supported");
-      });
+      }, Basis::kStatus);
   Add("cublas",
       {"cublas_status_not_supported", "cublas_status_arch_mismatch", "cublas_status_execution_failed",
        "cublas_status_internal_error", "cublaslt"},
@@ -308,7 +313,7 @@ void BuiltinRules::AddRefusalAndNodeRules() {
         if (Has(c.lower, "cublas_status_internal_error"))
           return Hit("cublas", Verdict::kCrashed, "crashed:cublas_internal_error");
         return std::nullopt;
-      });
+      }, Basis::kStatus);
   Add("cutlass",
       {"error internal", "kerrorinternal", "error not supported", "kerrornotsupported", "cutlass"},
       [](const LineContext& c) -> std::optional<RuleHit> {
@@ -337,7 +342,19 @@ void BuiltinRules::AddRefusalAndNodeRules() {
        "busy or unavailable", "cudaerrordevicesunavailable", "uncorrectable ecc error", "nvrm: xid",
        "address already in use", "no cuda gpus are available", "found no nvidia driver",
        "no cuda-capable device is detected", "cudaerrornodevice", "cuda driver initialization failed",
-       "gpu has fallen off the bus", "cudaerrorsystemdrivermismatch"},
+       "gpu has fallen off the bus", "cudaerrorsystemdrivermismatch",
+       // CUDA's system-not-ready (802: the fabric manager has not initialised an NVSwitch node),
+       // uncorrectable NVLink errors and Xid reports (cudaError_t/CUresult, driver_types.h).
+       "system not yet initialized", "cudaerrorsystemnotready", "cuda_error_system_not_ready", "fabric manager",
+       "uncorrectable nvlink", "nvlink uncorrectable", "cudaerrornvlinkuncorrectable", "cuda_error_nvlink_uncorrectable",
+       "xid (pci", "cudaerroreccuncorrectable", "cuda_error_ecc_uncorrectable",
+       // The network transport: NCCL's IB transport ("NET/IB : Got completion from peer ... with
+       // error 12", src/transport/net_ib.cc) and ibverbs' completion statuses (ibv_wc_status_str).
+       "got completion from peer", "transport retry counter exceeded", "rnr retry counter exceeded",
+       "local protection error", "work request flushed error", "remote access error", "remote operation error",
+       // Shared memory that ran out: PyTorch's DataLoader ("insufficient shared memory (shm)",
+       // torch/csrc/DataLoader.cpp) and NCCL ("Error while creating shared memory segment", shmutils.cc).
+       "insufficient shared memory", "shared memory segment"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (c.parsed->level == LogLevel::kWarning || c.parsed->level == LogLevel::kInfo) return std::nullopt;
         if (Has(c.lower, "no space left on device")) return Hit("infra", Verdict::kInfraError, "infra_error:disk_full");
@@ -346,17 +363,52 @@ void BuiltinRules::AddRefusalAndNodeRules() {
           return Hit("infra", Verdict::kInfraError, "infra_error:driver_mismatch");
         if (Has(c.lower, "busy or unavailable") || Has(c.lower, "devicesunavailable"))
           return Hit("infra", Verdict::kInfraError, "infra_error:gpu_unavailable");
-        if (Has(c.lower, "ecc error") || Has(c.lower, "xid") || Has(c.lower, "fallen off the bus"))
+        if (Has(c.lower, "ecc error") || Has(c.lower, "xid") || Has(c.lower, "fallen off the bus") ||
+            Has(c.lower, "nvlink") || Has(c.lower, "eccuncorrectable") || Has(c.lower, "ecc_uncorrectable"))
           return Hit("infra", Verdict::kInfraError, "infra_error:gpu_fault");
+        if (Has(c.lower, "system not yet initialized") || Has(c.lower, "systemnotready") ||
+            Has(c.lower, "system_not_ready"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:system_not_ready");
+        if (Has(c.lower, "fabric manager")) {
+          // Only the fabric manager failing or absent, not a line that mentions it in passing.
+          if (!(Has(c.lower, "not ") || Has(c.lower, "fail") || Has(c.lower, "error"))) return std::nullopt;
+          return Hit("infra", Verdict::kInfraError, "infra_error:system_not_ready");
+        }
+        if (Has(c.lower, "completion from peer") || Has(c.lower, "retry counter exceeded") ||
+            Has(c.lower, "local protection error") || Has(c.lower, "work request flushed") ||
+            Has(c.lower, "remote access error") || Has(c.lower, "remote operation error")) {
+          if (Has(c.lower, "completion from peer") && !Has(c.lower, "error")) return std::nullopt;
+          return Hit("infra", Verdict::kInfraError, "infra_error:network");
+        }
+        if (Has(c.lower, "shared memory")) {
+          if (!(Has(c.lower, "insufficient") || Has(c.lower, "error") || Has(c.lower, "fail"))) return std::nullopt;
+          return Hit("infra", Verdict::kInfraError, "infra_error:shm");
+        }
         if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
         return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
-      });
+      }, Basis::kStatus);
 }
 
 // The stage's own output checks, NCCL, fatal signals, then refusals in exception form and pytest's
 // summary, last.
 void BuiltinRules::AddCheckAndCrashRules() {
   // --- output checks inside the stage ------------------------------------------------------------------
+  // A check of the program's own result that failed, in its framework's words (check_report.h):
+  // an expected-versus-actual report is a wrong result wherever it appears. On an exception line
+  // only an assertion type counts: "RuntimeError: expected ... got ..." validates an argument.
+  Add("failed_check", CheckReportNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (c.exc && c.exc->type.find("Assert") == std::string::npos && c.exc->type != "ComparisonFailure")
+      return std::nullopt;
+    if (!c.exc && (c.parsed->level == LogLevel::kInfo || c.parsed->level == LogLevel::kDebug ||
+                   c.parsed->level == LogLevel::kWarning))
+      return std::nullopt;
+    std::string lower_msg = ToLowerAscii(c.parsed->message.substr(0, 4096));
+    const CheckReport k = FailedCheck(lower_msg);
+    if (k == CheckReport::kNone) return std::nullopt;
+    return Hit("failed_check", Verdict::kWrongOutput,
+               k == CheckReport::kResultLine ? "wrong_output:result_line" : "wrong_output:check_failed",
+               Tier::kSpecific, false);
+  });
   Add("mismatch",
       {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch",
        "elements differ", "values differ", "tolerance", "tol=", "margin of error", "nan detected", "contains nan",
@@ -409,6 +461,26 @@ void BuiltinRules::AddCheckAndCrashRules() {
         if (Has(l, "fatal python error"))
           return Hit("signal", Verdict::kCrashed, "crashed:fatal_python_error:" + Norm(c, 80), Tier::kGeneric);
         return std::nullopt;
+      }, Basis::kStatus);
+
+  // --- deadlines inside the program ---------------------------------------------------------------------
+  // A program that gave up waiting says so: a rendezvous, barrier or store that timed out
+  // (torch.distributed's "Timed out after N seconds waiting for clients", "Socket Timeout",
+  // RendezvousTimeoutError), a status of DEADLINE_EXCEEDED (absl/gRPC, XLA's coordination service),
+  // a DataLoader that "timed out after N seconds". Its own words; a specific cause in the same rank
+  // (an OOM, an illegal address) still outranks it.
+  Add("deadline",
+      {"deadline_exceeded", "deadline exceeded", "timed out", "timeouterror", "socket timeout", "wait timeout"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && IsAdvisory(c)) return std::nullopt;
+        const bool deadline = Has(c.lower, "deadline_exceeded") || Has(c.lower, "deadline exceeded") ||
+                              Has(c.lower, "socket timeout") || Has(c.lower, "wait timeout") ||
+                              Has(c.lower, "timeouterror");
+        static constexpr std::array<std::string_view, 14> kWaitWords = {
+            "rendezvous", "barrier", "store", "waiting", "initializ", "process group", "client", "connect",
+            "heartbeat", "worker", "dataloader", "collective", "socket", " after "};
+        if (!deadline && !(Has(c.lower, "timed out") && HasAny(c.lower, kWaitWords))) return std::nullopt;
+        return Hit("deadline", Verdict::kTimeout, "timeout:deadline", Tier::kGeneric, false);
       });
 
   // The shell's "Killed" for a SIGKILLed child: the OOM killer, unless we killed it ourselves.
@@ -439,7 +511,7 @@ void BuiltinRules::AddCheckAndCrashRules() {
     std::optional<std::string> key = RefusalKey(*c.exc);
     if (!key) return std::nullopt;
     return Hit("refusal", Verdict::kUnsupported, std::move(*key));
-  });
+  }, Basis::kException);
 
   // pytest's summary "FAILED tests/x.py::test_y - RuntimeError: msg"; the classifier turns the
   // part after " - " into an exception line.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/basis.h"
 #include "core/verdict.h"
 #include "classifier/log_line.h"
 #include "classifier/traceback.h"
@@ -33,6 +34,7 @@ struct RuleHit {
   bool keyed = true;           // false: on an exception line the signature is Type:message@frame
   bool strong = false;         // evidence even when the process exited 0 (see docs)
   bool needs_sigkill = false;  // shell "Killed": only evidence when the process died of SIGKILL
+  Basis basis = Basis::kMessage;  // a status code's name, or the tool's documented words
 };
 
 // What a rule sees of one candidate line.
@@ -58,9 +60,11 @@ class BuiltinRules {
     std::string name;
     std::vector<uint32_t> needle_ids;
     std::function<std::optional<RuleHit>(const LineContext&)> predicate;
+    Basis basis = Basis::kMessage;
   };
+  // `basis`: what a hit of the rule is read from (core/basis.h), set on every hit it returns.
   void Add(std::string name, std::vector<std::string> needles,
-           std::function<std::optional<RuleHit>(const LineContext&)> predicate);
+           std::function<std::optional<RuleHit>(const LineContext&)> predicate, Basis basis = Basis::kMessage);
   // The constructor's groups of rules, each adding its own in priority order.
   void AddCompileRules();
   void AddMemoryRules();

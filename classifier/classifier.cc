@@ -40,6 +40,7 @@ struct Incident {
   bool exception = false;  // came from the exception line that ended a traceback
   std::string rank = {};   // the writer's key (RankState::key)
   bool test = false;       // one test's outcome in a test runner's report (pytest "E" / "FAILED" lines)
+  Basis basis = Basis::kMessage;  // what the incident was read from (core/basis.h)
 };
 
 struct RankState {
@@ -128,6 +129,7 @@ void Classifier::State::SpawnExitIncident(const SpawnExit& e, std::string_view l
   const std::string how =
       e.signal ? "crashed:signal:" + SignalName(*e.signal) : "crashed:exit_code:" + std::to_string(*e.exit_code);
   Incident inc{Verdict::kCrashed, how, TrimEvidence(line), true, true};
+  inc.basis = e.signal ? Basis::kStatus : Basis::kExitStatus;
   if (e.signal && IsCrashSignal(*e.signal)) return Record(rs, Tier::kGeneric, std::move(inc));
   for (uint64_t f : rs.first)
     if (f != kNever) return;
@@ -248,7 +250,8 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   std::optional<RuleHit> h = engine->builtin->Match(touched, ctx);
   if (!h) return;
   if (h->needs_sigkill) {
-    if (!killed_line) killed_line = Incident{h->verdict, h->key, TrimEvidence(line), false, false, rs.key};
+    if (!killed_line)
+      killed_line = Incident{h->verdict, h->key, TrimEvidence(line), false, false, rs.key, false, h->basis};
     return;
   }
   Incident inc;
@@ -265,10 +268,12 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     const std::string file(PathBasename(node.substr(0, node.find("::"))));
     Judgement j = JudgeException(*engine, *pe, pe->type + ": " + pe->message, parsed, file);
     inc = {j.verdict, j.signature, TrimEvidence(line), j.keyed, true};
+    inc.basis = j.basis;
     inc.test = true;
     tier = Tier::kGeneric;
   } else {
     inc = {h->verdict, h->key, TrimEvidence(line), h->keyed};
+    inc.basis = h->basis;
   }
   inc.rank = rs.key;
   if (h->strong && !first_strong) first_strong = inc;
@@ -294,7 +299,7 @@ bool Classifier::State::RunSuiteRules(std::string_view line, const LogLine& pars
       benign = true;
       continue;
     }
-    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line), false, false, rank};
+    suite_hits[i] = Incident{r.rule.verdict, r.signature, TrimEvidence(line), false, false, rank, false, Basis::kSuiteRule};
   }
   return benign;
 }
@@ -309,8 +314,9 @@ void Classifier::State::ExceptionIncident(RankState& rs, std::string_view line, 
   }
   const std::string synthetic = rs.tb.exception_continued() ? exc.type + ": " + exc.message : std::string();
   Judgement j = JudgeException(*engine, exc, synthetic.empty() ? parsed.message : std::string_view(synthetic),
-                               parsed, rs.tb.innermost_file());
+                               parsed, rs.tb.innermost_file(), rs.tb.innermost_in_library());
   Incident inc{j.verdict, j.signature, TrimEvidence(line), j.keyed, true};
+  inc.basis = j.basis;
   Tier tier = j.tier;
   // pytest's "E" lines report one test's exception: a test outcome, weighed with the others.
   if (parsed.test_report) {
@@ -346,7 +352,7 @@ std::optional<Incident> Classifier::State::Pick(int lo, int hi) const {
 // torchrun-prefixed rank reported no timeout, that other rank hung: it never reached the
 // collective its peers waited in, and their timeout is the consequence, not the failure.
 Classification Classifier::State::Attribute(const Incident& i, bool consequence) const {
-  Classification c{i.verdict, i.signature, i.evidence, i.rank};
+  Classification c{i.verdict, i.signature, i.evidence, i.rank, i.basis};
   if (!consequence || !i.rank.starts_with("rank")) return c;
   if (auto self = ranks.find(i.rank); self == ranks.end() || !self->second.watchdog) return c;
   for (size_t r = 0; r < seen_ranks.size(); ++r) {
@@ -374,7 +380,7 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   auto out = [this](const Incident& i) { return Attribute(i, false); };
   auto after = [this](const Incident& i) { return Attribute(i, true); };
   const std::string last = TrimEvidence(last_line);
-  if (exit.cancelled) return {Verdict::kCancelled, "cancelled:by_user", last};
+  if (exit.cancelled) return {Verdict::kCancelled, "cancelled:by_user", last, "", Basis::kWorker};
   // The suite's own rules win; among several, the first in the suite's order.
   for (size_t i = 0; i < suite_hits.size(); ++i)
     if (suite_hits[i]) return out(*suite_hits[i]);
@@ -383,6 +389,7 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   if (!exit.timed_out) {
     if (std::optional<TestReport> t = Tests(true)) {
       Classification j = JudgeTests(*t, rules).overall;
+      j.basis = Basis::kRunner;
       if (j.verdict != Verdict::kPassed) return j;
     }
   }
@@ -397,17 +404,20 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   if (auto p = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific))) return out(*p);
   // torchrun's root cause died of a crash signal and no rank printed an error of its own.
   if (root.rank() >= 0 && root.exitcode() && *root.exitcode() < 0 && IsCrashSignal(-*root.exitcode()))
-    return {Verdict::kCrashed, "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank};
+    return {Verdict::kCrashed, "crashed:signal:" + SignalName(-*root.exitcode()), root.evidence(), launcher_rank,
+            Basis::kStatus};
 
   if (exit.timed_out) {
     for (auto [lo, hi] : {std::pair{2, 2}, std::pair{1, 1}}) {
       if (auto s = Pick(lo, hi); s && s->verdict == Verdict::kTimeout) return after(*s);
     }
-    return {Verdict::kTimeout, "timeout:stage_limit", last};
+    return {Verdict::kTimeout, "timeout:stage_limit", last, "", Basis::kWorker};
   }
   std::optional<int> sig = exit.signal;
   if (!sig && exit.exit_code && *exit.exit_code > 128 && *exit.exit_code < 160) sig = *exit.exit_code - 128;
-  if (sig && IsCrashSignal(*sig)) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
+  // A crash signal is a value of the signals' vocabulary that says what happened; any other signal
+  // or exit code says only that the process failed.
+  if (sig && IsCrashSignal(*sig)) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last, "", Basis::kStatus};
   if (sig && *sig == 9 && killed_line) return out(*killed_line);
   // NCCL WARN lines also show up in healthy runs ("Failed to open libibverbs.so"): they only
   // explain a failure we know happened, never decide one on their own.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "classifier/test_report.h"
+#include "core/basis.h"
 #include "core/signature_rule.h"
 #include "core/verdict.h"
 
@@ -27,11 +28,15 @@ struct ExitInfo {
 // verdict is kPassed (signature and evidence empty) when nothing failed. `rank` names the writer
 // whose failure decided ("rank1" for torchrun's "[rank1]:" and torch.multiprocessing's process 1,
 // "tp3", "enginecore_dp0", ...; docs/CLASSIFIER.md "Ranks"), empty when none is known.
+// `basis` says what the verdict was judged from (core/basis.h); a failure whose basis is the exit
+// status alone is unclassified, and its evidence is the line the classifier would have used (the
+// last non-blank line).
 struct Classification {
   Verdict verdict = Verdict::kPassed;
   std::string signature;
   std::string evidence;
   std::string rank = {};
+  Basis basis = Basis::kExitStatus;
 };
 
 // Streaming classifier. Feed the log in chunks of any size; memory stays bounded (lines are capped
@@ -64,8 +69,8 @@ Classification ClassifyText(std::string_view log, const ExitInfo& exit,
 Classification ClassifyFile(const std::string& path, const ExitInfo& exit,
                             const std::vector<SignatureRule>& rules = {});
 
-// Serialises as {"verdict", "signature", "evidence"} plus "rank" when one is known (what
-// `gauntlet classify` prints).
+// Serialises as {"verdict", "signature", "evidence", "basis"} plus "rank" when one is known and
+// "unclassified": true for a failure judged from the exit status alone (what `gauntlet classify` prints).
 nlohmann::json ToJson(const Classification& c);
 
 }  // namespace gauntlet::classifier

@@ -33,8 +33,10 @@ Classification ClassifyFile(const std::string& path, const ExitInfo& exit, const
 }
 
 nlohmann::json ToJson(const Classification& c) {
-  nlohmann::json j = {{"verdict", Name(c.verdict)}, {"signature", c.signature}, {"evidence", c.evidence}};
+  nlohmann::json j = {
+      {"verdict", Name(c.verdict)}, {"signature", c.signature}, {"evidence", c.evidence}, {"basis", Name(c.basis)}};
   if (!c.rank.empty()) j["rank"] = c.rank;
+  if (Unclassified(c.verdict, c.basis)) j["unclassified"] = true;
   return j;
 }
 

@@ -22,7 +22,7 @@ std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const st
 }
 
 Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::string_view text, const LogLine& parsed,
-                         const std::string& frame) {
+                         const std::string& frame, bool library_frame) {
   std::vector<uint32_t> ids;
   engine.ac->Scan(text, [&ids](uint32_t id) { ids.push_back(id); });
   std::string_view raw = text.substr(0, kMaxJudgedBytes);
@@ -31,13 +31,14 @@ Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::stri
   std::optional<RuleHit> h = ids.empty() ? std::nullopt : engine.builtin->Match(ids, ctx);
   Judgement j;
   if (h && h->keyed && !h->needs_sigkill) {
-    j = {h->verdict, h->key, h->tier, true, h->strong};
+    j = {h->verdict, h->key, h->tier, true, h->strong, h->basis};
   } else if (h && !h->needs_sigkill && h->rule != "pytest_failed") {
     j.verdict = h->verdict;
     j.tier = h->tier == Tier::kSecondary ? Tier::kSecondary : std::max(h->tier, Tier::kGeneric);
     j.signature = ExceptionSignature(h->verdict, e, frame);
+    j.basis = h->basis;
   } else {
-    if (e.type == "AssertionError") j.verdict = Verdict::kWrongOutput;
+    if (e.type == "AssertionError" && !library_frame) j.verdict = Verdict::kWrongOutput;
     if (e.type == "TimeoutError") {
       j.verdict = Verdict::kTimeout;
       j.tier = Tier::kSecondary;

@@ -21,6 +21,7 @@ struct Judgement {
   Tier tier = Tier::kGeneric;
   bool keyed = false;   // a fixed-key fact (no kernel image, OOM...), not the exception's own words
   bool strong = false;  // evidence even when the process exited 0
+  Basis basis = Basis::kException;  // the rule's basis when a fixed fact decided
 };
 
 // "<verdict>:<Type>:<normalized message>@<frame>" (frame omitted when empty).
@@ -29,9 +30,10 @@ std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const st
 // The first built-in rule that reads `text` (the exception as written: its line, or "Type:
 // message") decides: a fixed fact keeps its key, a rule in words gives the exception form with the
 // rule's verdict. Otherwise the type's default: AssertionError -> wrong_output, TimeoutError ->
-// timeout (a consequence), wrappers and interrupts a consequence, anything else crashed.
-// `frame` is the innermost frame's file ("" when none was printed).
+// timeout (a consequence), wrappers and interrupts a consequence, anything else crashed; an
+// AssertionError raised inside a library or compiler (`library_frame`) is that code's own invariant
+// failing, so crashed, not a wrong result. `frame` is the innermost frame's file ("" when none was printed).
 Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::string_view text, const LogLine& parsed,
-                         const std::string& frame);
+                         const std::string& frame, bool library_frame = false);
 
 }  // namespace gauntlet::classifier

@@ -32,6 +32,7 @@ std::string_view EndName(TestEnd e) {
     case TestEnd::kPassed: return "passed";
     case TestEnd::kSkipped: return "skipped";
     case TestEnd::kXfailed: return "xfailed";
+    case TestEnd::kXpassed: return "xpassed";
     case TestEnd::kFailed: return "failed";
     case TestEnd::kError: return "error";
   }

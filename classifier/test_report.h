@@ -15,7 +15,8 @@ namespace gauntlet::classifier {
 enum class TestEnd : unsigned char {
   kPassed,
   kSkipped,   // skipped (pytest.skip, GTEST_SKIP, ctest SKIP_RETURN_CODE): `message` is the reason
-  kXfailed,   // pytest's expected failure (xfail): the suite says this one is known to fail
+  kXfailed,   // an expected failure (pytest xfail, unittest expectedFailure): the suite says it is known to fail
+  kXpassed,   // a non-strict expected failure that passed (pytest XPASS): the test itself passed
   kFailed,    // an assertion of the test failed, or (pytest) the test body raised
   kError,     // an error outside the assertions: a fixture/setup error, a C++ exception, a crash
 };
@@ -39,12 +40,12 @@ struct TestCase {
 
 // The counts a runner's own summary states (or that the cases add up to when it states none).
 struct TestCounts {
-  int passed = 0, failed = 0, errors = 0, skipped = 0, xfailed = 0;
-  int total() const { return passed + failed + errors + skipped + xfailed; }
+  int passed = 0, failed = 0, errors = 0, skipped = 0, xfailed = 0, xpassed = 0;
+  int total() const { return passed + failed + errors + skipped + xfailed + xpassed; }
 };
 
 struct TestReport {
-  std::string runner;    // "pytest", "gtest", "junit"
+  std::string runner;    // "pytest", "gtest", "junit", "ctest", ... (test_runner.h)
   std::vector<TestCase> cases;  // at most kMaxCases, in the order the runner reported them
   TestCounts counts;
   size_t dropped = 0;    // cases counted but not kept (over kMaxCases)

@@ -66,6 +66,19 @@ bool IsGlueFrame(std::string_view path) {
   return false;
 }
 
+// Installed code: Python's install scheme puts third-party packages under site-packages (pip) or
+// dist-packages (Debian) and the standard library under lib/python3.X (sysconfig "purelib",
+// "platlib", "stdlib"); a framework run from its source tree keeps its package folder
+// (torch/_inductor, jax/_src, triton/). A test file or a user's script is none of these.
+bool IsLibraryPath(std::string_view path) {
+  static constexpr std::array<std::string_view, 9> kLibraryDirs = {
+      "site-packages/", "dist-packages/", "/lib/python3", "/torch/", "/jax/_src/", "/jaxlib/", "/triton/",
+      "/tensorflow/python/", "/transformers/"};
+  for (auto d : kLibraryDirs)
+    if (path.find(d) != std::string_view::npos) return true;
+  return false;
+}
+
 // Python 3.11 prints an exception group inside a gutter:
 //   "  + Exception Group Traceback ...", "  |   File ...", "  | ExceptionGroup: ...",
 //   "  +-+---------------- 1 ----------------", "    | ValueError: x", "    +------------".
@@ -165,6 +178,7 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg, LogLevel 
     lines_ = 0;
     innermost_.clear();
     innermost_glue_.clear();
+    innermost_library_ = innermost_glue_library_ = false;
     return Role::kOpener;
   }
   switch (state_) {
@@ -191,6 +205,7 @@ TracebackTracker::Role TracebackTracker::Observe(std::string_view msg, LogLevel 
   if (std::optional<ExceptionLine> e = notice ? std::nullopt : BareException(msg)) {
     innermost_.clear();
     innermost_glue_.clear();
+    innermost_library_ = innermost_glue_library_ = false;
     return Complete(std::move(*e), TrimSpace(msg).ends_with(':'));
   }
   return Role::kNone;
@@ -206,7 +221,9 @@ TracebackTracker::Role TracebackTracker::InsideFrames(std::string_view msg) {
     size_t end = t.find('"', 6);
     if (end != std::string_view::npos) {
       std::string_view path = t.substr(6, end - 6);
-      (IsGlueFrame(path) ? innermost_glue_ : innermost_) = std::string(PathBasename(path));
+      const bool glue = IsGlueFrame(path);
+      (glue ? innermost_glue_ : innermost_) = std::string(PathBasename(path));
+      (glue ? innermost_glue_library_ : innermost_library_) = IsLibraryPath(path);
     }
     ++frames_;
     return Role::kFrame;

@@ -66,6 +66,10 @@ class TracebackTracker {
   // Basename of the innermost (last printed) frame's file, e.g. "modelopt_quant.py", skipping
   // torch dispatch/decorator glue (torch/_ops.py, nn/modules/module.py...) unless that is all there is.
   const std::string& innermost_file() const { return innermost_.empty() ? innermost_glue_ : innermost_; }
+  // True when that frame's file is installed library code (site-packages, dist-packages, the
+  // standard library, a framework's own package tree): an assertion there is the library's own
+  // invariant, not a check of the program's result.
+  bool innermost_in_library() const { return innermost_.empty() ? innermost_glue_library_ : innermost_library_; }
 
  private:
   // kOpen: inside frames. kAwaitContinuation: an exception line ended with "Type:" or "...:";
@@ -89,6 +93,7 @@ class TracebackTracker {
   bool continued_ = false;
   std::string innermost_;
   std::string innermost_glue_;
+  bool innermost_library_ = false, innermost_glue_library_ = false;
 };
 
 }  // namespace gauntlet::classifier

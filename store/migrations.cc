@@ -324,6 +324,11 @@ ALTER TABLE sweeps ADD COLUMN first_trial INTEGER;
 ALTER TABLE sweeps ADD COLUMN materialized INTEGER;
 CREATE INDEX sweeps_reserving ON sweeps(id) WHERE materialized IS NOT NULL OR creating != 0;
 )sql",
+      // 17: what each attempt's verdict was judged from (core/basis.h: the runner's report, a status
+      // code, an exception, ..., the exit status alone). '' for results reported before it existed.
+      R"sql(
+ALTER TABLE results ADD COLUMN basis TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return k;
 }

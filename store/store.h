@@ -24,6 +24,7 @@
 #include "store/sweep_rows.h"
 #include "core/mutex.h"
 #include "core/status.h"
+#include "core/basis.h"
 #include "core/verdict.h"
 
 namespace gauntlet::store {
@@ -111,6 +112,7 @@ struct ResultRow {
   int attempt = 0;
   Verdict verdict = Verdict::kPassed;
   std::string signature, evidence, failing_stage;
+  std::optional<Basis> basis;  // what the verdict was judged from; nullopt: not reported (an older worker)
   std::optional<int> exit_code;
   std::optional<std::string> signal;
   nlohmann::json metrics = nlohmann::json::object();

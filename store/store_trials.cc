@@ -23,7 +23,7 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
       TrialRow t = ReadTrial(s);
       auto& r = db.Cached(
           "SELECT attempt, verdict, signature, evidence, failing_stage, exit_code, signal, metrics, stages, "
-          "fingerprint, hardware, finished_at, kernels FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
+          "fingerprint, hardware, finished_at, kernels, basis FROM results WHERE trial_id=? ORDER BY attempt DESC LIMIT 1");
       r.Bind(1, id);
       if (r.Step()) {
         t.result = {{"attempt", r.Int(0)},
@@ -38,7 +38,8 @@ Result<TrialRow> Store::GetTrial(int64_t id) {
                     {"fingerprint", ParseOr(r.TextView(9), json::object())},
                     {"hardware", r.Text(10)},
                     {"finished_at", r.Int(11)},
-                    {"kernels", r.IsNull(12) ? json() : ParseOr(r.TextView(12), json())}};
+                    {"kernels", r.IsNull(12) ? json() : ParseOr(r.TextView(12), json())},
+                    {"basis", r.Text(13)}};
       }
       return t;
     });
@@ -188,8 +189,8 @@ const std::string& Store::KeyMetricName(sql::Db& db, int64_t suite_id) {
 Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   auto& ins = db.Cached(
       "INSERT OR REPLACE INTO results(trial_id, attempt, verdict, signature, evidence, failing_stage, exit_code, "
-      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at, kernels, tests_not_stored)"
-      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "signal, metrics, stages, fingerprint, node_id, hardware, finished_at, kernels, tests_not_stored, basis)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string fingerprint = r.fingerprint.dump();
   ins.Bind(1, r.trial_id).Bind(2, r.attempt).Bind(3, Name(r.verdict)).Bind(4, r.signature).Bind(5, r.evidence);
   ins.Bind(6, r.failing_stage).Bind(7, r.exit_code ? std::optional<int64_t>(*r.exit_code) : std::nullopt);
@@ -198,6 +199,7 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   if (r.kernels.is_null()) ins.BindNull(15);
   else ins.Bind(15, r.kernels.dump());
   ins.Bind(16, TestsNotStored(r));
+  ins.Bind(17, r.basis ? std::string(Name(*r.basis)) : std::string());
   ins.Run();
   InsertTestCasesLocked(db, r);
   auto& q = db.Cached(

@@ -34,6 +34,7 @@ void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, 
     const bool specific = c.verdict == Verdict::kTimeout && !c.signature.empty() && c.signature != "timeout:stage_limit";
     out->signature = specific ? c.signature : "timeout:" + out->stage;
     out->evidence = c.evidence.empty() ? "the stage outlived its timeout" : c.evidence;
+    out->basis = specific ? c.basis : Basis::kWorker;
     return;
   }
   if (!bad_result_file.empty()) {
@@ -42,12 +43,14 @@ void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, 
     const bool failed = c.verdict != Verdict::kPassed;
     out->verdict = failed ? c.verdict : Verdict::kCrashed;
     out->signature = failed && !c.signature.empty() ? c.signature : "crashed:bad_result_file";
+    out->basis = failed ? c.basis : Basis::kWorker;
     out->evidence = bad_result_file + (c.evidence.empty() ? "" : "; " + c.evidence);
     return;
   }
   // A result file may name the verdicts a signature rule may (core/verdict.h), never the scheduler's own.
   if (file_verdict && Info(*file_verdict).rule) {
     out->verdict = *file_verdict;
+    out->basis = Basis::kSuiteRule;  // the stage's own result file said it
     if (out->verdict == Verdict::kPassed) {
       out->signature.clear();
       out->evidence = file_detail;
@@ -62,6 +65,7 @@ void Judge(const Classification& c, const std::optional<Verdict>& file_verdict, 
   out->verdict = c.verdict;
   out->signature = c.signature;
   out->evidence = c.evidence;
+  out->basis = c.basis;
   if (out->verdict != Verdict::kPassed && out->signature.empty()) out->signature = std::string(Name(out->verdict)) + ":" + out->stage;
 }
 

@@ -134,6 +134,7 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
       out->verdict = Verdict::kFallback;
       out->signature = "fallback:" + c.family;
       out->evidence = ev;
+      out->basis = Basis::kKernelRecord;
       break;
     }
     case DispatchCheck::Kind::kNone: break;

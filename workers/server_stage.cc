@@ -45,6 +45,7 @@ void JudgeDeath(RunningServer& srv, StageOutcome* out, const std::string& when) 
     c.signature = "crashed:server_exited_" + when;
     c.evidence = "the server exited (" + (e.exit_code ? "code " + std::to_string(*e.exit_code) : std::string("signal")) +
                  ") " + when;
+    c.basis = Basis::kWorker;
   }
   Judge(c, std::nullopt, "", false, false, out);
 }
@@ -53,6 +54,7 @@ void Fail(StageOutcome* out, Verdict verdict, const std::string& sig, const std:
   out->verdict = verdict;
   out->signature = sig;
   out->evidence = evidence.substr(0, 500);
+  out->basis = Basis::kWorker;
 }
 
 // A number of seconds, given as a JSON number or as a string that becomes one after placeholder
@@ -215,6 +217,7 @@ void ServerStageRun::NotReady() {
     out_.verdict = c.verdict;
     out_.signature = c.signature;
     out_.evidence = c.evidence;
+    out_.basis = c.basis;
     return;
   }
   char buf[64];
@@ -331,6 +334,7 @@ bool ServerStageRun::CheckSmokeAnswer(const json& sm, const std::string& f, cons
     out_.verdict = Verdict::kWrongOutput;
     out_.signature = d->signature;
     out_.evidence = d->evidence;
+    out_.basis = Basis::kWorker;
     ctx_.log->Append("gauntlet: " + d->evidence + "\n");
     return false;
   }

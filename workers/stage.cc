@@ -95,6 +95,7 @@ void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, 
   if (exit.oom_killed) {
     out->verdict = Verdict::kOom;
     out->signature = "oom:memory_limit";
+    out->basis = Basis::kWorker;
     out->evidence = "the kernel killed the stage for memory at its limit of " + std::to_string(limit >> 20) +
                     " MiB (limits.memory_mb)" + (out->evidence.empty() ? "" : "; " + out->evidence);
     return;

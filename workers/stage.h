@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/hardware.h"
+#include "core/basis.h"
 #include "core/verdict.h"
 #include "workers/log_sink.h"
 #include "proc/process_runner.h"
@@ -72,6 +73,9 @@ struct StageOutcome {
   std::string stage;
   Verdict verdict = Verdict::kPassed;
   std::string signature, evidence;
+  // What the verdict was judged from (core/basis.h): the classifier's basis when it decided, the
+  // worker's own when the worker did (a limit, a stop, a lost server), the kernel record's, ...
+  Basis basis = Basis::kWorker;
   std::optional<int> exit_code;
   std::optional<std::string> signal;
   nlohmann::json metrics = nlohmann::json::object();  // name -> {"value", "unit"}

@@ -60,6 +60,7 @@ void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std:
       if (!failed) {
         out->verdict = Verdict::kCrashed;
         out->signature = "crashed:junit_unreadable";
+        out->basis = Basis::kWorker;
       }
       ctx.log->Append("gauntlet: " + report.status().message() + "\n");
       return;
@@ -75,6 +76,7 @@ void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std:
     out->verdict = j->overall.verdict;
     out->signature = j->overall.signature;
     out->evidence = j->overall.evidence;
+    out->basis = Basis::kRunner;
   }
   json summary = ToJson(*j);
   const json cases = std::move(summary["cases"]);

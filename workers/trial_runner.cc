@@ -85,6 +85,7 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
     }
     json sj = {{"name", o.stage}, {"verdict", Name(o.verdict)}, {"seconds", o.seconds}};
     if (!o.signature.empty()) sj["signature"] = o.signature;
+    sj["basis"] = Name(o.basis);
     if (o.exit_code) sj["exit_code"] = *o.exit_code;
     if (o.signal) sj["signal"] = *o.signal;
     for (auto& [k, v] : o.summary.items())
@@ -112,17 +113,20 @@ void SettleStop(StageOutcome* last, bool stop_asked, bool cancel_asked, bool wor
   if (last->verdict == Verdict::kPassed && stop_asked) {
     last->verdict = Verdict::kCancelled;
     last->signature = "cancelled:stopped";
+    last->basis = Basis::kWorker;
   }
   if (last->verdict == Verdict::kCancelled && !cancel_asked && worker_aborting) {
     last->verdict = Verdict::kInfraError;
     last->signature = "infra_error:worker_shutdown";
     last->evidence = "the worker was stopped before the trial finished";
+    last->basis = Basis::kWorker;
   }
 }
 
 json ReportJson(const TrialOutcome& t, const json& fingerprint) {
   const StageOutcome& last = t.last;
   json report = {{"verdict", Name(last.verdict)}, {"signature", last.signature}, {"evidence", last.evidence},
+                 {"basis", Name(last.basis)},
                  {"failing_stage", last.verdict == Verdict::kPassed ? "" : last.stage}, {"metrics", t.metrics},
                  {"stages", t.stages}, {"fingerprint", fingerprint}};
   if (last.exit_code) report["exit_code"] = *last.exit_code;
@@ -184,6 +188,7 @@ void JudgeFullDisk(const std::string& dir, StageOutcome* out) {
                   (out->evidence.empty() ? "" : ": " + out->evidence);
   out->verdict = Verdict::kInfraError;
   out->signature = "infra_error:disk_full";
+  out->basis = Basis::kWorker;
 }
 
 enum class Delivery { kDelivered, kLeaseLost, kGaveUp };

@@ -1,0 +1,103 @@
+#include "classifier/check_report.h"
+
+#include <array>
+#include <cctype>
+
+#include "classifier/normalize.h"
+
+namespace gauntlet::classifier {
+namespace {
+
+bool CrHas(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+
+// The assertion messages test frameworks print only when a check failed:
+//   GoogleTest (src/gtest.cc EqFailure, CmpHelperOpFailure, DoubleNearPredFormat; gtest-assertion-result):
+//     "Expected equality of these values:", "Expected: (a) < (b), actual: 1 vs 2",
+//     "The difference between a and b is 0.5, which exceeds tol", "Expected: true" after "Actual: false".
+//   JUnit 4/5 and AssertJ (AssertionFailedError, ComparisonFailure): "expected: <1> but was: <2>",
+//     "expected:<1> but was:<2>"; TestNG "expected [1] but found [2]".
+//   Rust (core::panicking::assert_failed_inner): "assertion `left == right` failed", older
+//     "assertion failed: `(left == right)`", and "assertion `left != right` failed".
+//   doctest (ConsoleReporter): "ERROR: CHECK( a == b ) is NOT correct!".
+//   Catch2 (ConsoleReporter): "REQUIRE( a == b )" is printed under "FAILED:" only; the reader decides.
+constexpr std::array<std::string_view, 11> kAssertionMessages = {
+    "expected equality of these values", "which exceeds", ", actual:", "but was: <", "but was:<", "] but found [",
+    "assertion `left == right` failed", "assertion `left != right` failed", "assertion failed: `(left",
+    ") is not correct!", "expected: <"};
+
+// "expected X, got Y" / "expected X but got Y" / "expected: X, actual: Y": a value compared with the
+// value it should have had, as result checks print it. "expected ... but found" is how argument
+// checks phrase a type or device error (PyTorch's TORCH_CHECK), so only "got" and "actual" count.
+bool ExpectedGot(std::string_view lower) {
+  size_t e = lower.find("expected");
+  if (e == std::string_view::npos) return false;
+  std::string_view rest = lower.substr(e + 8);
+  size_t got = rest.find(" got ");
+  if (got == std::string_view::npos) got = rest.find(", got");
+  if (got == std::string_view::npos) got = rest.find("actual");
+  if (got == std::string_view::npos || got > 120) return false;
+  // A type, shape, device or argument count is an argument check, not a result.
+  static constexpr std::array<std::string_view, 12> kArgumentWords = {
+      "type", "dtype", "shape", "device", "argument", "dim", "size", "positional", "keyword", "tensor of", "layout", "rank"};
+  std::string_view span = rest.substr(0, got);
+  for (auto w : kArgumentWords)
+    if (CrHas(span, w)) return false;
+  return true;
+}
+
+// "mismatch at index 17", "mismatch at position (3, 4)", "mismatch at element 5", "Mismatch at [2][3]".
+bool MismatchAt(std::string_view lower) {
+  size_t m = lower.find("mismatch at ");
+  if (m == std::string_view::npos) m = lower.find("mismatch found at ");
+  if (m == std::string_view::npos) return false;
+  std::string_view rest = lower.substr(lower.find(" at ", m) + 4);
+  return rest.starts_with("index") || rest.starts_with("position") || rest.starts_with("element") ||
+         rest.starts_with("offset") || rest.starts_with("[") || rest.starts_with("(") ||
+         (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0])));
+}
+
+// "max difference 0.5 exceeds 0.001", "max abs error 3.2 exceeds threshold": a measured difference
+// over its bound, when the bound is not called a tolerance (report_grammar.h reads those).
+bool DifferenceExceeds(std::string_view lower) {
+  size_t x = lower.find("exceed");
+  if (x == std::string_view::npos) return false;
+  std::string_view before = lower.substr(0, x);
+  return CrHas(before, "diff") || CrHas(before, "error") || CrHas(before, " err") || CrHas(before, "delta");
+}
+
+// The result lines kernel projects print after comparing with a reference, as whole lines:
+// CUDA samples ("Result = FAIL", "Test failed!", "&&&& FAILED name" from helper_*.h's QA
+// convention), CUTLASS examples and profiler ("Disposition: Failed", "Disposition: Incorrect"),
+// and "Verification failed" / "Result verification failed" at a line's start.
+bool ResultLineFailed(std::string_view t) {
+  if (t.starts_with("result = fail") || t.starts_with("&&&& failed") || t.starts_with("disposition: failed") ||
+      t.starts_with("disposition: incorrect") || t.starts_with("verification failed") ||
+      t.starts_with("result verification failed") || t.starts_with("verification: failed") ||
+      t.starts_with("reference check failed"))
+    return true;
+  return t == "test failed" || t == "test failed!" || t == "test failed." || t == "failed" || t == "failed!" ||
+         t == "fail" || t == "test fail";
+}
+
+}  // namespace
+
+CheckReport FailedCheck(std::string_view lower) {
+  std::string_view t = TrimSpace(lower);
+  if (ResultLineFailed(t)) return CheckReport::kResultLine;
+  for (auto m : kAssertionMessages)
+    if (CrHas(t, m)) return CheckReport::kExpectedActual;
+  if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t)) return CheckReport::kExpectedActual;
+  return CheckReport::kNone;
+}
+
+std::vector<std::string> CheckReportNeedles() {
+  std::vector<std::string> out = {"result = fail", "&&&& failed", "disposition:", "verification failed",
+                                  "verification: failed", "reference check failed", "test fail", "mismatch at",
+                                  "mismatch found at", "exceed", "expected"};
+  // Bare "FAILED"/"FAIL" lines have no other needle.
+  out.push_back("fail");
+  for (auto m : kAssertionMessages) out.emplace_back(m);
+  return out;
+}
+
+}  // namespace gauntlet::classifier

@@ -1,0 +1,27 @@
+#include "core/basis.h"
+
+#include "core/enum_names.h"
+
+namespace gauntlet {
+namespace {
+constexpr std::string_view kBasisNames[] = {"runner", "status",        "exception", "message",
+                                            "suite_rule", "kernel_record", "worker", "exit_status"};
+constexpr std::string_view kBasisLabels[] = {
+    "the test runner's report", "a status code",   "an exception's kind", "the tool's own words",
+    "a suite rule",             "the kernel record", "the worker",          "the exit status alone"};
+static_assert(std::size(kBasisNames) == kBasisCount && std::size(kBasisLabels) == kBasisCount);
+}  // namespace
+
+std::string_view Name(Basis b) { return NameIn(kBasisNames, b); }
+std::optional<Basis> ParseBasis(std::string_view name) { return ParseIn<Basis>(kBasisNames, name); }
+std::string_view Label(Basis b) { return NameIn(kBasisLabels, b); }
+
+bool WeakBasis(Basis b) { return b == Basis::kExitStatus; }
+
+bool Unclassified(Verdict v, Basis b) {
+  // Only a judged failure can be a guess: passed needs no reason, and cancelled/skipped say nothing.
+  const VerdictInfo& i = Info(v);
+  return WeakBasis(b) && i.severity > 0;
+}
+
+}  // namespace gauntlet

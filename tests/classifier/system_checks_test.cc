@@ -1,0 +1,121 @@
+// The shapes of docs/CLASSIFIER.md "Failed checks", "The system, not the config" and "Deadlines",
+// each written as its tool's source prints it (GoogleTest's gtest.cc, JUnit's
+// AssertionFailedError, Rust's core::panicking, doctest's reporter, the CUDA samples' QA lines,
+// CUDA's driver_types.h texts, NCCL's net_ib.cc and shmutils.cc, PyTorch's DataLoader and c10d
+// store, absl's status codes), and the basis every verdict carries (core/basis.h).
+#include <gtest/gtest.h>
+
+#include "classifier/check_report.h"
+#include "classifier/classifier.h"
+#include "exits.h"
+
+using namespace gauntlet;
+using namespace gauntlet::classifier;
+using namespace gauntlet::classifier::test_exits;
+
+namespace {
+Classification SysJudge(const std::string& log, int exit_code = 1) { return ClassifyText(log, ExitCode(exit_code)); }
+}  // namespace
+
+TEST(FailedChecks, EachFrameworksAssertionMessageIsAWrongResult) {
+  for (const char* log : {
+           "gemm_test.cc:41: Failure\nExpected equality of these values:\n  ref[i]\n    Which is: 1\n  out[i]\n    Which is: 2\n",
+           "test.cc:9: Failure\nExpected: (err) < (tol), actual: 0.5 vs 0.001\n",
+           "test.cc:9: Failure\nThe difference between a and b is 0.25, which exceeds 1e-3, where\n",
+           "org.opentest4j.AssertionFailedError: expected: <42> but was: <41>\n",
+           "junit.framework.ComparisonFailure: expected:<[1.0]> but was:<[0.5]>\n",
+           "thread 'tests::matmul' panicked at src/lib.rs:10:5:\nassertion `left == right` failed\n  left: 1\n right: 2\n",
+           "thread 'main' panicked at 'assertion failed: `(left == right)`\n  left: `1`,\n right: `2`', src/main.rs:4:5\n",
+           "test.cpp(12): ERROR: CHECK( add(1, 1) == 3 ) is NOT correct!\n  values: CHECK( 2 == 3 )\n",
+           "mismatch at index 17: expected 3.0, got 2.5\n",
+           "max difference 0.5 exceeds 0.001\n",
+           "Result = FAIL\n",
+           "&&&& FAILED matrixMul\n",
+           "Disposition: Failed\n",
+       }) {
+    SCOPED_TRACE(log);
+    Classification c = SysJudge(log);
+    EXPECT_EQ(c.verdict, Verdict::kWrongOutput) << ToJson(c).dump();
+  }
+}
+
+TEST(FailedChecks, ArgumentChecksAndPassingReportsAreNot) {
+  EXPECT_EQ(FailedCheck("runtimeerror: expected scalar type float but found half"), CheckReport::kNone);
+  EXPECT_EQ(FailedCheck("expected all tensors to be on the same device, but got cpu"), CheckReport::kNone);
+  EXPECT_EQ(FailedCheck("result = pass"), CheckReport::kNone);
+  EXPECT_EQ(FailedCheck("disposition: passed"), CheckReport::kNone);
+  EXPECT_EQ(FailedCheck("the build failed to find cuda, falling back"), CheckReport::kNone);
+  // An argument check raised as an exception stays a crash of the program.
+  Classification c = SysJudge("RuntimeError: expected 3 dims, got 2\n");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed) << ToJson(c).dump();
+  // A passing run that printed the words is believed (exit 0, no strong fact).
+  EXPECT_EQ(SysJudge("checking: expected 4, got 4\nResult = PASS\n", 0).verdict, Verdict::kPassed);
+}
+
+TEST(FailedChecks, AnAssertionInsideALibraryIsACrashNotAWrongResult) {
+  const std::string inductor =
+      "Traceback (most recent call last):\n"
+      "  File \"/home/u/run.py\", line 3, in <module>\n"
+      "    y = f(x)\n"
+      "  File \"/opt/venv/lib/python3.11/site-packages/torch/_inductor/lowering.py\", line 412, in wrapped\n"
+      "    assert len(args) == 2\n"
+      "AssertionError\n";
+  EXPECT_EQ(SysJudge(inductor).verdict, Verdict::kCrashed) << ToJson(SysJudge(inductor)).dump();
+  const std::string own =
+      "Traceback (most recent call last):\n"
+      "  File \"/home/u/test_gemm.py\", line 30, in test_gemm\n"
+      "    assert torch.allclose(out, ref)\n"
+      "AssertionError\n";
+  EXPECT_EQ(SysJudge(own).verdict, Verdict::kWrongOutput);
+}
+
+TEST(System, NodeAndFabricFaultsAreInfraErrors) {
+  for (const char* log : {
+           "RuntimeError: CUDA error: system not yet initialized\n",
+           "cudaErrorSystemNotReady: system not yet initialized\n",
+           "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution\n",
+           "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<55362> with error 12, opcode 0, len 0, vendor err 129 (Recv)\n",
+           "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n",
+           "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-x (size 9637888)\n",
+           "[  123.4] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n",
+       }) {
+    SCOPED_TRACE(log);
+    Classification c = SysJudge(log);
+    EXPECT_EQ(c.verdict, Verdict::kInfraError) << ToJson(c).dump();
+  }
+  // Naming the fabric manager in passing is no fault.
+  EXPECT_EQ(SysJudge("starting with fabric manager version 580.1\n", 0).verdict, Verdict::kPassed);
+}
+
+TEST(Deadlines, AProgramThatGaveUpWaitingTimedOut) {
+  for (const char* log : {
+           "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.\n",
+           "RuntimeError: Timed out initializing process group in store based barrier on rank 0, for key: store_based_barrier_key:1\n",
+           "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: PjRT_Client_Connect\n",
+           "RuntimeError: DataLoader timed out after 5 seconds\n",
+           "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n",
+       }) {
+    SCOPED_TRACE(log);
+    Classification c = SysJudge(log);
+    EXPECT_EQ(c.verdict, Verdict::kTimeout) << ToJson(c).dump();
+  }
+  // A timeout named in a configuration line decides nothing.
+  EXPECT_EQ(SysJudge("INFO timeout=1800 timed out retries=3\n", 0).verdict, Verdict::kPassed);
+}
+
+TEST(Basis, EveryVerdictSaysWhatItWasJudgedFrom) {
+  EXPECT_EQ(SysJudge("hello\n", 1).basis, Basis::kExitStatus);
+  EXPECT_TRUE(Unclassified(SysJudge("hello\n", 1).verdict, SysJudge("hello\n", 1).basis));
+  EXPECT_EQ(SysJudge("hello\n", 1).evidence, "hello");  // the line it would have used
+  EXPECT_EQ(SysJudge("RuntimeError: boom\n").basis, Basis::kException);
+  EXPECT_EQ(SysJudge("RuntimeError: CUDA error: an illegal memory access was encountered\n").basis, Basis::kStatus);
+  EXPECT_EQ(SysJudge("Result = FAIL\n").basis, Basis::kMessage);
+  EXPECT_EQ(ClassifyText("", {.signal = 11}).basis, Basis::kStatus);  // a crash signal says what happened
+  EXPECT_EQ(ClassifyText("", {.timed_out = true}).basis, Basis::kWorker);
+  EXPECT_FALSE(Unclassified(Verdict::kPassed, Basis::kExitStatus));
+  nlohmann::json j = ToJson(SysJudge("hello\n", 3));
+  EXPECT_EQ(j["basis"], "exit_status");
+  EXPECT_EQ(j["unclassified"], true);
+  const SignatureRule rule{"boom", false, Verdict::kOom, "oom:mine"};
+  EXPECT_EQ(ClassifyText("boom\n", ExitCode(1), {rule}).basis, Basis::kSuiteRule);
+}
