@@ -241,6 +241,7 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
     return;
   }
   if (!any_needle) return;
+  if (IsPassOrSkipOutcomeLine(parsed.message)) return;
   std::string_view raw = line.substr(0, kMaxRuleScan);
   // Lowercased into a buffer that keeps its capacity: no allocation per candidate line.
   lower_buf.assign(raw);

@@ -66,6 +66,7 @@ void Count(TestCounts* n, TestEnd e) {
     case TestEnd::kPassed: ++n->passed; break;
     case TestEnd::kSkipped: ++n->skipped; break;
     case TestEnd::kXfailed: ++n->xfailed; break;
+    case TestEnd::kXpassed: ++n->xpassed; break;
     case TestEnd::kFailed: ++n->failed; break;
     case TestEnd::kError: ++n->errors; break;
   }

@@ -76,6 +76,7 @@ JudgedCase JudgeCase(const TestCase& c, const std::vector<SignatureRule>& rules)
   switch (c.end) {
     case TestEnd::kPassed:
     case TestEnd::kXfailed:  // the suite itself declares this failure expected
+    case TestEnd::kXpassed:  // a non-strict expected failure that passed: the test passed (pytest's own outcome)
       return j;
     case TestEnd::kSkipped: {
       j.verdict = Verdict::kUnsupported;
@@ -158,7 +159,7 @@ nlohmann::json ToJson(const TestJudgement& j) {
   }
   return {{"runner", j.runner}, {"complete", j.complete}, {"summary", j.summary}, {"counts", counts},
           {"runner_counts", {{"passed", j.counts.passed}, {"failed", j.counts.failed}, {"errors", j.counts.errors},
-                             {"skipped", j.counts.skipped}, {"xfailed", j.counts.xfailed}}},
+                             {"skipped", j.counts.skipped}, {"xfailed", j.counts.xfailed}, {"xpassed", j.counts.xpassed}}},
           {"total", j.counts.total()}, {"dropped", j.dropped}, {"cases", cases}};
 }
 
