@@ -113,7 +113,7 @@ void AddRegressionsCommand(CLI::App& app, int* code) {
     for (auto& s : starts) std::cout << "  " << s << "\n";
     // Flaky configs are no regressions: said apart, with the pass rate that shows it.
     const json& flaky = r->contains("flaky") ? (*r)["flaky"] : json::array();
-    if (!flaky.empty()) std::cout << "\nflaky, not regressions (passed and failed under one fingerprint):\n";
+    if (!flaky.empty()) std::cout << "\nflaky, not regressions (passed and failed in turn):\n";
     for (auto& i : flaky) {
       const json& p = i["pass_rate"];
       char rate[96] = "";

@@ -1,5 +1,7 @@
 #include "store/compare.h"
 
+#include "store/outcome_history.h"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -53,16 +55,6 @@ Entry ReadEntry(sql::Stmt& s) {
 // fingerprint: failing now with the same software, it is flaky (its pass rate's interval holds
 // neither 0 nor 1), not broken. A suite without a fingerprint command pools all its runs so, as the
 // matrix's `flaky` state does.
-bool PassedUnderSameSoftware(sql::Db& db, const Entry& e) {
-  auto& q = db.Cached(
-      "SELECT 1 FROM trials WHERE suite_id = ? AND config_key = ? AND hardware = ? AND COALESCE(fingerprint, '') = ?"
-      " AND state = 'done' AND verdict = 'passed' LIMIT 1");
-  q.Bind(1, e.suite_id).Bind(2, e.config_key).Bind(3, e.hardware).Bind(4, e.fingerprint);
-  const bool found = q.Step();
-  q.Reset();
-  return found;
-}
-
 // A sweep's repeats of one config × hardware disagree: the most severe verdict stands (the matrix
 // never hides a failure either); among equals the latest.
 void Keep(Side& side, Entry e, bool worst) {
@@ -143,7 +135,7 @@ std::optional<CompareEnd> EndOf(const Entry* e) {
 }
 
 constexpr std::string_view kChangeNames[] = {"broke", "flaky", "fixed", "changed", "new", "gone", "same"};
-constexpr std::string_view kWhyNames[] = {"", "verdict", "metric", "passed and failed under one fingerprint"};
+constexpr std::string_view kWhyNames[] = {"", "verdict", "metric", "passed and failed in turn"};
 static_assert(std::size(kChangeNames) == kChangeCount);
 
 }  // namespace
@@ -222,11 +214,12 @@ Result<Comparison> Compare(Store& store, const CompareSide& a, const CompareSide
         if (item.change == Change::kBroke)
           item.why = ea->verdict == Verdict::kPassed && eb->verdict == Verdict::kPassed ? ChangeWhy::kMetric
                                                                                          : ChangeWhy::kVerdict;
-        // Passed before and fails now, but passed under this same software too: it became flaky.
+        // Passed before and fails now, but its runs went back and forth or it passed again since: it
+        // became flaky. One change that stayed is a break, whatever the fingerprint.
         if (item.change == Change::kBroke && item.why == ChangeWhy::kVerdict && ea->verdict == Verdict::kPassed &&
-            PassedUnderSameSoftware(db, *eb)) {
+            FailureDidNotStay(db, eb->suite_id, eb->config_key, eb->hardware)) {
           item.change = Change::kFlaky;
-          item.why = ChangeWhy::kSameSoftware;
+          item.why = ChangeWhy::kInTurn;
         }
         ++out.counts[static_cast<size_t>(item.change)];
         const Entry* any = eb ? eb : ea;

@@ -33,12 +33,12 @@ struct CompareSide {
 // How one config × hardware changed between the two sides, in the order answers list them.
 enum class Change : uint8_t { kBroke, kFlaky, kFixed, kChanged, kNew, kGone, kSame };
 inline constexpr int kChangeCount = 7;
-// Why a change is a "broke" (kNone for any other change). kSameSoftware: it passed and failed
-// under one fingerprint, so it became flaky rather than broke.
-enum class ChangeWhy : uint8_t { kNone, kVerdict, kMetric, kSameSoftware };
+// Why a change is a "broke" (kNone for any other change). kInTurn: its runs passed and failed in
+// turn, or passed again after this failure (core/outcome_order.h), so it became flaky rather than broke.
+enum class ChangeWhy : uint8_t { kNone, kVerdict, kMetric, kInTurn };
 // "broke", "flaky", "fixed", "changed", "new", "gone", "same": the JSON/CSV spelling; static storage.
 std::string_view Name(Change c);
-// "", "verdict", "metric", "passed and failed under one fingerprint"; static storage.
+// "", "verdict", "metric", "passed and failed in turn"; static storage.
 std::string_view Name(ChangeWhy w);
 
 // How one config × hardware changed from verdict/signature `a` to `b` (no verdict: absent on that

@@ -1,5 +1,7 @@
 #include "store/regressions.h"
 
+#include "store/outcome_history.h"
+
 #include <algorithm>
 
 #include "core/enum_names.h"
@@ -12,18 +14,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kRegressionKindNames[] = {"verdict", "metric", "ordered"};
-
-// True when the cell's judged verdicts under the fingerprint of its latest one (`judged`: fingerprint
-// -> verdicts, as the results index keeps them) hold a pass and a failure: with the same software it
-// passed and failed, so its pass rate's interval holds neither 0 nor 1.
-bool FlakyUnderLatest(std::string_view judged, const std::string& fingerprint) {
-  const json j = json::parse(judged, nullptr, false);
-  if (!j.is_object() || !j.contains(fingerprint) || !j[fingerprint].is_array()) return false;
-  const json& vs = j[fingerprint];
-  return vs.size() > 1 && std::any_of(vs.begin(), vs.end(), [](const json& v) {
-           return v.is_string() && ParseVerdict(v.get_ref<const std::string&>()) == Verdict::kPassed;
-         });
-}
 
 json RegressionCellJson(const CellRegression& c) {
   json item = {{"suite", c.suite}, {"suite_version", c.suite_version}, {"config_key", c.config_key},
@@ -87,9 +77,10 @@ Result<RegressionList> Regressions(Store& store, const std::optional<std::string
         c.before_trial = s.Int(12);
         if (!s.IsNull(13)) c.before_metric = s.Double(13);
         c.at = s.Int(14);
-        // A verdict that got worse while the same software also passed it is a flake, not a
-        // regression: listed apart with its measured pass rate.
-        if (c.kind == RegressionKind::kVerdict && FlakyUnderLatest(s.TextView(15), s.Text(16))) {
+        // A verdict that got worse but did not stay worse (its runs passed and failed in turn, or it
+        // passed again since; store/outcome_history.h) is a flake, not a regression: listed apart
+        // with its measured pass rate. One change that stayed is a regression, whatever the fingerprint.
+        if (c.kind == RegressionKind::kVerdict && FailureDidNotStay(db, c.suite, c.suite_version, c.config_key, c.hardware)) {
           c.pass_rate = PassRateJson(json::parse(s.TextView(17), nullptr, false), s.Int(18));
           out.flaky.push_back(std::move(c));
           continue;

@@ -40,22 +40,23 @@ struct CellRegression {
   std::optional<double> before_metric;  // the key metric's value before, if stored
   std::optional<Metric> after_metric;   // the latest result's key metric, if it has one
   int64_t at = 0;                       // the latest result, ms
-  // A flake (its verdict got worse while the same fingerprint also passed the config): its pass
-  // rate (core/pass_rate.h PassRateJson); unset for a regression.
+  // A flake (its verdict got worse but its runs passed and failed in turn; store/outcome_history.h):
+  // its pass rate (core/pass_rate.h PassRateJson); unset for a regression.
   std::optional<nlohmann::json> pass_rate;
 };
 
 struct RegressionList {
   std::vector<CellRegression> cells;         // kVerdict and kMetric regressions
-  std::vector<CellRegression> flaky;         // verdicts that got worse under software that also passed
+  std::vector<CellRegression> flaky;         // verdicts that got worse while the runs passed and failed in turn
   std::vector<OrderedRegression> ordered;    // along ordered parameters, newest first
   double threshold = 0;
 };
 
 // The regressions of `suite` (every suite when unset): a verdict worse than the one before on the
 // same hardware, or a key metric that fell by more than `threshold` (0.1 = 10%), then those along
-// ordered parameters. A verdict that got worse while the same fingerprint also passed the config is
-// flaky, not a regression, and is listed in `flaky` only. `budget` (may be null: unbounded) bounds
+// ordered parameters. A verdict that got worse but did not stay worse (the config's latest runs passed
+// and failed in turn, whatever the fingerprint: docs/SCHEDULING.md "Broke or flaky") is flaky, not a
+// regression, and is listed in `flaky` only. `budget` (may be null: unbounded) bounds
 // the cells read and the time, as the matrix's. Reads only; thread-safe. Internal on a store error.
 Result<RegressionList> Regressions(Store& store, const std::optional<std::string>& suite, double threshold,
                                    QueryBudget* budget = nullptr);

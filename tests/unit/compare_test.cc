@@ -2,8 +2,11 @@
 // exactly-once marks (store/deliveries.h), migration 6 included.
 #include <gtest/gtest.h>
 
+#include "core/outcome_order.h"
+
 #include "store/compare.h"
 #include "store/deliveries.h"
+#include "store/regressions.h"
 #include "store/migrations.h"
 #include "tests/support/harness.h"
 
@@ -99,6 +102,52 @@ TEST_F(CompareStore, ASweepsRepeatsShowTheirWorstAndSuiteSidesTheirLatest) {
   auto bad = store::Compare(*s, now, none, 0.1);
   EXPECT_EQ(bad.status().code(), Code::kInvalid);
   EXPECT_EQ(bad.status().field(), "b");
+}
+
+// docs/SCHEDULING.md "Broke or flaky": one change that stayed is a break whatever the fingerprint
+// (every run here has the same, empty one); passing and failing in turn is flaky.
+TEST_F(CompareStore, OneChangeThatStayedBrokeAndPassingAndFailingInTurnIsFlaky) {
+  const int64_t a = Sweep({{"x", "passed", 1}});
+  const int64_t b = Sweep({{"x", "crashed", 0}});
+  json j = Cmp(a, b);
+  EXPECT_EQ(j["items"][0]["change"], "broke") << j.dump();
+  EXPECT_EQ(j["items"][0]["why"], "verdict");
+  const int64_t c = Sweep({{"x", "crashed", 0}});
+  EXPECT_EQ(Cmp(a, c)["items"][0]["change"], "broke");  // P F F: still one change
+  const int64_t d = Sweep({{"x", "passed", 1}});
+  const int64_t e = Sweep({{"x", "crashed", 0}});
+  json flaky = Cmp(d, e);  // P F F P F: in turn
+  EXPECT_EQ(flaky["items"][0]["change"], "flaky") << flaky.dump();
+  EXPECT_EQ(flaky["items"][0]["why"], "passed and failed in turn");
+}
+
+TEST_F(CompareStore, RegressionsListARunThatStayedWorseAndFlakesApart) {
+  Sweep({{"x", "passed", 1}, {"y", "passed", 1}});
+  Sweep({{"x", "crashed", 0}});
+  auto r = store::Regressions(*s, std::string("s"), 0.1);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->cells.size(), 1u);  // P F: one change, it stayed
+  EXPECT_TRUE(r->flaky.empty());
+  Sweep({{"x", "passed", 1}});
+  Sweep({{"x", "crashed", 0}});  // P F P F: in turn
+  r = store::Regressions(*s, std::string("s"), 0.1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cells.empty());
+  ASSERT_EQ(r->flaky.size(), 1u);
+  EXPECT_EQ(r->flaky[0].config_key, "a=x");
+}
+
+TEST(OutcomeOrder, ReadsTheLatestRunsInTheirOrder) {
+  using V = Verdict;
+  EXPECT_EQ(ReadOutcomeOrder({V::kPassed, V::kPassed}), OutcomeOrder::kStable);
+  EXPECT_EQ(ReadOutcomeOrder({V::kPassed, V::kCrashed, V::kWrongOutput}), OutcomeOrder::kChanged);
+  EXPECT_EQ(ReadOutcomeOrder({V::kPassed, V::kCrashed, V::kPassed}), OutcomeOrder::kInterleaved);
+  // Timeouts and infra errors say nothing about the config.
+  EXPECT_EQ(ReadOutcomeOrder({V::kPassed, V::kTimeout, V::kPassed, V::kInfraError, V::kCrashed}), OutcomeOrder::kChanged);
+  // Only the latest kOrderWindow runs count: an old flake ages out.
+  std::vector<Verdict> old = {V::kPassed, V::kCrashed, V::kPassed};
+  for (int i = 0; i < kOrderWindow; ++i) old.push_back(V::kCrashed);
+  EXPECT_EQ(ReadOutcomeOrder(old), OutcomeOrder::kStable);
 }
 
 TEST_F(CompareStore, ASweepIsAnnouncedOnceWithItsDeliveries) {
