@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -189,6 +191,53 @@ TEST_F(TrialRunnerTest, TheFingerprintRunsOncePerSuiteAndTravelsWithEveryReport)
   EXPECT_EQ(fingerprint_runs, 1);
   EXPECT_EQ(daemon.report("L8")["fingerprint"]["framework"], "sglang 0.5");
   EXPECT_EQ(daemon.report("L9")["fingerprint"], daemon.report("L8")["fingerprint"]);
+}
+
+// The node's software changed under a running worker (a package upgraded in place): the next trial
+// takes the fingerprint again, so its result is filed under the new version, not the old one.
+TEST_F(TrialRunnerTest, AChangeInTheNodesSoftwareTakesTheFingerprintAgain) {
+  std::string stamp = "torch-2.10";
+  worker::FingerprintCache cache([&stamp](const worker::TrialContext&, const json&) { return stamp; });
+  env.fingerprints = &cache;
+  test::FakeProgram v1;
+  v1.output = {"{\"framework\": \"torch 2.10\"}\n"};
+  runner.Add("versions", v1);
+  runner.Add("ok", {});
+  const json with_fp = {{"fingerprint", {{"argv", {"versions"}}}}};
+  worker::RunTrial(env, Grant(21, {Command("only", "ok")}, with_fp));
+  worker::RunTrial(env, Grant(22, {Command("only", "ok")}, with_fp));  // same software: kept
+  test::FakeProgram v2;
+  v2.output = {"{\"framework\": \"torch 2.11\"}\n"};
+  runner.Add("versions", v2);
+  stamp = "torch-2.11";
+  worker::RunTrial(env, Grant(23, {Command("only", "ok")}, with_fp));
+  int fingerprint_runs = 0;
+  for (auto& st : runner.started()) fingerprint_runs += st.argv[0] == "versions";
+  EXPECT_EQ(fingerprint_runs, 2);
+  EXPECT_EQ(daemon.report("L22")["fingerprint"]["framework"], "torch 2.10");
+  EXPECT_EQ(daemon.report("L23")["fingerprint"]["framework"], "torch 2.11");
+}
+
+// The stamp reads the package folders of the interpreter the command names, so installing a
+// package into them changes it.
+TEST(SoftwareStamp, InstallingAPackageChangesIt) {
+  test::TempDir dir;
+  namespace fs = std::filesystem;
+  fs::create_directories(dir.path() + "/venv/bin");
+  fs::create_directories(dir.path() + "/venv/lib/python3.11/site-packages");
+  const std::string py = dir.path() + "/venv/bin/python3";
+  std::ofstream(py) << "#!/bin/sh\n";
+  fs::permissions(py, fs::perms::owner_all);
+  worker::TrialContext ctx;
+  const json cmd = {{"argv", {py, "-c", "print(1)"}}};
+  const std::string before = worker::SoftwareStamp(ctx, cmd);
+  EXPECT_NE(before.find("site-packages"), std::string::npos) << before;
+  // A new dist-info folder, as pip writes one; file systems keep mtimes at least to the second
+  // here, so set the folder's time explicitly instead of waiting.
+  fs::create_directories(dir.path() + "/venv/lib/python3.11/site-packages/torch-2.11.dist-info");
+  fs::last_write_time(dir.path() + "/venv/lib/python3.11/site-packages",
+                      fs::last_write_time(dir.path() + "/venv/lib/python3.11/site-packages") + std::chrono::seconds(5));
+  EXPECT_NE(worker::SoftwareStamp(ctx, cmd), before);
 }
 
 // Issue 29: a fingerprint command that failed was kept as the suite's software ({"exit_code": 1,
