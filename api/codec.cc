@@ -147,7 +147,9 @@ json TrialJson(const store::TrialRow& t) {
   if (t.result.is_object() && t.verdict) {
     const std::optional<Basis> b = ParseBasis(t.result.value("basis", ""));
     j["basis"] = b ? json(Name(*b)) : json();
-    j["unclassified"] = b && Unclassified(*t.verdict, *b);
+    // A result stored before bases existed says it through its signature.
+    j["unclassified"] = b ? Unclassified(*t.verdict, *b)
+                          : Info(*t.verdict).severity > 0 && UnclassifiedSignature(t.signature.value_or(""));
   }
   // What the kernel recorder saw (issue 30): top kernels by time, totals, dropped records.
   if (t.result.is_object() && t.result.contains("kernels") && !t.result["kernels"].is_null())

@@ -19,9 +19,9 @@
 #include "classifier/rank_triage.h"
 #include "core/signal_names.h"
 #include "classifier/traceback.h"
-#include "classifier/gtest_report.h"
 #include "classifier/pytest_report.h"
 #include "classifier/test_judge.h"
+#include "classifier/test_runner.h"
 
 namespace gauntlet::classifier {
 namespace {
@@ -41,6 +41,33 @@ struct Incident {
   std::string rank = {};   // the writer's key (RankState::key)
   bool test = false;       // one test's outcome in a test runner's report (pytest "E" / "FAILED" lines)
   Basis basis = Basis::kMessage;  // what the incident was read from (core/basis.h)
+};
+
+// One reader per registered test runner (test_runner.h); copying the set copies every reader's state
+// (Finish and Tests work on a copy of the classifier's state).
+struct RunnerSet {
+  std::vector<std::unique_ptr<TestRunnerReader>> readers;
+  // Bit i: reader i's needle is on the current line / reader i was active() after the last line it
+  // saw (that only changes then), so a line costs one test of the two masks, not a call per reader.
+  // `always`: the readers with no needles, which see every line (test_runner.h) without being asked.
+  uint32_t hit = 0, active = 0, always = 0;
+  RunnerSet() {
+    const std::vector<TestRunnerEntry>& entries = TestRunners();
+    for (size_t i = 0; i < entries.size(); ++i) {
+      readers.push_back(entries[i].make());
+      active |= (readers[i]->active() ? 1u : 0u) << i;
+      always |= (entries[i].needles.empty() ? 1u : 0u) << i;
+    }
+  }
+  RunnerSet(const RunnerSet& o) : hit(o.hit), active(o.active), always(o.always) {
+    for (const auto& r : o.readers) readers.push_back(r->Clone());
+  }
+  RunnerSet& operator=(const RunnerSet& o) {
+    if (this != &o) *this = RunnerSet(o);
+    return *this;
+  }
+  RunnerSet(RunnerSet&&) noexcept = default;
+  RunnerSet& operator=(RunnerSet&&) noexcept = default;
 };
 
 struct RankState {
@@ -89,8 +116,7 @@ struct Classifier::State {
   }
   // Test runners' own reports (docs/CLASSIFIER.md "Test runners"), and the suite's rules to judge
   // their cases with.
-  PytestReader pytest;
-  GtestReader gtest;
+  RunnerSet runners;
   std::vector<SignatureRule> rules;
   std::optional<TestReport> Tests(bool complete_only) const;
   // Scratch for one line's needle hits, and its lowercased text.
@@ -165,8 +191,6 @@ void Classifier::State::Record(RankState& rs, Tier tier, Incident inc) {
 void Classifier::State::ProcessLine(std::string_view line) {
   ++line_no;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  pytest.Observe(line);
-  gtest.Observe(line);
   if (const int r = TorchrunRankPrefix(line); r >= 0 && static_cast<size_t>(r) < kMaxRanks) {
     if (seen_ranks.size() <= static_cast<size_t>(r)) seen_ranks.resize(static_cast<size_t>(r) + 1, 0);
     seen_ranks[static_cast<size_t>(r)] = 1;
@@ -183,12 +207,27 @@ void Classifier::State::ProcessLine(std::string_view line) {
     }
   }
   const Engine& e = *engine;
-  bool any = e.ac->Scan(line, [this](uint32_t id) {
+  // A test runner's needle only shows the line to that runner; the rules' needles make it a candidate.
+  const uint32_t rb = e.runner_base, re = rb + static_cast<uint32_t>(e.runner_of.size());
+  bool any = false;
+  e.ac->Scan(line, [this, rb, re, &e, &any](uint32_t id) {
+    if (id >= rb && id < re) {
+      runners.hit |= 1u << e.runner_of[id - rb];
+      return;
+    }
+    any = true;
     if (!hit[id]) {
       hit[id] = 1;
       touched.push_back(id);
     }
   });
+  for (uint32_t due = runners.hit | runners.active | runners.always; due != 0; due &= due - 1) {
+    const int i = __builtin_ctz(due);
+    TestRunnerReader& r = *runners.readers[static_cast<size_t>(i)];
+    r.Observe(line);
+    if (!(runners.always >> i & 1u)) runners.active = (runners.active & ~(1u << i)) | ((r.active() ? 1u : 0u) << i);
+  }
+  runners.hit = 0;
   if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
   if (!redirect_rank.empty()) {
     // The reprinted traceback ends when that rank's tracker closes again.
@@ -387,7 +426,7 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
     if (suite_hits[i]) return out(*suite_hits[i]);
   // A test runner that finished its report judged every case: the worst case is the run's verdict
   // (a skip is unsupported even when pytest exits 0). When every case passed the log still decides.
-  if (!exit.timed_out) {
+  if (!exit.timed_out && TestJudgementDepth() < kMaxJudgeDepth) {
     if (std::optional<TestReport> t = Tests(true)) {
       Classification j = JudgeTests(*t, rules).overall;
       j.basis = Basis::kRunner;
@@ -435,14 +474,19 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
 
 
 std::optional<TestReport> Classifier::State::Tests(bool complete_only) const {
-  // Both readers see every line; one log holds one runner's report (a suite runs one runner per stage).
-  if (pytest.complete()) return pytest.Report();
-  if (gtest.complete()) return gtest.Report();
+  // Every registered runner saw the lines meant for it; one log holds one runner's report (a suite
+  // runs one runner per stage), or a runner's inside another's (CTest running GoogleTest programs):
+  // the first complete report in the registry's order decides.
+  for (const auto& r : runners.readers)
+    if (r->complete()) return r->Report();
   if (complete_only) return std::nullopt;
-  TestReport p = pytest.Report(), g = gtest.Report();
-  if (!g.cases.empty()) return g;
-  if (!p.cases.empty()) return p;
-  return std::nullopt;
+  // A run cut short: the report with the most cases so far (the first on a tie).
+  std::optional<TestReport> best;
+  for (const auto& r : runners.readers) {
+    TestReport t = r->Report();
+    if (!t.cases.empty() && (!best || t.cases.size() > best->cases.size())) best = std::move(t);
+  }
+  return best;
 }
 
 std::optional<TestReport> Classifier::Tests() const {

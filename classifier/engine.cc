@@ -5,6 +5,7 @@
 
 #include "classifier/normalize.h"
 #include "classifier/regex_literal.h"
+#include "classifier/test_runner.h"
 
 namespace gauntlet::classifier {
 
@@ -23,6 +24,13 @@ std::shared_ptr<const Engine> BuildEngine(std::vector<SignatureRule> suite_rules
   needles.emplace_back(kSpawnNeedle);
   engine->root_cause_needle = static_cast<uint32_t>(needles.size());
   needles.emplace_back(kRootCauseNeedle);
+  engine->runner_base = static_cast<uint32_t>(needles.size());
+  const std::vector<TestRunnerEntry>& runners = TestRunners();
+  for (size_t i = 0; i < runners.size(); ++i)
+    for (const std::string& n : runners[i].needles) {
+      needles.push_back(n);
+      engine->runner_of.push_back(static_cast<uint32_t>(i));
+    }
   for (auto& r : suite_rules) {
     CompiledRule c;
     c.signature = r.signature.empty() ? SanitizeUtf8(std::string(Name(r.verdict)) + ":" + r.match.substr(0, 120)) : r.signature;

@@ -32,6 +32,10 @@ struct Engine {
   uint32_t traceback_needle = 0;
   uint32_t spawn_needle = 0;
   uint32_t root_cause_needle = 0;
+  // The test runners' needles (test_runner.h), ids [runner_base, runner_base + runner_of.size()):
+  // runner_of[id - runner_base] is the runner's index in TestRunners().
+  uint32_t runner_base = 0;
+  std::vector<uint32_t> runner_of;
   bool any_every_line = false;
 };
 

@@ -11,18 +11,25 @@
 #include <string_view>
 
 #include "classifier/test_report.h"
+#include "classifier/test_runner.h"
 
 namespace gauntlet::classifier {
 
-class GtestReader {
+class GtestReader final : public CopyableReader<GtestReader> {
  public:
+  // Its tags (gtest.cc PrettyUnitTestResultPrinter); inside a test it sees every line (a failure's
+  // message lines carry no tag).
+  static std::vector<std::string> Needles() {
+    return {"[ run      ]", "[       ok ]", "[  failed  ]", "[  skipped ]", "[==========]"};
+  }
+  bool active() const override { return running_.has_value(); }
   // One line of output, without its line end (a trailing '\r' is ignored).
-  void Observe(std::string_view line);
+  void Observe(std::string_view line) override;
   // True once GoogleTest's "[==========] N tests from M test suites ran." was seen.
-  bool complete() const { return complete_; }
+  bool complete() const override { return complete_; }
   // The cases in the order they ran; a test still running when the output ended is an error
   // ("did not finish"). Pure; may be called repeatedly.
-  TestReport Report() const;
+  TestReport Report() const override;
 
  private:
   void End(TestEnd end, std::string_view rest);

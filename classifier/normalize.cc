@@ -69,6 +69,19 @@ void AppendSpaceOnce(std::string& out) {
 
 }  // namespace
 
+std::string StripAnsi(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '\x1b') {
+      i = SkipAnsi(s, i);
+      continue;
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
 std::string_view PathBasename(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   auto slash = path.rfind('/');

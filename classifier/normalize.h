@@ -17,6 +17,10 @@ std::string NormalizeMessage(std::string_view msg, size_t max_len = 160);
 // "/a/b/c.py" -> "c.py"; "c.py" -> "c.py".
 std::string_view PathBasename(std::string_view path);
 
+// `s` without its ANSI colour sequences ("\x1b[31m"), so report shapes read the text (pytest
+// --color=yes, coloured CUDA sample output). Pure.
+std::string StripAnsi(std::string_view s);
+
 // One log line as evidence: ANSI and control characters removed, invalid UTF-8 replaced by '?',
 // whitespace trimmed, cut to max_len bytes (with "...") on a UTF-8 boundary.
 std::string TrimEvidence(std::string_view line, size_t max_len = 300);

@@ -22,21 +22,6 @@ std::string_view BorderTitle(std::string_view line, char border) {
   return TrimSpace(line.substr(a, b - a + 1));
 }
 
-// Removes ANSI colour sequences (pytest --color=yes) so the shapes below read the text.
-std::string StripAnsi(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-      i += 2;
-      while (i < s.size() && !std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-      continue;
-    }
-    out += s[i];
-  }
-  return out;
-}
-
 // "test_kernels.py:19: AssertionError": the line that ends a test's traceback in pytest's long form.
 std::string_view LocationType(std::string_view line) {
   size_t colon = line.find(": ");

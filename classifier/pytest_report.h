@@ -14,18 +14,30 @@
 #include <vector>
 
 #include "classifier/test_report.h"
+#include "classifier/test_runner.h"
 
 namespace gauntlet::classifier {
 
-class PytestReader {
+class PytestReader final : public CopyableReader<PytestReader> {
  public:
+  // The lines it reads outside a section: a border ("===="), a -v line ("... PASSED [ 25%]"), a
+  // coloured line, and the final counts ("2 failed, 1 passed in 0.03s", whose words are pytest's
+  // outcome names: terminal.py KNOWN_TYPES). Inside FAILURES, ERRORS and the short summary it sees
+  // every line (a traceback is free text).
+  static std::vector<std::string> Needles() {
+    return {"==", "%]", "\x1b[", "passed", "failed", "error", "skipped", "deselected", "xfail", "xpass", "warning",
+            "no tests ran"};
+  }
+  bool active() const override {
+    return section_ == Section::kFailures || section_ == Section::kErrors || section_ == Section::kSummary;
+  }
   // One line of output, without its line end (a trailing '\r' is ignored).
-  void Observe(std::string_view line);
+  void Observe(std::string_view line) override;
   // True once pytest's final summary line was seen: the run was pytest's and it finished.
-  bool complete() const { return complete_; }
+  bool complete() const override { return complete_; }
   // The cases as pytest reported them, merged by node id (a FAILURES block gives the full message,
   // the short summary the node id), with the summary's counts. Pure; may be called repeatedly.
-  TestReport Report() const;
+  TestReport Report() const override;
 
  private:
   enum class Section { kNone, kFailures, kErrors, kSummary, kOther };

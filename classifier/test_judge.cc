@@ -42,6 +42,14 @@ JudgedCase Named(const TestCase& c) {
 
 JudgedCase JudgeFailure(const TestCase& c, const std::vector<SignatureRule>& rules) {
   JudgedCase j = Named(c);
+  // The runner stopped the test at its time limit (CTest's ***Timeout, go test's "test timed out
+  // after"): readers write that as an error whose message starts "Timeout" (test_report.h).
+  if (c.end == TestEnd::kError && c.message.starts_with("Timeout")) {
+    j.verdict = Verdict::kTimeout;
+    j.signature = "timeout:test:" + NormalizeMessage(c.message);
+    j.evidence = TrimEvidence(c.name + ": " + c.message);
+    return j;
+  }
   std::string log;
   if (ParseExceptionLine(c.message)) {
     // The case's exception as the final line of a traceback: how every exception reaches the rules.
@@ -124,7 +132,20 @@ void AddUnnamed(const TestReport& r, TestJudgement* j) {
 
 }  // namespace
 
+namespace {
+thread_local int judge_depth = 0;  // JudgeTests calls on this thread's stack
+}  // namespace
+
+int TestJudgementDepth() { return judge_depth; }
+
 TestJudgement JudgeTests(const TestReport& r, const std::vector<SignatureRule>& rules) {
+  // A case's text is classified like any log, and may hold a report of its own (CTest printing a
+  // GoogleTest program's output): judged one level down, never deeper, so a case whose text is its
+  // own report (a result line) cannot recurse.
+  struct Depth {
+    Depth() { ++judge_depth; }
+    ~Depth() { --judge_depth; }
+  } depth;
   TestJudgement j;
   j.runner = r.runner;
   j.counts = r.counts;

@@ -43,6 +43,11 @@ struct TestJudgement {
 // "1 skipped in 0.1s") become one unnamed case each, so a summary alone can never pass a skip.
 TestJudgement JudgeTests(const TestReport& r, const std::vector<SignatureRule>& rules = {});
 
+// How many JudgeTests calls are on this thread's stack: the classifier reads a runner's report in a
+// case's own text only below kMaxJudgeDepth. Thread-safe (thread-local).
+int TestJudgementDepth();
+inline constexpr int kMaxJudgeDepth = 2;
+
 // {"runner", "complete", "summary", "counts": {verdict: n}, "runner_counts": {passed, failed,
 // errors, skipped, xfailed}, "total", "dropped", "cases": [{"name", "outcome", "verdict",
 // "signature", "evidence", "seconds"}]}: what a worker reports and the log's summary reads.

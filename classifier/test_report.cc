@@ -27,6 +27,30 @@ void AddCase(TestReport* r, TestCase c) {
   r->cases.push_back(std::move(c));
 }
 
+void AppendDetailLine(std::string* detail, std::string_view line) {
+  if (detail->size() < kMaxCaseDetail) detail->append(line.substr(0, kMaxCaseDetail - detail->size())).push_back('\n');
+}
+
+void CountEnd(TestCounts* n, TestEnd e) {
+  switch (e) {
+    case TestEnd::kPassed: ++n->passed; break;
+    case TestEnd::kSkipped: ++n->skipped; break;
+    case TestEnd::kXfailed: ++n->xfailed; break;
+    case TestEnd::kXpassed: ++n->xpassed; break;
+    case TestEnd::kFailed: ++n->failed; break;
+    case TestEnd::kError: ++n->errors; break;
+  }
+}
+
+void AddCounts(TestCounts* to, const TestCounts& n) {
+  to->passed += n.passed;
+  to->failed += n.failed;
+  to->errors += n.errors;
+  to->skipped += n.skipped;
+  to->xfailed += n.xfailed;
+  to->xpassed += n.xpassed;
+}
+
 std::string_view EndName(TestEnd e) {
   switch (e) {
     case TestEnd::kPassed: return "passed";

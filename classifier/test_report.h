@@ -18,7 +18,8 @@ enum class TestEnd : unsigned char {
   kXfailed,   // an expected failure (pytest xfail, unittest expectedFailure): the suite says it is known to fail
   kXpassed,   // a non-strict expected failure that passed (pytest XPASS): the test itself passed
   kFailed,    // an assertion of the test failed, or (pytest) the test body raised
-  kError,     // an error outside the assertions: a fixture/setup error, a C++ exception, a crash
+  kError,     // an error outside the assertions: a fixture/setup error, a C++ exception, a crash;
+              // a test the runner stopped at its time limit is an error whose message starts "Timeout"
 };
 
 // Bounds on what a report keeps, whatever the runner printed.
@@ -58,6 +59,13 @@ TestCase NamedCase(std::string_view name);
 // Appends `c` to r->cases with every field cut to its bound, or counts it in r->dropped once
 // kMaxCases are kept. Pure.
 void AddCase(TestReport* r, TestCase c);
+// Appends `line` and a newline to *detail while it is under kMaxCaseDetail bytes (AddCase cuts the
+// rest): how readers gather a case's output. Pure.
+void AppendDetailLine(std::string* detail, std::string_view line);
+// Counts one case that ended `e` in *n. Pure.
+void CountEnd(TestCounts* n, TestEnd e);
+// Adds every count of `n` to *to. Pure.
+void AddCounts(TestCounts* to, const TestCounts& n);
 // "passed", "skipped", "xfailed", "failed", "error": how a case ended, for logs and JSON. Static storage.
 std::string_view EndName(TestEnd e);
 // `s` cut to at most `max` bytes on a UTF-8 boundary. Pure.

@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/suggest.h"
+#include "core/basis.h"
 #include "core/verdict.h"
 #include "http/http.h"
 
@@ -81,7 +82,11 @@ void PrintTrials(const std::string& format, json& all) {
     std::string config;
     for (auto& [k, v] : t["config"].items()) config += (config.empty() ? "" : " ") + k + "=" + Str(v);
     std::string v = Str(t["verdict"]);
-    rows.push_back({Str(t["id"]), Str(t["sweep"]), Str(t["state"]), VerdictColor(v) + v + Reset(), Str(t["signature"]),
+    // A failure the exit status alone judged is a guess: say so beside the verdict (core/basis.h).
+    const bool guess = t.value("unclassified", false) ||
+                       (VerdictSeverity(v) > 0 && UnclassifiedSignature(Str(t["signature"])));
+    rows.push_back({Str(t["id"]), Str(t["sweep"]), Str(t["state"]), VerdictColor(v) + v + Reset() + (guess ? " (unclassified)" : ""),
+                    Str(t["signature"]),
                     Str(t["hardware"]), config});
   }
   Print(format, {"TRIAL", "SWEEP", "STATE", "VERDICT", "SIGNATURE", "HARDWARE", "CONFIG"}, rows);

@@ -18,6 +18,14 @@ std::string_view Label(Basis b) { return NameIn(kBasisLabels, b); }
 
 bool WeakBasis(Basis b) { return b == Basis::kExitStatus; }
 
+bool UnclassifiedSignature(std::string_view signature) {
+  if (signature.starts_with("crashed:exit_code:")) return true;
+  if (!signature.starts_with("crashed:signal:")) return false;
+  // A crash signal is a value of the signals' vocabulary that says what happened (classifier.cc).
+  const std::string_view name = signature.substr(15);
+  return name != "SIGSEGV" && name != "SIGILL" && name != "SIGBUS" && name != "SIGFPE";
+}
+
 bool Unclassified(Verdict v, Basis b) {
   // Only a judged failure can be a guess: passed needs no reason, and cancelled/skipped say nothing.
   const VerdictInfo& i = Info(v);

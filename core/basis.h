@@ -35,6 +35,11 @@ std::string_view Label(Basis b);
 bool Unclassified(Verdict v, Basis b);
 // True for a basis the triage list offers for labelling: the exit status alone. Pure.
 bool WeakBasis(Basis b);
+// True for the signatures only the exit status alone gives (docs/CLASSIFIER.md "Decision order",
+// last steps): "crashed:exit_code:N", and "crashed:signal:NAME" for a signal that is no crash
+// (SIGKILL, SIGTERM, ...). Views that hold a signature but no stored basis (the matrix's cells, rows
+// stored before bases existed) read unclassified from it. Pure.
+bool UnclassifiedSignature(std::string_view signature);
 
 void to_json(nlohmann::json&, Basis) = delete;
 void from_json(const nlohmann::json&, Basis&) = delete;

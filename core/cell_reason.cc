@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/basis.h"
 #include "core/text_width.h"
 #include "core/user_regex.h"
 #include "core/verdict.h"
@@ -82,6 +83,8 @@ std::string ReasonText(std::string_view verdict, std::string_view signature, con
   const std::string label = info ? std::string(info->label) : std::string(verdict);
   std::vector<std::string> parts = ReasonParts(verdict, signature);
   if (parts.empty()) return label;
+  // A failure no tool explained says so, not as if it were a recognised crash (core/basis.h).
+  if (info && info->severity > 0 && UnclassifiedSignature(signature)) return Cut("unclassified: " + Phrase(parts));
   // A skip's signature is "skipped:" + the settling result's: say that result the same way.
   if (info && info->verdict == Verdict::kSkipped && IsVerdict(parts[0])) {
     std::string rest = std::string(signature.substr(std::min(signature.size(), verdict.size() + 1)));

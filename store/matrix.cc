@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/basis.h"
 #include "core/json_text.h"
 #include "core/pass_rate.h"
 #include "core/verdict.h"
@@ -272,6 +273,9 @@ json CellJson(CellContext& x, const uint32_t* ids, size_t n) {
   c["signature"] = one_sig && !several && *one_sig != 0 ? json(std::string(f.strings.Text(*one_sig)))
                    : state == "failed" && latest_signature != 0 ? json(std::string(f.strings.Text(latest_signature)))
                                                                 : json();
+  // A failure judged from the exit status alone is unclassified: still a failure, but a guess.
+  if (c["signature"].is_string() && UnclassifiedSignature(c["signature"].get_ref<const std::string&>()))
+    c["unclassified"] = true;
   c["metric"] = metric_max ? MetricJson(f, *metric_max) : json();
   c["metric_min"] = metric_min ? MetricJson(f, *metric_min) : json();
   c["metric_max"] = c["metric"];

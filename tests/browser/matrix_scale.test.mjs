@@ -80,7 +80,7 @@ describe('a 600 × 24 matrix on one hardware class', () => {
     assert.equal(await page.locator('.mx-body[role=row]').count(), ROWS);
     // Words a person reads without the docs: the verdict, then its reason.
     assert.equal((await cellAt(page, 'r000', 'c04')).text, '⚠ unsupported: dtype');
-    assert.equal((await cellAt(page, 'r000', 'c05')).text, '✗ crashed: exit code 1');
+    assert.equal((await cellAt(page, 'r000', 'c05')).text, '✗ unclassified: exit code 1');
     assert.equal((await cellAt(page, 'r000', 'c06')).text, '◷ timeout in stage check');
     const mixed = await cellAt(page, 'r300', 'c07');  // k = 7207: k % 9 = 7
     assert.equal(mixed.text, '◐ mixed: 1/2 passed · ✗ out of memory 1');
@@ -175,7 +175,7 @@ describe('a 600 × 24 matrix on one hardware class', () => {
     assert.ok(lines.includes('Software fingerprint: `{"mylib":"1.0"}`'), copied.slice(0, 400));
     const first = lines.find((l) => l.startsWith('| `r000` |'));
     assert.ok(first.startsWith('| `r000` | ✅ 1,000 tok/s | ✅ 1,001 tok/s | ✅ 1,002 tok/s | ✅ 1,003 tok/s | ⚠ unsupported: dtype | ' +
-      '❌ crashed: exit code 1 | ⏳ timeout in stage check | ◐ mixed: 1/2 passed · out of memory 1 | ✅ 1,008 tok/s |'), first);
+      '❌ unclassified: exit code 1 | ⏳ timeout in stage check | ◐ mixed: 1/2 passed · out of memory 1 | ✅ 1,008 tok/s |'), first);
     assert.equal(lines.filter((l) => l.startsWith('| `r')).length, ROWS);
     assert.deepEqual(page.errors, []);
   });
@@ -185,7 +185,7 @@ describe('a 600 × 24 matrix on one hardware class', () => {
     await open(page, stack.url, `#/sweeps/${sweep.id}`, 'sweep');
     const before = (await stack.get('/api/v1/sweeps')).items.length;
     const crashed = page.locator('.mx-body').filter({has: page.locator('[role=rowheader]:text-is("r000")')}).locator('[role=cell]').nth(5);
-    assert.equal(await crashed.locator('a').textContent(), '✗ crashed: exit code 1');
+    assert.equal(await crashed.locator('a').textContent(), '✗ unclassified: exit code 1');
     await crashed.locator('button.mx-rerun').click();
     const dialog = page.locator('dialog[data-testid=confirm][open]');
     await dialog.waitFor();

@@ -126,8 +126,12 @@ it('says what a cell holds: agreeing cells their verdict and reason, disagreeing
     metric_min: tok(100), metric_max: tok(6400), metric: tok(6400)});
   assert.deepEqual(passed, {cls: 'v-passed', text: '✓ 100–6,400 tok/s', runs: 6});
   // A failed cell shows the daemon's words for its verdict and signature (core/cell_reason.h).
-  const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:exit_code:1', reason: 'crashed: exit code 1', counts: {crashed: 1}});
-  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ crashed: exit code 1', runs: 1});
+  const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:RuntimeError:boom', reason: 'crashed: boom', counts: {crashed: 1}});
+  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ crashed: boom', runs: 1});
+  // A failure from the exit status alone is a guess: the daemon says "unclassified", and the cell is marked.
+  const guess = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:exit_code:1', reason: 'unclassified: exit code 1',
+    unclassified: true, counts: {crashed: 1}});
+  assert.deepEqual(guess, {cls: 'v-crashed unclassified', text: '✗ unclassified: exit code 1', runs: 1});
   assert.equal(cellFace({state: 'failed', verdict: 'timeout', signature: 'timeout:check', reason: 'timeout in stage check'}).text, '◷ timeout in stage check');
   assert.equal(cellFace({state: 'failed', verdict: 'unsupported', signature: 'unsupported:dtype', reason: null}).text, '⚠ unsupported',
     'without the daemon\'s words, the verdict, never a bare signature part');

@@ -109,7 +109,8 @@ TEST(Basis, EveryVerdictSaysWhatItWasJudgedFrom) {
   EXPECT_EQ(SysJudge("hello\n", 1).evidence, "hello");  // the line it would have used
   EXPECT_EQ(SysJudge("RuntimeError: boom\n").basis, Basis::kException);
   EXPECT_EQ(SysJudge("RuntimeError: CUDA error: an illegal memory access was encountered\n").basis, Basis::kStatus);
-  EXPECT_EQ(SysJudge("Result = FAIL\n").basis, Basis::kMessage);
+  EXPECT_EQ(SysJudge("Result = FAIL\n").basis, Basis::kRunner);  // the kernel projects' result line is a report
+  EXPECT_EQ(SysJudge("max difference 0.5 exceeds 0.001\n").basis, Basis::kMessage);
   EXPECT_EQ(ClassifyText("", {.signal = 11}).basis, Basis::kStatus);  // a crash signal says what happened
   EXPECT_EQ(ClassifyText("", {.timed_out = true}).basis, Basis::kWorker);
   EXPECT_FALSE(Unclassified(Verdict::kPassed, Basis::kExitStatus));
@@ -142,4 +143,56 @@ TEST(RunnerOutcomes, AnXpassOrXfailReasonIsTheSuitesExpectationNotAFailure) {
       "XFAIL tests/test_fp4.py::test_nvfp4 - only supported on SM100\n"
       "========================= 1 passed, 1 xfailed in 0.10s =========================\n";
   EXPECT_EQ(SysJudge(xfail, 0).verdict, Verdict::kPassed) << ToJson(SysJudge(xfail, 0)).dump();
+}
+
+// The runner catalog through the whole classifier (classifier/test_runners.cc): each runner's own
+// report decides, in the shapes its source prints (CMake's cmCTestRunTest.cxx, Catch2's and doctest's
+// console reporters, libtest's pretty formatter, go's testing.go, unittest's runner.py).
+TEST(RunnerCatalog, EachRunnersReportDecides) {
+  struct Case {
+    const char* log;
+    int exit_code;
+    Verdict want;
+  };
+  const Case cases[] = {
+      // CTest: a test skipped through SKIP_RETURN_CODE is a skip, whatever "100% tests passed" says.
+      {"Test project /b\n    Start 1: fp8_gemm\n1/1 Test #1: fp8_gemm .........................***Skipped   0.01 sec\n\n"
+       "100% tests passed, 0 tests failed out of 1\n\nTotal Test time (real) =   0.02 sec\n\nThe following tests did not run:\n"
+       "\t  1 - fp8_gemm (Skipped)\n",
+       0, Verdict::kUnsupported},
+      // CTest with --output-on-failure: the test printed a mismatch and failed.
+      {"Test project /b\n    Start 1: gemm_check\n1/1 Test #1: gemm_check .......................***Failed    0.20 sec\n"
+       "mismatch at index 17: expected 3.0, got 2.5\n\n0% tests passed, 1 tests failed out of 1\n\n"
+       "The following tests FAILED:\n\t  1 - gemm_check (Failed)\n",
+       8, Verdict::kWrongOutput},
+      {"Test project /b\n    Start 1: slow\n1/1 Test #1: slow .............................***Timeout 1500.05 sec\n\n"
+       "0% tests passed, 1 tests failed out of 1\n\nThe following tests FAILED:\n\t  1 - slow (Timeout)\n",
+       8, Verdict::kTimeout},
+      // Catch2 v3: a failed REQUIRE with its expansion.
+      {"Randomness seeded to: 42\n\n---------------------------------------------------------------------------\n"
+       "gemm matches the reference\n---------------------------------------------------------------------------\n"
+       "test.cpp:10\n...............................................................................\n\n"
+       "test.cpp:12: FAILED:\n  REQUIRE( out == ref )\nwith expansion:\n  2 == 3\n\n"
+       "===============================================================================\n"
+       "test cases: 1 | 1 failed\nassertions: 1 | 1 failed\n\n",
+       42, Verdict::kWrongOutput},
+      // Rust: an assertion of equality failed.
+      {"running 1 test\ntest tests::argmin ... FAILED\n\nfailures:\n\n---- tests::argmin stdout ----\n"
+       "thread 'tests::argmin' panicked at src/lib.rs:10:5:\nassertion `left == right` failed\n  left: 1\n right: 2\n\n"
+       "failures:\n    tests::argmin\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; "
+       "finished in 0.00s\n\n",
+       101, Verdict::kWrongOutput},
+      // go test: everything passed.
+      {"=== RUN   TestGemm\n--- PASS: TestGemm (0.00s)\nPASS\nok  \texample.com/gemm\t0.012s\n", 0, Verdict::kPassed},
+      // unittest: one skip for the hardware, the rest passed.
+      {"test_fp8 (test_k.TestK.test_fp8) ... skipped 'requires sm_90'\ntest_fp16 (test_k.TestK.test_fp16) ... ok\n\n"
+       "----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK (skipped=1)\n",
+       0, Verdict::kUnsupported},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.log);
+    Classification got = SysJudge(c.log, c.exit_code);
+    EXPECT_EQ(got.verdict, c.want) << ToJson(got).dump();
+    EXPECT_EQ(got.basis, c.want == Verdict::kPassed ? Basis::kExitStatus : Basis::kRunner) << ToJson(got).dump();
+  }
 }

@@ -13,7 +13,9 @@ namespace {
 
 TEST(CellReason, SaysTheVerdictThenTheReasonInWords) {
   EXPECT_EQ(ReasonText("unsupported", "unsupported:dtype"), "unsupported: dtype");
-  EXPECT_EQ(ReasonText("crashed", "crashed:exit_code:1"), "crashed: exit code 1");
+  // The exit status alone explains nothing: unclassified, still a failure (core/basis.h).
+  EXPECT_EQ(ReasonText("crashed", "crashed:exit_code:1"), "unclassified: exit code 1");
+  EXPECT_EQ(ReasonText("crashed", "crashed:signal:SIGTERM"), "unclassified: signal SIGTERM");
   EXPECT_EQ(ReasonText("crashed", "crashed:signal:SIGSEGV"), "crashed: signal SIGSEGV");
   EXPECT_EQ(ReasonText("unsupported", "unsupported:no_kernel_image"), "unsupported: no kernel image");
   EXPECT_EQ(ReasonText("crashed", "crashed:RuntimeError:Error Internal@modelopt_quant.py"), "crashed: Error Internal");

@@ -79,7 +79,9 @@ function cellFaceOf(c) {
   // in the daemon's words (`reason`: core/cell_reason.h, the CLI's too), never a bare signature part.
   const text = !v ? Object.keys(c.counts || {}).join(', ') || 'pending'
     : v === 'passed' ? metricRange(c) || verdictLabel(v) : c.reason || verdictLabel(v);
-  return {cls: verdictClass(v), text: `${verdictIcon(v)} ${text}`, runs};
+  // A failure judged from the exit status alone is a guess (core/basis.h): outlined dotted, and its
+  // reason says "unclassified".
+  return {cls: verdictClass(v) + (c.unclassified ? ' unclassified' : ''), text: `${verdictIcon(v)} ${text}`, runs};
 }
 
 /**

@@ -10,6 +10,7 @@ import {kernelsSection} from '../components/kernels.js';
 import {testsSection} from '../components/tests_table.js';
 import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
+import {BASES} from '../vocabulary.js';
 
 const badge = (v) => h('span', {class: `badge ${verdictClass(v)}`, 'data-testid': 'verdict'}, verdictLabel(v));
 
@@ -35,6 +36,10 @@ function facts(t) {
     ['Signature', t.signature ? h('code', {'data-testid': 'signature'}, t.signature) : null],
     ['Failing stage', r.failing_stage || null],
     ['Evidence', r.evidence ? h('code', {}, r.evidence) : null],
+    // What the verdict was judged from; a failure from the exit status alone is a guess, and says so
+    // with the line the classifier would have used (the evidence above).
+    ['Judged from', t.basis ? h('span', {'data-testid': 'basis'}, BASES[t.basis] || t.basis,
+      t.unclassified ? h('span', {class: 'badge unclassified', 'data-testid': 'unclassified', title: 'no tool said why: only the exit status'}, ' unclassified') : null) : null],
     ['Settled by', t.evidence_trial ? h('a', {href: `#/trials/${t.evidence_trial}`, 'data-testid': 'evidence-trial'}, `trial #${t.evidence_trial}`) : null],
     ['Hardware', t.hardware],
     ['Node', t.node ? h('a', {href: '#/nodes'}, t.node) : null],
