@@ -8,6 +8,7 @@
 #include "classifier/normalize.h"
 #include "classifier/refusals.h"
 #include "classifier/report_grammar.h"
+#include "classifier/status_vocabulary.h"
 
 namespace gauntlet::classifier {
 namespace {
@@ -124,6 +125,7 @@ BuiltinRules::BuiltinRules() {
   AddCompileRules();
   AddMemoryRules();
   AddRefusalAndNodeRules();
+  AddStatusRule();
   AddCheckAndCrashRules();
 }
 
@@ -377,7 +379,10 @@ void BuiltinRules::AddRefusalAndNodeRules() {
         if (Has(c.lower, "completion from peer") || Has(c.lower, "retry counter exceeded") ||
             Has(c.lower, "local protection error") || Has(c.lower, "work request flushed") ||
             Has(c.lower, "remote access error") || Has(c.lower, "remote operation error")) {
-          if (Has(c.lower, "completion from peer") && !Has(c.lower, "error")) return std::nullopt;
+          // net_ib.cc says "with error N" (older) or "with status=N" (newer); a completion without
+          // either is no fault.
+          if (Has(c.lower, "completion from peer") && !Has(c.lower, "error") && !Has(c.lower, "status="))
+            return std::nullopt;
           return Hit("infra", Verdict::kInfraError, "infra_error:network");
         }
         if (Has(c.lower, "shared memory")) {
@@ -387,6 +392,29 @@ void BuiltinRules::AddRefusalAndNodeRules() {
         if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
         return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
       }, Basis::kStatus);
+}
+
+// A value of a status vocabulary (status_vocabulary.h: the CUDA runtime and driver, cuBLAS, cuDNN,
+// cuFFT, cuSPARSE, cuSOLVER, cuRAND, NVRTC, NCCL, errno, absl) named on the line decides by its
+// table: after the rules above, whose keys and fallback checks stay, before the generic ones below.
+void BuiltinRules::AddStatusRule() {
+  Add("status", StatusTriggerNeedles(), [](const LineContext& c) -> std::optional<RuleHit> {
+    if (!c.exc && (c.parsed->level == LogLevel::kInfo || c.parsed->level == LogLevel::kDebug || IsAdvisory(c)))
+      return std::nullopt;
+    std::optional<StatusHit> s = FindStatus(c.raw, c.lower);
+    if (!s || s->value->verdict == Verdict::kPassed) return std::nullopt;
+    if (s->vocabulary->id == "python" || s->vocabulary->id == "signals") return std::nullopt;
+    // A refusal says what it refuses (refusals.h): its family names the key (XLA's "UNIMPLEMENTED:
+    // Unsupported algorithm ... TF32" is unsupported:dtype), the status code only the verdict.
+    if (c.exc && s->value->verdict == Verdict::kUnsupported)
+      if (std::optional<std::string> key = RefusalKey(*c.exc)) return Hit("status", Verdict::kUnsupported, *key);
+    // NCCL's system and remote errors are real but echoed by every peer of a rank that failed first
+    // (tier 2, as NCCL WARN lines); a deadline is the program's own report (tier 3, as `deadline`).
+    Tier tier = Tier::kSpecific;
+    if (s->vocabulary->id == "nccl" && s->value->verdict == Verdict::kInfraError) tier = Tier::kNccl;
+    else if (s->value->verdict == Verdict::kTimeout) tier = Tier::kGeneric;
+    return Hit("status", s->value->verdict, s->Signature(), tier);
+  }, Basis::kStatus);
 }
 
 // The stage's own output checks, NCCL, fatal signals, then refusals in exception form and pytest's

@@ -69,6 +69,7 @@ class BuiltinRules {
   void AddCompileRules();
   void AddMemoryRules();
   void AddRefusalAndNodeRules();
+  void AddStatusRule();
   void AddCheckAndCrashRules();
   std::vector<std::string> needles_;
   std::vector<uint32_t> needle_rule_;  // needle id -> index of the rule that owns it

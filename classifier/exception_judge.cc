@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "classifier/normalize.h"
+#include "classifier/status_vocabulary.h"
 
 namespace gauntlet::classifier {
 
@@ -38,11 +39,12 @@ Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::stri
     j.signature = ExceptionSignature(h->verdict, e, frame);
     j.basis = h->basis;
   } else {
-    if (e.type == "AssertionError" && !library_frame) j.verdict = Verdict::kWrongOutput;
-    if (e.type == "TimeoutError") {
-      j.verdict = Verdict::kTimeout;
-      j.tier = Tier::kSecondary;
-    }
+    // A built-in exception's kind decides by Python's vocabulary (classifier/status/python.cc):
+    // AssertionError a failed check, TimeoutError a deadline (a consequence), the rest crashes; an
+    // assertion inside installed library code is that library's invariant, not a check of the result.
+    if (const StatusValue* v = FindValue("python", e.type); v && v->verdict != Verdict::kPassed) j.verdict = v->verdict;
+    if (j.verdict == Verdict::kWrongOutput && library_frame) j.verdict = Verdict::kCrashed;
+    if (j.verdict == Verdict::kTimeout) j.tier = Tier::kSecondary;
     // Wrappers (exception groups, "raised:" before the cause) and interrupts are consequences.
     if (e.type == "KeyboardInterrupt" || e.type == "SystemExit" || IsWrapperException(e)) j.tier = Tier::kSecondary;
     j.signature = ExceptionSignature(j.verdict, e, frame);

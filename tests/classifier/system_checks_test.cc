@@ -196,3 +196,35 @@ TEST(RunnerCatalog, EachRunnersReportDecides) {
     EXPECT_EQ(got.basis, c.want == Verdict::kPassed ? Basis::kExitStatus : Basis::kRunner) << ToJson(got).dump();
   }
 }
+
+// A value of a status vocabulary named on a line decides by its table (classifier/status/).
+TEST(StatusVocabularies, ALogThatNamesAValueIsJudgedByIt) {
+  struct Case {
+    const char* log;
+    Verdict want;
+    const char* signature;
+  };
+  const Case cases[] = {
+      {"torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error "
+       "(run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, malloc) "
+       "or external library call failed or device error.\n",
+       Verdict::kInfraError, "infra_error:nccl:ncclSystemError"},
+      {"RuntimeError: CUDA error: invalid argument\n", Verdict::kCrashed, "crashed:cuda_runtime:cudaErrorInvalidValue"},
+      {"cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
+       "insufficient for CUDA runtime version\n",
+       Verdict::kInfraError, "infra_error:driver_mismatch"},
+      {"RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n", Verdict::kCrashed, "crashed:cudnn:CUDNN_STATUS_EXECUTION_FAILED"},
+      {"OSError: [Errno 5] Input/output error: '/data/ckpt.pt'\n", Verdict::kInfraError, "infra_error:errno:EIO"},
+      {"jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses\n", Verdict::kInfraError,
+       "infra_error:absl:UNAVAILABLE"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.log);
+    Classification got = SysJudge(c.log);
+    EXPECT_EQ(got.verdict, c.want) << ToJson(got).dump();
+    EXPECT_EQ(got.signature, c.signature) << ToJson(got).dump();
+    EXPECT_EQ(got.basis, Basis::kStatus);
+  }
+  // A status named at INFO level, or only "cuda" in passing, decides nothing.
+  EXPECT_EQ(SysJudge("INFO 12-07 cuda graph capture finished (cudaErrorNotReady polled)\n", 0).verdict, Verdict::kPassed);
+}
