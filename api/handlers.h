@@ -31,6 +31,7 @@ std::vector<http::Route> CompareRoutes(Context& c);   // handlers_compare.cc
 std::vector<http::Route> WebhookRoutes(Context& c);   // handlers_webhooks.cc
 std::vector<http::Route> AdviceRoutes(Context& c);    // handlers_advice.cc: recommend, check
 std::vector<http::Route> DeclaredRoutes(Context& c);  // handlers_declared.cc: declared support, drift
+std::vector<http::Route> TriageRoutes(Context& c);    // handlers_triage.cc: unclassified failures, labels
 std::vector<http::Route> Routes(Context& c);
 // The router's recogniser of node credentials (the tokens registration hands workers): the node a
 // bearer token speaks for, from the coordinator's memory. Keeps `c` by reference.

@@ -9,6 +9,7 @@
 #include "core/json_text.h"
 #include "core/verdict.h"
 
+#include "store/labels.h"
 namespace gauntlet::api {
 using http::Request;
 using http::Response;
@@ -122,6 +123,14 @@ std::vector<http::Route> TrialRoutes(Context& c) {
          auto tests = c.store.GetTrialTests(*id);
          if (!tests.ok()) return FromStatus(tests.status());
          out["tests"] = TrialTestsJson(*tests);
+         // What triage labels changed (store/labels.h), oldest first.
+         auto audit = store::TrialAudit(c.store, *id);
+         if (!audit.ok()) return FromStatus(audit.status());
+         json changes = json::array();
+         for (const store::VerdictChange& a : *audit)
+           changes.push_back({{"label", a.label}, {"from", {{"verdict", a.from_verdict}, {"signature", a.from_signature}}},
+                              {"to", {{"verdict", a.to_verdict}, {"signature", a.to_signature}}}, {"by", a.by}, {"at", a.at}});
+         out["audit"] = std::move(changes);
          return http::Json(out);
        }},
       {"GET", "/api/v1/trials/{id}/log", Role::kRead,

@@ -18,6 +18,7 @@ void AddClientCommands(CLI::App& app, int* code) {
   cli::AddDiffCommand(app, code);
   cli::AddRegressionsCommand(app, code);
   cli::AddFlakyCommand(app, code);
+  cli::AddTriageCommand(app, code);
   cli::AddAdviceCommands(app, code);
   cli::AddBisectCommand(app, code);
   cli::AddCompletionCommand(app);

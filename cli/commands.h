@@ -43,6 +43,9 @@ void AddFlakyCommand(CLI::App& app, int* code);
 // `best --suite S [--hardware H] [--by P,...] [--metric M]` and `check --suite S [--hardware H] --set K=V...`:
 // what to run per hardware class, and whether one config is known to work (exit 0/1/3) (advice.cc).
 void AddAdviceCommands(CLI::App& app, int* code);
+// `triage [--suite S]`, `triage label SIGNATURE --verdict V [--match T] [--suite S] [--note N]`,
+// `triage labels`, `triage withdraw ID`: unclassified failures and the labels people give them (triage.cc).
+void AddTriageCommand(CLI::App& app, int* code);
 // `completion [bash|zsh|fish]`: prints a completion script generated from `app`'s command tree as it is when
 // the command runs, so it covers subcommands added after it too; `app` must outlive the parse
 // (completion.cc). It never fails, so it takes no `code`.

@@ -4,11 +4,11 @@
 
 namespace gauntlet {
 namespace {
-constexpr std::string_view kBasisNames[] = {"runner", "status",        "exception", "message",
-                                            "suite_rule", "kernel_record", "worker", "exit_status"};
+constexpr std::string_view kBasisNames[] = {"runner",        "status", "exception",   "message", "suite_rule",
+                                            "kernel_record", "worker", "exit_status", "label"};
 constexpr std::string_view kBasisLabels[] = {
-    "the test runner's report", "a status code",   "an exception's kind", "the tool's own words",
-    "a suite rule",             "the kernel record", "the worker",          "the exit status alone"};
+    "the test runner's report", "a status code", "an exception's kind",   "the tool's own words", "a suite rule",
+    "the kernel record",        "the worker",    "the exit status alone", "a person's label (triage)"};
 static_assert(std::size(kBasisNames) == kBasisCount && std::size(kBasisLabels) == kBasisCount);
 }  // namespace
 

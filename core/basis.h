@@ -20,10 +20,12 @@ enum class Basis : uint8_t {
   kKernelRecord,  // the kernel recorder's record of what ran (dispatch checks)
   kWorker,        // what the worker itself observed: a time or memory limit, a lost lease, a smoke answer
   kExitStatus,    // the exit status alone: no line in the log said why
+  kLabel,         // a person's label from the triage list (store/labels.h)
 };
-inline constexpr int kBasisCount = 8;
+inline constexpr int kBasisCount = 9;
 
-// "runner", "status", "exception", "message", "suite_rule", "kernel_record", "worker", "exit_status".
+// "runner", "status", "exception", "message", "suite_rule", "kernel_record", "worker", "exit_status",
+// "label".
 // Static storage; thread-safe.
 std::string_view Name(Basis b);
 // The basis spelled `name`, or nullopt (including ""). Pure.

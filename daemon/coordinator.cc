@@ -110,6 +110,7 @@ Coordinator::Coordinator(store::Store& store, EventBus& events, CoordinatorOptio
       clock_(opts.clock ? opts.clock : wall_.get()), adapter_(new StoreAdapter(*this)) {
   sched_ = std::make_unique<Scheduler>(*clock_, *adapter_, opts_.sched);
   store_.OnCommitFailure([this] { reload_ = true; });
+  if (auto labels = store::ActiveLabels(store_); labels.ok()) labels_ = std::move(*labels);
   Restore();
   StartExpansions();
   ticker_ = std::thread([this] { Ticker(); });
@@ -117,6 +118,11 @@ Coordinator::Coordinator(store::Store& store, EventBus& events, CoordinatorOptio
 }
 
 Coordinator::~Coordinator() { Stop(); }
+
+void Coordinator::SetLabels(std::vector<store::Label> labels) {
+  MutexLock lock(mu_);
+  labels_ = std::move(labels);
+}
 
 void Coordinator::Stop() {
   {

@@ -24,6 +24,7 @@
 #include "daemon/scheduler.h"
 #include "core/sweep.h"
 #include "store/ordered_regressions.h"
+#include "store/labels.h"
 #include "store/store.h"
 
 namespace gauntlet::daemon {
@@ -83,6 +84,9 @@ class Coordinator {
   // Stops the clock thread and answers every held lease wait with nullopt. Idempotent; call it once
   // the server has stopped (a wait that starts later is ended only by its own timer).
   void Stop();
+  // The triage labels in force (store/labels.h ActiveLabels): every result reported from now on
+  // that one matches takes its verdict before the scheduler sees it. Thread-safe.
+  void SetLabels(std::vector<store::Label> labels);
 
   // Validates a parsed sweep against its suite, stores it (with its record), then queues it. A
   // sweep of more than kExpandAfter trials is stored as its row alone (durable: a restart resumes
@@ -266,6 +270,7 @@ class Coordinator {
   // (node, suite version's id) -> the fingerprint its latest judged report carried: per version, since
   // a new version may fingerprint other software; an infra error's (a failed command's) is never kept.
   std::map<std::pair<int64_t, int64_t>, std::string> fingerprints_ GUARDED_BY(mu_);
+  std::vector<store::Label> labels_ GUARDED_BY(mu_);  // SetLabels; applied in Report
   std::map<std::string, std::pair<LauncherReport, int64_t>> launchers_ GUARDED_BY(mu_);  // name -> (report, heard at ms)
   // (suite id, reference config key, hardware class) -> the grant's reference: its latest judged trial.
   std::map<std::tuple<int64_t, std::string, std::string>, std::shared_ptr<const GrantReference>> references_

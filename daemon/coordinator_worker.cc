@@ -353,6 +353,19 @@ Result<ReportAnswer> Coordinator::Report(const std::string& lease, store::Result
     // report (a fingerprint command that failed among them) says nothing about it.
     if (!r.fingerprint.empty() && r.verdict != Verdict::kInfraError)
       fingerprints_[{node, it->second.spec.suite_id}] = r.fingerprint.dump();
+    // A triage label judges what it labels (store/labels.h), before the scheduler reads the verdict.
+    if (!labels_.empty() && Info(r.verdict).severity > 0) {
+      auto su = suites_.find(it->second.spec.suite_id);
+      const std::string suite = su != suites_.end() && su->second ? su->second->name : std::string();
+      for (const store::Label& l : labels_) {
+        if (!store::LabelMatches(l, suite, r.signature, r.evidence)) continue;
+        r.relabel = store::ResultRow::Relabel{l.id, r.verdict, r.signature, l.created_by};
+        r.verdict = l.verdict;
+        r.signature = store::LabelSignature(l);
+        r.basis = Basis::kLabel;
+        break;
+      }
+    }
   }
   auto out = sched_->Report(lease, r);
   if (!out.ok()) return out.status();

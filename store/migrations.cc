@@ -329,6 +329,35 @@ CREATE INDEX sweeps_reserving ON sweeps(id) WHERE materialized IS NOT NULL OR cr
       R"sql(
 ALTER TABLE results ADD COLUMN basis TEXT NOT NULL DEFAULT '';
 )sql",
+      // 18: the triage loop (store/labels.h): labels people give unclassified failures, each a rule
+      // that re-judged stored trials, and every verdict a label changed with what it was before.
+      R"sql(
+CREATE TABLE labels(
+  id INTEGER PRIMARY KEY,
+  signature TEXT NOT NULL,
+  match TEXT NOT NULL DEFAULT '',
+  suite TEXT,
+  verdict TEXT NOT NULL,
+  new_signature TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  withdrawn_at INTEGER,
+  withdrawn_by TEXT,
+  rejudged INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE verdict_audit(
+  id INTEGER PRIMARY KEY,
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  label_id INTEGER NOT NULL REFERENCES labels(id),
+  from_verdict TEXT NOT NULL,
+  from_signature TEXT NOT NULL,
+  to_verdict TEXT NOT NULL,
+  to_signature TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  by TEXT NOT NULL DEFAULT '');
+CREATE INDEX verdict_audit_by_trial ON verdict_audit(trial_id);
+CREATE INDEX verdict_audit_by_label ON verdict_audit(label_id);
+)sql",
   };
   return k;
 }

@@ -113,6 +113,14 @@ struct ResultRow {
   Verdict verdict = Verdict::kPassed;
   std::string signature, evidence, failing_stage;
   std::optional<Basis> basis;  // what the verdict was judged from; nullopt: not reported (an older worker)
+  // Set when a triage label changed what the worker reported (store/labels.h): the label and the
+  // verdict it replaced, filed in the audit trail with the result.
+  struct Relabel {
+    int64_t label = 0;
+    Verdict from_verdict = Verdict::kCrashed;
+    std::string from_signature, by;
+  };
+  std::optional<Relabel> relabel;
   std::optional<int> exit_code;
   std::optional<std::string> signal;
   nlohmann::json metrics = nlohmann::json::object();

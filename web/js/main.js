@@ -19,6 +19,7 @@ const PAGES = {
   best: () => import('./pages/best.js'),
   check: () => import('./pages/check.js'),
   drift: () => import('./pages/drift.js'),
+  triage: () => import('./pages/triage.js'),
 };
 
 function pick(parts) {

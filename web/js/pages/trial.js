@@ -40,6 +40,9 @@ function facts(t) {
     // with the line the classifier would have used (the evidence above).
     ['Judged from', t.basis ? h('span', {'data-testid': 'basis'}, BASES[t.basis] || t.basis,
       t.unclassified ? h('span', {class: 'badge unclassified', 'data-testid': 'unclassified', title: 'no tool said why: only the exit status'}, ' unclassified') : null) : null],
+    // What triage labels changed (oldest first): the verdict before each, so a label never hides it.
+    ['Audit', t.audit && t.audit.length ? h('ul', {'data-testid': 'audit'}, t.audit.map((x) => h('li', {},
+      `label #${x.label}: ${x.from.verdict} (${x.from.signature}) → ${x.to.verdict} (${x.to.signature}) by ${x.by}, ${fmtTime(x.at)}`))) : null],
     ['Settled by', t.evidence_trial ? h('a', {href: `#/trials/${t.evidence_trial}`, 'data-testid': 'evidence-trial'}, `trial #${t.evidence_trial}`) : null],
     ['Hardware', t.hardware],
     ['Node', t.node ? h('a', {href: '#/nodes'}, t.node) : null],
