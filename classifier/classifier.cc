@@ -43,24 +43,31 @@ struct Incident {
   Basis basis = Basis::kMessage;  // what the incident was read from (core/basis.h)
 };
 
-// One reader per registered test runner (test_runner.h); copying the set copies every reader's state
-// (Finish and Tests work on a copy of the classifier's state).
+// One reader per registered test runner (test_runner.h), made when the first line meant for it
+// comes (most logs hold no runner's report, and a worker makes a classifier per stage); copying
+// the set copies every reader's state (Finish and Tests work on a copy of the classifier's state).
 struct RunnerSet {
-  std::vector<std::unique_ptr<TestRunnerReader>> readers;
+  std::vector<std::unique_ptr<TestRunnerReader>> readers;  // null until its first line
   // Bit i: reader i's needle is on the current line / reader i was active() after the last line it
   // saw (that only changes then), so a line costs one test of the two masks, not a call per reader.
   // `always`: the readers with no needles, which see every line (test_runner.h) without being asked.
   uint32_t hit = 0, active = 0, always = 0;
   RunnerSet() {
     const std::vector<TestRunnerEntry>& entries = TestRunners();
-    for (size_t i = 0; i < entries.size(); ++i) {
-      readers.push_back(entries[i].make());
-      active |= (readers[i]->active() ? 1u : 0u) << i;
-      always |= (entries[i].needles.empty() ? 1u : 0u) << i;
-    }
+    readers.resize(entries.size());
+    // A reader with no needles sees every line, so it is made at once.
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].needles.empty()) {
+        readers[i] = entries[i].make();
+        always |= 1u << i;
+      }
+  }
+  TestRunnerReader& At(size_t i) {
+    if (!readers[i]) readers[i] = TestRunners()[i].make();
+    return *readers[i];
   }
   RunnerSet(const RunnerSet& o) : hit(o.hit), active(o.active), always(o.always) {
-    for (const auto& r : o.readers) readers.push_back(r->Clone());
+    for (const auto& r : o.readers) readers.push_back(r ? r->Clone() : nullptr);
   }
   RunnerSet& operator=(const RunnerSet& o) {
     if (this != &o) *this = RunnerSet(o);
@@ -223,7 +230,7 @@ void Classifier::State::ProcessLine(std::string_view line) {
   });
   for (uint32_t due = runners.hit | runners.active | runners.always; due != 0; due &= due - 1) {
     const int i = __builtin_ctz(due);
-    TestRunnerReader& r = *runners.readers[static_cast<size_t>(i)];
+    TestRunnerReader& r = runners.At(static_cast<size_t>(i));
     r.Observe(line);
     if (!(runners.always >> i & 1u)) runners.active = (runners.active & ~(1u << i)) | ((r.active() ? 1u : 0u) << i);
   }
@@ -478,11 +485,12 @@ std::optional<TestReport> Classifier::State::Tests(bool complete_only) const {
   // runs one runner per stage), or a runner's inside another's (CTest running GoogleTest programs):
   // the first complete report in the registry's order decides.
   for (const auto& r : runners.readers)
-    if (r->complete()) return r->Report();
+    if (r && r->complete()) return r->Report();
   if (complete_only) return std::nullopt;
   // A run cut short: the report with the most cases so far (the first on a tie).
   std::optional<TestReport> best;
   for (const auto& r : runners.readers) {
+    if (!r) continue;
     TestReport t = r->Report();
     if (!t.cases.empty() && (!best || t.cases.size() > best->cases.size())) best = std::move(t);
   }
