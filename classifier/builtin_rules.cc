@@ -349,7 +349,7 @@ void BuiltinRules::AddRefusalAndNodeRules() {
        // uncorrectable NVLink errors and Xid reports (cudaError_t/CUresult, driver_types.h).
        "system not yet initialized", "cudaerrorsystemnotready", "cuda_error_system_not_ready", "fabric manager",
        "uncorrectable nvlink", "nvlink uncorrectable", "cudaerrornvlinkuncorrectable", "cuda_error_nvlink_uncorrectable",
-       "xid (pci", "cudaerroreccuncorrectable", "cuda_error_ecc_uncorrectable",
+       "xid", "cudaerroreccuncorrectable", "cuda_error_ecc_uncorrectable",
        // The network transport: NCCL's IB transport ("NET/IB : Got completion from peer ... with
        // error 12", src/transport/net_ib.cc) and ibverbs' completion statuses (ibv_wc_status_str).
        "got completion from peer", "transport retry counter exceeded", "rnr retry counter exceeded",
@@ -365,7 +365,9 @@ void BuiltinRules::AddRefusalAndNodeRules() {
           return Hit("infra", Verdict::kInfraError, "infra_error:driver_mismatch");
         if (Has(c.lower, "busy or unavailable") || Has(c.lower, "devicesunavailable"))
           return Hit("infra", Verdict::kInfraError, "infra_error:gpu_unavailable");
-        if (Has(c.lower, "ecc error") || Has(c.lower, "xid") || Has(c.lower, "fallen off the bus") ||
+        // An Xid as the driver reports it ("NVRM: Xid (PCI:0000:3b:00): 79"), not "xid" inside a word.
+        if (Has(c.lower, "ecc error") || Has(c.lower, "nvrm: xid") || Has(c.lower, "xid (pci") ||
+            Has(c.lower, "fallen off the bus") ||
             Has(c.lower, "nvlink") || Has(c.lower, "eccuncorrectable") || Has(c.lower, "ecc_uncorrectable"))
           return Hit("infra", Verdict::kInfraError, "infra_error:gpu_fault");
         if (Has(c.lower, "system not yet initialized") || Has(c.lower, "systemnotready") ||
@@ -390,7 +392,11 @@ void BuiltinRules::AddRefusalAndNodeRules() {
           return Hit("infra", Verdict::kInfraError, "infra_error:shm");
         }
         if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");
-        return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
+        if (Has(c.lower, "no cuda gpus are available") || Has(c.lower, "found no nvidia driver") ||
+            Has(c.lower, "no cuda-capable device") || Has(c.lower, "cudaerrornodevice") ||
+            Has(c.lower, "cuda driver initialization failed"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
+        return std::nullopt;  // a needle inside another word ("xid" in "oxide")
       }, Basis::kStatus);
 }
 

@@ -113,7 +113,7 @@ bool IsVerboseTestLine(std::string_view t) {
 }  // namespace
 
 std::vector<std::string> CtestReader::Needles() {
-  return {"***", "   passed  ", "% tests passed", "no tests were found", "the following tests failed",
+  return {"***", "   passed  ", "tests passed", "no tests were found", "the following tests failed",
           "unable to find executable", "unable to find required file", "failed test dependencies",
           "test not available", "test project "};
 }

@@ -37,7 +37,7 @@ std::string_view LogMessage(std::string_view line) {
 
 std::vector<std::string> GoTestReader::Needles() {
   return {"=== run ", "=== pause ", "=== cont ", "=== name ", "--- pass: ", "--- fail: ", "--- skip: ",
-          "panic: ", "ok  \t", "fail\t"};
+          "panic: ", "ok  ", "fail"};
 }
 
 void GoTestReader::AddLog(TestCase* c, std::string_view line) {

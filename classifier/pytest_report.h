@@ -20,13 +20,12 @@ namespace gauntlet::classifier {
 
 class PytestReader final : public CopyableReader<PytestReader> {
  public:
-  // The lines it reads outside a section: a border ("===="), a -v line ("... PASSED [ 25%]"), a
-  // coloured line, and the final counts ("2 failed, 1 passed in 0.03s", whose words are pytest's
+  // The lines it reads outside a section: a border ("===="), a -v line ("... PASSED [ 25%]", which
+  // names its outcome), and the final counts ("2 failed, 1 passed in 0.03s", whose words are pytest's
   // outcome names: terminal.py KNOWN_TYPES). Inside FAILURES, ERRORS and the short summary it sees
   // every line (a traceback is free text).
   static std::vector<std::string> Needles() {
-    return {"==", "%]", "\x1b[", "passed", "failed", "error", "skipped", "deselected", "xfail", "xpass", "warning",
-            "no tests ran"};
+    return {"==", "passed", "failed", "error", "skipped", "deselected", "xfail", "xpass", "warning", "no tests ran"};
   }
   bool active() const override {
     return section_ == Section::kFailures || section_ == Section::kErrors || section_ == Section::kSummary;
