@@ -517,6 +517,37 @@ void BuiltinRules::AddCheckAndCrashRules() {
         return Hit("deadline", Verdict::kTimeout, "timeout:deadline", Tier::kGeneric, false);
       });
 
+  // --- a native program that stopped itself, in its runtime's words ------------------------------------
+  // glog's and absl's CHECK ("Check failed: cond"), libstdc++'s verbose terminate handler
+  // ("terminate called after throwing an instance of 'T'", then "  what():  msg"), Rust's panic
+  // ("thread 'main' panicked at src/x.rs:4:5:"), Go's ("panic: runtime error: ..."): an invariant of
+  // the program or a library failed. Tier 3 as an uncaught exception is: a fixed fact on the same
+  // rank (an OOM or CUDA status inside the what() line matched the rules above) says more.
+  Add("native_crash", {"check failed:", "terminate called after throwing", "what():", "panicked at", "panic: "},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        if (!c.exc && (c.parsed->level == LogLevel::kInfo || c.parsed->level == LogLevel::kDebug)) return std::nullopt;
+        std::string_view msg = TrimSpace(c.parsed->message);
+        auto after = [&](std::string_view marker) {
+          const size_t at = c.lower.find(marker);
+          return at == std::string_view::npos ? std::string_view() : TrimSpace(c.raw.substr(at + marker.size()));
+        };
+        if (Has(c.lower, "check failed:"))
+          return Hit("native_crash", Verdict::kCrashed, "crashed:check_failed:" + NormalizeMessage(after("check failed:"), 80),
+                     Tier::kGeneric);
+        if (Has(c.lower, "terminate called after throwing")) {
+          std::string type = QuotedAfter(c.raw, c.lower, "instance of");
+          // Only the throw: its what() line says why (a watchdog's, a CUDA error), and decides.
+          return Hit("native_crash", Verdict::kCrashed, "crashed:cpp_exception:" + (type.empty() ? std::string("unknown") : type),
+                     Tier::kSecondary);
+        }
+        if (msg.starts_with("what():"))
+          return Hit("native_crash", Verdict::kCrashed, "crashed:cpp_exception:" + NormalizeMessage(after("what():"), 80),
+                     Tier::kGeneric);
+        if (Has(c.lower, "' panicked at") || msg.starts_with("panic: "))
+          return Hit("native_crash", Verdict::kCrashed, "crashed:panic", Tier::kGeneric);
+        return std::nullopt;
+      });
+
   // The shell's "Killed" for a SIGKILLed child: the OOM killer, unless we killed it ourselves.
   Add("killed", {"killed"}, [](const LineContext& c) -> std::optional<RuleHit> {
     std::string_view msg = TrimSpace(c.parsed->message);

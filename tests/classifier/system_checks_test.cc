@@ -228,3 +228,30 @@ TEST(StatusVocabularies, ALogThatNamesAValueIsJudgedByIt) {
   // A status named at INFO level, or only "cuda" in passing, decides nothing.
   EXPECT_EQ(SysJudge("INFO 12-07 cuda graph capture finished (cudaErrorNotReady polled)\n", 0).verdict, Verdict::kPassed);
 }
+
+// A native program that stopped itself says so in its runtime's words: a crash with a reason, not
+// the exit status alone (glog/absl CHECK, libstdc++'s terminate handler, Rust's and Go's panics).
+TEST(NativeCrashes, TheRuntimesOwnWordsGiveTheReason) {
+  struct Case {
+    const char* log;
+    const char* signature;
+  };
+  const Case cases[] = {
+      {"F1207 12:00:00.000000  4242 gpu_compiler.cc:123] Check failed: shape.IsArray() \n", "crashed:check_failed:shape.IsArray()"},
+      {"terminate called after throwing an instance of 'std::runtime_error'\n  what():  grammar parse error\n",
+       "crashed:cpp_exception:grammar parse error"},
+      {"thread 'main' panicked at src/main.rs:4:5:\ncalled `Result::unwrap()` on an `Err` value: Io\n", "crashed:panic"},
+      {"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n", "crashed:panic"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.log);
+    Classification got = ClassifyText(c.log, ExitSignal(6));
+    EXPECT_EQ(got.verdict, Verdict::kCrashed) << ToJson(got).dump();
+    EXPECT_EQ(got.signature, c.signature) << ToJson(got).dump();
+    EXPECT_EQ(got.basis, Basis::kMessage);
+  }
+  // A what() that names a CUDA status is judged by the status.
+  Classification oom = ClassifyText("terminate called after throwing an instance of 'c10::Error'\n"
+                                    "  what():  CUDA error: out of memory\n", ExitSignal(6));
+  EXPECT_EQ(oom.verdict, Verdict::kOom) << ToJson(oom).dump();
+}
