@@ -473,6 +473,23 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
     if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
   }
   if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return after(*s);
+  // A runner's report cut short (a crash, a kill, a pasted excerpt) that already named a failed or
+  // errored case says more than the exit status: the worst such case decides (its skips and passes
+  // say nothing about a run that failed).
+  if (known_failure && TestJudgementDepth() < kMaxJudgeDepth) {
+    if (std::optional<TestReport> t = Tests(false)) {
+      TestReport failing = *t;
+      std::erase_if(failing.cases, [](const TestCase& c) { return c.end != TestEnd::kFailed && c.end != TestEnd::kError; });
+      failing.counts = {};
+      if (!failing.cases.empty()) {
+        Classification j = JudgeTests(failing, rules).overall;
+        if (j.verdict != Verdict::kPassed && !j.signature.starts_with("crashed:exit_code:")) {
+          j.basis = Basis::kRunner;
+          return j;
+        }
+      }
+    }
+  }
   if (sig) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
   if (exit.exit_code && *exit.exit_code != 0)
     return {Verdict::kCrashed, "crashed:exit_code:" + std::to_string(*exit.exit_code), last};

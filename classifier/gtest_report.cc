@@ -44,12 +44,7 @@ void GtestReader::End(TestEnd end, std::string_view rest) {
   // A test whose failure is an exception it threw is an error, not a failed assertion.
   if (end == TestEnd::kFailed && c.message.starts_with("C++ exception")) c.end = TestEnd::kError;
   c.assertion = c.end == TestEnd::kFailed;
-  switch (c.end) {
-    case TestEnd::kPassed: ++report_.counts.passed; break;
-    case TestEnd::kSkipped: ++report_.counts.skipped; break;
-    case TestEnd::kFailed: ++report_.counts.failed; break;
-    default: ++report_.counts.errors; break;
-  }
+  CountEnd(&report_.counts, c.end);
   AddCase(&report_, std::move(c));
 }
 

@@ -61,17 +61,6 @@ TestCase ReadCase(const pugi::xml_node& tc) {
   return c;
 }
 
-void Count(TestCounts* n, TestEnd e) {
-  switch (e) {
-    case TestEnd::kPassed: ++n->passed; break;
-    case TestEnd::kSkipped: ++n->skipped; break;
-    case TestEnd::kXfailed: ++n->xfailed; break;
-    case TestEnd::kXpassed: ++n->xpassed; break;
-    case TestEnd::kFailed: ++n->failed; break;
-    case TestEnd::kError: ++n->errors; break;
-  }
-}
-
 }  // namespace
 
 Result<TestReport> ParseJUnitXml(std::string_view xml) {
@@ -106,7 +95,7 @@ Result<TestReport> ParseJUnitXml(std::string_view xml) {
     TestCase c = ReadCase(tc);
     // GoogleTest lists DISABLED_ tests as status="notrun" result="suppressed": not run, not skipped.
     if (std::string_view(tc.attribute("status").as_string()) == "notrun" && c.end == TestEnd::kPassed) continue;
-    Count(&r.counts, c.end);
+    CountEnd(&r.counts, c.end);
     AddCase(&r, std::move(c));
   }
   const int64_t n = r.counts.total();

@@ -292,14 +292,7 @@ TestReport PytestReader::Report() const {
   if (!counted_) {
     TestCounts n;
     for (const TestCase& c : r.cases) {
-      switch (c.end) {
-        case TestEnd::kPassed: ++n.passed; break;
-        case TestEnd::kSkipped: ++n.skipped; break;
-        case TestEnd::kXfailed: ++n.xfailed; break;
-        case TestEnd::kXpassed: ++n.xpassed; break;
-        case TestEnd::kFailed: ++n.failed; break;
-        case TestEnd::kError: ++n.errors; break;
-      }
+      CountEnd(&n, c.end);
     }
     r.counts = n;
   }

@@ -39,12 +39,7 @@ void ResultLineReader::Add(TestEnd end, bool assertion, std::string_view message
   c.end = end;
   c.assertion = assertion;
   c.message = std::string(message);
-  switch (end) {
-    case TestEnd::kPassed: ++report_.counts.passed; break;
-    case TestEnd::kSkipped: ++report_.counts.skipped; break;
-    case TestEnd::kFailed: ++report_.counts.failed; break;
-    default: ++report_.counts.errors; break;
-  }
+  CountEnd(&report_.counts, end);
   report_.summary = std::string(message);
   AddCase(&report_, std::move(c));
 }

@@ -255,3 +255,21 @@ TEST(NativeCrashes, TheRuntimesOwnWordsGiveTheReason) {
                                     "  what():  CUDA error: out of memory\n", ExitSignal(6));
   EXPECT_EQ(oom.verdict, Verdict::kOom) << ToJson(oom).dump();
 }
+
+// A runner's report cut short (no closing summary) still names its failed case: the runner's word
+// decides over the exit status alone.
+TEST(RunnerCatalog, ACutReportsFailedCaseDecides) {
+  const std::string cut =
+      "Randomness seeded to: 7\n\n"
+      "-------------------------------------------------------------------------------\n"
+      "softmax matches the reference\n"
+      "-------------------------------------------------------------------------------\n"
+      "softmax_test.cpp:30\n"
+      "...............................................................................\n\n"
+      "softmax_test.cpp:41: FAILED:\n  CHECK( out[i] == Approx( ref[i] ) )\nwith expansion:\n  0.25f == Approx( 0.5 )\n\n";
+  Classification c = SysJudge(cut, 1);
+  EXPECT_EQ(c.verdict, Verdict::kWrongOutput) << ToJson(c).dump();
+  EXPECT_EQ(c.basis, Basis::kRunner);
+  // A cut report with passes only says nothing about why the run failed.
+  EXPECT_EQ(SysJudge("running 2 tests\ntest a ... ok\n", 1).signature, "crashed:exit_code:1");
+}
