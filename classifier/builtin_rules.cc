@@ -238,9 +238,13 @@ void BuiltinRules::AddMemoryRules() {
       }, Basis::kStatus);
   Add("cuda_oom",
       {"out of memory", "cudaerrormemoryallocation", "outofmemoryerror", "resource_exhausted",
+       // TensorFlow's ResourceExhaustedError ("OOM when allocating tensor with shape ..."), and a
+       // container the kernel killed for memory as Kubernetes reports it (reason OOMKilled).
+       "resourceexhaustederror", "oom when allocating", "oomkilled",
        "cuda_error_out_of_memory", "cublas_status_alloc_failed", "failed to allocate device memory"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && c.parsed->level == LogLevel::kInfo) return std::nullopt;  // "... to avoid out of memory"
+        if (Has(c.lower, "oomkilled")) return Hit("cuda_oom", Verdict::kOom, "oom:host");  // the container's memory
         return Hit("cuda_oom", Verdict::kOom, "oom:cuda");
       }, Basis::kStatus);
   // Hardware resource limits a config exceeds: Triton's OutOfResources names the resource
@@ -356,7 +360,13 @@ void BuiltinRules::AddRefusalAndNodeRules() {
        "local protection error", "work request flushed error", "remote access error", "remote operation error",
        // Shared memory that ran out: PyTorch's DataLoader ("insufficient shared memory (shm)",
        // torch/csrc/DataLoader.cpp) and NCCL ("Error while creating shared memory segment", shmutils.cc).
-       "insufficient shared memory", "shared memory segment"},
+       "insufficient shared memory", "shared memory segment",
+       // NVML and the driver, as nvidia-smi and the NVIDIA container toolkit say they are missing or
+       // unreachable ("Failed to initialize NVML: Driver/library version mismatch", "NVIDIA-SMI has
+       // failed because it couldn't communicate with the NVIDIA driver", "nvml error: driver not
+       // loaded"), and a GPU NVML can no longer reach ("Unable to determine the device handle for GPU").
+       "failed to initialize nvml", "couldn't communicate with the nvidia driver", "driver not loaded",
+       "unable to determine the device handle"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (c.parsed->level == LogLevel::kWarning || c.parsed->level == LogLevel::kInfo) return std::nullopt;
         if (Has(c.lower, "no space left on device")) return Hit("infra", Verdict::kInfraError, "infra_error:disk_full");
@@ -387,6 +397,11 @@ void BuiltinRules::AddRefusalAndNodeRules() {
             return std::nullopt;
           return Hit("infra", Verdict::kInfraError, "infra_error:network");
         }
+        if (Has(c.lower, "unable to determine the device handle"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:gpu_fault");
+        if (Has(c.lower, "failed to initialize nvml") || Has(c.lower, "couldn't communicate with the nvidia driver") ||
+            Has(c.lower, "driver not loaded"))
+          return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
         if (Has(c.lower, "shared memory")) {
           if (!(Has(c.lower, "insufficient") || Has(c.lower, "error") || Has(c.lower, "fail"))) return std::nullopt;
           return Hit("infra", Verdict::kInfraError, "infra_error:shm");
@@ -446,6 +461,7 @@ void BuiltinRules::AddCheckAndCrashRules() {
   Add("mismatch",
       {"are not close", "are not equal", "not equal to tolerance", "mismatched elements", "mismatch",
        "elements differ", "values differ", "tolerance", "tol=", "margin of error", "nan detected", "contains nan",
+       "absolute difference", "relative difference",
        "accuracy check failed"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         const bool nan = Has(c.lower, "nan detected") || Has(c.lower, "contains nan");
@@ -504,12 +520,20 @@ void BuiltinRules::AddCheckAndCrashRules() {
   // a DataLoader that "timed out after N seconds". Its own words; a specific cause in the same rank
   // (an OOM, an illegal address) still outranks it.
   Add("deadline",
-      {"deadline_exceeded", "deadline exceeded", "timed out", "timeouterror", "socket timeout", "wait timeout"},
+      {"deadline_exceeded", "deadline exceeded", "timed out", "timeouterror", "socket timeout", "wait timeout",
+       // The time limits of the systems that run a job, in their documented words: GitHub Actions
+       // ("has exceeded the maximum execution time of 360 minutes"), GitLab ("execution took longer
+       // than 1h0m0s"), Slurm ("CANCELLED AT ... DUE TO TIME LIMIT"), pytest-timeout ("Failed:
+       // Timeout >60.0s", "+++ Timeout +++"), Kubernetes and gRPC (DeadlineExceeded).
+       "maximum execution time", "took longer than", "due to time limit", "timeout >", "+ timeout +", "deadlineexceeded"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         const bool deadline = Has(c.lower, "deadline_exceeded") || Has(c.lower, "deadline exceeded") ||
                               Has(c.lower, "socket timeout") || Has(c.lower, "wait timeout") ||
-                              Has(c.lower, "timeouterror");
+                              Has(c.lower, "timeouterror") || Has(c.lower, "deadlineexceeded") ||
+                              Has(c.lower, "exceeded the maximum execution time") ||
+                              Has(c.lower, "execution took longer than") || Has(c.lower, "due to time limit") ||
+                              Has(c.lower, "failed: timeout >") || Has(c.lower, "+ timeout +");
         static constexpr std::array<std::string_view, 14> kWaitWords = {
             "rendezvous", "barrier", "store", "waiting", "initializ", "process group", "client", "connect",
             "heartbeat", "worker", "dataloader", "collective", "socket", " after "};

@@ -20,8 +20,11 @@ bool CrHas(std::string_view s, std::string_view n) { return s.find(n) != std::st
 //     "assertion failed: `(left == right)`", and "assertion `left != right` failed".
 //   doctest (ConsoleReporter): "ERROR: CHECK( a == b ) is NOT correct!".
 //   Catch2 (ConsoleReporter): "REQUIRE( a == b )" is printed under "FAILED:" only; the reader decides.
-constexpr std::array<std::string_view, 11> kAssertionMessages = {
+constexpr std::array<std::string_view, 13> kAssertionMessages = {
     "expected equality of these values", "which exceeds", ", actual:", "but was: <", "but was:<", "] but found [",
+    // GoogleTest's older EqFailure and its boolean checks: "Value of: ok" / "  Actual: false" /
+    // "Expected: true", with "Which is: 2" under an expression's value.
+    "value of: ", "which is: ",
     "assertion `left == right` failed", "assertion `left != right` failed", "assertion failed: `(left",
     ") is not correct!", "expected: <"};
 
@@ -45,6 +48,18 @@ bool ExpectedGot(std::string_view lower) {
   return true;
 }
 
+// Go's convention for a failed check ("got 1, want 2", the Go code review comments), as go test
+// prints a t.Errorf: after the test file's location ("    gemm_test.go:31: got 3.5, want 4").
+bool GotWant(std::string_view lower) {
+  const size_t loc = lower.find(".go:");
+  if (loc == std::string_view::npos) return false;
+  size_t g = lower.find("got ", loc);
+  if (g == std::string_view::npos || (lower[g - 1] != ' ' && lower[g - 1] != ':')) return false;
+  // The comma form only: "you got it and want more" is prose.
+  const size_t w = lower.find(", want ", g);
+  return w != std::string_view::npos && w - g < 120;
+}
+
 // "mismatch at index 17", "mismatch at position (3, 4)", "mismatch at element 5", "Mismatch at [2][3]".
 bool MismatchAt(std::string_view lower) {
   size_t m = lower.find("mismatch at ");
@@ -62,7 +77,16 @@ bool DifferenceExceeds(std::string_view lower) {
   size_t x = lower.find("exceed");
   if (x == std::string_view::npos) return false;
   std::string_view before = lower.substr(0, x);
-  return CrHas(before, "diff") || CrHas(before, "error") || CrHas(before, " err") || CrHas(before, "delta");
+  // The measure is a number: "diff 0.5 exceeds", not "##[error]The job ... exceeded the time".
+  for (std::string_view w : {"diff", "error", " err", "delta"}) {
+    const size_t at = before.rfind(w);
+    if (at == std::string_view::npos) continue;
+    size_t i = at + w.size();
+    while (i < before.size() && (std::isalpha(static_cast<unsigned char>(before[i])) || before[i] == '_')) ++i;  // "difference"
+    while (i < before.size() && (before[i] == ' ' || before[i] == '=' || before[i] == ':' || before[i] == '(')) ++i;
+    if (i < before.size() && (std::isdigit(static_cast<unsigned char>(before[i])) || before[i] == '.')) return true;
+  }
+  return false;
 }
 
 // The result lines kernel projects print after comparing with a reference, as whole lines:
@@ -86,7 +110,7 @@ CheckReport FailedCheck(std::string_view lower) {
   if (ResultLineFailed(t)) return CheckReport::kResultLine;
   for (auto m : kAssertionMessages)
     if (CrHas(t, m)) return CheckReport::kExpectedActual;
-  if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t)) return CheckReport::kExpectedActual;
+  if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t) || GotWant(t)) return CheckReport::kExpectedActual;
   return CheckReport::kNone;
 }
 
@@ -95,7 +119,7 @@ std::vector<std::string> CheckReportNeedles() {
   // ('<', '&', '`') would widen the prefilter's table for every line (aho_corasick.h byte classes).
   // "fail" finds the bare FAILED/FAIL result lines; FailedCheck reads the whole line.
   return {"fail", "disposition", "verification", "mismatch", "exceed", "expected", "actual", "but was",
-          "but found", "assertion", "is not correct"};
+          "but found", "assertion", "is not correct", "value of", "which is", "want"};
 }
 
 }  // namespace gauntlet::classifier

@@ -165,6 +165,12 @@ bool IsMismatchReport(std::string_view lower) {
       "tensor-likes are not close", "tensor-likes are not equal", "scalars are not close", "scalars are not equal",
       "not equal to tolerance",     "arrays are not equal",       "arrays are not almost equal",
       "mismatched elements:",       "results mismatch",           "accuracy check failed"};
+  // numpy.testing's detail lines (numpy/testing/_private/utils.py: "Max absolute difference: 0.5")
+  // and torch.testing's ("Greatest absolute difference: 0.5 at index (3,) (up to 1e-05 allowed)"):
+  // printed only under a comparison that failed.
+  if ((GrHas(lower, "max absolute difference") || GrHas(lower, "max relative difference") ||
+       GrHas(lower, "greatest absolute difference") || GrHas(lower, "greatest relative difference")))
+    return true;
   // Every report phrase has one of these words: three finds instead of ten on most lines.
   if ((GrHas(lower, "not ") || GrHas(lower, "mismatch") || GrHas(lower, "failed")) && GrHasAny(lower, kReports))
     return true;

@@ -273,3 +273,35 @@ TEST(RunnerCatalog, ACutReportsFailedCaseDecides) {
   // A cut report with passes only says nothing about why the run failed.
   EXPECT_EQ(SysJudge("running 2 tests\ntest a ... ok\n", 1).signature, "crashed:exit_code:1");
 }
+
+// More of the tools' documented words: numpy's and torch.testing's detail lines, GoogleTest's boolean
+// checks, Go's got/want, CI systems' time limits, TensorFlow's OOM, NVML without a driver.
+TEST(DocumentedWords, EachToolsMessageGivesItsVerdict) {
+  struct Case {
+    const char* log;
+    int exit_code;
+    Verdict want;
+  };
+  const Case cases[] = {
+      {"Max absolute difference: 0.5\nMax relative difference: 1.\n", 1, Verdict::kWrongOutput},
+      {"Greatest absolute difference: 0.25 at index (3,) (up to 1e-05 allowed)\n", 1, Verdict::kWrongOutput},
+      {"test.cc:20: Failure\nValue of: ok\n  Actual: false\nExpected: true\n", 1, Verdict::kWrongOutput},
+      {"    gemm_test.go:31: got 3.5, want 4\n", 1, Verdict::kWrongOutput},
+      {"##[error]The job running on runner gpu-3 has exceeded the maximum execution time of 360 minutes.\n", 1,
+       Verdict::kTimeout},
+      {"slurmstepd: error: *** JOB 4242 ON node17 CANCELLED AT 2026-12-07T10:00:00 DUE TO TIME LIMIT ***\n", 1,
+       Verdict::kTimeout},
+      {"E       Failed: Timeout >300.0s\n", 1, Verdict::kTimeout},
+      {"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,1024]\n",
+       1, Verdict::kOom},
+      {"Failed to initialize NVML: Driver/library version mismatch\n", 1, Verdict::kInfraError},
+      {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 1, Verdict::kInfraError},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.log);
+    Classification got = SysJudge(c.log, c.exit_code);
+    EXPECT_EQ(got.verdict, c.want) << ToJson(got).dump();
+  }
+  // Prose with the same words decides nothing.
+  EXPECT_EQ(SysJudge("if you got time, want to help? see CONTRIBUTING\n", 1).signature, "crashed:exit_code:1");
+}
