@@ -1,0 +1,2 @@
+#include "vec_add.cuh"
+int main() { return RunVecAdd(1); }
