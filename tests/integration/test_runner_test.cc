@@ -146,6 +146,61 @@ TEST_F(TestRunnerTest, PytestConsoleAloneIsReadTheSameWay) {
   EXPECT_EQ(only["result"]["stages"][0]["exit_code"], 0);
 }
 
+// Real CTest, as kernel projects run their test programs (docs/CLASSIFIER.md "Test runners"): a pass,
+// a program that checks its result against a reference and prints the mismatch, and one that needs
+// hardware this machine lacks and skips through SKIP_RETURN_CODE (CTest: "***Skipped", yet "100%
+// tests passed"). Built here with CMake and the C compiler the build uses.
+TEST_F(TestRunnerTest, CtestReportsJudgeKernelPrograms) {
+  if (std::system("cmake --version >/dev/null 2>&1 && ctest --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "cmake/ctest is not installed";
+  const std::string src = dir_->path() + "/ctest-src", bin = dir_->path() + "/ctest-build";
+  std::filesystem::create_directories(src);
+  std::ofstream(src + "/CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(k C)\nenable_testing()\n"
+                                             "foreach(n ok wrong needs_sm100)\n  add_executable(${n} ${n}.c)\n"
+                                             "  add_test(NAME ${n} COMMAND ${n})\nendforeach()\n"
+                                             "set_tests_properties(needs_sm100 PROPERTIES SKIP_RETURN_CODE 77)\n";
+  const std::string check =
+      "#include <stdio.h>\nint main(void) { float ref[5] = {1, 2, 3, 4, 5}, out[5];\n"
+      "  for (int i = 0; i < 5; ++i) out[i] = ref[i] + BUG * (i == 3);\n"
+      "  for (int i = 0; i < 5; ++i) if (out[i] != ref[i]) { printf(\"mismatch at index %d: expected %f, got %f\\n\", i, ref[i], out[i]); return 1; }\n"
+      "  printf(\"Result = PASS\\n\"); return 0; }\n";
+  std::ofstream(src + "/ok.c") << "#define BUG 0\n" << check;
+  std::ofstream(src + "/wrong.c") << "#define BUG 1\n" << check;
+  std::ofstream(src + "/needs_sm100.c") << "#include <stdio.h>\nint main(void) { printf(\"NVFP4 GEMM requires compute "
+                                           "capability 10.0: skipping\\n\"); return 77; }\n";
+  ASSERT_EQ(std::system(("cmake -S " + src + " -B " + bin + " >/dev/null 2>&1 && cmake --build " + bin + " >/dev/null 2>&1").c_str()), 0);
+  json stage = {{"name", "ctest"}, {"kind", "command"}, {"timeout_s", 120},
+                {"argv", {"ctest", "--test-dir", bin, "-R", "{case}", "--output-on-failure"}}};
+  Put({{"name", "ctest-kernels"}, {"parameters", {{"case", {"^ok$", "^wrong$", "^needs_sm100$", "."}}}}, {"stages", {stage}}});
+  json ok = RunOne("ctest-kernels", {{"case", "^ok$"}});
+  EXPECT_EQ(ok["verdict"], "passed") << ok.dump();
+  json wrong = RunOne("ctest-kernels", {{"case", "^wrong$"}});
+  EXPECT_EQ(wrong["verdict"], "wrong_output") << wrong.dump();
+  EXPECT_EQ(wrong["basis"], "runner");
+  json skip = RunOne("ctest-kernels", {{"case", "^needs_sm100$"}});
+  EXPECT_EQ(skip["verdict"], "unsupported") << skip.dump();  // "100% tests passed", exit 0: a skip all the same
+  EXPECT_EQ(skip["result"]["stages"][0]["exit_code"], 0);
+  json all = RunOne("ctest-kernels", {{"case", "."}});
+  EXPECT_EQ(all["verdict"], "wrong_output") << all.dump();  // the worst case decides
+  EXPECT_EQ(all["tests"]["total"], 3) << all["tests"].dump();
+}
+
+// pytest -ra with a JUnit file, as kernel projects run it: a non-strict xfail that passes on this
+// machine (pytest's XPASS, whose reason names an arch) is a pass, not an arch refusal.
+TEST_F(TestRunnerTest, AnXpassIsAPass) {
+  if (!HavePytest()) GTEST_SKIP() << "python3-pytest is not installed (scripts/install-test-deps.sh installs it)";
+  const std::string file = dir_->path() + "/test_xpass.py";
+  std::ofstream(file) << "import pytest\n\n@pytest.mark.xfail(reason=\"wrong on sm_90 before the fix (requires sm_100)\", strict=False)\n"
+                         "def test_matmul():\n    assert 2 + 2 == 4\n\ndef test_add():\n    assert 1 + 1 == 2\n";
+  json stage = {{"name", "pytest"}, {"kind", "command"}, {"timeout_s", 120},
+                {"argv", {kPython, "-m", "pytest", "-p", "no:cacheprovider", "-c", "/dev/null", "-ra", file,
+                          "--junitxml={workdir}/junit.xml", "-k", "{select}"}},
+                {"junit", "{workdir}/junit.xml"}, {"env", {{"PYTHONDONTWRITEBYTECODE", "1"}}}};
+  Put({{"name", "pytest-xpass"}, {"parameters", {{"select", {"test_"}}}}, {"stages", {stage}}});
+  json t = RunOne("pytest-xpass", {{"select", "test_"}});
+  EXPECT_EQ(t["verdict"], "passed") << t.dump();
+}
+
 TEST_F(TestRunnerTest, GoogleTestXmlJudgesEveryCase) {
   json stage = {{"name", "gtest"}, {"kind", "command"}, {"timeout_s", 60},
                 {"argv", {GAUNTLET_GTEST_FIXTURE, "--gtest_output=xml:{workdir}/gtest.xml", "--gtest_filter={filter}"}},
