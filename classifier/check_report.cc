@@ -39,9 +39,11 @@ bool ExpectedGot(std::string_view lower) {
   if (got == std::string_view::npos) got = rest.find(", got");
   if (got == std::string_view::npos) got = rest.find("actual");
   if (got == std::string_view::npos || got > 120) return false;
-  // A type, shape, device or argument count is an argument check, not a result.
-  static constexpr std::array<std::string_view, 12> kArgumentWords = {
-      "type", "dtype", "shape", "device", "argument", "dim", "size", "positional", "keyword", "tensor of", "layout", "rank"};
+  // A type, shape, device or argument count is an argument check, not a result; so is TORCH_CHECK's
+  // own "Expected <cond> to be true, but got false".
+  static constexpr std::array<std::string_view, 13> kArgumentWords = {
+      "type", "dtype", "shape", "device", "argument", "dim", "size", "positional", "keyword", "tensor of", "layout", "rank",
+      "to be true"};
   std::string_view span = rest.substr(0, got);
   for (auto w : kArgumentWords)
     if (CrHas(span, w)) return false;

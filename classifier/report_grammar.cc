@@ -34,7 +34,10 @@ constexpr std::array<std::string_view, 7> kDeterminers = {"this ", "the current 
 // The phrases arch checks use to refuse (FlashInfer, SGLang, vLLM, flash-attention, CUTLASS,
 // Triton and PyTorch sources: "only supported on", "requires sm_100a", "minimum capability",
 // "used without targeting appropriate compute capability").
-constexpr std::array<std::string_view, 42> kArchRefusalPhrases = {
+// "to be true, but got false" is TORCH_CHECK's message when the check has none of its own
+// (c10/util/Exception.h: "Expected " #cond " to be true, but got false."): with an arch in the
+// condition ("Expected is_sm90 || is_sm8x to be true, but got false") it is an arch check that failed.
+constexpr std::array<std::string_view, 43> kArchRefusalPhrases = {
     "only supported on", "only supported for", "only supported with", "supported only on", "only supports",
     "only available on", "only runs on", "requires compute capability", "requires a gpu", "requires gpu",
     "requires sm", "requires an sm", "require sm", "requires cuda capability", "requires nvidia",
@@ -44,7 +47,7 @@ constexpr std::array<std::string_view, 42> kArchRefusalPhrases = {
     "unsupported compute capability", "unsupported device", "unsupported sm", "does not support",
     "doesn't support", "not compatible with", "minimum capability", "compute capability of at least",
     "not implemented for sm", "no implementation for sm", "not available on", "must be run on",
-    "without targeting"};
+    "without targeting", "to be true, but got false"};
 
 // A number at `pos` (after '=', ':', ' ', '(' separators), or nullopt.
 std::optional<double> NumberAt(std::string_view s, size_t pos) {

@@ -305,3 +305,13 @@ TEST(DocumentedWords, EachToolsMessageGivesItsVerdict) {
   // Prose with the same words decides nothing.
   EXPECT_EQ(SysJudge("if you got time, want to help? see CONTRIBUTING\n", 1).signature, "crashed:exit_code:1");
 }
+
+// An architecture refusal phrased as a failed check: TORCH_CHECK's own message when the check has
+// none ("Expected <cond> to be true, but got false") with an arch in the condition.
+TEST(ArchGate, AFailedCheckThatNamesTheArchIsARefusal) {
+  Classification c = SysJudge("RuntimeError: Expected is_sm90 || is_sm8x to be true, but got false.  (Could this error "
+                              "message be improved?  If so, please report an enhancement request to PyTorch.)\n");
+  EXPECT_EQ(c.verdict, Verdict::kUnsupported) << ToJson(c).dump();
+  // Without an arch it is the program's own invariant: a crash.
+  EXPECT_EQ(SysJudge("RuntimeError: Expected q.is_contiguous() to be true, but got false.\n").verdict, Verdict::kCrashed);
+}
