@@ -25,8 +25,8 @@ if ! { cmake -S tests/gpu/verdicts -B "$B" -G Ninja && cmake --build "$B"; } >"$
 fi
 # The runners' own output, as a user would paste it (for the corpus).
 (cd "$B" && ctest --output-on-failure; echo "exit status $?") >"$OUT/ctest-all.txt" 2>&1
-(cd /tmp && python3 -m pytest "$PWD/tests/gpu/verdicts/test_verdicts.py" -ra -p no:cacheprovider; echo "exit status $?") \
-  >"$OUT/pytest-all.txt" 2>&1
+T="$PWD/tests/gpu/verdicts/test_verdicts.py"
+(cd /tmp && python3 -m pytest "$T" -ra -p no:cacheprovider; echo "exit status $?") >"$OUT/pytest-all.txt" 2>&1
 D=/tmp/gauntlet-verdicts-run
 rm -rf "$D" && mkdir -p "$D"
 start_fleet "$G" "$D" "$PWD/tests/gpu/verdicts/suites" "$OUT" gpu --pass-env LD_LIBRARY_PATH || exit 1
