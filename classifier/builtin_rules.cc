@@ -361,6 +361,10 @@ void BuiltinRules::AddRefusalAndNodeRules() {
        // Shared memory that ran out: PyTorch's DataLoader ("insufficient shared memory (shm)",
        // torch/csrc/DataLoader.cpp) and NCCL ("Error while creating shared memory segment", shmutils.cc).
        "insufficient shared memory", "shared memory segment",
+       // PyTorch's DataLoader after a worker's bus error ("It is possible that dataloader's workers
+       // are out of shared memory. Please try to raise your shared memory limit.", dataloader.py), and
+       // numba's CudaSupportError (no driver, no device: numba/cuda/cudadrv/error.py).
+       "out of shared memory", "cudasupporterror",
        // NVML and the driver, as nvidia-smi and the NVIDIA container toolkit say they are missing or
        // unreachable ("Failed to initialize NVML: Driver/library version mismatch", "NVIDIA-SMI has
        // failed because it couldn't communicate with the NVIDIA driver", "nvml error: driver not
@@ -402,8 +406,11 @@ void BuiltinRules::AddRefusalAndNodeRules() {
         if (Has(c.lower, "failed to initialize nvml") || Has(c.lower, "couldn't communicate with the nvidia driver") ||
             Has(c.lower, "driver not loaded"))
           return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
+        if (Has(c.lower, "cudasupporterror")) return Hit("infra", Verdict::kInfraError, "infra_error:no_gpu");
         if (Has(c.lower, "shared memory")) {
-          if (!(Has(c.lower, "insufficient") || Has(c.lower, "error") || Has(c.lower, "fail"))) return std::nullopt;
+          if (!(Has(c.lower, "insufficient") || Has(c.lower, "error") || Has(c.lower, "fail") ||
+                Has(c.lower, "out of shared memory")))
+            return std::nullopt;
           return Hit("infra", Verdict::kInfraError, "infra_error:shm");
         }
         if (Has(c.lower, "address already in use")) return Hit("infra", Verdict::kInfraError, "infra_error:port_in_use");

@@ -429,7 +429,10 @@ const std::vector<std::string>& StatusTriggerNeedles() {
                                  "cusolver error",   "curand_status_",   "curand error",    "nvrtc_error_",
                                  "nvrtc error",      "nccl error",       "ncclsystemerror", "ncclremoteerror",
                                  "ncclinternalerror", "ncclinvalid",     "ncclunhandled",   "errno",
-                                 "os error"};
+                                 "os error",
+                                 // numba's CUDA driver errors ("CudaAPIError: [700] Call to cuMemcpyDtoH
+                                 // results in UNKNOWN_CUDA_ERROR"), CuPy's ("CUDARuntimeError: cudaError...").
+                                 "cudaapierror", "cudaruntimeerror", "cudadrivererror"};
     for (const StatusVocabulary* v : StatusVocabularies())
       if (v->id == "absl")
         for (const StatusValue& value : v->values) out.insert(SvToLower(value.name) + ":");

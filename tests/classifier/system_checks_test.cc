@@ -296,6 +296,13 @@ TEST(DocumentedWords, EachToolsMessageGivesItsVerdict) {
        1, Verdict::kOom},
       {"Failed to initialize NVML: Driver/library version mismatch\n", 1, Verdict::kInfraError},
       {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 1, Verdict::kInfraError},
+      {"RuntimeError: DataLoader worker (pid 1234) is killed by signal: Bus error. It is possible that dataloader's "
+       "workers are out of shared memory. Please try to raise your shared memory limit.\n",
+       1, Verdict::kInfraError},
+      {"numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library cannot be found.\n", 1,
+       Verdict::kInfraError},
+      {"numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR\n", 1,
+       Verdict::kCrashed},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.log);
