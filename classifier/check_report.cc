@@ -96,6 +96,8 @@ bool DifferenceExceeds(std::string_view lower) {
 // convention), CUTLASS examples and profiler ("Disposition: Failed", "Disposition: Incorrect"),
 // and "Verification failed" / "Result verification failed" at a line's start.
 bool ResultLineFailed(std::string_view t) {
+  // nccl-tests' check of the collective's result (src/common.cu: "# Out of bounds values : 3 FAILED").
+  if (CrHas(t, "out of bounds values") && CrHas(t, "failed")) return true;
   if (t.starts_with("result = fail") || t.starts_with("&&&& failed") || t.starts_with("disposition: failed") ||
       t.starts_with("disposition: incorrect") || t.starts_with("verification failed") ||
       t.starts_with("result verification failed") || t.starts_with("verification: failed") ||
@@ -113,6 +115,10 @@ CheckReport FailedCheck(std::string_view lower) {
   for (auto m : kAssertionMessages)
     if (CrHas(t, m)) return CheckReport::kExpectedActual;
   if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t) || GotWant(t)) return CheckReport::kExpectedActual;
+  // A result said to be wrong in plain words, as test programs print after their reference check.
+  for (std::string_view w : {"incorrect result", "wrong result", "does not match the reference", "do not match the reference",
+                             "doesn't match the reference", "differs from the reference"})
+    if (CrHas(t, w)) return CheckReport::kExpectedActual;
   return CheckReport::kNone;
 }
 
@@ -121,7 +127,8 @@ std::vector<std::string> CheckReportNeedles() {
   // ('<', '&', '`') would widen the prefilter's table for every line (aho_corasick.h byte classes).
   // "fail" finds the bare FAILED/FAIL result lines; FailedCheck reads the whole line.
   return {"fail", "disposition", "verification", "mismatch", "exceed", "expected", "actual", "but was",
-          "but found", "assertion", "is not correct", "value of", "which is", "want"};
+          "but found", "assertion", "is not correct", "value of", "which is", "want", "out of bounds values",
+          "incorrect result", "wrong result", "the reference"};
 }
 
 }  // namespace gauntlet::classifier

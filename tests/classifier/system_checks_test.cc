@@ -322,3 +322,13 @@ TEST(ArchGate, AFailedCheckThatNamesTheArchIsARefusal) {
   // Without an arch it is the program's own invariant: a crash.
   EXPECT_EQ(SysJudge("RuntimeError: Expected q.is_contiguous() to be true, but got false.\n").verdict, Verdict::kCrashed);
 }
+
+// A result said to be wrong in plain words, and nccl-tests' own check of a collective's output.
+TEST(FailedChecks, AResultSaidToBeWrongIsAWrongResult) {
+  for (const char* log : {"#  Out of bounds values : 3 FAILED\n", "gemm: incorrect results for m=127 n=63\n",
+                          "output does not match the reference (max err 0.5)\n"}) {
+    SCOPED_TRACE(log);
+    EXPECT_EQ(SysJudge(log).verdict, Verdict::kWrongOutput) << ToJson(SysJudge(log)).dump();
+  }
+  EXPECT_EQ(SysJudge("#  Out of bounds values : 0 OK\n", 0).verdict, Verdict::kPassed);
+}
