@@ -63,17 +63,19 @@ void WaitInterrupt::Run() {
     if (NextInterrupt(pipe_[0], 200)) break;
   if (done_) return;
   const std::string n = std::to_string(sweep_);
+  // Each message is one string written at once: stderr is unbuffered, so a message written piece by
+  // piece could be cut by the progress line the main thread prints meanwhile ("^C: sweep {...} 1 cancelled").
+  auto say = [](const std::string& text) { std::cerr << text << std::flush; };
   std::cout << std::flush;
-  std::cerr << "\n^C: sweep " << n << " keeps running; gauntlet cancel " << n << " stops it (Ctrl-C again now cancels it)"
-            << std::endl;
+  say("\n^C: sweep " + n + " keeps running; gauntlet cancel " + n + " stops it (Ctrl-C again now cancels it)\n");
   if (NextInterrupt(pipe_[0], kSecondWindowMs)) {
     net::Client client(conn_.server, conn_.token);
     auto r = client.Send("POST", "/api/v1/sweeps/" + n + "/cancel", "", "application/json");
-    if (r.ok() && r->status == 200) std::cerr << "^C: sweep " << n << " cancelled" << std::endl;
+    if (r.ok() && r->status == 200) say("^C: sweep " + n + " cancelled\n");
     else
-      std::cerr << "gauntlet: could not cancel sweep " << n << ": "
-                << (r.ok() ? std::to_string(r->status) + " " + r->body.substr(0, 200) : r.status().message())
-                << "; gauntlet cancel " << n << " stops it" << std::endl;
+      say("gauntlet: could not cancel sweep " + n + ": " +
+          (r.ok() ? std::to_string(r->status) + " " + r->body.substr(0, 200) : r.status().message()) + "; gauntlet cancel " +
+          n + " stops it\n");
   }
   // The main thread is inside the follow (a long-poll, an event stream): end here, 130 as a shell
   // reports an interrupted command.
