@@ -172,7 +172,10 @@ void BuiltinRules::AddCompileRules() {
           return Hit("ptxas", Verdict::kCrashed, "crashed:ptxas:" + Norm(c, 80));
         return std::nullopt;
       });
-  Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu"},
+  // HIP's equivalent on ROCm (hip_runtime_api.h hipErrorNoBinaryForGpu: "Unable to find code object
+  // for all current devices").
+  Add("no_binary_for_gpu", {"cuda_error_no_binary_for_gpu", "no binary for gpu", "hiperrornobinaryforgpu",
+                            "unable to find code object for all current devices"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && MentionsFallback(c.lower)) return std::nullopt;
         return Hit("no_binary_for_gpu", Verdict::kUnsupported, "unsupported:no_binary_for_gpu", Tier::kSpecific, true, true);
@@ -576,6 +579,35 @@ void BuiltinRules::AddCheckAndCrashRules() {
                      Tier::kGeneric);
         if (Has(c.lower, "' panicked at") || msg.starts_with("panic: "))
           return Hit("native_crash", Verdict::kCrashed, "crashed:panic", Tier::kGeneric);
+        return std::nullopt;
+      });
+
+  // --- a sanitizer's report ---------------------------------------------------------------------
+  // The program ran under a checker that found a fault: the compiler sanitizers ("==42==ERROR:
+  // AddressSanitizer: heap-buffer-overflow", "runtime error:" of UBSan, ThreadSanitizer's "WARNING:
+  // ThreadSanitizer: data race") and compute-sanitizer's memcheck ("========= Invalid __global__ read
+  // of size 4 bytes", "========= ERROR SUMMARY: 3 errors"). A crash of the program, named by the tool.
+  Add("sanitizer",
+      {"addresssanitizer:", "threadsanitizer:", "undefinedbehaviorsanitizer", "memorysanitizer:", "invalid __global__",
+       "invalid __shared__", "error summary:"},
+      [](const LineContext& c) -> std::optional<RuleHit> {
+        std::string_view l = c.lower;
+        for (std::string_view tool : {"addresssanitizer:", "threadsanitizer:", "memorysanitizer:"})
+          if (const size_t at = l.find(tool); at != std::string_view::npos) {
+            std::string_view kind = TrimSpace(c.raw.substr(at + tool.size()));
+            kind = kind.substr(0, kind.find(' '));
+            return Hit("sanitizer", Verdict::kCrashed,
+                       "crashed:sanitizer:" + NormalizeMessage(kind.empty() ? tool.substr(0, tool.size() - 1) : kind, 60));
+          }
+        if (Has(l, "undefinedbehaviorsanitizer")) return Hit("sanitizer", Verdict::kCrashed, "crashed:sanitizer:undefined_behavior");
+        if (Has(l, "invalid __global__") || Has(l, "invalid __shared__"))
+          return Hit("sanitizer", Verdict::kCrashed, "crashed:sanitizer:invalid_access");
+        // compute-sanitizer's summary: "ERROR SUMMARY: 0 errors" is a clean run.
+        if (const size_t at = l.find("error summary:"); at != std::string_view::npos && Has(l, "=========")) {
+          std::string_view rest = TrimSpace(l.substr(at + 14));
+          if (!rest.empty() && rest[0] != '0' && std::isdigit(static_cast<unsigned char>(rest[0])))
+            return Hit("sanitizer", Verdict::kCrashed, "crashed:sanitizer:errors", Tier::kGeneric);
+        }
         return std::nullopt;
       });
 

@@ -332,3 +332,15 @@ TEST(FailedChecks, AResultSaidToBeWrongIsAWrongResult) {
   }
   EXPECT_EQ(SysJudge("#  Out of bounds values : 0 OK\n", 0).verdict, Verdict::kPassed);
 }
+
+// A checker's report names the fault; HIP's missing code object is CUDA's missing kernel image.
+TEST(DocumentedWords, SanitizersAndHipSayWhatHappened) {
+  EXPECT_EQ(SysJudge("==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014\n").signature,
+            "crashed:sanitizer:heap-buffer-overflow");
+  EXPECT_EQ(SysJudge("========= Invalid __global__ read of size 4 bytes\n=========     at vec_add+0x70\n"
+                     "========= ERROR SUMMARY: 1 error\n").verdict,
+            Verdict::kCrashed);
+  EXPECT_EQ(SysJudge("========= ERROR SUMMARY: 0 errors\n", 0).verdict, Verdict::kPassed);
+  EXPECT_EQ(SysJudge("\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n").verdict,
+            Verdict::kUnsupported);
+}
