@@ -100,7 +100,7 @@ webhooks:
 
   // A rerun of the passing flaky config fails (run 4). Its runs passed and then failed, and nothing
   // since contradicts the failure: by the order rule (docs/SCHEDULING.md "Broke or flaky") that is a
-  // break whatever the fingerprint (issue 45: it was called flaky, and no regression.found fired on a
+  // break whatever the fingerprint (it used to be called flaky, and no regression.found fired on a
   // real break). Passing and failing in turn is flaky: tests/unit/compare_test.cc and store_test.cc.
   json r = d.PostJson("/api/v1/sweeps/" + std::to_string(id1) + "/rerun",
                       {{"verdicts", {"passed"}}, {"configs", json::array({json{{"mode", "flaky"}}})}}, 201);
