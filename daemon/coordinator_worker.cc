@@ -359,7 +359,7 @@ Result<ReportAnswer> Coordinator::Report(const std::string& lease, store::Result
       const std::string suite = su != suites_.end() && su->second ? su->second->name : std::string();
       for (const store::Label& l : labels_) {
         if (!store::LabelMatches(l, suite, r.signature, r.evidence)) continue;
-        r.relabel = store::ResultRow::Relabel{l.id, r.verdict, r.signature, l.created_by};
+        r.relabel = store::ResultRow::Relabel{l.id, r.verdict, r.signature, l.created_by, r.basis};
         r.verdict = l.verdict;
         r.signature = store::LabelSignature(l);
         r.basis = Basis::kLabel;

@@ -51,6 +51,7 @@ struct Touched {
   int64_t trial = 0, attempt = 0;
   std::string verdict, signature, suite, config_key, hardware;
   int64_t version = 0;
+  std::string basis;  // the latest result's, before the change
 };
 
 // Sets trial `t`'s verdict and signature (its row and its latest result) and records the change.
@@ -61,10 +62,10 @@ void Rejudge(sql::Db& db, const Touched& t, const std::string& verdict, const st
   auto& r = db.Cached("UPDATE results SET verdict = ?, signature = ?, basis = ? WHERE trial_id = ? AND attempt = ?");
   r.Bind(1, verdict).Bind(2, signature).Bind(3, basis).Bind(4, t.trial).Bind(5, t.attempt).Run();
   auto& a = db.Cached(
-      "INSERT INTO verdict_audit(trial_id, label_id, from_verdict, from_signature, to_verdict, to_signature, at, by)"
-      " VALUES(?,?,?,?,?,?,?,?)");
-  a.Bind(1, t.trial).Bind(2, label).Bind(3, t.verdict).Bind(4, t.signature).Bind(5, verdict).Bind(6, signature);
-  a.Bind(7, now).Bind(8, by).Run();
+      "INSERT INTO verdict_audit(trial_id, label_id, from_verdict, from_signature, from_basis, to_verdict, to_signature, at, by)"
+      " VALUES(?,?,?,?,?,?,?,?,?)");
+  a.Bind(1, t.trial).Bind(2, label).Bind(3, t.verdict).Bind(4, t.signature).Bind(5, t.basis).Bind(6, verdict);
+  a.Bind(7, signature).Bind(8, now).Bind(9, by).Run();
 }
 
 void RebuildTouched(sql::Db& db, const std::vector<Touched>& touched) {
@@ -134,14 +135,14 @@ Result<Label> AddLabel(Store& store, Label l) {
       const std::string signature = LabelSignature(l);
       auto q = db.Prepare(
           "SELECT t.id, r.attempt, t.verdict, t.signature, su.name, su.version, t.config_key,"
-          " COALESCE(NULLIF(r.hardware, ''), t.hardware, ''), r.evidence"
+          " COALESCE(NULLIF(r.hardware, ''), t.hardware, ''), r.evidence, r.basis"
           " FROM trials t JOIN suites su ON su.id = t.suite_id"
           " JOIN results r ON r.trial_id = t.id AND r.attempt = (SELECT MAX(attempt) FROM results WHERE trial_id = t.id)"
           " WHERE t.state = 'done' AND t.signature = ? ORDER BY t.id LIMIT ?");
       q.Bind(1, l.signature).Bind(2, kMaxRejudged);
       std::vector<Touched> touched;
       while (q.Step()) {
-        Touched t{q.Int(0), q.Int(1), q.Text(2), q.Text(3), q.Text(4), q.Text(6), q.Text(7), q.Int(5)};
+        Touched t{q.Int(0), q.Int(1), q.Text(2), q.Text(3), q.Text(4), q.Text(6), q.Text(7), q.Int(5), q.Text(9)};
         if (LabelMatches(l, t.suite, t.signature, q.Text(8))) touched.push_back(std::move(t));
       }
       for (const Touched& t : touched)
@@ -169,20 +170,23 @@ Result<Label> WithdrawLabel(Store& store, int64_t id, const std::string& by) {
       // The trials it changed that still carry its verdict, with what they had before it.
       auto q = db.Prepare(
           "SELECT a.trial_id, r.attempt, t.verdict, t.signature, su.name, su.version, t.config_key,"
-          " COALESCE(NULLIF(r.hardware, ''), t.hardware, ''), a.from_verdict, a.from_signature"
+          " COALESCE(NULLIF(r.hardware, ''), t.hardware, ''), a.from_verdict, a.from_signature, a.from_basis, r.basis"
           " FROM verdict_audit a JOIN trials t ON t.id = a.trial_id JOIN suites su ON su.id = t.suite_id"
           " JOIN results r ON r.trial_id = t.id AND r.attempt = (SELECT MAX(attempt) FROM results WHERE trial_id = t.id)"
           " WHERE a.label_id = ? AND a.to_signature = ? AND t.signature = ? AND t.verdict = ?");
       q.Bind(1, id).Bind(2, signature).Bind(3, signature).Bind(4, Name(l.verdict));
-      std::vector<std::pair<Touched, std::pair<std::string, std::string>>> back;
+      struct Back {
+        Touched now;
+        std::string verdict, signature, basis;  // what it had before the label
+      };
+      std::vector<Back> back;
       while (q.Step())
-        back.push_back({{q.Int(0), q.Int(1), q.Text(2), q.Text(3), q.Text(4), q.Text(6), q.Text(7), q.Int(5)},
-                        {q.Text(8), q.Text(9)}});
+        back.push_back({{q.Int(0), q.Int(1), q.Text(2), q.Text(3), q.Text(4), q.Text(6), q.Text(7), q.Int(5), q.Text(11)},
+                        q.Text(8), q.Text(9), q.Text(10)});
       std::vector<Touched> touched;
-      for (auto& [t, was] : back) {
-        // The stored basis goes back to the one a result judged from the exit status had.
-        Rejudge(db, t, was.first, was.second, std::string(Name(Basis::kExitStatus)), id, by, now);
-        touched.push_back(t);
+      for (const Back& b : back) {
+        Rejudge(db, b.now, b.verdict, b.signature, b.basis, id, by, now);  // its basis back too
+        touched.push_back(b.now);
       }
       auto u = db.Prepare("UPDATE labels SET withdrawn_at = ?, withdrawn_by = ?, rejudged = ? WHERE id = ?");
       u.Bind(1, now).Bind(2, by).Bind(3, static_cast<int64_t>(touched.size())).Bind(4, id).Run();

@@ -353,6 +353,7 @@ CREATE TABLE verdict_audit(
   from_signature TEXT NOT NULL,
   to_verdict TEXT NOT NULL,
   to_signature TEXT NOT NULL,
+  from_basis TEXT NOT NULL DEFAULT '',
   at INTEGER NOT NULL,
   by TEXT NOT NULL DEFAULT '');
 CREATE INDEX verdict_audit_by_trial ON verdict_audit(trial_id);

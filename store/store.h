@@ -119,6 +119,7 @@ struct ResultRow {
     int64_t label = 0;
     Verdict from_verdict = Verdict::kCrashed;
     std::string from_signature, by;
+    std::optional<Basis> from_basis;
   };
   std::optional<Relabel> relabel;
   std::optional<int> exit_code;

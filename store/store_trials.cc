@@ -203,10 +203,11 @@ Result<CellUpdate> Store::InsertResultLocked(sql::Db& db, const ResultRow& r) {
   ins.Run();
   if (r.relabel) {
     auto& a = db.Cached(
-        "INSERT INTO verdict_audit(trial_id, label_id, from_verdict, from_signature, to_verdict, to_signature, at, by)"
-        " VALUES(?,?,?,?,?,?,?,?)");
+        "INSERT INTO verdict_audit(trial_id, label_id, from_verdict, from_signature, from_basis, to_verdict, to_signature,"
+        " at, by) VALUES(?,?,?,?,?,?,?,?,?)");
     a.Bind(1, r.trial_id).Bind(2, r.relabel->label).Bind(3, Name(r.relabel->from_verdict)).Bind(4, r.relabel->from_signature);
-    a.Bind(5, Name(r.verdict)).Bind(6, r.signature).Bind(7, r.finished_at).Bind(8, r.relabel->by).Run();
+    a.Bind(5, r.relabel->from_basis ? std::string(Name(*r.relabel->from_basis)) : std::string());
+    a.Bind(6, Name(r.verdict)).Bind(7, r.signature).Bind(8, r.finished_at).Bind(9, r.relabel->by).Run();
   }
   InsertTestCasesLocked(db, r);
   auto& q = db.Cached(

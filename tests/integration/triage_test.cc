@@ -137,6 +137,7 @@ TEST(Triage, LabelARejudgesEveryTrialKeepsTheAuditAndCanBeWithdrawn) {
   EXPECT_EQ(trial["verdict"], "crashed");
   EXPECT_EQ(trial["signature"], "crashed:exit_code:3");
   EXPECT_EQ(trial["unclassified"], true);
+  EXPECT_EQ(trial["basis"], "exit_status");  // what it was judged from before the label, kept in the audit
   EXPECT_EQ(trial["audit"].size(), 2u);
   EXPECT_EQ(TriageBody(TriageCall(d, "GET", "/api/v1/triage", "viewer"))["items"][0]["trials"], 4);
   json labels = TriageBody(TriageCall(d, "GET", "/api/v1/labels", "viewer"))["items"];
