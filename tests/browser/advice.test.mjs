@@ -40,7 +40,11 @@ describe('answers people act on', () => {
     // Unticking the split is in the URL: one region, and a shared link opens the same view.
     await page.locator('input[name=by][value=dtype]').uncheck();
     // Polled from here: the dashboard's CSP allows no eval, which waitForFunction needs.
-    await until('the page to show the new choice', () => page.evaluate(() => location.hash === '#/best?suite=ui-fixture' && document.documentElement.dataset.ready === 'best'));
+    // The page keeps data-ready from its last render while the next one loads: wait for the one
+    // region too (a loaded run read the two of the previous render).
+    await until('the page to show the new choice', () => page.evaluate(() => location.hash === '#/best?suite=ui-fixture' &&
+      document.documentElement.dataset.ready === 'best' &&
+      document.querySelectorAll('[data-testid=best-table] tbody tr').length === 1));
     assert.equal(await page.locator('[data-testid=best-table] tbody tr').count(), 1);
     await shot(page, 'best');
     assert.deepEqual(page.errors, []);
