@@ -21,7 +21,7 @@
 #include "classifier/traceback.h"
 #include "classifier/pytest_report.h"
 #include "classifier/test_judge.h"
-#include "classifier/test_runner.h"
+#include "classifier/runner_set.h"
 
 namespace gauntlet::classifier {
 namespace {
@@ -41,40 +41,6 @@ struct Incident {
   std::string rank = {};   // the writer's key (RankState::key)
   bool test = false;       // one test's outcome in a test runner's report (pytest "E" / "FAILED" lines)
   Basis basis = Basis::kMessage;  // what the incident was read from (core/basis.h)
-};
-
-// One reader per registered test runner (test_runner.h), made when the first line meant for it
-// comes (most logs hold no runner's report, and a worker makes a classifier per stage); copying
-// the set copies every reader's state (Finish and Tests work on a copy of the classifier's state).
-struct RunnerSet {
-  std::vector<std::unique_ptr<TestRunnerReader>> readers;  // null until its first line
-  // Bit i: reader i's needle is on the current line / reader i was active() after the last line it
-  // saw (that only changes then), so a line costs one test of the two masks, not a call per reader.
-  // `always`: the readers with no needles, which see every line (test_runner.h) without being asked.
-  uint32_t hit = 0, active = 0, always = 0;
-  RunnerSet() {
-    const std::vector<TestRunnerEntry>& entries = TestRunners();
-    readers.resize(entries.size());
-    // A reader with no needles sees every line, so it is made at once.
-    for (size_t i = 0; i < entries.size(); ++i)
-      if (entries[i].needles.empty()) {
-        readers[i] = entries[i].make();
-        always |= 1u << i;
-      }
-  }
-  TestRunnerReader& At(size_t i) {
-    if (!readers[i]) readers[i] = TestRunners()[i].make();
-    return *readers[i];
-  }
-  RunnerSet(const RunnerSet& o) : hit(o.hit), active(o.active), always(o.always) {
-    for (const auto& r : o.readers) readers.push_back(r ? r->Clone() : nullptr);
-  }
-  RunnerSet& operator=(const RunnerSet& o) {
-    if (this != &o) *this = RunnerSet(o);
-    return *this;
-  }
-  RunnerSet(RunnerSet&&) noexcept = default;
-  RunnerSet& operator=(RunnerSet&&) noexcept = default;
 };
 
 struct RankState {
@@ -206,12 +172,9 @@ void Classifier::State::ProcessLine(std::string_view line) {
     root.Observe(line);
     if (root.rank() >= 0) launcher_rank = "rank" + std::to_string(root.rank());
   }
-  {
-    std::string_view t = TrimSpace(line);
-    if (!t.empty()) {
-      last_line_view = t;
-      last_line_pending = true;
-    }
+  if (std::string_view t = TrimSpace(line); !t.empty()) {
+    last_line_view = t;
+    last_line_pending = true;
   }
   const Engine& e = *engine;
   // A test runner's needle only shows the line to that runner; the rules' needles make it a candidate.
@@ -219,7 +182,7 @@ void Classifier::State::ProcessLine(std::string_view line) {
   bool any = false;
   e.ac->Scan(line, [this, rb, re, &e, &any](uint32_t id) {
     if (id >= rb && id < re) {
-      runners.hit |= 1u << e.runner_of[id - rb];
+      runners.Hit(e.runner_of[id - rb]);
       return;
     }
     any = true;
@@ -228,13 +191,7 @@ void Classifier::State::ProcessLine(std::string_view line) {
       touched.push_back(id);
     }
   });
-  for (uint32_t due = runners.hit | runners.active | runners.always; due != 0; due &= due - 1) {
-    const int i = __builtin_ctz(due);
-    TestRunnerReader& r = runners.At(static_cast<size_t>(i));
-    r.Observe(line);
-    if (!(runners.always >> i & 1u)) runners.active = (runners.active & ~(1u << i)) | ((r.active() ? 1u : 0u) << i);
-  }
-  runners.hit = 0;
+  runners.Observe(line);
   if (any || open_tracebacks > 0 || e.any_every_line) SlowPath(line, any);
   if (!redirect_rank.empty()) {
     // The reprinted traceback ends when that rank's tracker closes again.
@@ -304,16 +261,10 @@ void Classifier::State::SlowPath(std::string_view line, bool any_needle) {
   Incident inc;
   Tier tier = h->tier;
   if (h->rule == "pytest_failed") {
-    // "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg": one test's exception, judged
-    // as any exception is, and a test outcome (the worst of them stands).
-    std::string_view msg = parsed.message;
-    size_t dash = msg.find(" - ");
-    std::string_view node = msg.substr(7, dash - 7);
-    std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
-    if (!pe) return;
-    *pe = UnwrapCause(std::move(*pe));
-    const std::string file(PathBasename(node.substr(0, node.find("::"))));
-    Judgement j = JudgeException(*engine, *pe, pe->type + ": " + pe->message, parsed, file);
+    // One test's exception, judged as any exception is, and a test outcome (the worst of them stands).
+    std::optional<Judgement> pj = JudgePytestFailedLine(*engine, parsed);
+    if (!pj) return;
+    const Judgement& j = *pj;
     inc = {j.verdict, j.signature, TrimEvidence(line), j.keyed, true};
     inc.basis = j.basis;
     inc.test = true;
@@ -473,45 +424,21 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
     if (auto n = Pick(static_cast<int>(Tier::kNccl), static_cast<int>(Tier::kNccl))) return out(*n);
   }
   if (auto s = Pick(static_cast<int>(Tier::kSecondary), static_cast<int>(Tier::kSecondary))) return after(*s);
-  // A runner's report cut short (a crash, a kill, a pasted excerpt) that already named a failed or
-  // errored case says more than the exit status: the worst such case decides (its skips and passes
-  // say nothing about a run that failed).
-  if (known_failure && TestJudgementDepth() < kMaxJudgeDepth) {
-    if (std::optional<TestReport> t = Tests(false)) {
-      TestReport failing = *t;
-      std::erase_if(failing.cases, [](const TestCase& c) { return c.end != TestEnd::kFailed && c.end != TestEnd::kError; });
-      failing.counts = {};
-      if (!failing.cases.empty()) {
-        Classification j = JudgeTests(failing, rules).overall;
-        if (j.verdict != Verdict::kPassed && !j.signature.starts_with("crashed:exit_code:")) {
-          j.basis = Basis::kRunner;
-          return j;
-        }
-      }
-    }
-  }
+  // A runner's report cut short that already named a failed case says more than the exit status.
+  if (known_failure && TestJudgementDepth() < kMaxJudgeDepth)
+    if (std::optional<TestReport> t = Tests(false))
+      if (std::optional<Classification> j = JudgeFailedCases(*t, rules)) return *j;
   if (sig) return {Verdict::kCrashed, "crashed:signal:" + SignalName(*sig), last};
   if (exit.exit_code && *exit.exit_code != 0)
     return {Verdict::kCrashed, "crashed:exit_code:" + std::to_string(*exit.exit_code), last};
   return {Verdict::kPassed, "", ""};
 }
 
-
 std::optional<TestReport> Classifier::State::Tests(bool complete_only) const {
-  // Every registered runner saw the lines meant for it; one log holds one runner's report (a suite
-  // runs one runner per stage), or a runner's inside another's (CTest running GoogleTest programs):
-  // the first complete report in the registry's order decides.
-  for (const auto& r : runners.readers)
-    if (r && r->complete()) return r->Report();
-  if (complete_only) return std::nullopt;
-  // A run cut short: the report with the most cases so far (the first on a tie).
-  std::optional<TestReport> best;
-  for (const auto& r : runners.readers) {
-    if (!r) continue;
-    TestReport t = r->Report();
-    if (!t.cases.empty() && (!best || t.cases.size() > best->cases.size())) best = std::move(t);
-  }
-  return best;
+  // One log holds one runner's report (a suite runs one runner per stage), or a runner's inside
+  // another's; a run cut short is read from the report with the most cases so far.
+  if (std::optional<TestReport> done = runners.Complete()) return done;
+  return complete_only ? std::nullopt : runners.Longest();
 }
 
 std::optional<TestReport> Classifier::Tests() const {

@@ -52,4 +52,16 @@ Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::stri
   return j;
 }
 
+std::optional<Judgement> JudgePytestFailedLine(const Engine& engine, const LogLine& parsed) {
+  std::string_view msg = parsed.message;
+  const size_t dash = msg.find(" - ");
+  if (!msg.starts_with("FAILED ") || dash == std::string_view::npos) return std::nullopt;
+  std::string_view node = msg.substr(7, dash - 7);
+  std::optional<ExceptionLine> pe = ParseExceptionLine(TrimSpace(msg.substr(dash + 3)));
+  if (!pe) return std::nullopt;
+  *pe = UnwrapCause(std::move(*pe));
+  const std::string file(PathBasename(node.substr(0, node.find("::"))));
+  return JudgeException(engine, *pe, pe->type + ": " + pe->message, parsed, file);
+}
+
 }  // namespace gauntlet::classifier

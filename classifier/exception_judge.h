@@ -4,6 +4,7 @@
 // Pure, thread-safe (the engine is immutable).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,10 @@ std::string ExceptionSignature(Verdict verdict, const ExceptionLine& e, const st
 // failing, so crashed, not a wrong result. `frame` is the innermost frame's file ("" when none was printed).
 Judgement JudgeException(const Engine& engine, const ExceptionLine& e, std::string_view text, const LogLine& parsed,
                          const std::string& frame, bool library_frame = false);
+
+// pytest's short summary line "FAILED tests/test_gemm.py::test_fp4[128] - RuntimeError: msg": the
+// exception after " - " judged as any exception is, its frame the test's file; nullopt when what
+// follows is no exception. `parsed.message` starts with "FAILED " and holds " - ".
+std::optional<Judgement> JudgePytestFailedLine(const Engine& engine, const LogLine& parsed);
 
 }  // namespace gauntlet::classifier

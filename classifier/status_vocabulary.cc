@@ -394,52 +394,7 @@ void SvScanNumbers(const SvIndex& ix, std::string_view lower, const std::array<u
 
 }  // namespace
 
-const std::vector<const StatusVocabulary*>& StatusVocabularies() {
-  static const std::vector<const StatusVocabulary*> k = {
-      &CudaRuntimeVocabulary(), &CudaDriverVocabulary(), &CublasVocabulary(),  &CudnnVocabulary(),
-      &CufftVocabulary(),       &CusparseVocabulary(),   &CusolverVocabulary(), &CurandVocabulary(),
-      &NvrtcVocabulary(),       &NcclVocabulary(),       &ErrnoVocabulary(),    &SignalsVocabulary(),
-      &AbslVocabulary(),        &PythonVocabulary(),
-  };
-  return k;
-}
-
 const std::vector<std::string>& StatusNeedles() { return SvGetIndex().needles; }
-
-const StatusValue* FindValue(std::string_view id, std::string_view name) {
-  for (const StatusVocabulary* v : StatusVocabularies()) {
-    if (v->id != id) continue;
-    for (const StatusValue& value : v->values)
-      if (value.name == name) return &value;
-  }
-  return nullptr;
-}
-
-const std::vector<std::string>& StatusTriggerNeedles() {
-  // How the libraries name a status in a log: the enum names' prefixes (cudaError..., CUDA_ERROR_...,
-  // CUBLAS_STATUS_..., ncclSystemError), the wrappers that print a message ("CUDA error: ...",
-  // PyTorch's and CuPy's; "NCCL error in: ..."; "cuBLAS error"), Python's "[Errno N]" and Rust's
-  // "(os error N)", and absl's "CODE:". A context word alone ("cuda", "nccl") is on most lines of a
-  // GPU server's log, so it is no trigger: FindStatus still reads it once a trigger is there.
-  static const std::vector<std::string> k = [] {
-    std::set<std::string> out = {"cudaerror",        "cuda_error_",      "cuda error",      "cuda failure",
-                                 "cuda driver error", "cuda runtime error", "curesult",      "cublas_status_",
-                                 "cublas error",     "cudnn_status_",    "cudnn error",     "cufft_",
-                                 "cufft error",      "cusparse_status_", "cusparse error",  "cusolver_status_",
-                                 "cusolver error",   "curand_status_",   "curand error",    "nvrtc_error_",
-                                 "nvrtc error",      "nccl error",       "ncclsystemerror", "ncclremoteerror",
-                                 "ncclinternalerror", "ncclinvalid",     "ncclunhandled",   "errno",
-                                 "os error",
-                                 // numba's CUDA driver errors ("CudaAPIError: [700] Call to cuMemcpyDtoH
-                                 // results in UNKNOWN_CUDA_ERROR"), CuPy's ("CUDARuntimeError: cudaError...").
-                                 "cudaapierror", "cudaruntimeerror", "cudadrivererror"};
-    for (const StatusVocabulary* v : StatusVocabularies())
-      if (v->id == "absl")
-        for (const StatusValue& value : v->values) out.insert(SvToLower(value.name) + ":");
-    return std::vector<std::string>(out.begin(), out.end());
-  }();
-  return k;
-}
 
 std::string StatusHit::Signature() const {
   if (!value) return {};

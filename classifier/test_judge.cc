@@ -138,6 +138,17 @@ thread_local int judge_depth = 0;  // JudgeTests calls on this thread's stack
 
 int TestJudgementDepth() { return judge_depth; }
 
+std::optional<Classification> JudgeFailedCases(const TestReport& r, const std::vector<SignatureRule>& rules) {
+  TestReport failing = r;
+  std::erase_if(failing.cases, [](const TestCase& c) { return c.end != TestEnd::kFailed && c.end != TestEnd::kError; });
+  if (failing.cases.empty()) return std::nullopt;
+  failing.counts = {};
+  Classification j = JudgeTests(failing, rules).overall;
+  if (j.verdict == Verdict::kPassed || j.signature.starts_with("crashed:exit_code:")) return std::nullopt;
+  j.basis = Basis::kRunner;
+  return j;
+}
+
 TestJudgement JudgeTests(const TestReport& r, const std::vector<SignatureRule>& rules) {
   // A case's text is classified like any log, and may hold a report of its own (CTest printing a
   // GoogleTest program's output): judged one level down, never deeper, so a case whose text is its

@@ -2,6 +2,7 @@
 // case (docs/CLASSIFIER.md "Test runners"). Pure over its inputs; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct TestJudgement {
 // Counts the runner states but whose cases it did not name (pytest without -rs/-v prints only
 // "1 skipped in 0.1s") become one unnamed case each, so a summary alone can never pass a skip.
 TestJudgement JudgeTests(const TestReport& r, const std::vector<SignatureRule>& rules = {});
+
+// A report cut short (a crash, a kill, a pasted excerpt): its failed and errored cases judged, the
+// worst deciding with basis runner; nullopt when it names none, or none the classifier explains
+// beyond the exit status (its skips and passes say nothing about a run that failed). Pure.
+std::optional<Classification> JudgeFailedCases(const TestReport& r, const std::vector<SignatureRule>& rules = {});
 
 // How many JudgeTests calls are on this thread's stack: the classifier reads a runner's report in a
 // case's own text only below kMaxJudgeDepth. Thread-safe (thread-local).

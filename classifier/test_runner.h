@@ -15,8 +15,8 @@
 namespace gauntlet::classifier {
 
 // A reader sees, in log order, every line that contains one of its needles() (ASCII
-// case-insensitive substrings) and every line while active() is true; a reader registered with no
-// needles sees every line; Observe must ignore any
+// case-insensitive substrings) and every line while active() is true (so every reader names
+// needles); Observe must ignore any
 // other line cheaply. Streaming and bounded by test_report.h's caps; the result must not depend on
 // how the log was chunked. Not thread-safe; Clone copies the whole state (Classifier::Finish works
 // on a copy).
