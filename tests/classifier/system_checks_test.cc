@@ -331,6 +331,8 @@ TEST(FailedChecks, AResultSaidToBeWrongIsAWrongResult) {
     EXPECT_EQ(SysJudge(log).verdict, Verdict::kWrongOutput) << ToJson(SysJudge(log)).dump();
   }
   EXPECT_EQ(SysJudge("#  Out of bounds values : 0 OK\n", 0).verdict, Verdict::kPassed);
+  // A warning of what might happen is no result.
+  EXPECT_EQ(SysJudge("UserWarning: TF32 may produce incorrect results for this matmul\n").signature, "crashed:exit_code:1");
 }
 
 // A checker's report names the fault; HIP's missing code object is CUDA's missing kernel image.
