@@ -87,14 +87,24 @@ std::string SoftwareStamp(const TrialContext& ctx, const json& command) {
   std::error_code ec;
   const fs::path real = fs::canonical(exe, ec);
   if (ec) return out;
+  // An interpreter named by its version ("python3.11", what /usr/bin/python3 and a venv's python
+  // resolve to) has its folders named too: a few stat calls per trial. Otherwise the lib folders are
+  // listed for python3.* (a directory walk, only for an interpreter named without its version).
+  const std::string version = real.filename().string();
+  const bool named = version.starts_with("python3.");
   for (const fs::path& prefix : {real.parent_path().parent_path(), fs::path(exe).parent_path().parent_path()}) {
     for (const char* lib : {"lib", "local/lib"}) {
-      fs::directory_iterator it(prefix / lib, ec), end;
-      for (; !ec && it != end; it.increment(ec)) {
-        const std::string n = it->path().filename().string();
-        if (!n.starts_with("python3")) continue;
-        out += Stamped((it->path() / "site-packages").string()) + Stamped((it->path() / "dist-packages").string());
+      auto folders = [&](const fs::path& py) {
+        out += Stamped((py / "site-packages").string()) + Stamped((py / "dist-packages").string());
+      };
+      if (named) {
+        folders(prefix / lib / version);
+        folders(prefix / lib / "python3");  // Debian's dist-packages for every python3
+        continue;
       }
+      fs::directory_iterator it(prefix / lib, ec), end;
+      for (; !ec && it != end; it.increment(ec))
+        if (it->path().filename().string().starts_with("python3")) folders(it->path());
       ec.clear();
     }
   }

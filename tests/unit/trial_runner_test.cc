@@ -238,6 +238,14 @@ TEST(SoftwareStamp, InstallingAPackageChangesIt) {
   fs::last_write_time(dir.path() + "/venv/lib/python3.11/site-packages",
                       fs::last_write_time(dir.path() + "/venv/lib/python3.11/site-packages") + std::chrono::seconds(5));
   EXPECT_NE(worker::SoftwareStamp(ctx, cmd), before);
+  // An interpreter named by its version reads its own folders only (no walk of lib/).
+  fs::create_directories(dir.path() + "/venv2/bin");
+  fs::create_directories(dir.path() + "/venv2/lib/python3.12/site-packages");
+  const std::string py312 = dir.path() + "/venv2/bin/python3.12";
+  std::ofstream(py312) << "#!/bin/sh\n";
+  fs::permissions(py312, fs::perms::owner_all);
+  const std::string named = worker::SoftwareStamp(ctx, json{{"argv", {py312}}});
+  EXPECT_NE(named.find("python3.12/site-packages"), std::string::npos) << named;
 }
 
 // Issue 29: a fingerprint command that failed was kept as the suite's software ({"exit_code": 1,
