@@ -50,6 +50,22 @@ bool ExpectedGot(std::string_view lower) {
   return true;
 }
 
+// A check's values written as assignments: "found=1.9381973, expected=1.9381316", "expected=4
+// actual=3", "got=2 expected=1". The '=' makes each a value of the run, not prose: rustc's and
+// TORCH_CHECK's "expected X, found Y" name types and are never written so.
+bool ExpectedAssigned(std::string_view lower) {
+  auto assigned = [&](std::string_view word) {
+    for (size_t at = lower.find(word); at != std::string_view::npos; at = lower.find(word, at + 1)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(lower[at - 1])) || lower[at - 1] == '_')) continue;
+      size_t i = at + word.size();
+      while (i < lower.size() && lower[i] == ' ') ++i;
+      if (i < lower.size() && lower[i] == '=' && (i + 1 >= lower.size() || lower[i + 1] != '=')) return true;
+    }
+    return false;
+  };
+  return assigned("expected") && (assigned("found") || assigned("actual") || assigned("got") || assigned("computed"));
+}
+
 // Go's convention for a failed check ("got 1, want 2", the Go code review comments), as go test
 // prints a t.Errorf: after the test file's location ("    gemm_test.go:31: got 3.5, want 4").
 bool GotWant(std::string_view lower) {
@@ -114,7 +130,8 @@ CheckReport FailedCheck(std::string_view lower) {
   if (ResultLineFailed(t)) return CheckReport::kResultLine;
   for (auto m : kAssertionMessages)
     if (CrHas(t, m)) return CheckReport::kExpectedActual;
-  if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t) || GotWant(t)) return CheckReport::kExpectedActual;
+  if (MismatchAt(t) || DifferenceExceeds(t) || ExpectedGot(t) || GotWant(t) || ExpectedAssigned(t))
+    return CheckReport::kExpectedActual;
   // A result said to be wrong in plain words, as test programs print after their reference check;
   // not a warning of what might happen ("TF32 may produce incorrect results", "UserWarning: ...").
   static constexpr std::array<std::string_view, 10> kMaybe = {"may ",   "might ", "could ", "can ",  "would ",

@@ -124,8 +124,11 @@ void BuiltinRules::AddCheckAndCrashRules() {
        // The time limits of the systems that run a job, in their documented words: GitHub Actions
        // ("has exceeded the maximum execution time of 360 minutes"), GitLab ("execution took longer
        // than 1h0m0s"), Slurm ("CANCELLED AT ... DUE TO TIME LIMIT"), pytest-timeout ("Failed:
-       // Timeout >60.0s", "+++ Timeout +++"), Kubernetes and gRPC (DeadlineExceeded).
-       "maximum execution time", "took longer than", "due to time limit", "timeout >", "+ timeout +", "deadlineexceeded"},
+       // Timeout >60.0s", "+++ Timeout +++"), Kubernetes and gRPC (DeadlineExceeded), and the C unit
+       // test framework Check's fork mode (check_run.c: "Test timeout expired" for a test killed
+       // at CK_DEFAULT_TIMEOUT).
+       "maximum execution time", "took longer than", "due to time limit", "timeout >", "+ timeout +", "deadlineexceeded",
+       "test timeout expired"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         const bool deadline = Has(c.lower, "deadline_exceeded") || Has(c.lower, "deadline exceeded") ||
@@ -133,7 +136,8 @@ void BuiltinRules::AddCheckAndCrashRules() {
                               Has(c.lower, "timeouterror") || Has(c.lower, "deadlineexceeded") ||
                               Has(c.lower, "exceeded the maximum execution time") ||
                               Has(c.lower, "execution took longer than") || Has(c.lower, "due to time limit") ||
-                              Has(c.lower, "failed: timeout >") || Has(c.lower, "+ timeout +");
+                              Has(c.lower, "failed: timeout >") || Has(c.lower, "+ timeout +") ||
+                              Has(c.lower, "test timeout expired");
         static constexpr std::array<std::string_view, 14> kWaitWords = {
             "rendezvous", "barrier", "store", "waiting", "initializ", "process group", "client", "connect",
             "heartbeat", "worker", "dataloader", "collective", "socket", " after "};
@@ -171,6 +175,30 @@ void BuiltinRules::AddCheckAndCrashRules() {
           return Hit("native_crash", Verdict::kCrashed, "crashed:panic", Tier::kGeneric);
         return std::nullopt;
       });
+
+  // --- an assertion that asked whether the library supports this --------------------------------
+  // glibc's assert ("prog: f.cu:582: fn: Assertion `cond' failed.", assert/assert.c) and MSVC's or
+  // a library's own ("Assertion failed: cond, file f, line n"): when the condition is the library's
+  // support query (cudnn-frontend's graph.check_support(handle), an is_supported(...)), the program
+  // stopped because the library said no: a refusal, not a bug. Any other condition is left to the
+  // crash it ends in.
+  Add("support_assert", {"assertion `", "assertion failed:"}, [](const LineContext& c) -> std::optional<RuleHit> {
+    size_t at = c.lower.find("assertion `");
+    size_t from = at == std::string_view::npos ? std::string_view::npos : at + 11;
+    size_t to = from == std::string_view::npos ? from : c.lower.find("' failed", from);
+    if (to == std::string_view::npos) {
+      at = c.lower.find("assertion failed:");
+      if (at == std::string_view::npos) return std::nullopt;
+      from = at + 17;
+      to = c.lower.size();
+    }
+    std::string_view cond = c.lower.substr(from, to - from);
+    if (!Has(cond, "check_support") && !Has(cond, "is_supported") && !Has(cond, "issupported") &&
+        !Has(cond, "supported("))
+      return std::nullopt;
+    return Hit("support_assert", Verdict::kUnsupported,
+               "unsupported:support_check:" + NormalizeMessage(TrimSpace(c.raw.substr(from, to - from)), 80));
+  });
 
   // --- a sanitizer's report ---------------------------------------------------------------------
   // The program ran under a checker that found a fault: the compiler sanitizers ("==42==ERROR:

@@ -386,9 +386,21 @@ Classification Classifier::State::DecideInner(const ExitInfo& exit) const {
   // (a skip is unsupported even when pytest exits 0). When every case passed the log still decides.
   if (!exit.timed_out && TestJudgementDepth() < kMaxJudgeDepth) {
     if (std::optional<TestReport> t = Tests(true)) {
-      Classification j = JudgeTests(*t, rules).overall;
+      const TestJudgement tests = JudgeTests(*t, rules);
+      Classification j = tests.overall;
       j.basis = Basis::kRunner;
-      if (j.verdict != Verdict::kPassed) return j;
+      if (j.verdict != Verdict::kPassed) {
+        // The runner says a test failed but not why (CTest's bare ***Failed, a FAIL result line):
+        // a cause the log names elsewhere (a refusal, the node's fault, memory, a deadline, a
+        // failed check) explains it. A crash elsewhere does not undo a result line's failed
+        // reference check, and a line that says what the runner said (the result line itself)
+        // adds nothing: the runner's report stays the basis.
+        if (tests.overall_said_nothing)
+          if (auto why = Pick(static_cast<int>(Tier::kGeneric), static_cast<int>(Tier::kSpecific));
+              why && why->verdict != Verdict::kPassed && why->verdict != Verdict::kCrashed && why->verdict != j.verdict)
+            return out(*why);
+        return j;
+      }
     }
   }
 

@@ -104,6 +104,11 @@ bool MentionsSmArch(std::string_view lower) {
 bool MentionsArch(std::string_view lower) {
   if (MentionsSmArch(lower) || GrHasAny(lower, kArchFamilies)) return true;
   if (GrHas(lower, "compute capability") || GrHas(lower, "cuda capability") || GrHas(lower, "minimum capability")) return true;
+  // The architecture named by its kind rather than its number: "SM version not supported in this
+  // NVRTC version" (TensorRT), "unsupported GPU architecture" (nvcc's "Unsupported gpu architecture").
+  if (GrHas(lower, "sm version") || GrHas(lower, "sm architecture") || GrHas(lower, "gpu architecture") ||
+      GrHas(lower, "gpu arch ") || GrHas(lower, "cuda arch"))
+    return true;
   // nvcc's virtual architectures: "compute_90a".
   for (size_t i = lower.find("compute_"); i != std::string_view::npos; i = lower.find("compute_", i + 1))
     if (i + 8 < lower.size() && GrDigit(lower[i + 8])) return true;

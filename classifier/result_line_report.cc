@@ -29,7 +29,8 @@ bool IsStatus(std::string_view w) { return w == "PASSED" || w == "FAILED" || w =
 }  // namespace
 
 std::vector<std::string> ResultLineReader::Needles() {
-  return {"passed", "failed", "result = ", "&&&& ", "] test results", "waived", "disposition: ", "operation: "};
+  return {"passed", "failed", "result = ", "&&&& ", "] test results", "waived", "disposition: ", "operation: ",
+          "*fail", "* fail", "=fail", "= fail", "*pass", "* pass", "=pass", "= pass"};
 }
 
 void ResultLineReader::Add(TestEnd end, bool assertion, std::string_view message, std::string name) {
@@ -98,8 +99,14 @@ bool ResultLineReader::BareLine(std::string_view t) {
   // Whole lines only: "Result = PASS", "Test passed", "Test FAILED!", "PASSED", "Passed.", "WAIVED".
   // A bare "PASS" / "FAIL" is go test's verdict, and a bare lowercase word is prose: neither counts.
   std::string_view w = WithoutPunct(t);
+  // A result set off by marks on both sides ("**FAIL**", "=== PASS ===", "*** FAILED ***") is a
+  // program's own result line, as a prefix makes it: go test never decorates its bare verdict.
+  const size_t lead = w.find_first_not_of("*=# ");
+  const size_t trail = w.find_last_not_of("*=# ");
+  const bool marked = lead != std::string_view::npos && lead > 0 && trail + 1 < w.size();
   bool prefixed = true;
-  if (w.starts_with("Result = ")) w.remove_prefix(9);
+  if (marked) w = WithoutPunct(w.substr(lead, trail + 1 - lead));
+  else if (w.starts_with("Result = ")) w.remove_prefix(9);
   else if (w.starts_with("Test ") || w.starts_with("TEST ")) w.remove_prefix(5);
   else prefixed = false;
   if (w == "PASSED" || w == "Passed" || (prefixed && (w == "PASS" || w == "passed"))) {

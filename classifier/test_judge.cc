@@ -71,9 +71,11 @@ JudgedCase JudgeFailure(const TestCase& c, const std::vector<SignatureRule>& rul
     j.verdict = c.assertion ? Verdict::kWrongOutput : Verdict::kCrashed;
     j.signature = std::string(c.assertion ? "wrong_output:assertion:" : "crashed:test_failed:") + NormalizeMessage(what);
     j.evidence = TrimEvidence(c.name + ": " + what);
+    j.said_nothing = true;
   } else {
     j.verdict = k.verdict;
     j.signature = k.signature;
+    j.said_nothing = k.signature == "wrong_output:result_line";  // the case is its result line
     j.evidence = TrimEvidence(c.name + ": " + (k.evidence.empty() ? what : k.evidence));
   }
   return j;
@@ -123,6 +125,7 @@ void AddUnnamed(const TestReport& r, TestJudgement* j) {
     u.verdict = v;
     u.signature = sig;
     u.evidence = TrimEvidence(r.runner + ": " + r.summary);
+    u.said_nothing = true;
     j->cases.push_back(std::move(u));
   };
   add(r.counts.skipped - named.skipped, "skipped", Verdict::kUnsupported, "unsupported:skipped");
@@ -174,7 +177,10 @@ TestJudgement JudgeTests(const TestReport& r, const std::vector<SignatureRule>& 
   const JudgedCase* worst = nullptr;
   for (const JudgedCase& c : j.cases)
     if (c.verdict != Verdict::kPassed && (!worst || Worse(c.verdict, worst->verdict))) worst = &c;
-  if (worst) j.overall = {worst->verdict, worst->signature, worst->evidence};
+  if (worst) {
+    j.overall = {worst->verdict, worst->signature, worst->evidence};
+    j.overall_said_nothing = worst->said_nothing;
+  }
   return j;
 }
 

@@ -19,6 +19,9 @@ struct JudgedCase {
   Verdict verdict = Verdict::kPassed;
   std::string signature, evidence;  // empty for a passed case
   double seconds = -1;
+  // A failure whose own text named no cause: only the runner's word (a bare failed status, a
+  // PASS/FAIL result line, a count of cases the output never named) says it failed.
+  bool said_nothing = false;
 };
 
 struct TestJudgement {
@@ -31,6 +34,7 @@ struct TestJudgement {
   // The run's verdict: the worst case's (highest VerdictInfo::severity, ties to the higher
   // cause_rank, then the first); passed when every case passed; crashed:no_tests when none ran.
   Classification overall;
+  bool overall_said_nothing = false;  // the worst case's said_nothing
 };
 
 // Judges each case of `r`:

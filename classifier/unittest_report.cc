@@ -51,8 +51,9 @@ int Field(std::string_view t, std::string_view key) {
 }  // namespace
 
 std::vector<std::string> UnittestReader::Needles() {
+  // "fail: " / "fail [": a FAIL block's header where the log was cut after its "=" separator.
   return {" ... ok", " ... fail", " ... error", " ... skipped", " ... expected failure",
-          " ... unexpected success", std::string(12, '='), " tests in ", " test in "};
+          " ... unexpected success", std::string(12, '='), " tests in ", " test in ", "fail: ", "fail ["};
 }
 
 TestCase* UnittestReader::Add(TestCase c) {
@@ -191,7 +192,13 @@ void UnittestReader::Observe(std::string_view line) {
       else if (!Header(t) && state_ == State::kHeader) state_ = State::kNone;
       return;
     case State::kDescription:  // a docstring's first line may come before the dashes
-      if (Separator(line, '-')) state_ = State::kTraceback;
+      if (Separator(line, '-')) {
+        state_ = State::kTraceback;
+      } else if (cut_header_) {  // not a block after all: only its dashes come next in a cut one
+        block_.reset();
+        state_ = State::kNone;
+      }
+      cut_header_ = false;
       return;
     case State::kTraceback:
       if (!Separator(line, '-')) return BlockLine(line);
@@ -213,6 +220,13 @@ void UnittestReader::Observe(std::string_view line) {
     report_.summary = std::string(t);
     complete_ = true;
     state_ = State::kStatus;
+    return;
+  }
+  // A log cut between printErrorList's "=" separator and its "FAIL: test_x (mod.Class)" line: the
+  // header alone, of a test named as unittest names one, with the "-" separator on the next line.
+  if ((t.starts_with("FAIL: ") || t.starts_with("FAIL [")) && !TestId(t.substr(t.find(": ") + 2)).empty() &&
+      Header(t)) {
+    cut_header_ = true;
     return;
   }
   ResultLine(line);

@@ -47,6 +47,7 @@ class UnittestReader final : public CopyableReader<UnittestReader> {
   TestCase* Add(TestCase c);
 
   State state_ = State::kNone;
+  bool cut_header_ = false;      // the block's header came without its "=" separator
   std::optional<Block> block_;
   int ran_ = -1;                 // "Ran N tests", until the status line under it
   std::unordered_map<std::string, size_t> index_;  // test id -> report_.cases index

@@ -8,13 +8,15 @@
 
 #include "core/verdict.h"
 #include "store/compare.h"
+#include "store/labels.h"
 #include "store/ordered_regressions.h"
 
 namespace gauntlet::daemon {
 using nlohmann::json;
 
 const std::vector<std::string>& WebhookEvents() {
-  static const std::vector<std::string> k = {"sweep.finished", "regression.found", "node.quarantined"};
+  static const std::vector<std::string> k = {"sweep.finished", "regression.found", "node.quarantined",
+                                             "verdicts.relabelled"};
   return k;
 }
 
@@ -85,6 +87,25 @@ std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::st
                  "/#/nodes|fleet>)");
   return json{{"event", "node.quarantined"}, {"node", {{"id", node}, {"name", name}}}, {"reason", reason},
               {"dashboard_url", base + "/#/nodes"}, {"at", store::NowMs()}}
+      .dump();
+}
+
+std::string RelabelledBody(const WebhookHook& hook, const store::LabelNews& n, const std::string& base) {
+  const store::Label& l = n.label;
+  const std::string scope = l.suite ? "suite " + *l.suite : "every suite";
+  const std::string who = n.withdrawn ? l.withdrawn_by : l.created_by;
+  if (hook.format == "slack")
+    return Slack((n.withdrawn ? "Label #" + std::to_string(l.id) + " was withdrawn" : "Label #" + std::to_string(l.id) + " was added") +
+                 (who.empty() ? "" : " by " + who) + ": `" + l.signature + "` in " + scope +
+                 (n.withdrawn ? " is judged as before again" : " is now " + std::string(Name(l.verdict))) + "; " +
+                 std::to_string(l.rejudged) + " trial(s) re-judged (<" + base + "/#/triage|triage>)");
+  return json{{"event", "verdicts.relabelled"}, {"action", n.withdrawn ? "withdrawn" : "labelled"},
+              {"label", {{"id", l.id}, {"signature", l.signature}, {"match", l.match},
+                         {"suite", l.suite ? json(*l.suite) : json()}, {"verdict", Name(l.verdict)},
+                         {"new_signature", store::LabelSignature(l)}, {"note", l.note}}},
+              {"by", who}, {"rejudged", l.rejudged}, {"trials", n.trials},
+              {"dashboard_url", base + "/#/triage"},
+              {"at", n.withdrawn ? *l.withdrawn_at : l.created_at}}
       .dump();
 }
 
@@ -171,7 +192,29 @@ void Notifier::Run() {
     last_scan = std::chrono::steady_clock::now();
     ScanSweeps();
     ScanNodes(false);
+    ScanLabels();
     lock.lock();
+  }
+}
+
+void Notifier::ScanLabels() {
+  // A label re-judges stored trials (store/labels.h): whoever follows the verdicts hears of it.
+  if (std::none_of(opts_.hooks.begin(), opts_.hooks.end(),
+                   [](const WebhookHook& h) { return Wants(h, "verdicts.relabelled"); }))
+    return;
+  auto news = store::UnannouncedLabelNews(store_);
+  if (!news.ok()) {
+    spdlog::warn("webhooks: {}", news.status().message());
+    return;
+  }
+  for (const store::LabelNews& n : *news) {
+    std::vector<store::NewDelivery> out;
+    for (auto& h : opts_.hooks)
+      if (Wants(h, "verdicts.relabelled"))
+        out.push_back({h.url, "verdicts.relabelled", RelabelledBody(h, n, opts_.public_url)});
+    auto done = store::AnnounceLabel(store_, n.label.id, n.withdrawn, out);
+    if (!done.ok()) spdlog::error("webhooks: label {}: {}", n.label.id, done.status().message());
+    else if (*done && queued_) queued_();
   }
 }
 

@@ -1,7 +1,8 @@
 // The notifier: turns what happens into webhook deliveries (the sender in api/ posts them). It
 // wakes on the event bus's events and scans the store (at least every scan_ms): a sweep whose every trial is done is announced
 // once (sweep.finished, and regression.found for each config × hardware of it that got worse than
-// the result before it), a node that is quarantined is announced (node.quarantined). Deliveries are
+// the result before it), a node that is quarantined is announced (node.quarantined), a label added or
+// withdrawn in the triage loop is announced with the trials it re-judged (verdicts.relabelled). Deliveries are
 // queued in the store in the same write that marks the sweep announced (store/deliveries.h), so a
 // restart loses none and repeats none. No HTTP here.
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "daemon/events.h"
 #include "store/deliveries.h"
+#include "store/labels.h"
 #include "store/store.h"
 
 namespace gauntlet::daemon {
@@ -45,6 +47,7 @@ std::string SweepFinishedBody(const WebhookHook& hook, const store::SweepRow& s,
                               const std::string& public_url);
 std::string RegressionBody(const WebhookHook& hook, const store::SweepRow& s, const nlohmann::json& item,
                            const std::string& public_url);
+std::string RelabelledBody(const WebhookHook& hook, const store::LabelNews& n, const std::string& public_url);
 std::string QuarantinedBody(const WebhookHook& hook, int64_t node, const std::string& name, const std::string& reason,
                             const std::string& public_url);
 
@@ -61,6 +64,7 @@ class Notifier {
   void ScanSweeps();
   void Announce(int64_t sweep);
   void ScanNodes(bool first);  // first: only learns the states (a restart announces nothing again)
+  void ScanLabels();           // labels added or withdrawn and not announced yet (verdicts.relabelled)
   void Follow();
 
   store::Store& store_;

@@ -32,7 +32,8 @@ struct MatrixQuery {
 // results shown, most first, at most 10.
 // A cell's `state`: passed (every config passed), failed (every config failed one way), mixed (its
 // configs disagree: `breakdown` says which values of the hidden parameters go with each verdict),
-// flaky (one config got different judged verdicts under one fingerprint), pending, skipped.
+// flaky (a config's runs went back and forth or disagreed within a sweep: core/outcome_order.h
+// RunsAreFlaky), pending, skipped.
 // `budget` (may be null: unbounded) bounds the rows read and folded (trials, cells, each cell's
 // configs) and the time: its end is its Answer (422 naming sweep/suite, 503); over 100,000 cells is
 // Invalid naming rows. A breakdown lists at most 50 values of a hidden parameter per verdict (the

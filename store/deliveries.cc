@@ -69,6 +69,19 @@ Result<bool> AnnounceSweep(Store& store, int64_t sweep, const std::vector<NewDel
   });
 }
 
+Result<bool> AnnounceLabel(Store& store, int64_t label, bool withdrawn, const std::vector<NewDelivery>& deliveries) {
+  return Guard([&]() -> Result<bool> {
+    return store.Write([&](sql::Db& db) -> Result<bool> {
+      const int stage = withdrawn ? 2 : 1;
+      auto& u = db.Cached("UPDATE labels SET announced = ? WHERE id = ? AND announced < ?");
+      u.Bind(1, stage).Bind(2, label).Bind(3, stage).Run();
+      if (db.Changes() == 0) return false;
+      Insert(db, deliveries, NowMs());
+      return true;
+    });
+  });
+}
+
 Status QueueDeliveries(Store& store, const std::vector<NewDelivery>& deliveries) {
   if (deliveries.empty()) return Status::Ok();
   return Guard([&]() -> Status {

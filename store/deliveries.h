@@ -14,7 +14,7 @@ namespace gauntlet::store {
 
 struct NewDelivery {
   std::string hook;   // the receiver's URL
-  std::string event;  // sweep.finished, regression.found, node.quarantined
+  std::string event;  // sweep.finished, regression.found, node.quarantined, verdicts.relabelled
   std::string body;   // exactly what is signed and sent
 };
 
@@ -33,6 +33,9 @@ Result<std::vector<int64_t>> FinishedUnannounced(Store& store, int limit = 100);
 // Marks sweep `sweep` announced and queues `deliveries` (due now) in one write; false (nothing
 // queued) when it was announced already.
 Result<bool> AnnounceSweep(Store& store, int64_t sweep, const std::vector<NewDelivery>& deliveries);
+// Marks label `label`'s labelling (`withdrawn` false) or its withdrawal announced and queues
+// `deliveries` (due now) in one write; false (nothing queued) when that was announced already.
+Result<bool> AnnounceLabel(Store& store, int64_t label, bool withdrawn, const std::vector<NewDelivery>& deliveries);
 // Queues `deliveries`, due now.
 Status QueueDeliveries(Store& store, const std::vector<NewDelivery>& deliveries);
 // Pending deliveries due at `now_ms` or before, oldest first, at most `limit`.

@@ -45,7 +45,7 @@ Label ReadLabel(sql::Stmt& s) {
 
 constexpr const char* kLabelCols =
     "SELECT id, signature, match, suite, verdict, new_signature, note, created_by, created_at, withdrawn_at,"
-    " withdrawn_by, rejudged FROM labels";
+    " withdrawn_by, rejudged, announced FROM labels";
 
 struct Touched {
   int64_t trial = 0, attempt = 0;
@@ -230,6 +230,33 @@ Result<std::vector<VerdictChange>> TrialAudit(Store& store, int64_t trial) {
       s.Bind(1, trial);
       std::vector<VerdictChange> out;
       while (s.Step()) out.push_back({s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5), s.Int(6)});
+      return out;
+    });
+  });
+}
+
+Result<std::vector<LabelNews>> UnannouncedLabelNews(Store& store, int limit) {
+  return detail::Guard([&]() -> Result<std::vector<LabelNews>> {
+    return store.Read([&](sql::Db& db) {
+      // announced: 0 nothing yet, 1 its labelling, 2 its withdrawal too (migration 19).
+      auto& s = db.Cached(std::string(kLabelCols) +
+                          " WHERE announced = 0 OR (withdrawn_at IS NOT NULL AND announced < 2) ORDER BY id LIMIT ?");
+      s.Bind(1, limit);
+      std::vector<LabelNews> out;
+      std::vector<int64_t> announced;
+      while (s.Step()) {
+        out.push_back({ReadLabel(s), false, {}});
+        announced.push_back(s.Int(12));
+      }
+      s.Reset();
+      auto& t = db.Cached("SELECT trial_id FROM verdict_audit WHERE label_id = ? AND at = ? ORDER BY trial_id LIMIT ?");
+      for (size_t i = 0; i < out.size(); ++i) {
+        LabelNews& n = out[i];
+        n.withdrawn = announced[i] >= 1;
+        t.Bind(1, n.label.id).Bind(2, n.withdrawn ? *n.label.withdrawn_at : n.label.created_at).Bind(3, LabelNews::kNewsTrials);
+        while (t.Step()) n.trials.push_back(t.Int(0));
+        t.Reset();
+      }
       return out;
     });
   });

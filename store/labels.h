@@ -66,6 +66,18 @@ struct VerdictChange {
 // The changes labels made to trial `trial`, oldest first.
 Result<std::vector<VerdictChange>> TrialAudit(Store& store, int64_t trial);
 
+// A label's change that webhooks were not told of yet (verdicts.relabelled): its labelling, or its
+// withdrawal, with the trials it re-judged then.
+struct LabelNews {
+  Label label;
+  bool withdrawn = false;       // the withdrawal (else the labelling)
+  std::vector<int64_t> trials;  // the trials it re-judged then, the first kNewsTrials by id
+  static constexpr int kNewsTrials = 50;
+};
+// Label changes not announced yet, the oldest label first, at most `limit`. A label labelled and
+// withdrawn before either was announced gives its labelling first (its withdrawal the next call).
+Result<std::vector<LabelNews>> UnannouncedLabelNews(Store& store, int limit = 20);
+
 // The labels in force (not withdrawn), oldest first: the daemon applies them to every new result
 // as it is stored (LabelMatches), so a trial reported after a label is judged as the stored ones were.
 Result<std::vector<Label>> ActiveLabels(Store& store);

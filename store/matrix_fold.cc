@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/json_text.h"
+#include "core/outcome_order.h"
 #include "store/analytics.h"
 #include "store/config_values.h"
 #include "store/store_rows.h"
@@ -119,18 +120,22 @@ void Fold::AddCountsJson(Config& c, std::string_view text, bool lenient) {
     if (v.is_number_integer()) AddCount(c, count_keys.Id(k), v.get<int64_t>());
 }
 
-void Fold::Judge(Config& c, std::string_view fingerprint, Verdict v) {
-  const uint32_t fp = strings.Id(fingerprint);
-  uint32_t* link = &c.judged;
-  for (uint32_t e = c.judged; e != kNoEntry; e = judged[e].next) {
-    if (judged[e].fingerprint == fp) {
-      c.flaky = c.flaky || judged[e].verdict != v;
-      return;
-    }
-    link = &judged[e].next;
+void Fold::AddRun(Config& c, int64_t at, int64_t sweep, bool passed, bool flaky) {
+  // Newest read first: SettleRuns reverses, so runs that finished at one time keep the order read.
+  runs.push_back({at, sweep, c.runs, passed, flaky});
+  c.runs = static_cast<uint32_t>(runs.size() - 1);
+}
+
+void Fold::SettleRuns() {
+  std::vector<OrderedRun> list;
+  for (Config& c : configs) {
+    if (c.runs == kNoEntry) continue;
+    list.clear();
+    for (uint32_t e = c.runs; e != kNoEntry; e = runs[e].next)
+      list.push_back({runs[e].at, runs[e].sweep, runs[e].passed, runs[e].flaky});
+    std::reverse(list.begin(), list.end());
+    c.flaky = c.flaky || RunsAreFlaky(list);
   }
-  *link = static_cast<uint32_t>(judged.size());
-  judged.push_back({fp, kNoEntry, v});
 }
 
 namespace {
@@ -171,7 +176,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t swe
       " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts,"
       // Filed by reuse: never started, linked to the trial whose verdict it took (a skip is pruning's).
       " t.state = 'done' AND t.started_at IS NULL AND t.evidence_trial IS NOT NULL"
-      " AND t.verdict NOT IN ('skipped', 'cancelled') FROM trials t";
+      " AND t.verdict NOT IN ('skipped', 'cancelled'), COALESCE(t.sweep_id, 0) FROM trials t";
   // A sweep's trials are all of its suite (Store::CreateSweep and AddTrial give them its suite_id),
   // so its matrix needs no join; their ids are consecutive, but for trials added later, so they
   // are read as one range of the table rather than through the sweep's index (a seek into the
@@ -220,9 +225,12 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, int64_t swe
     f->AddCount(c, state != TrialState::kDone ? Fold::StateKey(state) : raw ? Fold::VerdictKey(*raw) : Fold::kEmptyKey, 1);
     // A trial's confirming attempts are runs of the config too (kept, never folded away).
     if (!s.IsNull(13)) f->AddCountsJson(c, s.TextView(13), true);
-    c.flaky = c.flaky || s.Int(12) != 0;
-    if (verdict && Info(*verdict).judged) f->Judge(c, fingerprint, *verdict);
+    // Broke or flaky by the order of its runs (docs/SCHEDULING.md), once all are read.
+    const bool flaky_trial = s.Int(12) != 0;
+    if ((verdict && Info(*verdict).judged) || flaky_trial)
+      f->AddRun(c, s.Int(5), s.Int(15), verdict == Verdict::kPassed, flaky_trial);
   }
+  f->SettleRuns();
 }
 
 void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, Fold* f) {

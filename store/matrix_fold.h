@@ -66,7 +66,7 @@ struct Config {
   uint32_t signature = 0, fingerprint = 0;  // of the result shown, in Fold::strings (0 is "")
   uint32_t metric_name = 0, metric_unit = 0;
   uint32_t counts = kNoEntry;  // first of its Fold::counts entries
-  uint32_t judged = kNoEntry;  // first of its Fold::judged entries
+  uint32_t runs = kNoEntry;    // first of its Fold::runs entries (trial rows)
   int8_t verdict = -1;         // -1: none yet (only pending trials, or cancelled ones)
   bool metric_set = false, flaky = false;
   std::optional<Verdict> Shown() const {
@@ -80,10 +80,11 @@ struct CountEntry {
   uint32_t next;  // kNoEntry ends the list
   int64_t n;
 };
-// fingerprint -> its first judged verdict (trial rows); nearly always one per config.
-struct JudgedEntry {
-  uint32_t fingerprint, next;
-  Verdict verdict;
+// A judged run of a config (trial rows), for the order rule; nearly always one per config.
+struct RunEntry {
+  int64_t at, sweep;
+  uint32_t next;
+  bool passed, flaky;
 };
 
 // The configs a matrix reads, folded. `params` are the suite's parameters: each config's value of
@@ -98,7 +99,7 @@ struct Fold {
   std::vector<Interner> param_values;
   Interner hardware, strings, count_keys;  // count_keys: each verdict (by enum), then each state, "", then others
   std::vector<CountEntry> counts;
-  std::vector<JudgedEntry> judged;
+  std::vector<RunEntry> runs;
   std::string texts;
 
   // The count key of a verdict, of a trial state, and of "" (a done trial without a verdict).
@@ -116,8 +117,11 @@ struct Fold {
   // Adds each integer member of the JSON object `text` to c's counts; `lenient`: text that is not
   // JSON adds nothing (else it throws nlohmann's parse_error).
   void AddCountsJson(Config& c, std::string_view text, bool lenient);
-  // Records a judged verdict of `c` under `fingerprint`: flaky once one fingerprint saw two.
-  void Judge(Config& c, std::string_view fingerprint, Verdict v);
+  // Records a run of `c` (a judged verdict, or a flaky trial's) for the order rule.
+  void AddRun(Config& c, int64_t at, int64_t sweep, bool passed, bool flaky);
+  // Sets each config's `flaky` from its runs (core/outcome_order.h RunsAreFlaky); call once, after
+  // the last AddRun.
+  void SettleRuns();
 
  private:
   std::string key_;                             // one buffer for every row's key

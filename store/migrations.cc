@@ -1,6 +1,36 @@
 #include "store/migrations.h"
 
+#include "core/outcome_order.h"
+#include "store/store_rows.h"
+
 namespace gauntlet::store {
+
+namespace {
+
+// Migration 19's text: the judged verdicts' names come from the one vocabulary (core/verdict.h).
+std::string RecentRunsMigration() {
+  const std::string& judged = detail::JudgedSqlList();
+  return R"sql(
+ALTER TABLE cells ADD COLUMN recent TEXT NOT NULL DEFAULT '[]';
+UPDATE cells SET recent = (SELECT json_group_array(json_array(at, batch, passed, flaky)) FROM (
+  SELECT * FROM (
+    SELECT r.finished_at AS at, COALESCE(t.sweep_id, 0) AS batch, r.verdict = 'passed' AS passed,
+      t.flaky AND r.attempt = (SELECT MAX(attempt) FROM results WHERE trial_id = r.trial_id) AS flaky,
+      r.trial_id AS tid, r.attempt AS att
+    FROM results r JOIN trials t ON t.id = r.trial_id JOIN suites su ON su.id = t.suite_id
+    WHERE su.name = cells.suite AND su.version = cells.suite_version AND t.config_key = cells.config_key
+      AND COALESCE(NULLIF(r.hardware, ''), t.hardware, '') = cells.hardware AND r.verdict IN ()sql" +
+         judged + R"sql()
+      AND NOT (t.started_at IS NULL AND t.evidence_trial IS NOT NULL)
+    ORDER BY r.finished_at DESC, r.trial_id DESC, r.attempt DESC LIMIT )sql" +
+         std::to_string(kOrderWindow) + R"sql()
+  ORDER BY at, tid, att));
+ALTER TABLE labels ADD COLUMN announced INTEGER NOT NULL DEFAULT 0;
+UPDATE labels SET announced = CASE WHEN withdrawn_at IS NULL THEN 1 ELSE 2 END;
+)sql";
+}
+
+}  // namespace
 
 const std::vector<std::string>& Migrations() {
   // Append only: a released migration never changes, or databases in the field diverge.
@@ -359,6 +389,13 @@ CREATE TABLE verdict_audit(
 CREATE INDEX verdict_audit_by_trial ON verdict_audit(trial_id);
 CREATE INDEX verdict_audit_by_label ON verdict_audit(label_id);
 )sql",
+      // 19: broke or flaky by order (docs/SCHEDULING.md "Broke or flaky"): each cell keeps its
+      // latest judged runs, [finished_at, sweep, passed, flaky trial] oldest first, which its flag is
+      // read from (core/outcome_order.h RunsAreFlaky). Filled from the stored results, as
+      // store/cell_rebuild.cc files them; a cell's flag is read again at its next run. And which of
+      // a label's changes webhooks were told of (verdicts.relabelled): 1 its labelling, 2 its
+      // withdrawal too; labels from before it count as told.
+      RecentRunsMigration(),
   };
   return k;
 }

@@ -43,8 +43,10 @@ struct CellUpdate {
 // or one without hardware is ignored. A skipped one opens a cell where none exists, else only
 // counts: it never hides a real verdict. A real verdict replaces the cell's; the replaced one
 // becomes "previous" (for regressions) if real. A judged verdict is also filed under its
-// fingerprint: the cell turns flaky once one fingerprint has two different judged verdicts, or when
-// `u.flaky` says so; a flaky cell stays flaky. A reused result (u.reused) only adds one to the cell's
+// fingerprint (`judged`) and among the cell's latest runs (`recent`), whose order says whether the
+// cell is flaky (core/outcome_order.h RunsAreFlaky: outcomes back and forth, runs of one sweep that
+// disagree, or a run of a flaky trial, `u.flaky`); passes then failures since are a break, not
+// flaky. A reused result (u.reused) only adds one to the cell's
 // `reused`: a copy of an earlier verdict is no run, and shows nothing the cell does not already hold.
 void UpsertCell(sql::Db& db, const CellUpdate& u);
 

@@ -24,6 +24,18 @@ inline auto Guard(F&& fn) -> decltype(fn()) {
   }
 }
 
+// The judged verdicts as an SQL list ('passed','unsupported',...): only such a verdict is a finding
+// about the config (core/verdict.h), which reuse may copy and the order rule reads. Thread-safe.
+inline const std::string& JudgedSqlList() {
+  static const std::string kList = [] {
+    std::string judged;
+    for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
+      judged += (judged.empty() ? "'" : ",'") + v + "'";
+    return judged;
+  }();
+  return kList;
+}
+
 // `s` parsed, or `fallback` when it is empty or not JSON.
 inline json ParseOr(std::string_view s, json fallback) {
   if (s.empty()) return fallback;

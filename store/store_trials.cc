@@ -305,19 +305,6 @@ Status Store::FinishMany(const std::vector<int64_t>& trials, Verdict verdict, co
   });
 }
 
-namespace {
-// The judged verdicts as an SQL list: only such a verdict is a finding about the config that reuse
-// may copy (core/verdict.h).
-const std::string& JudgedSqlList() {
-  static const std::string kList = [] {
-    std::string judged;
-    for (const auto& v : VerdictNames([](const VerdictInfo& i) { return i.judged; }))
-      judged += (judged.empty() ? "'" : ",'") + v + "'";
-    return judged;
-  }();
-  return kList;
-}
-}  // namespace
 
 void Store::NoteResultKeyLocked(int64_t suite_id, const std::string& config_key) {
   MutexLock lock(result_keys_mu_);
@@ -339,7 +326,7 @@ bool Store::MayHaveResult(int64_t suite_id, const std::string& config_key) {
   std::unordered_set<size_t> keys;
   try {
     auto q = writer_->Prepare("SELECT DISTINCT t.config_key FROM trials t JOIN results r ON r.trial_id = t.id"
-                              " WHERE t.suite_id=? AND r.verdict IN (" + JudgedSqlList() + ")");
+                              " WHERE t.suite_id=? AND r.verdict IN (" + detail::JudgedSqlList() + ")");
     q.Bind(1, suite_id);
     while (q.Step()) keys.insert(std::hash<std::string_view>{}(q.TextView(0)));
   } catch (const sql::Error&) {
@@ -356,7 +343,7 @@ std::optional<ResultRow> Store::FindResult(int64_t suite_id, const std::string& 
   try {
     return Read([&](sql::Db& db) -> std::optional<ResultRow> {
       static const std::string kSql = [] {
-        const std::string& judged = JudgedSqlList();
+        const std::string& judged = detail::JudgedSqlList();
         return "SELECT r.trial_id, r.attempt, r.verdict, r.signature, r.evidence, r.failing_stage, r.exit_code, r.signal,"
                " r.metrics, r.stages, r.fingerprint, r.hardware, t.confirmed, t.flaky FROM trials t"
                " JOIN results r ON r.trial_id = t.id AND r.attempt = t.attempt"

@@ -128,7 +128,7 @@ TEST(Corpus, HeldOutScoresAtLeastTheFloor) {
 // The frozen set's floor: the share of verdicts right that docs/CLASSIFIER.md states, rounded down.
 // First score (main's rules of aa00e80, before any rule written after the set was frozen): see
 // docs/CLASSIFIER.md; raise the floor when the rules improve, never lower it.
-constexpr double kFrozenFloor = 0.88;
+constexpr double kFrozenFloor = 0.89;
 
 TEST(Corpus, FrozenScoresAtLeastTheFloor) {
   auto corpus = LoadCorpus("frozen");

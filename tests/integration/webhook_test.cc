@@ -227,6 +227,57 @@ webhooks:
   EXPECT_NE(text.find("start a bisection: `gauntlet bisect"), std::string::npos) << text;
 }
 
+// A label in the triage loop re-judges stored trials: receivers hear of it, and of its withdrawal,
+// once each, with the trials it changed (docs/USER_GUIDE.md "Webhooks").
+TEST(Webhooks, ALabelAndItsWithdrawalAreToldWithTheTrialsTheyRejudged) {
+  TempDir dir;
+  Receiver rx(dir, "s3cret", 0);
+  const std::string config = dir.Write("gauntlet.yaml", R"(
+public_url: http://gauntlet.example:8080/
+webhooks:
+  - url: )" + rx.url("/json") + R"(
+    secret: s3cret
+    events: [verdicts.relabelled]
+  - url: )" + rx.url("/slack") + R"(
+    secret: s3cret
+    format: slack
+    events: [verdicts.relabelled]
+)");
+  Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
+  auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
+  // exit1 fails saying nothing: unclassified, crashed:exit_code:1.
+  json s1 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"prune", false}, {"reuse", false},
+                                          {"parameters", {{"mode", {"exit1"}}, {"dir", {dir.path() + "/runs"}}, {"value", {"1", "2"}}}}},
+                       201);
+  ASSERT_EQ(d.WaitSweep(s1["id"])["by_verdict"].value("crashed", 0), 2);
+  json label = d.PostJson("/api/v1/labels", {{"signature", "crashed:exit_code:1"}, {"verdict", "infra_error"},
+                                             {"note", "the node's disk was full"}}, 201);
+  ASSERT_EQ(label["rejudged"], 2) << label.dump();
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "verdicts.relabelled").size() == 1; })) << d.Log();
+  json told = rx.Delivered("/json", "verdicts.relabelled")[0]["body"];
+  EXPECT_EQ(told["action"], "labelled") << told.dump();
+  EXPECT_EQ(told["label"]["id"], label["id"]);
+  EXPECT_EQ(told["label"]["verdict"], "infra_error");
+  EXPECT_EQ(told["label"]["note"], "the node's disk was full");
+  EXPECT_EQ(told["rejudged"], 2);
+  EXPECT_EQ(told["trials"].size(), 2u);
+  EXPECT_EQ(told["dashboard_url"], "http://gauntlet.example:8080/#/triage");
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack", "verdicts.relabelled").size() == 1; }));
+  const std::string text = rx.Delivered("/slack", "verdicts.relabelled")[0]["body"]["text"];
+  EXPECT_NE(text.find("`crashed:exit_code:1` in every suite is now infra_error; 2 trial(s) re-judged"), std::string::npos) << text;
+
+  d.PostJson("/api/v1/labels/" + label["id"].dump() + "/withdraw", json::object());
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/json", "verdicts.relabelled").size() == 2; })) << d.Log();
+  json back = rx.Delivered("/json", "verdicts.relabelled")[1]["body"];
+  EXPECT_EQ(back["action"], "withdrawn") << back.dump();
+  EXPECT_EQ(back["trials"], told["trials"]);
+  // Told once each: a later sweep that finishes (a scan of the notifier) tells nothing again.
+  json s2 = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-flaky"}, {"parameters", {{"mode", {"pass"}}, {"dir", {dir.path() + "/runs"}}}}}, 201);
+  d.WaitSweep(s2["id"]);
+  ASSERT_TRUE(WaitFor([&] { return rx.Delivered("/slack", "verdicts.relabelled").size() == 2; }));
+  EXPECT_EQ(rx.Delivered("/json", "verdicts.relabelled").size(), 2u);
+}
+
 TEST(Webhooks, APendingDeliveryOutlivesADaemonKilledMidRetry) {
   TempDir dir;
   const std::string ok = dir.path() + "/receiver-ok";

@@ -121,6 +121,66 @@ TEST_F(CompareStore, OneChangeThatStayedBrokeAndPassingAndFailingInTurnIsFlaky) 
   EXPECT_EQ(flaky["items"][0]["why"], "passed and failed in turn");
 }
 
+// The matrix cell's flag reads the same order: the suite-wide matrix (the results index, cells) and
+// one fingerprint's (trial rows) call P F F a break and P F F P F flaky; repeats of one sweep that
+// disagree are flaky whatever their order.
+TEST_F(CompareStore, TheMatrixCellsFlakyFlagFollowsTheOrderOfRuns) {
+  // by_trials: the fingerprint the results share, so the matrix is folded from trial rows.
+  auto state_of_x = [&](bool by_trials) {
+    store::MatrixQuery q;
+    q.suite = "s";
+    q.rows = {"a"};
+    if (by_trials) {
+      auto all = store::Matrix(*s, q);
+      EXPECT_TRUE(all.ok() && !(*all)["fingerprints"].empty());
+      if (!all.ok() || (*all)["fingerprints"].empty()) return std::string();
+      const json& fp = (*all)["fingerprints"][0]["fingerprint"];
+      q.fingerprint = fp.is_string() ? fp.get<std::string>() : fp.dump();
+    }
+    auto m = store::Matrix(*s, q);
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    if (!m.ok()) return std::string();
+    for (const json& c : (*m)["cells"])
+      if (c["row"] == json::array({"x"})) return c["state"].get<std::string>();
+    return std::string("none");
+  };
+  Sweep({{"x", "passed", 1}});
+  Sweep({{"x", "crashed", 0}});
+  Sweep({{"x", "crashed", 0}});
+  EXPECT_EQ(state_of_x(false), "failed");  // broke: not flaky
+  EXPECT_EQ(state_of_x(true), "failed");
+  Sweep({{"x", "passed", 1}});
+  EXPECT_EQ(state_of_x(false), "flaky");  // P F F P: back again
+  EXPECT_EQ(state_of_x(true), "flaky");
+  // An old flake ages out of the latest kOrderWindow runs: a config failing ever since is a break.
+  for (int i = 0; i < kOrderWindow; ++i) Sweep({{"x", "crashed", 0}});
+  EXPECT_EQ(state_of_x(false), "failed");
+  EXPECT_EQ(state_of_x(true), "failed");
+  // Two runs of one sweep that disagree ran together: flaky, whatever finished first.
+  Sweep({{"y", "crashed", 0}, {"y", "passed", 1}});
+  store::MatrixQuery q;
+  q.suite = "s";
+  q.rows = {"a"};
+  auto m = store::Matrix(*s, q);
+  ASSERT_TRUE(m.ok());
+  for (const json& c : (*m)["cells"])
+    if (c["row"] == json::array({"y"})) EXPECT_EQ(c["state"], "flaky") << c.dump();
+}
+
+TEST(OutcomeOrder, RunsOfOneSweepThatDisagreeAreFlakyAndABreakIsNot) {
+  auto run = [](int64_t at, int64_t sweep, bool passed, bool flaky = false) { return OrderedRun{at, sweep, passed, flaky}; };
+  EXPECT_FALSE(RunsAreFlaky({}));
+  EXPECT_FALSE(RunsAreFlaky({run(1, 1, true), run(2, 2, false), run(3, 3, false)}));
+  EXPECT_TRUE(RunsAreFlaky({run(1, 1, true), run(2, 2, false), run(3, 3, true)}));
+  // Given in any order, read by finish time: P F F, a break.
+  EXPECT_FALSE(RunsAreFlaky({run(3, 3, false), run(1, 1, true), run(2, 2, false)}));
+  EXPECT_TRUE(RunsAreFlaky({run(1, 1, true), run(2, 1, false)}));  // one sweep: no order to read
+  EXPECT_TRUE(RunsAreFlaky({run(1, 1, true, true)}));              // its own trial flaked
+  std::vector<OrderedRun> aged = {run(0, 0, true, true)};
+  for (int i = 1; i <= kOrderWindow; ++i) aged.push_back(run(i, i, false));
+  EXPECT_FALSE(RunsAreFlaky(aged));  // the flaky trial is older than the latest kOrderWindow
+}
+
 TEST_F(CompareStore, RegressionsListARunThatStayedWorseAndFlakesApart) {
   Sweep({{"x", "passed", 1}, {"y", "passed", 1}});
   Sweep({{"x", "crashed", 0}});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json_text.h"
+#include "core/outcome_order.h"
 #include "core/pass_rate.h"
 #include "core/verdict.h"
 #include "store/analytics.h"
@@ -70,8 +71,8 @@ struct ConfigCell {
   Counts counts;
   int64_t reused = 0;  // results filed by reuse: said beside the runs, never counted as one
   bool flaky = false;
-  // fingerprint -> its first judged verdict (trial rows); nearly always one entry
-  std::vector<std::pair<std::string, Verdict>> judged;
+  // its judged runs (trial rows), for the order rule
+  std::vector<OrderedRun> runs;
 };
 
 MetricValue MetricOf(sql::Stmt& s, int name_col) {
@@ -142,7 +143,7 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
       " t.config_key, COALESCE(t.fingerprint, ''), t.flaky, t.attempt_counts,"
       // Filed by reuse: never started, linked to the trial whose verdict it took (a skip is pruning's).
       " t.state = 'done' AND t.started_at IS NULL AND t.evidence_trial IS NOT NULL"
-      " AND t.verdict NOT IN ('skipped', 'cancelled') FROM trials t"
+      " AND t.verdict NOT IN ('skipped', 'cancelled'), COALESCE(t.sweep_id, 0) FROM trials t"
       " JOIN suites su ON su.id = t.suite_id WHERE su.name = ?";
   if (q.sweep) sql += " AND t.sweep_id = ?";
   if (q.fingerprint) sql += " AND t.fingerprint = ?";
@@ -182,14 +183,10 @@ void ReadTrials(sql::Db& db, const MatrixQuery& q, int64_t suite_id, QueryBudget
       if (json extra = json::parse(s.TextView(13), nullptr, false); extra.is_object())
         for (auto& [k, m] : extra.items())
           if (m.is_number_integer()) c.counts.Add(k, m.get<int64_t>());
-    c.flaky = c.flaky || s.Int(12) != 0;
-    if (verdict && Info(*verdict).judged) {
-      const std::string_view fp = s.TextView(11);
-      auto it = std::find_if(c.judged.begin(), c.judged.end(), [&](auto& e) { return e.first == fp; });
-      if (it == c.judged.end()) c.judged.emplace_back(std::string(fp), *verdict);
-      else c.flaky = c.flaky || it->second != *verdict;
-    }
+    if ((verdict && Info(*verdict).judged) || s.Int(12) != 0)
+      c.runs.push_back({s.Int(5), s.Int(15), verdict == Verdict::kPassed, s.Int(12) != 0});
   }
+  for (auto& [key, c] : *out) c.flaky = c.flaky || RunsAreFlaky(c.runs);
 }
 
 void ReadCells(sql::Db& db, const MatrixQuery& q, int version, QueryBudget& budget, const ParamIndex& params,
