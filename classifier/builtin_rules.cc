@@ -66,6 +66,11 @@ void BuiltinRules::AddCompileRules() {
       {"watchdog caught collective operation timeout", "watchdog thread terminated", "process group watchdog",
        "heartbeat monitor timed out", "collective operation timeout"},
       [](const LineContext& c) -> std::optional<RuleHit> {
+        // ProcessGroupNCCL's watchdog reports what ended it: "Watchdog caught collective operation
+        // timeout: ... ran for 600000 milliseconds before timing out" is a deadline; "watchdog
+        // thread terminated with exception: CUDA error: an illegal memory access was encountered"
+        // carries another error, which the rules after this one judge from its own words.
+        if (!Has(c.lower, "timeout") && !Has(c.lower, "timed out") && !Has(c.lower, "timing out")) return std::nullopt;
         return Hit("nccl_watchdog", Verdict::kTimeout, "timeout:nccl_watchdog", Tier::kSecondary);
       });
   Add("wrapper",

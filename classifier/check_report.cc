@@ -32,9 +32,15 @@ constexpr std::array<std::string_view, 13> kAssertionMessages = {
 // value it should have had, as result checks print it. "expected ... but found" is how argument
 // checks phrase a type or device error (PyTorch's TORCH_CHECK), so only "got" and "actual" count.
 bool ExpectedGot(std::string_view lower) {
+  // "expected 3 but got 2", or "expect 43.99 but got 0.0" (ncnn's and other C++ tests' own print).
   size_t e = lower.find("expected");
+  size_t word = 8;
+  if (e == std::string_view::npos) {
+    e = lower.find("expect ");
+    word = 7;
+  }
   if (e == std::string_view::npos) return false;
-  std::string_view rest = lower.substr(e + 8);
+  std::string_view rest = lower.substr(e + word);
   size_t got = rest.find(" got ");
   if (got == std::string_view::npos) got = rest.find(", got");
   if (got == std::string_view::npos) got = rest.find("actual");
@@ -119,8 +125,9 @@ bool ResultLineFailed(std::string_view t) {
       t.starts_with("result verification failed") || t.starts_with("verification: failed") ||
       t.starts_with("reference check failed"))
     return true;
-  return t == "test failed" || t == "test failed!" || t == "test failed." || t == "failed" || t == "failed!" ||
-         t == "fail" || t == "test fail";
+  // A bare "FAILED" / "Failed" line is the result-line reader's (result_line_report.cc), which
+  // tells it from prose by its case; this line is already lowercase, so only prefixed forms count.
+  return t == "test failed" || t == "test failed!" || t == "test failed." || t == "test fail";
 }
 
 }  // namespace
@@ -152,7 +159,7 @@ std::vector<std::string> CheckReportNeedles() {
   // "fail" finds the bare FAILED/FAIL result lines; FailedCheck reads the whole line.
   return {"fail", "disposition", "verification", "mismatch", "exceed", "expected", "actual", "but was",
           "but found", "assertion", "is not correct", "value of", "which is", "want", "out of bounds values",
-          "incorrect result", "wrong result", "the reference"};
+          "incorrect result", "wrong result", "the reference", "but got"};
 }
 
 }  // namespace gauntlet::classifier

@@ -93,14 +93,18 @@ void BuiltinRules::AddCheckAndCrashRules() {
   // --- fatal signals written to the log ------------------------------------------------------------
   Add("signal",
       {"segmentation fault", "sigsegv", "bus error", "sigbus", "floating point exception", "sigfpe",
-       "illegal instruction", "sigill", "aborted", "sigabrt", "core dumped", "fatal python error"},
+       "illegal instruction", "sigill", "aborted", "sigabrt", "core dumped", "fatal python error",
+       // faulthandler's own name for a crash on Windows (Modules/faulthandler.c: "Windows fatal
+       // exception: access violation"), the SIGSEGV of that platform.
+       "windows fatal exception: access violation"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         std::string_view msg = TrimSpace(c.parsed->message);
         std::string_view l = c.lower;
         auto signal_hit = [](std::string_view name, Tier tier) {
           return Hit("signal", Verdict::kCrashed, "crashed:signal:" + std::string(name), tier);
         };
-        if (Has(l, "segmentation fault") || Has(l, "sigsegv")) return signal_hit("SIGSEGV", Tier::kGeneric);
+        if (Has(l, "segmentation fault") || Has(l, "sigsegv") || Has(l, "windows fatal exception: access violation"))
+          return signal_hit("SIGSEGV", Tier::kGeneric);
         if (Has(l, "bus error") || Has(l, "sigbus")) return signal_hit("SIGBUS", Tier::kGeneric);
         if (Has(l, "floating point exception") || Has(l, "sigfpe")) return signal_hit("SIGFPE", Tier::kGeneric);
         if (Has(l, "sigill") || msg.starts_with("Illegal instruction") || Has(l, "illegal instruction (core"))

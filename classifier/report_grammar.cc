@@ -37,7 +37,9 @@ constexpr std::array<std::string_view, 7> kDeterminers = {"this ", "the current 
 // "to be true, but got false" is TORCH_CHECK's message when the check has none of its own
 // (c10/util/Exception.h: "Expected " #cond " to be true, but got false."): with an arch in the
 // condition ("Expected is_sm90 || is_sm8x to be true, but got false") it is an arch check that failed.
-constexpr std::array<std::string_view, 43> kArchRefusalPhrases = {
+// "to be one of" is an argument check's constraint (CUTLASS's CuTe DSL: "expects arch to be one of
+// ['sm_100a', 'sm_100f'], but got sm_121a"): with an arch in the line it is an arch check that failed.
+constexpr std::array<std::string_view, 46> kArchRefusalPhrases = {
     "only supported on", "only supported for", "only supported with", "supported only on", "only supports",
     "only available on", "only runs on", "requires compute capability", "requires a gpu", "requires gpu",
     "requires sm", "requires an sm", "require sm", "requires cuda capability", "requires nvidia",
@@ -47,7 +49,7 @@ constexpr std::array<std::string_view, 43> kArchRefusalPhrases = {
     "unsupported compute capability", "unsupported device", "unsupported sm", "does not support",
     "doesn't support", "not compatible with", "minimum capability", "compute capability of at least",
     "not implemented for sm", "no implementation for sm", "not available on", "must be run on",
-    "without targeting", "to be true, but got false"};
+    "without targeting", "to be true, but got false", "to be one of", "require hardware", "requires hardware"};
 
 // A number at `pos` (after '=', ':', ' ', '(' separators), or nullopt.
 std::optional<double> NumberAt(std::string_view s, size_t pos) {
@@ -109,6 +111,9 @@ bool MentionsArch(std::string_view lower) {
   if (GrHas(lower, "sm version") || GrHas(lower, "sm architecture") || GrHas(lower, "gpu architecture") ||
       GrHas(lower, "gpu arch ") || GrHas(lower, "cuda arch"))
     return true;
+  // A requirement on the hardware itself: TensorRT's "Networks with FP8 precision require hardware
+  // with FP8 support."
+  if (GrHas(lower, "require hardware") || GrHas(lower, "requires hardware")) return true;
   // nvcc's virtual architectures: "compute_90a".
   for (size_t i = lower.find("compute_"); i != std::string_view::npos; i = lower.find("compute_", i + 1))
     if (i + 8 < lower.size() && GrDigit(lower[i + 8])) return true;

@@ -106,3 +106,38 @@ TEST(SupportQueries, AnAssertionThatTheLibrarySupportsItIsARefusal) {
                                   "((smVersion < SM_VERSION_A100) && \"SM version not supported in this NVRTC version\")\n");
   EXPECT_EQ(arch.verdict, Verdict::kUnsupported) << ToJson(arch).dump();
 }
+
+TEST(Watchdog, ItsTimeoutIsADeadlineAndAnErrorItCarriesIsJudgedByItsOwnWords) {
+  const std::string head = "[rank1]:[E ProcessGroupNCCL.cpp:1515] [PG 0 Rank 1] ";
+  Classification timeout = Explained(head + "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) "
+                                            "ran for 600000 milliseconds before timing out.\n", 134);
+  EXPECT_EQ(timeout.verdict, Verdict::kTimeout) << ToJson(timeout).dump();
+  Classification ima = Explained(head + "Process group watchdog thread terminated with exception: CUDA error: an illegal "
+                                        "memory access was encountered\n", 134);
+  EXPECT_EQ(ima.verdict, Verdict::kCrashed) << ToJson(ima).dump();
+  Classification ecc = Explained(head + "Process group watchdog thread terminated with exception: CUDA error: uncorrectable "
+                                        "ECC error encountered\n", 134);
+  EXPECT_EQ(ecc.verdict, Verdict::kInfraError) << ToJson(ecc).dump();
+}
+
+TEST(Refusals, ArchConstraintsAndHardwareRequirements) {
+  Classification arch = Explained(
+      "cutlass.cute.nvgpu.common.OpError: OpError: expects arch to be one of ['sm_100a', 'sm_100f'], but got sm_121a\n");
+  EXPECT_EQ(arch.verdict, Verdict::kUnsupported) << ToJson(arch).dump();
+  Classification fp8 = Explained(
+      "[TRT] [E] 9: [standardEngineBuilder.cpp::buildEngine::2266] Error Code 9: Internal Error (Networks with FP8 "
+      "precision require hardware with FP8 support.)\n");
+  EXPECT_EQ(fp8.verdict, Verdict::kUnsupported) << ToJson(fp8).dump();
+  // A constraint on something else is no arch refusal.
+  Classification dtype = Explained("ValueError: expects mode to be one of ['a', 'b'], but got c\n");
+  EXPECT_NE(dtype.signature.rfind("unsupported:arch_gate", 0), 0u) << ToJson(dtype).dump();
+}
+
+TEST(FailedChecks, ExpectButGotAndALowercaseFailedWord) {
+  EXPECT_EQ(FailedCheck("value not match  at c:0 h:3 w:4    expect 43.996048 but got 0.000000"), CheckReport::kExpectedActual);
+  // "failed" on its own line is prose (a script's echo), not a program's result line.
+  EXPECT_EQ(FailedCheck("failed"), CheckReport::kNone);
+  Classification c = Explained("ImportError: /x/fused_layer_norm_cuda.so: undefined symbol: THPVariableClass\n"
+                               "execute status:1\nfailed\n");
+  EXPECT_EQ(c.verdict, Verdict::kCrashed) << ToJson(c).dump();
+}
