@@ -96,7 +96,7 @@ void BuiltinRules::AddCheckAndCrashRules() {
        "illegal instruction", "sigill", "aborted", "sigabrt", "core dumped", "fatal python error",
        // faulthandler's own name for a crash on Windows (Modules/faulthandler.c: "Windows fatal
        // exception: access violation"), the SIGSEGV of that platform.
-       "windows fatal exception: access violation"},
+       "access violation"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         std::string_view msg = TrimSpace(c.parsed->message);
         std::string_view l = c.lower;
@@ -132,7 +132,7 @@ void BuiltinRules::AddCheckAndCrashRules() {
        // test framework Check's fork mode (check_run.c: "Test timeout expired" for a test killed
        // at CK_DEFAULT_TIMEOUT).
        "maximum execution time", "took longer than", "due to time limit", "timeout >", "+ timeout +", "deadlineexceeded",
-       "test timeout expired"},
+       "timeout expired"},
       [](const LineContext& c) -> std::optional<RuleHit> {
         if (!c.exc && IsAdvisory(c)) return std::nullopt;
         const bool deadline = Has(c.lower, "deadline_exceeded") || Has(c.lower, "deadline exceeded") ||
@@ -186,7 +186,7 @@ void BuiltinRules::AddCheckAndCrashRules() {
   // support query (cudnn-frontend's graph.check_support(handle), an is_supported(...)), the program
   // stopped because the library said no: a refusal, not a bug. Any other condition is left to the
   // crash it ends in.
-  Add("support_assert", {"assertion `", "assertion failed:"}, [](const LineContext& c) -> std::optional<RuleHit> {
+  Add("support_assert", {"assertion"}, [](const LineContext& c) -> std::optional<RuleHit> {
     size_t at = c.lower.find("assertion `");
     size_t from = at == std::string_view::npos ? std::string_view::npos : at + 11;
     size_t to = from == std::string_view::npos ? from : c.lower.find("' failed", from);

@@ -51,9 +51,10 @@ int Field(std::string_view t, std::string_view key) {
 }  // namespace
 
 std::vector<std::string> UnittestReader::Needles() {
-  // "fail: " / "fail [": a FAIL block's header where the log was cut after its "=" separator.
+  // "fail": a FAIL block's header where the log was cut after its "=" separator (a word the
+  // failed-check rules look for already, so no new state in the prefilter's table).
   return {" ... ok", " ... fail", " ... error", " ... skipped", " ... expected failure",
-          " ... unexpected success", std::string(12, '='), " tests in ", " test in ", "fail: ", "fail ["};
+          " ... unexpected success", std::string(12, '='), " tests in ", " test in ", "fail"};
 }
 
 TestCase* UnittestReader::Add(TestCase c) {
