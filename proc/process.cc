@@ -160,6 +160,8 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
   ka.status_w = st[1];
   ka.cgroup_procs = procs_fd;
   ka.worker = getpid();
+  if (spec.uid) ka.uid = static_cast<long>(*spec.uid);
+  if (spec.gid) ka.gid = static_cast<long>(*spec.gid);
   pid_t pid;
   {
     std::lock_guard lock(g_children_mu);

@@ -4,6 +4,8 @@
 // (proc/process.h); tests put scripted processes behind the same interface
 // (tests/support/fake_process_runner.h), so stage and trial logic is tested without processes.
 #pragma once
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -26,6 +28,11 @@ struct ProcessSpec {
   // controllers (proc/stage_cgroup.h); 0: none.
   int64_t memory_limit_bytes = 0;
   int64_t pids_limit = 0;
+  // The user and group the program runs as (supplementary groups dropped), when set: a trial's own
+  // user, so it cannot read, signal or write the worker or another trial (docs/DECISIONS.md "A
+  // stage is not the worker"). Its keeper stays the worker's, to stop all of it. Needs root.
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
 };
 
 struct ExitInfoProc {

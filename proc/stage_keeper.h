@@ -33,6 +33,7 @@ struct KeeperArgs {
   int status_w = -1;              // the status pipe's write end (close-on-exec)
   int cgroup_procs = -1;          // open "cgroup.procs" of the stage's cgroup, or -1
   pid_t worker = 0;               // the worker's pid, the keeper's parent
+  long uid = -1, gid = -1;        // the leader's user and group when >= 0 (it drops to them before exec)
 };
 
 // Runs in the child right after fork() and never returns. Async-signal-safe only: the worker is

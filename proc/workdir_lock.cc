@@ -14,7 +14,7 @@ Result<std::unique_ptr<WorkdirLock>> WorkdirLock::Acquire(const std::string& dir
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::string path = dir + "/.gauntlet-worker.lock";
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Internal("cannot open " + path + ": " + std::strerror(errno));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {0};

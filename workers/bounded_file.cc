@@ -20,7 +20,8 @@ struct Fd {
 
 }  // namespace
 
-std::variant<std::string, FileRefusal> ReadBoundedFile(const std::string& path, size_t max_bytes) {
+std::variant<std::string, FileRefusal> ReadBoundedFile(const std::string& path, size_t max_bytes,
+                                                       std::optional<uid_t> owner) {
   using Kind = FileRefusal::Kind;
   Fd f{open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (f.fd < 0) {
@@ -32,6 +33,7 @@ std::variant<std::string, FileRefusal> ReadBoundedFile(const std::string& path, 
   struct stat st {};
   if (fstat(f.fd, &st) != 0) return FileRefusal{Kind::kCannotRead, errno};
   if (!S_ISREG(st.st_mode)) return FileRefusal{Kind::kNotRegular, 0, st.st_mode};
+  if (owner && st.st_uid != *owner) return FileRefusal{Kind::kOtherOwner, 0, 0, 0, st.st_uid};
   if (static_cast<uint64_t>(st.st_size) > max_bytes) return FileRefusal{Kind::kTooLarge, 0, 0, st.st_size};
   // The file may grow after fstat (a writer still running): read on past what stat said, one byte
   // past the limit at most, and refuse what does not fit.

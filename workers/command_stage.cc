@@ -93,6 +93,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   spec.env = StageEnv(ctx, stage, port, result_file);
   spec.cwd = ctx.workdir;
   SetStageLimits(ctx, stage, &spec);
+  RunAsTrialUser(ctx, &spec);
   std::string header = "=== stage " + out.stage + ":";
   for (auto& a : spec.argv) header += " " + a;
   const int world = StageRanks(ctx, stage);
@@ -151,7 +152,8 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   while (!last_line.empty() && (last_line.back() == '\r' || last_line.back() == ' ')) last_line.pop_back();
   out.last_line = last_line;
   const std::string bad_file =
-      ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail, ctx.workdir);
+      ReadMetrics(result_file, last_line.size() && last_line[0] == '{' ? last_line : "", &out, &file_verdict, &detail, ctx.workdir,
+                  ctx.user ? std::optional<uid_t>(ctx.user->uid) : std::nullopt);
   ExitInfo ei;
   ei.exit_code = exit.exit_code;
   ei.signal = exit.signal;

@@ -23,6 +23,7 @@ Result<json> RunFingerprint(const TrialContext& ctx, const json& cmd) {
   for (auto& a : cmd["argv"]) spec.argv.push_back(Substitute(a.get<std::string>(), vars));
   spec.env = StageEnv(ctx, cmd, 0, ctx.workdir + "/fingerprint.result.json");
   spec.cwd = ctx.workdir;
+  RunAsTrialUser(ctx, &spec);  // the suite's own command: as much the trial's as its stages
   auto p = ctx.processes->Start(spec);
   if (!p.ok()) return Status(Code::kUnavailable, "the suite's fingerprint command could not start: " + p.status().message());
   std::string out;

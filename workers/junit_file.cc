@@ -7,12 +7,12 @@
 
 namespace gauntlet::worker {
 
-Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
+Result<classifier::TestReport> ReadJUnitFile(const std::string& path, std::optional<uid_t> owner) {
   const std::string what = "junit file " + path + ": ";
   const std::string mib = std::to_string(kMaxJUnitBytes >> 20) + " MiB";
   // Never followed: a test that leaves a symlink there cannot make the worker read another file,
   // nor a FIFO left there hang it.
-  auto read = ReadBoundedFile(path, kMaxJUnitBytes);
+  auto read = ReadBoundedFile(path, kMaxJUnitBytes, owner);
   if (auto* no = std::get_if<FileRefusal>(&read)) {
     switch (no->kind) {
       case FileRefusal::Kind::kMissing: return Status::Invalid(what + "missing (the test runner wrote no report)");
@@ -23,6 +23,9 @@ Result<classifier::TestReport> ReadJUnitFile(const std::string& path) {
         return Status::Invalid(what + "larger than " + mib + " (" + std::to_string(no->size) + " bytes); not read");
       case FileRefusal::Kind::kGrew: return Status::Invalid(what + "larger than " + mib + "; not read");
       case FileRefusal::Kind::kCannotRead: return Status::Invalid(what + "cannot be read: " + std::strerror(no->error));
+      case FileRefusal::Kind::kOtherOwner:
+        return Status::Invalid(what + "was written by user " + std::to_string(no->owner) + ", not by this trial's user (" +
+                               std::to_string(owner.value_or(0)) + "); not read as the trial's");
     }
   }
   const std::string& data = std::get<std::string>(read);

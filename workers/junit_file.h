@@ -16,6 +16,7 @@ inline constexpr size_t kMaxJUnitBytes = 16u << 20;  // 16 MiB: a report of ~50,
 // The report in the file at `path`, or Invalid with a sentence naming the file and what is wrong
 // ("junit file /w/junit.xml: missing (the test runner wrote no report)", "...: is a symlink; not
 // followed", "...: not well-formed XML: ..."). A missing or unreadable file is never an empty pass.
-Result<classifier::TestReport> ReadJUnitFile(const std::string& path);
+// `owner`, when set, must own the file (the trial's user: workers/bounded_file.h).
+Result<classifier::TestReport> ReadJUnitFile(const std::string& path, std::optional<uid_t> owner = std::nullopt);
 
 }  // namespace gauntlet::worker

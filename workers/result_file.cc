@@ -30,8 +30,9 @@ bool InsideWorkdir(const std::string& path, const std::string& workdir) {
 
 }  // namespace
 
-Result<std::optional<std::string>> ReadResultFile(const std::string& path, const std::string& workdir) {
-  auto read = ReadBoundedFile(path, kResultFileMaxBytes);
+Result<std::optional<std::string>> ReadResultFile(const std::string& path, const std::string& workdir,
+                                                  std::optional<uid_t> owner) {
+  auto read = ReadBoundedFile(path, kResultFileMaxBytes, owner);
   const std::string limit = std::to_string(kResultFileMaxBytes) + " bytes (1 MiB)";
   if (auto* no = std::get_if<FileRefusal>(&read)) {
     switch (no->kind) {
@@ -45,6 +46,9 @@ Result<std::optional<std::string>> ReadResultFile(const std::string& path, const
         return Bad("is " + std::to_string(no->size) + " bytes, over the limit of " + limit);
       case FileRefusal::Kind::kGrew: return Bad("grew past the limit of " + limit);
       case FileRefusal::Kind::kCannotRead: return Bad("cannot be read: " + std::string(strerror(no->error)));
+      case FileRefusal::Kind::kOtherOwner:
+        return Bad("was written by user " + std::to_string(no->owner) + ", not by this trial's user (" +
+                   std::to_string(owner.value_or(0)) + "); not read as the trial's");
     }
   }
   if (!InsideWorkdir(path, workdir)) return Bad("is not inside the trial's workdir " + workdir);

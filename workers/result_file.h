@@ -19,6 +19,8 @@ inline constexpr size_t kResultFileMaxBytes = 1u << 20;
 // kResultFileMaxBytes. Returns nullopt when there is no file (the stage wrote none), its text when
 // it is fine, or kInvalid naming why it cannot be used ("GAUNTLET_RESULT_FILE is a symbolic
 // link..."). Never blocks on the file's kind; O(size). Thread-safe.
-Result<std::optional<std::string>> ReadResultFile(const std::string& path, const std::string& workdir);
+// `owner`, when set, must own the file (the trial's user: ReadBoundedFile).
+Result<std::optional<std::string>> ReadResultFile(const std::string& path, const std::string& workdir,
+                                                  std::optional<uid_t> owner = std::nullopt);
 
 }  // namespace gauntlet::worker

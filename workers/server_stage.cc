@@ -133,6 +133,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   spec.env = StageEnv(ctx_, stage_, port, ctx_.workdir + "/" + out_.stage + ".result.json");
   spec.cwd = ctx_.workdir;
   SetStageLimits(ctx_, stage_, &spec);
+  RunAsTrialUser(ctx_, &spec);
 
   const json ready = stage_.value("ready", json::object());
   ready_path_ = ready.value("path", "/health");

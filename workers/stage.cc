@@ -53,8 +53,12 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const json&
   env["PYTHONUNBUFFERED"] = "1";
   for (const char* k : {"LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_HOME", "TMPDIR", "HF_HOME", "TRANSFORMERS_CACHE"})
     if (const char* v = getenv(k)) env[k] = v;
+  // The fleet's token never enters a stage, even when --pass-env names it: a stage that could read
+  // it could register a node of its own and report any verdict (docs/DECISIONS.md "A stage is not
+  // the worker").
   for (auto& k : ctx.pass_env)
-    if (const char* v = getenv(k.c_str())) env[k] = v;
+    if (k != "GAUNTLET_TOKEN")
+      if (const char* v = getenv(k.c_str())) env[k] = v;
   std::string arch;
   std::string gpu_name;
   if (ctx.inv && !ctx.gpus.empty())
@@ -87,6 +91,12 @@ void SetStageLimits(const TrialContext& ctx, const json& stage, proc::ProcessSpe
   const proc::DefaultLimits d = proc::DefaultStageLimits();
   spec->memory_limit_bytes = l.memory_mb > 0 ? l.memory_mb << 20 : d.memory_bytes;
   spec->pids_limit = l.pids > 0 ? l.pids : d.pids;
+}
+
+void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec) {
+  if (!ctx.user) return;
+  spec->uid = ctx.user->uid;
+  spec->gid = ctx.user->gid;
 }
 
 void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, StageOutcome* out) {
@@ -132,12 +142,13 @@ void MergeMetrics(const json& m, StageOutcome* out) {
 }  // namespace
 
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir) {
+                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir,
+                        std::optional<uid_t> owner) {
   // The stage wrote the file, so it may be a link, a FIFO or a huge sparse file: read it only as a
   // bounded regular file inside the workdir (workers/result_file.h), else the stage fails with why.
   const size_t slash = result_file.find_last_of('/');
   const std::string dir = !workdir.empty() ? workdir : slash == std::string::npos ? "." : result_file.substr(0, slash);
-  auto file = ReadResultFile(result_file, dir);
+  auto file = ReadResultFile(result_file, dir, owner);
   if (!file.ok()) return file.status().message();
   if (*file) {
     // nlohmann::json refuses invalid UTF-8 as it refuses bad syntax: both are a broken file.

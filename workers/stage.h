@@ -16,6 +16,7 @@
 #include "core/verdict.h"
 #include "workers/log_sink.h"
 #include "proc/process_runner.h"
+#include "workers/trial_users.h"
 #include "workers/worker_clock.h"
 
 namespace gauntlet::worker {
@@ -65,6 +66,10 @@ struct TrialContext {
   // The kernel recorder's library (workers/kernel_recording.h) when this node records kernels;
   // empty: stages run without it.
   std::string kernel_recorder;
+  // The trial's own user (workers/trial_users.h), which every process of its stages runs as; unset:
+  // they run as the worker's user. `isolation` says which, for each stage's report.
+  std::optional<TrialUser> user;
+  std::string isolation;
 };
 
 // How one stage ended: its verdict (core/verdict.h), the signature and evidence that explain a
@@ -101,6 +106,8 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohm
 // Sets spec's memory and pids limits from the stage's and the suite's "limits" (core/stage_limits.h),
 // the node's defaults (proc::DefaultStageLimits) where neither sets one. O(1).
 void SetStageLimits(const TrialContext& ctx, const nlohmann::json& stage, proc::ProcessSpec* spec);
+// Makes `spec` run as the trial's user, when it has one (ctx.user).
+void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec);
 // A stage the kernel ended at one of its limits: an OOM kill in its cgroup is `oom` (signature
 // oom:memory_limit) whatever the log said, with the limit in the evidence; a refused fork at
 // pids.max is named in the evidence of a stage that failed. A timeout or a stop stays what it was.
@@ -116,6 +123,7 @@ int FreePort();
 // `workdir`: workers/result_file.h), "" when it is fine or absent: a broken file must fail the
 // stage, never let it pass. `workdir` "": the folder the file's path names.
 std::string ReadMetrics(const std::string& result_file, const std::string& last_json_line, StageOutcome* out,
-                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir = "");
+                        std::optional<Verdict>* file_verdict, std::string* file_detail, const std::string& workdir = "",
+                        std::optional<uid_t> owner = std::nullopt);
 
 }  // namespace gauntlet::worker

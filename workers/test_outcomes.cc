@@ -52,7 +52,7 @@ void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std:
   if (from_file) {
     std::string path = Substitute(stage["junit"].get<std::string>(), vars);
     if (!path.starts_with("/")) path = ctx.workdir + "/" + path;  // relative: in the trial's workdir
-    auto report = ReadJUnitFile(path);
+    auto report = ReadJUnitFile(path, ctx.user ? std::optional<uid_t>(ctx.user->uid) : std::nullopt);
     if (!report.ok()) {
       // The stage promised a report and there is none to trust: whatever the exit status, no pass.
       const bool failed = out->verdict != Verdict::kPassed;

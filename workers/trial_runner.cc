@@ -1,7 +1,9 @@
 #include "workers/trial_runner.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <thread>
@@ -86,6 +88,7 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
     json sj = {{"name", o.stage}, {"verdict", Name(o.verdict)}, {"seconds", o.seconds}};
     if (!o.signature.empty()) sj["signature"] = o.signature;
     sj["basis"] = Name(o.basis);
+    if (!ctx.isolation.empty()) sj["isolation"] = ctx.isolation;  // how the verdict was obtained
     if (o.exit_code) sj["exit_code"] = *o.exit_code;
     if (o.signal) sj["signal"] = *o.signal;
     for (auto& [k, v] : o.summary.items())
@@ -233,7 +236,26 @@ void RunTrial(const TrialRunnerEnv& env, json g, std::shared_ptr<const json> def
   std::error_code ec;
   fs::remove_all(ctx.workdir, ec);
   fs::create_directories(ctx.workdir, ec);
-  const std::error_code created = ec;
+  std::error_code created = ec;
+  // The trial's own user and folder (workers/trial_users.h): the folder 0700 and its user's, so no
+  // other trial reads or writes it. The id goes back only once the folder is gone.
+  if (env.users) ctx.user = env.users->Acquire();
+  bool folder_gone = false;
+  struct GiveBack {
+    const TrialRunnerEnv& env;
+    const std::optional<TrialUser>& user;
+    const bool& folder_gone;
+    ~GiveBack() {
+      if (user && folder_gone) env.users->Release(*user);
+    }
+  } give_back{env, ctx.user, folder_gone};
+  if (ctx.user) {
+    ctx.isolation = "trial user " + std::to_string(ctx.user->uid);
+    if (!created && (chown(ctx.workdir.c_str(), ctx.user->uid, ctx.user->gid) != 0 || chmod(ctx.workdir.c_str(), 0700) != 0))
+      created = std::error_code(errno, std::generic_category());
+  } else if (env.users) {
+    ctx.isolation = env.users->enabled() ? "off: every trial user of this worker is taken" : env.users->description();
+  }
 
   LeaseKeeper keeper(*env.daemon, lease, std::chrono::milliseconds(g.value("heartbeat_ms", int64_t{5000})), log,
                      env.abort_all, *env.clock);
@@ -276,6 +298,7 @@ void RunTrial(const TrialRunnerEnv& env, json g, std::shared_ptr<const json> def
   // A lease lost while delivering leaves the work folder to the next worker start (proc::KillTrialLeftovers).
   if (Deliver(env, ctx.trial, lease, log, ReportJson(t, fingerprint)) == Delivery::kLeaseLost) return;
   fs::remove_all(ctx.workdir, ec);
+  folder_gone = !ec;
 }
 
 }  // namespace gauntlet::worker

@@ -14,6 +14,7 @@
 #include "workers/daemon_link.h"
 #include "workers/fingerprint.h"
 #include "workers/suite_bundles.h"
+#include "workers/trial_users.h"
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
@@ -36,6 +37,7 @@ struct TrialRunnerEnv {
   std::atomic<bool>* abort_all = nullptr;  // set when the worker must stop its trials now; may be null
   WorkerClock* clock = &SteadyWorkerClock();  // every wait and deadline of the trial
   std::string kernel_recorder;  // the recorder library when the node records kernels, else empty
+  TrialUsers* users = nullptr;  // each trial's own user (workers/trial_users.h); null: the worker's user
 };
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -60,9 +61,10 @@ class Worker {
   // inventory came from, for the start-up line.
   // `gpus`: what says which processes use a GPU (borrowed); null: NVML on a node whose GPUs were
   // discovered, none on one declared by --inventory.
-  // `clock` (borrowed) times every wait of the loop and of its trials.
+  // `clock` (borrowed) times every wait of the loop and of its trials. `users` (owned): each
+  // trial's own user, or why there is none.
   Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes,
-         GpuProbe* gpus, WorkerClock& clock);
+         GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users);
   ~Worker() { JoinAll(); }
 
   std::atomic<bool> draining{false}, abort_all{false};
@@ -116,6 +118,7 @@ class Worker {
   std::map<std::string, std::shared_ptr<const json>> suites_;  // "name@version" -> definition, shared by its trials
   FingerprintCache fingerprints_;
   std::unique_ptr<SuiteBundles> bundles_;  // under workdir_, so made once it is known
+  std::unique_ptr<TrialUsers> users_;       // each trial's own user (workers/trial_users.h)
   TrialRunnerEnv env_;
 
   std::mutex mu_;
@@ -134,13 +137,16 @@ class Worker {
 };
 
 Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon,
-               ProcessRunner& processes, GpuProbe* gpus, WorkerClock& clock)
+               ProcessRunner& processes, GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users)
     : o_(o), daemon_(daemon), processes_(processes), clock_(clock), inv_(std::move(inv)),
       name_(o.name.empty() ? HostName() : o.name),
-      exe_dir_(SelfExeDir()) {
+      exe_dir_(SelfExeDir()), users_(std::move(users)) {
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
   workdir_ = fs::absolute(o.workdir).string();
+  // Trials reach their own folders (and the suite bundles) through the worker's, but may not list
+  // it or read its files (the node's credential, 0600 as well).
+  if (users_->enabled()) chmod(workdir_.c_str(), 0711);
   KillTrialLeftovers(workdir_);
   if (gpus) gpu_probe_ = gpus;
   else if (o.inventory_file.empty() && !inv_.gpus.empty()) gpu_probe_ = (nvml_ = OpenNvmlProbe()).get();
@@ -155,9 +161,13 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   // registration, and its trials record nothing (never fail for it).
   const KernelRecorder recorder = FindKernelRecorder(exe_dir_, !inv_.gpus.empty());
   spdlog::info("worker {}: kernel recorder: {}", name_, recorder.description);
+  // Which protections its trials run under: said here, in its registration and in every stage's report.
+  spdlog::log(users_->enabled() ? spdlog::level::info : spdlog::level::warn, "worker {}: isolation: {}", name_,
+              users_->description());
   registration_ = {{"name", name_}, {"inventory", InventoryJson(inv_)}, {"labels", inv_.labels},
                    {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda},
-                                    {"kernel_recorder", recorder.description}}}};
+                                    {"kernel_recorder", recorder.description},
+                                    {"isolation", users_->description()}}}};
   env_.daemon = &daemon_;
   env_.processes = &processes_;
   env_.clock = &clock_;
@@ -170,6 +180,7 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.exe_dir = exe_dir_;
   env_.kernel_recorder = recorder.library;
   env_.pass_env = o.pass_env;
+  env_.users = users_.get();
   env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
   env_.abort_all = &abort_all;
   // A GPU that holds processes already (an earlier run's leftovers that no sweep could name) is
@@ -422,7 +433,16 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
     spdlog::error("{}", lock.status().message());
     return 2;
   }
-  Worker worker(o, std::move(inv), note, daemon, processes, gpus, clock);
+  std::string users_error;
+  const char* path = getenv("PATH");
+  std::unique_ptr<TrialUsers> users = TrialUsers::Configure(o.trial_users, o.trial_uids, {"sh", "python3"},
+                                                          path ? path : "/usr/bin:/bin",
+                                                          fs::absolute(o.workdir).string(), &users_error);
+  if (!users) {
+    spdlog::error("{}", users_error);
+    return 2;
+  }
+  Worker worker(o, std::move(inv), note, daemon, processes, gpus, clock, std::move(users));
   StopSignalThread signals(
       stop_set,
       [&](int sig) {

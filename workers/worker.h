@@ -34,6 +34,9 @@ struct WorkerOptions {
   double idle_exit_s = 60;
   std::string containment = "auto";  // auto: cgroup per stage where possible, plus the keeper; subreaper: keeper alone
   double gpu_free_wait_s = 15;       // after a trial: how long its GPUs may take to show no process
+  // Each trial's own user (workers/trial_users.h): auto | on | off, from a range of ids.
+  std::string trial_users = "auto";
+  std::string trial_uids = "61000-61999";
 };
 
 // Runs until SIGTERM/SIGINT (drain), --exit-when-idle, or a fatal error, talking to opts.server over

@@ -50,6 +50,12 @@ void AddWorkerCommands(CLI::App& app, int* code) {
   w->add_option("--workdir", o->workdir, "folder for trial work directories")->capture_default_str();
   w->add_option("--max-trials", o->max_trials, "trials at once (default: one per GPU, CPU count without GPUs)");
   w->add_option("--pass-env", o->pass_env, "worker environment variables passed to stages (repeatable)");
+  w->add_option("--trial-users", o->trial_users,
+                "run each trial as a user of its own (auto: when root and its user can run sh and python3; on; off)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  w->add_option("--trial-uids", o->trial_uids, "the user ids trials run as, FIRST-LAST (no accounts needed)")
+      ->capture_default_str();
   w->add_option("--kill-grace-ms", o->kill_grace_ms, "SIGTERM-to-SIGKILL grace for stopped stages")->capture_default_str();
   w->add_option("--drain-timeout-ms", o->drain_timeout_ms, "on SIGTERM, how long running trials may go on")
       ->capture_default_str();

@@ -1,5 +1,6 @@
 // End to end with real worker processes running trivial trials (`true`) (issue 3's targets: 500
 // trials/s or more; submit to first trial running under 50 ms, p50/p99).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,11 +34,16 @@ int main(int argc, char** argv) {
   using nlohmann::json;
   const int n_workers = argc > 1 ? std::atoi(argv[1]) : 4;
   const int trials = argc > 2 ? std::atoi(argv[2]) : 5000;
+  // A third argument "users": every trial as a user of its own (--trial-users on; needs root).
+  const bool users = argc > 3 && std::string(argv[3]) == "users";
   test::TempDir dir;
+  if (users) chmod(dir.path().c_str(), 0711);  // trials reach their folders through it
   test::Daemon d(dir.path(), std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", {"--threads", "2"});
   std::vector<std::unique_ptr<test::Child>> ws;
+  std::vector<std::string> extra = {"--max-trials", "4"};
+  if (users) extra.insert(extra.end(), {"--trial-users", "on", "--trial-uids", "63000-63999"});
   for (int i = 0; i < n_workers; ++i)
-    ws.push_back(test::StartWorker(dir.path(), d.url(), "w" + std::to_string(i), json::object(), {"--max-trials", "4"}));
+    ws.push_back(test::StartWorker(dir.path(), d.url(), "w" + std::to_string(i), json::object(), extra));
   test::WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == static_cast<size_t>(n_workers); });
   // Latency: submit a one-trial sweep and wait for it to be leased/running; repeated.
   // "Running" is the first state the worker reports (its first heartbeat, or its result for a
@@ -89,6 +95,7 @@ int main(int argc, char** argv) {
   const double workers_ms = (workers_cpu() - workers_cpu0) * 1000 / n;
   std::cout << json{{"bench", "e2e_trivial_trials"},
                     {"workers", n_workers},
+                    {"trial_users", users},
                     {"trials", sw["trials"]},
                     {"passed", fin["by_verdict"].value("passed", 0)},
                     {"seconds", s},

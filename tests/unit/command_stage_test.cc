@@ -199,6 +199,26 @@ TEST_F(CommandStageTest, AResultFileThatIsNotABoundedRegularFileInTheWorkdirFail
             std::string::npos);
 }
 
+// With a trial user, only a file that user wrote is the trial's: one its neighbour or the worker
+// wrote into its folder is refused with who wrote it (docs/DECISIONS.md "A stage is not the worker").
+TEST_F(CommandStageTest, AResultFileWrittenByAnotherUserIsRefused) {
+  const std::string file = dir.path() + "/run.result.json";
+  std::ofstream(file) << R"({"verdict": "passed"})";
+  worker::StageOutcome out;
+  std::optional<Verdict> v;
+  std::string detail;
+  const uid_t me = geteuid();
+  EXPECT_EQ(worker::ReadMetrics(file, "", &out, &v, &detail, dir.path(), me), "");
+  EXPECT_EQ(v, Verdict::kPassed);
+  v.reset();
+  const std::string refused = worker::ReadMetrics(file, "", &out, &v, &detail, dir.path(), me + 1);
+  EXPECT_NE(refused.find("was written by user " + std::to_string(me) + ", not by this trial's user (" +
+                         std::to_string(me + 1) + ")"),
+            std::string::npos)
+      << refused;
+  EXPECT_FALSE(v.has_value());
+}
+
 TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
   test::FakeProgram p;
   p.output = {"warming up\n{\"metrics\": {\"gflops\": 1}}\n", "{\"metrics\": {\"gflops\": 12.5, ",

@@ -1,0 +1,148 @@
+// Trials that cannot touch each other or their worker (docs/DECISIONS.md "A stage is not the
+// worker"), each attack of issue 46 as a hostile stage would make it: real daemon and worker
+// processes on loopback, the worker root and started with --trial-users on, stages that are plain
+// sh scripts. Each stage tries and prints what it got; the test reads the trial logs and verdicts.
+// Needs root (a worker that starts trials as other users); skipped, visibly, elsewhere.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "http/auth.h"
+#include "net/http_client.h"
+#include "tests/integration/cli_fixture.h"
+#include "tests/support/harness.h"
+
+namespace gauntlet::test {
+namespace {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json ShSuite(const std::string& name, const json& parameters, const std::string& script) {
+  return {{"name", name},
+          {"parameters", parameters},
+          {"stages", json::array({{{"name", "run"}, {"kind", "command"}, {"argv", {"sh", "-c", script}}, {"timeout_s", 120}}})}};
+}
+
+class Isolation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root: the worker starts each trial as a user of its own";
+    // Trials reach their folders through the test's, which mkdtemp made 0700.
+    chmod(dir_.path().c_str(), 0711);
+    shared_ = dir_.path() + "/shared";
+    fs::create_directories(shared_);
+    chmod(shared_.c_str(), 0777);
+    std::ofstream(dir_.path() + "/tokens") << "worker sha256:" << http::Sha256Hex("fleet-token") << "\n"
+                                           << "admin sha256:" << http::Sha256Hex("boss") << "\n";
+    d_ = std::make_unique<Daemon>(dir_.path(), FixtureSuites(), std::vector<std::string>{"--tokens", dir_.path() + "/tokens"});
+    const std::string inv = dir_.Write("node.inventory.json", "{}");
+    // The token comes from the environment, where a stage could once read it (/proc/PID/environ),
+    // and --pass-env names it: it must still never reach a stage.
+    worker_ = std::make_unique<Child>(
+        std::vector<std::string>{GauntletBin(), "worker", "--server", d_->url(), "--name", "node", "--inventory", inv,
+                                 "--workdir", dir_.path() + "/work", "--preflight", "off", "--wait-s", "5",
+                                 "--max-trials", "2", "--trial-users", "on", "--trial-uids", "62000-62099",
+                                 "--pass-env", "GAUNTLET_TOKEN"},
+        dir_.path() + "/worker.log", std::vector<std::string>{"GAUNTLET_TOKEN=fleet-token"});
+  }
+  net::ClientResponse Call(const std::string& method, const std::string& target, const json& body = json::object()) {
+    net::Client c(d_->url(), "boss");
+    auto r = c.Send(method, target, body.dump());
+    EXPECT_TRUE(r.ok()) << method << " " << target;
+    return r.ok() ? *r : net::ClientResponse{};
+  }
+  // Runs `suite` over its parameters and returns its trials, done.
+  json Run(const json& suite) {
+    auto put = Call("PUT", "/api/v1/suites/" + suite["name"].get<std::string>(), suite);
+    EXPECT_EQ(put.status, 201) << put.body;
+    auto s = Call("POST", "/api/v1/sweeps", {{"suite", suite["name"]}, {"prune", false}, {"reuse", false}});
+    EXPECT_EQ(s.status, 201) << s.body;
+    const std::string id = json::parse(s.body)["id"].dump();
+    EXPECT_TRUE(WaitFor([&] {
+      json sw = json::parse(Call("GET", "/api/v1/sweeps/" + id).body, nullptr, false);
+      return sw.is_object() && sw.value("finished", false);
+    }, std::chrono::seconds(180))) << d_->Log() << worker_->Log();
+    return json::parse(Call("GET", "/api/v1/trials?sweep=" + id).body)["items"];
+  }
+  std::string Log(const json& trial) { return Call("GET", "/api/v1/trials/" + trial["id"].dump() + "/log").body; }
+
+  TempDir dir_;
+  std::string shared_;
+  std::unique_ptr<Daemon> d_;
+  std::unique_ptr<Child> worker_;
+};
+
+// The worker's environment, its credential file and folder, and the worker itself are out of reach.
+TEST_F(Isolation, AStageCannotReadSignalOrStopItsWorker) {
+  const std::string script = R"SH(
+w=$(awk '/^PPid/{print $2}' /proc/$PPID/status)
+echo "uid=$(id -u)"
+cat /proc/$w/environ >/dev/null 2>&1 && { echo ENVIRON-READ; tr '\0' '\n' < /proc/$w/environ; } || echo environ-denied
+cat "$GAUNTLET_WORKDIR/../node-credential.json" 2>/dev/null && echo CREDENTIAL-READ || echo credential-denied
+ls "$GAUNTLET_WORKDIR/.." >/dev/null 2>&1 && echo LISTED || echo list-denied
+kill -STOP $w 2>/dev/null && echo STOPPED || echo stop-denied
+kill -0 $w 2>/dev/null && echo SIGNALLED || echo signal-denied
+env | grep -q GAUNTLET_TOKEN && echo TOKEN-IN-ENV || echo token-absent
+stat -c 'workdir %a %u' "$GAUNTLET_WORKDIR"
+)SH";
+  json trials = Run(ShSuite("snoop", {{"n", {"1"}}}, script));
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0]["verdict"], "passed") << trials.dump();
+  const std::string log = Log(trials[0]);
+  // The log opens with the script itself: only whole lines of output count.
+  for (const char* denied : {"environ-denied", "credential-denied", "list-denied", "stop-denied", "signal-denied", "token-absent"})
+    EXPECT_NE(log.find("\n" + std::string(denied) + "\n"), std::string::npos) << denied << " missing:\n" << log;
+  for (const char* got : {"ENVIRON-READ", "CREDENTIAL-READ", "LISTED", "STOPPED", "SIGNALLED", "TOKEN-IN-ENV"})
+    EXPECT_EQ(log.find("\n" + std::string(got) + "\n"), std::string::npos) << got << ":\n" << log;
+  EXPECT_EQ(log.find("fleet-token"), std::string::npos) << log;
+  EXPECT_EQ(log.find("node_token"), std::string::npos) << log;
+  EXPECT_NE(log.find("\nuid=620"), std::string::npos) << "not a trial user:\n" << log;
+  EXPECT_NE(log.find("\nworkdir 700 620"), std::string::npos) << log;
+  // The worker was not stopped: it takes and finishes another trial.
+  json again = Run(ShSuite("after", {{"n", {"1"}}}, "echo still here"));
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]["verdict"], "passed");
+  // Every stage's report says how it ran, and the node's record how its trials run.
+  json trial = json::parse(Call("GET", "/api/v1/trials/" + trials[0]["id"].dump()).body);
+  EXPECT_NE(trial.dump().find("\"isolation\":\"trial user 620"), std::string::npos) << trial.dump();
+  EXPECT_NE(Call("GET", "/api/v1/nodes").body.find("trial users (uids 62000-62099)"), std::string::npos);
+}
+
+// Two trials at once: one tries to read the other's folder and to forge its verdict through its
+// result file; the victim fails as it means to.
+TEST_F(Isolation, ATrialCannotReadOrForgeItsNeighbour) {
+  const std::string script = R"SH(
+D=")SH" + shared_ + R"SH("
+if [ "$GAUNTLET_PARAM_ROLE" = victim ]; then
+  echo secret > "$GAUNTLET_WORKDIR/secret"
+  echo "$GAUNTLET_WORKDIR" > "$D/path.tmp" && mv "$D/path.tmp" "$D/victim-path"
+  i=0; while [ ! -e "$D/attacker-done" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+  echo "RuntimeError: the victim fails on purpose" >&2
+  exit 1
+fi
+i=0; while [ ! -e "$D/victim-path" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+v=$(cat "$D/victim-path")
+cat "$v/secret" 2>/dev/null && echo READ-SECRET || echo read-denied
+echo '{"verdict": "passed", "metrics": {"tok_s": 99999}}' > "$v/run.result.json" 2>/dev/null && echo WROTE || echo write-denied
+touch "$D/attacker-done"
+)SH";
+  json trials = Run(ShSuite("neighbours", {{"role", {"victim", "attacker"}}}, script));
+  ASSERT_EQ(trials.size(), 2u);
+  for (const json& t : trials) {
+    const std::string log = Log(t);
+    if (t["config"]["role"] == "victim") {
+      EXPECT_EQ(t["verdict"], "crashed") << t.dump() << log;
+    } else {
+      EXPECT_EQ(t["verdict"], "passed") << t.dump() << log;
+      EXPECT_NE(log.find("\nread-denied\n"), std::string::npos) << log;
+      EXPECT_NE(log.find("\nwrite-denied\n"), std::string::npos) << log;
+      EXPECT_EQ(log.find("\nsecret\n"), std::string::npos) << log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::test
