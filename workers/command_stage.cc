@@ -162,6 +162,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   const Classification c = classifier.Finish(ei);
   Judge(c, file_verdict, detail, exit.timed_out, exit.stopped, &out, bad_file);
   JudgeLimits(exit, spec, &out);
+  NoteUnenforcedLimits(ctx, stage, exit, &out);
   // A rank stage's failure names its rank: the classifier's when the log showed one, else the
   // rank that ended first.
   const std::string tag = "[rank" + std::to_string(first_failed) + "]";

@@ -400,6 +400,7 @@ StageOutcome ServerStageRun::Finish() {
   // A server that died on its own (not one we stopped) is judged by its cgroup's memory.events too,
   // as a command stage is: the kernel's SIGKILL at memory.max is oom naming the limit, not a crash.
   if (out_.verdict != Verdict::kPassed && out_.verdict != Verdict::kCancelled) JudgeLimits(e, spec_, &out_);
+  NoteUnenforcedLimits(ctx_, stage_, e, &out_);
   out_.seconds = std::chrono::duration<double>(ctx_.clock->Now() - t0_).count();
   WaitGpusFree();
   ctx_.log->Append("=== stage " + out_.stage + " ended: " + std::string(Name(out_.verdict)) +

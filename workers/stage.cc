@@ -93,6 +93,44 @@ void SetStageLimits(const TrialContext& ctx, const json& stage, proc::ProcessSpe
   spec->pids_limit = l.pids > 0 ? l.pids : d.pids;
 }
 
+namespace {
+constexpr const char* kNoLimitsWhy =
+    "this node's stage cgroups cannot hold them: no cgroup v2 the worker may create, or no memory or pids "
+    "controller delegated to it";
+}  // namespace
+
+std::string UnenforcedLimits(const TrialContext& ctx, const json& stage, const proc::ExitInfoProc& exit) {
+  const StageLimits l = LimitsOf(ctx.suite, stage);
+  std::string missing;
+  if (l.memory_mb > 0 && exit.memory_limit_bytes == 0) missing = "memory_mb " + std::to_string(l.memory_mb);
+  if (l.pids > 0 && exit.pids_limit == 0) missing += (missing.empty() ? "" : ", ") + std::string("pids ") + std::to_string(l.pids);
+  return missing;
+}
+
+void NoteUnenforcedLimits(const TrialContext& ctx, const json& stage, const proc::ExitInfoProc& exit, StageOutcome* out) {
+  const std::string missing = UnenforcedLimits(ctx, stage, exit);
+  if (missing.empty()) return;
+  const std::string note = "not enforced: " + missing + " (" + kNoLimitsWhy + ")";
+  out->summary["limits"] = note;
+  ctx.log->Append("gauntlet: limits " + note + "\n");
+}
+
+std::optional<StageOutcome> RefuseForLimits(const TrialContext& ctx, const json& stage) {
+  if (!ctx.require_limits || ctx.limits_enforced) return std::nullopt;
+  const StageLimits l = LimitsOf(ctx.suite, stage);
+  if (l.memory_mb <= 0 && l.pids <= 0) return std::nullopt;
+  StageOutcome o;
+  o.stage = stage.value("name", "");
+  o.verdict = Verdict::kInfraError;
+  o.signature = "infra_error:limits_not_enforced";
+  o.basis = Basis::kWorker;
+  o.evidence = "--require-limits: the stage declares limits (" +
+               std::string(l.memory_mb > 0 ? "memory_mb " + std::to_string(l.memory_mb) : "") +
+               (l.memory_mb > 0 && l.pids > 0 ? ", " : "") + (l.pids > 0 ? "pids " + std::to_string(l.pids) : "") +
+               ") that " + kNoLimitsWhy;
+  return o;
+}
+
 void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec) {
   if (!ctx.user) return;
   spec->uid = ctx.user->uid;

@@ -70,6 +70,10 @@ struct TrialContext {
   // they run as the worker's user. `isolation` says which, for each stage's report.
   std::optional<TrialUser> user;
   std::string isolation;
+  // Whether this node's stage cgroups hold memory.max and pids.max (probed at the worker's start),
+  // and --require-limits: a stage that declares a limit the node cannot hold is then refused.
+  bool limits_enforced = false;
+  bool require_limits = false;
 };
 
 // How one stage ended: its verdict (core/verdict.h), the signature and evidence that explain a
@@ -106,6 +110,17 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const nlohm
 // Sets spec's memory and pids limits from the stage's and the suite's "limits" (core/stage_limits.h),
 // the node's defaults (proc::DefaultStageLimits) where neither sets one. O(1).
 void SetStageLimits(const TrialContext& ctx, const nlohmann::json& stage, proc::ProcessSpec* spec);
+// A stage's declared limits (limits.memory_mb / limits.pids) that `exit` says were not applied, as a
+// phrase ("memory_mb 6144, pids 64"); "" when every declared limit held.
+std::string UnenforcedLimits(const TrialContext& ctx, const nlohmann::json& stage, const proc::ExitInfoProc& exit);
+// Says in the stage's report (`limits`) and in the trial's log that its declared limits were not
+// enforced, when so: a verdict that ran without them is not one that ran within them.
+void NoteUnenforcedLimits(const TrialContext& ctx, const nlohmann::json& stage, const proc::ExitInfoProc& exit,
+                          StageOutcome* out);
+// With --require-limits, the outcome of a stage this node must refuse (it declares a limit the
+// node's stage cgroups cannot hold): infra_error:limits_not_enforced, so the trial goes back to be
+// run elsewhere; nullopt to run it.
+std::optional<StageOutcome> RefuseForLimits(const TrialContext& ctx, const nlohmann::json& stage);
 // Makes `spec` run as the trial's user, when it has one (ctx.user).
 void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec);
 // A stage the kernel ended at one of its limits: an OOM kill in its cgroup is `oom` (signature

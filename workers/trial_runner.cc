@@ -59,6 +59,8 @@ TrialContext MakeContext(const TrialRunnerEnv& env, json& g, std::shared_ptr<con
   ctx.kill_grace = env.kill_grace;
   if (g.contains("reference")) ctx.reference = g["reference"];
   ctx.kernel_recorder = env.kernel_recorder;
+  ctx.limits_enforced = env.limits_enforced;
+  ctx.require_limits = env.require_limits;
   return ctx;
 }
 
@@ -78,9 +80,12 @@ TrialOutcome RunStages(const TrialContext& ctx, const std::vector<SignatureRule>
   for (auto& st : ctx.suite->value("stages", json::array())) {
     if (ctx.should_stop()) break;
     const std::string kind = st.value("kind", "");
-    StageOutcome o = kind == "server"  ? RunServerStage(ctx, st, rules)
-                     : kind == "probe" ? RunProbeStage(ctx, st)
-                                       : RunCommandStage(ctx, st, rules);
+    std::optional<StageOutcome> refused = kind == "probe" ? std::nullopt : RefuseForLimits(ctx, st);
+    if (refused) ctx.log->Append("gauntlet: " + refused->evidence + "\n");
+    StageOutcome o = refused           ? *refused
+                     : kind == "server" ? RunServerStage(ctx, st, rules)
+                     : kind == "probe"  ? RunProbeStage(ctx, st)
+                                        : RunCommandStage(ctx, st, rules);
     if (RecordsKernels(ctx, st) && o.verdict != Verdict::kCancelled) {
       t.recorded = true;
       ApplyKernelRecord(ctx, st, &o, &t.kernels);

@@ -38,6 +38,8 @@ struct TrialRunnerEnv {
   WorkerClock* clock = &SteadyWorkerClock();  // every wait and deadline of the trial
   std::string kernel_recorder;  // the recorder library when the node records kernels, else empty
   TrialUsers* users = nullptr;  // each trial's own user (workers/trial_users.h); null: the worker's user
+  bool limits_enforced = false;  // stage cgroups hold memory.max and pids.max here (probed at start)
+  bool require_limits = false;   // --require-limits: refuse stages that declare limits not enforced
 };
 
 // Runs the trial described by a lease grant (the daemon's JSON) on the calling thread; returns when

@@ -181,6 +181,18 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.kernel_recorder = recorder.library;
   env_.pass_env = o.pass_env;
   env_.users = users_.get();
+  // Whether a stage's cgroup can hold its declared limits here: a probe cgroup says (memory.max and
+  // pids.max taken, or not), once.
+  {
+    std::unique_ptr<StageCgroup> probe = StageCgroup::Create(int64_t{1} << 30, 4096);
+    env_.limits_enforced = probe && probe->memory_limit() > 0 && probe->pids_limit() > 0;
+  }
+  env_.require_limits = o.require_limits;
+  registration_["fingerprint"]["limits"] = env_.limits_enforced ? "enforced" : "not enforced";
+  spdlog::log(env_.limits_enforced ? spdlog::level::info : spdlog::level::warn, "worker {}: stage limits: {}", name_,
+              env_.limits_enforced ? "enforced (cgroup v2 memory.max and pids.max)"
+                                   : (o.require_limits ? "cannot be enforced here; stages that declare them are refused"
+                                                       : "cannot be enforced here; stages that declare them run without, and say so"));
   env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
   env_.abort_all = &abort_all;
   // A GPU that holds processes already (an earlier run's leftovers that no sweep could name) is

@@ -37,6 +37,9 @@ struct WorkerOptions {
   // Each trial's own user (workers/trial_users.h): auto | on | off, from a range of ids.
   std::string trial_users = "auto";
   std::string trial_uids = "61000-61999";
+  // Refuse stages that declare limits (memory_mb, pids) this node cannot enforce, instead of running
+  // them unbounded and saying so.
+  bool require_limits = false;
 };
 
 // Runs until SIGTERM/SIGINT (drain), --exit-when-idle, or a fatal error, talking to opts.server over

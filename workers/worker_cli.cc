@@ -56,6 +56,8 @@ void AddWorkerCommands(CLI::App& app, int* code) {
       ->capture_default_str();
   w->add_option("--trial-uids", o->trial_uids, "the user ids trials run as, FIRST-LAST (no accounts needed)")
       ->capture_default_str();
+  w->add_flag("--require-limits", o->require_limits,
+              "refuse stages that declare limits (memory_mb, pids) this node cannot enforce; they go back to run elsewhere");
   w->add_option("--kill-grace-ms", o->kill_grace_ms, "SIGTERM-to-SIGKILL grace for stopped stages")->capture_default_str();
   w->add_option("--drain-timeout-ms", o->drain_timeout_ms, "on SIGTERM, how long running trials may go on")
       ->capture_default_str();

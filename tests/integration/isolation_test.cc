@@ -146,3 +146,57 @@ touch "$D/attacker-done"
 
 }  // namespace
 }  // namespace gauntlet::test
+
+namespace gauntlet::test {
+namespace {
+
+// Limits everywhere, or said: a stage that declares limits the node's stage cgroups cannot hold
+// runs and says so in its report and log, or, with --require-limits, is refused as the node's
+// infra error (the trial goes back). On a node that holds them, the stage runs within them.
+TEST(Limits, ALimitTheNodeCannotHoldIsSaidOrRefused) {
+  for (const bool require : {false, true}) {
+    SCOPED_TRACE(require ? "--require-limits" : "default");
+    TempDir dir;
+    Daemon d(dir.path(), FixtureSuites());
+    std::vector<std::string> extra = {"--trial-users", "off"};
+    if (require) extra.push_back("--require-limits");
+    auto w = StartWorker(dir.path(), d.url(), "node", json::object(), extra);
+    const json suite = {{"name", "bounded"},
+                        {"parameters", {{"n", {"1"}}}},
+                        {"stages", json::array({{{"name", "run"}, {"kind", "command"}, {"argv", {"sh", "-c", "echo ran"}},
+                                                 {"limits", {{"memory_mb", 256}, {"pids", 64}}}}})}};
+    net::Client c(d.url(), "");
+    auto put = c.Send("PUT", "/api/v1/suites/bounded", suite.dump());
+    ASSERT_TRUE(put.ok());
+    ASSERT_EQ(put->status, 201) << put->body;
+    json s = d.PostJson("/api/v1/sweeps", {{"suite", "bounded"}, {"prune", false}, {"reuse", false}}, 201);
+    const int64_t id = s["id"];
+    // A refused trial is retried, as any infra error is; its first attempt is enough to read.
+    json trial;
+    ASSERT_TRUE(WaitFor([&] {
+      json items = d.GetJson("/api/v1/trials?sweep=" + std::to_string(id))["items"];
+      if (items.empty() || !items[0]["verdict"].is_string() || items[0]["verdict"].get<std::string>().empty()) return false;
+      trial = d.GetJson("/api/v1/trials/" + items[0]["id"].dump());
+      return true;
+    }, std::chrono::seconds(60))) << d.Log() << w->Log();
+    json nodes = d.GetJson("/api/v1/nodes");
+    const bool enforced = nodes.dump().find("\"limits\":\"enforced\"") != std::string::npos;
+    const std::string log = d.Get("/api/v1/trials/" + trial["id"].dump() + "/log").body;
+    if (enforced) {
+      EXPECT_EQ(trial["verdict"], "passed") << trial.dump();
+      EXPECT_EQ(trial.dump().find("not enforced"), std::string::npos) << trial.dump();
+    } else if (!require) {
+      EXPECT_EQ(trial["verdict"], "passed") << trial.dump();
+      EXPECT_NE(trial.dump().find("\"limits\":\"not enforced: memory_mb 256, pids 64 ("), std::string::npos) << trial.dump();
+      EXPECT_NE(log.find("gauntlet: limits not enforced: memory_mb 256, pids 64"), std::string::npos) << log;
+    } else {
+      EXPECT_EQ(trial["verdict"], "infra_error") << trial.dump();
+      EXPECT_EQ(trial["signature"], "infra_error:limits_not_enforced") << trial.dump();
+      EXPECT_EQ(log.find("\nran\n"), std::string::npos) << "the stage ran:\n" << log;
+      EXPECT_NE(log.find("--require-limits: the stage declares limits (memory_mb 256, pids 64)"), std::string::npos) << log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::test
