@@ -270,10 +270,13 @@ describe('dashboard', () => {
     await stack.worker('bare');
     const {items} = await stack.get('/api/v1/nodes');
     const fp = items.find((n) => n.name === 'bare').fingerprint;
-    // Its versions are empty; the kernel recorder is a capability beside them (and unavailable here).
-    const {kernel_recorder: recorder, ...versions} = fp;
+    // Its versions are empty; the kernel recorder, its trials' isolation and its stage limits are
+    // capabilities beside them (all unavailable here: the harness's folders are closed to other users).
+    const {kernel_recorder: recorder, isolation, limits, ...versions} = fp;
     assert.ok(Object.values(versions).every((v) => v === ''), `the worker reports empty versions: ${JSON.stringify(fp)}`);
     assert.match(recorder, /^unavailable/);
+    assert.match(isolation, /^(off: |trial users)/);
+    assert.match(limits, /^(not )?enforced$/);
     const page = await newPage(browser.context);
     await open(page, stack.url, '#/nodes', 'nodes');
     assert.equal(await page.locator('tr[data-node=bare] [data-testid=software]').textContent(), 'unknown');

@@ -16,6 +16,7 @@ const {byConcurrency} = await import('../../web/js/components/metrics.js');
 const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js');
 const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
+const {howItRan} = await import('../../web/js/pages/trial.js');
 const {cellFace, driftText, metricRange} = await import('../../web/js/components/matrix.js');
 const {oneHardware} = await import('../../web/js/components/matrix_layout.js');
 const {LAYERS, versionChoices} = await import('../../web/js/pages/matrix.js');
@@ -198,4 +199,12 @@ it('says a cell\'s drift and evidence layers beside its verdict', () => {
   const ev = cellFace({...base, evidence: 'dispatch_verified', evidence_counts: {dispatch_verified: 1}});
   assert.match(ev.text, /\[dispatch verified\]$/);
   assert.deepEqual(LAYERS.map((l) => l.value), ['', 'dispatch', 'drift', 'evidence']);
+});
+
+it('says how a trial ran: its own user or why not, and the limits a stage ran without', () => {
+  const stages = [{name: 'kernel', isolation: 'trial user 61003'},
+    {name: 'serve', isolation: 'trial user 61003', limits: 'not enforced: memory_mb 6144 (no controller)'}];
+  assert.deepEqual(howItRan(stages), {isolation: 'trial user 61003', limits: 'serve: not enforced: memory_mb 6144 (no controller)'});
+  assert.deepEqual(howItRan([{name: 'run'}]), {isolation: '', limits: ''});  // an older worker says nothing
+  assert.deepEqual(howItRan(), {isolation: '', limits: ''});
 });

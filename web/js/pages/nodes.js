@@ -33,9 +33,12 @@ function heldBack(g) {
 // The kernel recorder is a capability the worker reports beside its versions, not software: it is
 // said on hover, not in the versions.
 function software(fp) {
-  const {kernel_recorder: recorder, ...versions} = fp || {};
+  // The versions are the node's software; the kernel recorder, its trials' isolation and whether its
+  // stage limits hold are capabilities beside them, said on hover.
+  const {kernel_recorder: recorder, isolation, limits, ...versions} = fp || {};
   const text = fmtFingerprint(versions, '');
-  const title = recorder ? `kernel recorder: ${recorder}` : null;
+  const title = [recorder && `kernel recorder: ${recorder}`, isolation && `isolation: ${isolation}`,
+    limits && `stage limits: ${limits}`].filter(Boolean).join('\n') || null;
   return text ? h('td', {class: 'mono', 'data-testid': 'software', title}, text)
     : h('td', {class: 'muted', 'data-testid': 'software', title}, 'unknown');
 }

@@ -25,8 +25,19 @@ function stagesTable(stages) {
       h('td', {class: 'mono'}, s.signature || '')))));
 }
 
+/**
+ * How the trial ran (docs/DECISIONS.md "A stage is not the worker"): its stages' `isolation` (a user
+ * of its own, or why not) and each declared limit a stage ran without. Pure.
+ */
+export function howItRan(stages = []) {
+  const isolation = stages.find((s) => s.isolation)?.isolation || '';
+  const limits = stages.filter((s) => s.limits).map((s) => `${s.name}: ${s.limits}`).join('; ');
+  return {isolation, limits};
+}
+
 function facts(t) {
   const r = t.result || {};
+  const ran = howItRan(r.stages || []);
   const dur = t.started_at && t.finished_at ? fmtSeconds((t.finished_at - t.started_at) / 1000) : null;
   const pairs = [
     ['Sweep', h('a', {href: `#/sweeps/${t.sweep}`}, `#${t.sweep}`)],
@@ -52,6 +63,8 @@ function facts(t) {
     ['Started', t.started_at ? fmtTime(t.started_at) : null],
     ['Finished', t.finished_at ? `${fmtTime(t.finished_at)}${dur ? ` (took ${dur})` : ''}` : null],
     ['Fingerprint', r.fingerprint && Object.keys(r.fingerprint).length ? h('code', {}, fmtFingerprint(r.fingerprint)) : null],
+    ['Isolation', ran.isolation ? h('span', {'data-testid': 'isolation'}, ran.isolation) : null],
+    ['Limits', ran.limits ? h('span', {class: 'warn', 'data-testid': 'limits'}, ran.limits) : null],
   ];
   return h('dl', {class: 'facts'}, pairs.filter(([, v]) => v != null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
