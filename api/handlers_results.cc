@@ -272,6 +272,10 @@ std::vector<http::Route> ResultRoutes(Context& c) {
            kind = store::ParseRegressionKind(k);
            if (!kind) return http::Problem(422, "Unprocessable Entity", "kind is verdict, metric or ordered", "kind");
          }
+         // A suite no one uploaded is a typo, not a suite without regressions: a CI gate that
+         // names it must fail, not pass on an empty list.
+         if (auto suite = r.Query("suite"))
+           if (auto s = c.store.GetSuite(*suite); !s.ok()) return FromStatus(s.status());
          store::QueryBudget budget = c.store.NewQuery();
          auto g = store::Regressions(c.store, r.Query("suite"), threshold, &budget);
          if (!g.ok()) return FromStatus(g.status());

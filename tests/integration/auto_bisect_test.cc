@@ -83,6 +83,11 @@ TEST_F(AutoBisectTest, AGapBetweenTwoSweepsIsReportedThenBisectedOnceByAutoBisec
   Out csv = RunProgram(dir_, {GauntletBin(), "regressions", "--server", d_->url(), "--kind", "ordered", "--format", "csv"});
   EXPECT_EQ(Lines(csv.out).size(), 2u) << csv.out;
   EXPECT_EQ(d_->Get("/api/v1/regressions?kind=sideways").status, 422);
+  // A misspelt suite is an error, not "no regressions": a CI gate with a typo fails.
+  EXPECT_EQ(d_->Get("/api/v1/regressions?suite=regres40").status, 404);
+  Out typo = RunProgram(dir_, {GauntletBin(), "regressions", "--server", d_->url(), "--suite", "regres40"});
+  EXPECT_NE(typo.code, 0) << typo.out << typo.err;
+  EXPECT_NE(typo.err.find("regres40"), std::string::npos) << typo.err;
 
   // Backend a: a later sweep with auto_bisect fails version 30, which an earlier sweep passed at 3.
   Sweep({"30"}, "a", true);
