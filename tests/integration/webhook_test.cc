@@ -50,6 +50,21 @@ class Receiver {
   std::unique_ptr<Child> child_;
 };
 
+// A daemon config with two receivers of one event at `rx`: /json and /slack (Slack's format).
+std::string JsonAndSlackHooks(const TempDir& dir, const Receiver& rx, const std::string& event) {
+  return dir.Write("gauntlet.yaml", R"(
+public_url: http://gauntlet.example:8080/
+webhooks:
+  - url: )" + rx.url("/json") + R"(
+    secret: s3cret
+    events: [)" + event + R"(]
+  - url: )" + rx.url("/slack") + R"(
+    secret: s3cret
+    format: slack
+    events: [)" + event + R"(]
+)");
+}
+
 TEST(Webhooks, SignedRetriedRecordedAndSlackFormatted) {
   TempDir dir;
   Receiver rx(dir, "s3cret", 2);
@@ -186,17 +201,7 @@ webhooks:
 TEST(Webhooks, ARegressionAlongAnOrderedParameterIsToldWithItsGap) {
   TempDir dir;
   Receiver rx(dir, "s3cret", 0);
-  const std::string config = dir.Write("gauntlet.yaml", R"(
-public_url: http://gauntlet.example:8080/
-webhooks:
-  - url: )" + rx.url("/json") + R"(
-    secret: s3cret
-    events: [regression.found]
-  - url: )" + rx.url("/slack") + R"(
-    secret: s3cret
-    format: slack
-    events: [regression.found]
-)");
+  const std::string config = JsonAndSlackHooks(dir, rx, "regression.found");
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
   net::Client c(d.url(), "");
   auto put = c.Send("PUT", "/api/v1/suites/versions40", OrderedSuite40("versions40").dump());
@@ -232,17 +237,7 @@ webhooks:
 TEST(Webhooks, ALabelAndItsWithdrawalAreToldWithTheTrialsTheyRejudged) {
   TempDir dir;
   Receiver rx(dir, "s3cret", 0);
-  const std::string config = dir.Write("gauntlet.yaml", R"(
-public_url: http://gauntlet.example:8080/
-webhooks:
-  - url: )" + rx.url("/json") + R"(
-    secret: s3cret
-    events: [verdicts.relabelled]
-  - url: )" + rx.url("/slack") + R"(
-    secret: s3cret
-    format: slack
-    events: [verdicts.relabelled]
-)");
+  const std::string config = JsonAndSlackHooks(dir, rx, "verdicts.relabelled");
   Daemon d(dir.path(), SourceDir() + "/tests/fixtures/suites", {"--config", config});
   auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
   // exit1 fails saying nothing: unclassified, crashed:exit_code:1.
