@@ -20,8 +20,7 @@
 #include "classifier/traceback.h"
 #include "core/verdict.h"
 
-namespace gauntlet::classifier {
-namespace classifier_detail {
+namespace gauntlet::classifier::state_detail {
 
 inline constexpr size_t kMaxLine = 64 * 1024;     // longer lines are cut (same cut whatever the chunking)
 inline constexpr size_t kMaxRuleScan = 4096;      // rules read the first 4 KiB of a candidate line
@@ -53,8 +52,10 @@ inline bool IsCrashSignal(int sig) { return sig == 11 || sig == 4 || sig == 7 ||
 // Among specific facts from one rank, causes outrank consequences (VerdictInfo::cause_rank).
 inline int CausePriority(Verdict verdict) { return Info(verdict).cause_rank; }
 
-}  // namespace classifier_detail
-using namespace classifier_detail;
+}  // namespace gauntlet::classifier::state_detail
+
+namespace gauntlet::classifier {
+using namespace state_detail;
 
 struct Classifier::State {
   std::shared_ptr<const Engine> engine;
