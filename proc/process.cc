@@ -129,6 +129,8 @@ int KillStrayChildren() {
 
 Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
   if (spec.argv.empty()) return Status::Invalid("empty argv", "argv");
+  if (spec.view && spec.view->binds.size() > kMaxBinds)
+    return Status::Invalid("more than " + std::to_string(kMaxBinds) + " binds in a process's own view", "view");
   auto path_it = spec.env.find("PATH");
   const std::string prog = FindProgram(spec.argv[0], path_it == spec.env.end() ? "/usr/bin:/bin" : path_it->second);
   if (access(prog.c_str(), X_OK) != 0)
@@ -140,8 +142,13 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
     close(fds[1]);
     return Status::Internal(std::string("pipe: ") + strerror(errno));
   }
-  std::unique_ptr<StageCgroup> cgroup = StageCgroup::Create(spec.memory_limit_bytes, spec.pids_limit);
-  int procs_fd = cgroup ? open((cgroup->path() + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC) : -1;
+  std::unique_ptr<StageCgroup> cgroup = StageCgroup::Create(spec.memory_limit_bytes, spec.pids_limit, spec.limits_declared);
+  KeeperArgs ka;
+  if (cgroup) {
+    const std::vector<std::string> files = cgroup->ProcsFiles();
+    for (size_t i = 0; i < files.size() && i < kMaxCgroupFolders; ++i)
+      ka.cgroup_procs[i] = open(files[i].c_str(), O_WRONLY | O_CLOEXEC);
+  }
   // Everything the children need is built before fork: after fork only async-signal-safe calls.
   std::vector<std::string> env_strs;
   for (auto& [k, v] : spec.env) env_strs.push_back(k + "=" + v);
@@ -151,15 +158,25 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
   argv.push_back(nullptr);
   for (auto& e : env_strs) envp.push_back(e.data());
   envp.push_back(nullptr);
-  KeeperArgs ka;
   ka.prog = prog.c_str();
   ka.argv = argv.data();
   ka.envp = envp.data();
   ka.cwd = spec.cwd.c_str();
   ka.out_w = fds[1];
   ka.status_w = st[1];
-  ka.cgroup_procs = procs_fd;
   ka.worker = getpid();
+  std::vector<const char*> bind_src, bind_dst;
+  if (spec.view) {
+    for (const OwnView::Bind& b : spec.view->binds) {
+      bind_src.push_back(b.source.c_str());
+      bind_dst.push_back(b.target.c_str());
+    }
+    ka.own_mounts = true;
+    ka.own_pids = spec.view->own_pids;
+    ka.bind_sources = bind_src.data();
+    ka.bind_targets = bind_dst.data();
+    ka.binds = bind_src.size();
+  }
   if (spec.uid) ka.uid = static_cast<long>(*spec.uid);
   if (spec.gid) ka.gid = static_cast<long>(*spec.gid);
   pid_t pid;
@@ -172,7 +189,8 @@ Result<std::unique_ptr<Process>> Process::Start(const ProcessSpec& spec) {
     if (pid == 0) RunKeeper(ka);
     if (pid > 0) g_keepers.insert(pid);
   }
-  if (procs_fd >= 0) close(procs_fd);
+  for (int fd : ka.cgroup_procs)
+    if (fd >= 0) close(fd);
   close(fds[1]);
   close(st[1]);
   if (pid < 0) {
@@ -414,7 +432,8 @@ void KillTrialLeftovers(const std::string& workdir) {
     }
   }
   for (auto& e : fs::directory_iterator(workdir, ec))
-    if (e.path().filename().string().rfind("trial-", 0) == 0) fs::remove_all(e.path(), ec);
+    if (e.path().filename().string().rfind("trial-", 0) == 0 || e.path().filename().string().rfind("view-", 0) == 0)
+      fs::remove_all(e.path(), ec);
   if (killed) spdlog::warn("killed {} process(es) left by an earlier run of this worker", killed);
 }
 

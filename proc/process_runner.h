@@ -20,6 +20,18 @@
 
 namespace gauntlet::proc {
 
+// A process's own view of the machine: a mount namespace in which each bind is mounted, in order,
+// over its target (both host paths, folders; every source is opened before the first mount, so a
+// source may lie under an earlier target), and, with own_pids, a PID namespace whose /proc shows
+// only its own processes.
+struct OwnView {
+  struct Bind {
+    std::string source, target;
+  };
+  std::vector<Bind> binds;
+  bool own_pids = true;
+};
+
 struct ProcessSpec {
   std::vector<std::string> argv;           // argv[0] without '/' is looked up in env PATH
   std::map<std::string, std::string> env;  // the whole environment of the child
@@ -28,11 +40,16 @@ struct ProcessSpec {
   // controllers (proc/stage_cgroup.h); 0: none.
   int64_t memory_limit_bytes = 0;
   int64_t pids_limit = 0;
+  // Whether the limits were asked for (a suite's), not a worker's defaults: only then are they worth
+  // a v1 cgroup's folders, where v2 cannot hold them (docs/DECISIONS.md "Limits on v1").
+  bool limits_declared = true;
   // The user and group the program runs as (supplementary groups dropped), when set: a trial's own
   // user, so it cannot read, signal or write the worker or another trial (docs/DECISIONS.md "A
   // stage is not the worker"). Its keeper stays the worker's, to stop all of it. Needs root.
   std::optional<uid_t> uid;
   std::optional<gid_t> gid;
+  // Its own view of the machine, when set (docs/DECISIONS.md "Its own view of the machine"). Needs root.
+  std::optional<OwnView> view;
 };
 
 struct ExitInfoProc {

@@ -1,5 +1,7 @@
 #include "proc/stage_cgroup.h"
 
+#include "proc/cgroup_dirs.h"
+
 #include <dirent.h>
 #include <spdlog/spdlog.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -21,29 +24,6 @@ namespace {
 std::atomic<Containment> g_mode{Containment::kAuto};
 std::atomic<uint64_t> g_seq{0};
 
-// The folder of this process's own cgroup v2: the cgroup2 mount point (/proc/self/mountinfo) plus
-// the "0::" line of /proc/self/cgroup. "" without a cgroup2 mount.
-std::string OwnCgroupDir() {
-  std::ifstream mi("/proc/self/mountinfo");
-  std::string line, mount;
-  while (std::getline(mi, line)) {
-    auto dash = line.find(" - ");
-    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
-    std::istringstream f(line);
-    std::string id, parent, dev, root, mp;
-    f >> id >> parent >> dev >> root >> mp;
-    if (root == "/") {
-      mount = mp;
-      break;
-    }
-  }
-  if (mount.empty()) return "";
-  std::ifstream cg("/proc/self/cgroup");
-  while (std::getline(cg, line))
-    if (line.rfind("0::", 0) == 0) return mount + (line.substr(3) == "/" ? "" : line.substr(3));
-  return "";
-}
-
 bool WriteFile(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
@@ -52,8 +32,9 @@ bool WriteFile(const std::string& path, const std::string& text) {
 }
 
 // The cgroups of a worker that was SIGKILLed stay behind (empty: its keepers killed their stages).
-// Removed once per process, the first time a cgroup is made; only those whose worker is gone.
-void RemoveStale(const std::string& base) {
+// Removed once per process and hierarchy, the first time a cgroup is made; only those whose worker
+// is gone. On v1 (no cgroup.kill) what is still inside is killed one by one.
+void RemoveStale(const std::string& base, bool v2) {
   DIR* d = opendir(base.c_str());
   if (!d) return;
   const std::string prefix = "gauntlet-stage-";
@@ -62,19 +43,30 @@ void RemoveStale(const std::string& base) {
     if (name.rfind(prefix, 0) != 0) continue;
     pid_t owner = static_cast<pid_t>(atol(name.c_str() + prefix.size()));
     if (owner <= 0 || kill(owner, 0) == 0 || errno != ESRCH) continue;
-    WriteFile(base + "/" + name + "/cgroup.kill", "1");
-    rmdir((base + "/" + name).c_str());
+    const std::string dir = base + "/" + name;
+    if (v2) {
+      WriteFile(dir + "/cgroup.kill", "1");
+    } else {
+      std::ifstream procs(dir + "/cgroup.procs");
+      pid_t p;
+      while (procs >> p) kill(p, SIGKILL);
+    }
+    rmdir(dir.c_str());
   }
   closedir(d);
 }
 
-const std::string& BaseDir() {
-  static const std::string dir = [] {
-    std::string d = OwnCgroupDir();
-    if (!d.empty()) RemoveStale(d);
-    return d;
-  }();
-  return dir;
+// This process's own cgroup folder in the v2 hierarchy ("") or the v1 one holding `controller`,
+// found once; "" where there is none.
+std::string BaseDir(const std::string& controller) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> dirs;
+  std::lock_guard lock(mu);
+  auto it = dirs.find(controller);
+  if (it != dirs.end()) return it->second;
+  std::string d = OwnCgroupDir(controller);
+  if (!d.empty()) RemoveStale(d, controller.empty());
+  return dirs[controller] = d;
 }
 }  // namespace
 
@@ -144,35 +136,77 @@ bool SetLimit(const std::string& dir, const char* file, int64_t value) {
 std::once_flag g_limits_warned;
 }  // namespace
 
-std::unique_ptr<StageCgroup> StageCgroup::Create(int64_t memory_bytes, int64_t pids) {
-  if (g_mode != Containment::kAuto || BaseDir().empty()) return nullptr;
-  std::string path = BaseDir() + "/gauntlet-stage-" + std::to_string(getpid()) + "-" + std::to_string(g_seq++);
-  if (mkdir(path.c_str(), 0755) != 0) return nullptr;
-  std::unique_ptr<StageCgroup> cg(new StageCgroup(path));
-  // cgroup.kill is what makes the cgroup worth having (Linux 5.14); without it, none.
-  if (access((path + "/cgroup.kill").c_str(), W_OK) != 0) return nullptr;  // the destructor removes it
-  // Before any member joins: what the stage starts is born under its limits.
-  if (memory_bytes > 0 && SetLimit(path, "memory.max", memory_bytes)) {
-    cg->memory_limit_ = memory_bytes;
-    (void)SetLimit(path, "memory.swap.max", 0);  // best effort: absent without swap accounting
+namespace {
+// A fresh folder `name` under the v1 hierarchy of `controller`, or "".
+std::string MakeV1(const char* controller, const std::string& name) {
+  const std::string base = BaseDir(controller);
+  if (base.empty()) return "";
+  const std::string path = base + "/" + name;
+  return mkdir(path.c_str(), 0755) == 0 ? path : "";
+}
+}  // namespace
+
+std::unique_ptr<StageCgroup> StageCgroup::Create(int64_t memory_bytes, int64_t pids, bool v1) {
+  if (g_mode != Containment::kAuto) return nullptr;
+  const std::string name = "gauntlet-stage-" + std::to_string(getpid()) + "-" + std::to_string(g_seq++);
+  std::unique_ptr<StageCgroup> cg(new StageCgroup);
+  if (const std::string base = BaseDir(""); !base.empty()) {
+    const std::string path = base + "/" + name;
+    if (mkdir(path.c_str(), 0755) == 0) {
+      // cgroup.kill is what makes the v2 cgroup worth having (Linux 5.14); without it, none.
+      if (access((path + "/cgroup.kill").c_str(), W_OK) == 0) cg->v2_ = path;
+      else rmdir(path.c_str());
+    }
   }
-  if (pids > 0 && SetLimit(path, "pids.max", pids)) cg->pids_limit_ = pids;
-  if ((memory_bytes > 0 && cg->memory_limit_ == 0) || (pids > 0 && cg->pids_limit_ == 0))
+  // Before any member joins: what the stage starts is born under its limits.
+  if (!cg->v2_.empty()) {
+    if (memory_bytes > 0 && SetLimit(cg->v2_, "memory.max", memory_bytes)) {
+      cg->memory_limit_ = memory_bytes;
+      (void)SetLimit(cg->v2_, "memory.swap.max", 0);  // best effort: absent without swap accounting
+    }
+    if (pids > 0 && SetLimit(cg->v2_, "pids.max", pids)) cg->pids_limit_ = pids;
+  }
+  // Where v2 holds no controller (a hybrid host) or there is no v2 at all, the v1 hierarchies do.
+  if (v1 && memory_bytes > 0 && cg->memory_limit_ == 0 && !(cg->v1_memory_ = MakeV1("memory", name)).empty()) {
+    if (SetLimit(cg->v1_memory_, "memory.limit_in_bytes", memory_bytes)) {
+      cg->memory_limit_ = memory_bytes;
+      // After limit_in_bytes, which memsw may not be below; absent without swap accounting.
+      (void)SetLimit(cg->v1_memory_, "memory.memsw.limit_in_bytes", memory_bytes);
+    }
+  }
+  if (v1 && pids > 0 && cg->pids_limit_ == 0 && !(cg->v1_pids_ = MakeV1("pids", name)).empty())
+    if (SetLimit(cg->v1_pids_, "pids.max", pids)) cg->pids_limit_ = pids;
+  if (cg->v2_.empty() && cg->v1_memory_.empty() && cg->v1_pids_.empty()) return nullptr;
+  if (v1 && ((memory_bytes > 0 && cg->memory_limit_ == 0) || (pids > 0 && cg->pids_limit_ == 0)))
     std::call_once(g_limits_warned, [&] {
-      spdlog::warn("stage cgroups here have no {} controller (enable it in {}/cgroup.subtree_control, e.g. "
-                   "systemd Delegate=yes): stage memory and pids limits are not enforced",
-                   cg->memory_limit_ == 0 && memory_bytes > 0 ? "memory" : "pids", BaseDir());
+      spdlog::warn("stage cgroups here have no {} controller (enable it in the worker's cgroup v2 "
+                   "cgroup.subtree_control, e.g. systemd Delegate=yes, or mount the v1 controller): stage memory "
+                   "and pids limits are not enforced",
+                   cg->memory_limit_ == 0 && memory_bytes > 0 ? "memory" : "pids");
     });
   return cg;
 }
 
 StageCgroup::~StageCgroup() { KillAndRemove(std::chrono::seconds(2)); }
 
+std::vector<std::string> StageCgroup::ProcsFiles() const {
+  std::vector<std::string> out;
+  for (const std::string* d : {&v2_, &v1_memory_, &v1_pids_})
+    if (!d->empty()) out.push_back(*d + "/cgroup.procs");
+  return out;
+}
+
+std::string StageCgroup::LimitsHeldBy() const {
+  if (memory_limit_ == 0 && pids_limit_ == 0) return "";
+  return v1_memory_.empty() && v1_pids_.empty() ? "cgroup v2" : "cgroup v1";
+}
+
 void StageCgroup::ReadEvents() {
   if (removed_) return;
-  // Absent where the controller is not enabled: then nothing counts.
-  memory_events_ = ParseCgroupEvents(ReadSmall(path_ + "/memory.events"));
-  pids_events_ = ParseCgroupEvents(ReadSmall(path_ + "/pids.events"));
+  // Absent where the controller is not enabled: then nothing counts. v1 has no memory.events; its
+  // memory.oom_control counts the OOM kills (oom_kill, Linux 4.13) in the same "key value" form.
+  memory_events_ = ParseCgroupEvents(ReadSmall(v1_memory_.empty() ? v2_ + "/memory.events" : v1_memory_ + "/memory.oom_control"));
+  pids_events_ = ParseCgroupEvents(ReadSmall((v1_pids_.empty() ? v2_ : v1_pids_) + "/pids.events"));
 }
 
 CgroupEvents StageCgroup::memory_events() {
@@ -187,25 +221,39 @@ CgroupEvents StageCgroup::pids_events() {
 
 std::vector<pid_t> StageCgroup::Members() const {
   std::vector<pid_t> out;
-  std::ifstream f(path_ + "/cgroup.procs");
+  // Every member is in each folder (it joined them all); the v2 one is read where there is one.
+  const std::string& dir = !v2_.empty() ? v2_ : !v1_memory_.empty() ? v1_memory_ : v1_pids_;
+  std::ifstream f(dir + "/cgroup.procs");
   pid_t p;
   while (f >> p) out.push_back(p);
   return out;
 }
 
+void StageCgroup::Remove() {
+  bool all = true;
+  for (const std::string* d : {&v2_, &v1_memory_, &v1_pids_})
+    if (!d->empty() && rmdir(d->c_str()) != 0 && errno != ENOENT) all = false;
+  removed_ = all;
+}
+
 bool StageCgroup::KillAndRemove(std::chrono::milliseconds wait) {
   if (removed_) return true;
   const auto until = std::chrono::steady_clock::now() + wait;
-  bool empty = Members().empty();
-  if (!empty) WriteFile(path_ + "/cgroup.kill", "1");
+  std::vector<pid_t> members = Members();
+  bool empty = members.empty();
+  if (!empty && !v2_.empty()) WriteFile(v2_ + "/cgroup.kill", "1");
   // cgroup.kill is asynchronous: members leave as the kernel gets to them. Polled briefly; there is
-  // no wait-for-empty call short of inotify on cgroup.events.
+  // no wait-for-empty call short of inotify on cgroup.events. v1 has no kill: each member is sent
+  // SIGKILL, round after round, since one may fork between the read and the kill.
   while (!empty && std::chrono::steady_clock::now() < until) {
+    if (v2_.empty())
+      for (pid_t p : members) kill(p, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    empty = Members().empty();
+    members = Members();
+    empty = members.empty();
   }
-  ReadEvents();  // the last look: the folder and its counters go with rmdir
-  if (empty && rmdir(path_.c_str()) == 0) removed_ = true;
+  ReadEvents();  // the last look: the folders and their counters go with rmdir
+  if (empty) Remove();
   return empty;
 }
 

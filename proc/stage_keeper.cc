@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -13,6 +14,8 @@
 #include <cstdint>
 
 #include "proc/proc_table.h"
+#include "proc/stage_init.h"
+#include "proc/stage_leader.h"
 
 namespace gauntlet::proc {
 
@@ -24,6 +27,24 @@ constexpr size_t kMaxProcs = 32768;
 pid_t g_desc[kMaxProcs], g_scratch_pid[kMaxProcs], g_scratch_ppid[kMaxProcs];
 pid_t g_leader = -1;
 bool g_leader_done = false;
+bool g_under_init = false;  // g_leader is the init of the stage's PID namespace
+
+// The init's stack and arguments (proc/stage_init.h). It runs in the keeper's memory (CLONE_VM) but
+// is a process of its own, with its own descriptors and signals; it touches only this stack and
+// reads the keeper's arguments, which stay put in the keeper's frame. Both share errno (one TLS
+// block): each side's errno checks only decide whether to try again, never to give up, so a value
+// the other side wrote costs at most one more round.
+alignas(64) char g_init_stack[64 * 1024];
+struct InitCall {
+  const KeeperArgs* args;
+  int go_r, go_w;
+} g_init_call;
+
+int InitMain(void* p) {
+  const InitCall* c = static_cast<const InitCall*>(p);
+  close(c->go_w);
+  RunStageInit(*c->args, c->go_r);
+}
 int g_status_w = -1;
 
 void WriteInt(int fd, int32_t v) {
@@ -45,7 +66,8 @@ bool ReapSome() {
     if (r > 0) {
       if (r == g_leader && !g_leader_done) {
         g_leader_done = true;
-        WriteInt(g_status_w, st);
+        // An init that exits 0 wrote its leader's status itself (proc/stage_init.h).
+        if (!(g_under_init && WIFEXITED(st) && WEXITSTATUS(st) == 0)) WriteInt(g_status_w, st);
       }
       continue;
     }
@@ -98,57 +120,21 @@ void CloseAllBut(int a, int b, int c) {
   CloseRange(from, INT_MAX);
 }
 
-[[noreturn]] void ExecLeader(const KeeperArgs& a, pid_t keeper) {
-  // The leader dies with its keeper, so a keeper killed outright leaves at most the leader's own
-  // escapes, which the worker's sweep (KillStrayChildren) and the cgroup take.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != keeper) _exit(127);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  signal(SIGPIPE, SIG_DFL);
-  int devnull = open("/dev/null", O_RDONLY);
-  if (devnull >= 0) dup2(devnull, 0);
-  dup2(a.out_w, 1);
-  dup2(a.out_w, 2);
-  // To the trial's user: raw system calls, which change this process alone (glibc's setresuid
-  // would try to signal the worker's threads, whose list this copy of its memory still holds).
-  if (a.gid >= 0 && (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, a.gid, a.gid, a.gid) != 0)) {
-    const char msg[] = "gauntlet: cannot take the trial's group\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(126);
-  }
-  if (a.uid >= 0 && syscall(SYS_setresuid, a.uid, a.uid, a.uid) != 0) {
-    const char msg[] = "gauntlet: cannot take the trial's user\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(126);
-  }
-  if (a.cwd && *a.cwd && chdir(a.cwd) != 0) _exit(126);
-  execve(a.prog, a.argv, a.envp);
-  if (errno == EACCES && a.uid >= 0) {
-    const char msg[] = "gauntlet: exec failed: permission denied: the trial's user cannot run the program (a folder on its path is closed to other users)\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(126);
-  }
-  const char msg[] = "gauntlet: exec failed\n";
-  (void)!write(2, msg, sizeof msg - 1);
-  _exit(127);
-}
-
 }  // namespace
 
 void RunKeeper(const KeeperArgs& a) {
-  CloseAllBut(a.out_w, a.status_w, a.cgroup_procs);
+  // Into the stage's cgroups before anything forks: all that follows is born inside them.
+  for (int fd : a.cgroup_procs)
+    if (fd >= 0) {
+      (void)!write(fd, "0", 1);
+      close(fd);
+    }
+  CloseAllBut(a.out_w, a.status_w, -1);
   // The status pipe's reader is the worker: once it is gone, a write must fail, not kill the keeper
   // before it has ended the stage. (The leader gets SIGPIPE back before its exec.)
   signal(SIGPIPE, SIG_IGN);
   setpgid(0, 0);
   if (getppid() != a.worker) _exit(127);
-  if (a.cgroup_procs >= 0) {
-    // Into the stage's cgroup before anything forks: all that follows is born inside it.
-    (void)!write(a.cgroup_procs, "0", 1);
-    close(a.cgroup_procs);
-  }
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   g_status_w = a.status_w;
   sigset_t set;
@@ -164,12 +150,34 @@ void RunKeeper(const KeeperArgs& a) {
   // tables, which are the worker's whole address space (a fork of it per stage was the second of
   // two per trial: issue 31). ExecLeader only makes system calls on its own stack before the exec
   // or _exit, as a vfork child must; the keeper waits meanwhile.
-  pid_t leader = vfork();
+  pid_t leader;
+  int go[2] = {-1, -1};
+  if (a.own_pids) {
+    // The next child is PID 1 of a namespace of its own: the stage's init, which starts the leader
+    // once the keeper has said its pid (proc/stage_init.h). It lives on, so not a vfork; and not a
+    // fork either, whose copy of the worker-sized page tables cost 2 ms a stage (docs/BENCHMARKS.md
+    // "Stage start"): it shares the keeper's memory (CLONE_VM) on a stack of its own.
+    if (pipe2(go, O_CLOEXEC) != 0 || syscall(SYS_unshare, CLONE_NEWPID) != 0) {
+      const char msg[] = "gauntlet: cannot make the stage's own PID namespace (unshare)\n";
+      (void)!write(a.out_w, msg, sizeof msg - 1);
+      _exit(126);
+    }
+    g_init_call = {&a, go[0], go[1]};
+    leader = clone(InitMain, g_init_stack + sizeof g_init_stack, CLONE_VM | SIGCHLD, &g_init_call);
+    close(go[0]);
+    g_under_init = true;
+  } else {
+    leader = vfork();
+    if (leader == 0) ExecLeader(a, self, true);
+  }
   if (leader < 0) _exit(127);
-  if (leader == 0) ExecLeader(a, self);
   g_leader = leader;
   close(a.out_w);
   WriteInt(g_status_w, leader);
+  if (go[1] >= 0) {
+    (void)!write(go[1], "g", 1);
+    close(go[1]);
+  }
   const timespec tick{0, 200 * 1000000L};
   while (true) {
     if (!ReapSome() && g_leader_done) _exit(0);

@@ -18,11 +18,15 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstddef>
+
 namespace gauntlet::proc {
 
 // The keeper's exit status when SIGKILL rounds could not empty its stage (a descendant stuck in
 // the kernel): what is left is the cgroup's and the worker's sweep's to end.
 inline constexpr int kKeeperGaveUp = 125;
+
+inline constexpr size_t kMaxCgroupFolders = 3;
 
 struct KeeperArgs {
   const char* prog = nullptr;     // resolved program path
@@ -31,10 +35,20 @@ struct KeeperArgs {
   const char* cwd = nullptr;      // "" or null: stay where the worker is
   int out_w = -1;                 // the merged output pipe's write end: the leader's fd 1 and 2
   int status_w = -1;              // the status pipe's write end (close-on-exec)
-  int cgroup_procs = -1;          // open "cgroup.procs" of the stage's cgroup, or -1
+  // Open "cgroup.procs" files of the stage's cgroup folders (v2, v1 memory, v1 pids), or -1.
+  int cgroup_procs[kMaxCgroupFolders] = {-1, -1, -1};
   pid_t worker = 0;               // the worker's pid, the keeper's parent
   long uid = -1, gid = -1;        // the leader's user and group when >= 0 (it drops to them before exec)
+  // The stage's own view (ProcessSpec::view): a mount namespace with `binds` binds (sources and
+  // targets, at most kMaxBinds), and with own_pids a PID namespace under an init
+  // (proc/stage_init.h) between the keeper and the leader.
+  bool own_mounts = false;
+  bool own_pids = false;
+  const char* const* bind_sources = nullptr;
+  const char* const* bind_targets = nullptr;
+  size_t binds = 0;
 };
+inline constexpr size_t kMaxBinds = 16;
 
 // Runs in the child right after fork() and never returns. Async-signal-safe only: the worker is
 // multi-threaded, so nothing here allocates or takes a lock.

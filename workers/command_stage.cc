@@ -98,6 +98,9 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   for (auto& a : spec.argv) header += " " + a;
   const int world = StageRanks(ctx, stage);
   if (world > 0) header += "  (" + std::to_string(world) + " ranks)";
+  // Ranks share one PID namespace, the host's: CUDA IPC and NCCL's shared-memory transport between
+  // them name each other by pid (docs/DECISIONS.md "Its own view of the machine").
+  if (world > 1 && spec.view) spec.view->own_pids = false;
   ctx.log->Append(header + "\n");
   auto not_started = [&](const Status& st) {
     out.verdict = Verdict::kCrashed;

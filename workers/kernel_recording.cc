@@ -1,5 +1,7 @@
 #include "workers/kernel_recording.h"
 
+#include <unistd.h>
+
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -60,6 +62,10 @@ void AddKernelRecorderEnv(const TrialContext& ctx, const json& stage, std::map<s
   const std::string dir = KernelRecordDir(ctx, stage.value("name", "stage"));
   std::error_code ec;
   fs::create_directories(dir, ec);
+  // The recorder writes as the stage does: under a trial's own user, the folders are that user's.
+  if (ctx.user)
+    for (const std::string& d : {fs::path(dir).parent_path().string(), dir})
+      if (chown(d.c_str(), ctx.user->uid, ctx.user->gid) != 0) ctx.log->Append("gauntlet: cannot give " + d + " to the trial's user\n");
   (*env)["CUDA_INJECTION64_PATH"] = ctx.kernel_recorder;
   (*env)["GAUNTLET_KERNREC_DIR"] = dir;
 }

@@ -91,12 +91,13 @@ void SetStageLimits(const TrialContext& ctx, const json& stage, proc::ProcessSpe
   const proc::DefaultLimits d = proc::DefaultStageLimits();
   spec->memory_limit_bytes = l.memory_mb > 0 ? l.memory_mb << 20 : d.memory_bytes;
   spec->pids_limit = l.pids > 0 ? l.pids : d.pids;
+  spec->limits_declared = l.memory_mb > 0 || l.pids > 0;
 }
 
 namespace {
 constexpr const char* kNoLimitsWhy =
-    "this node's stage cgroups cannot hold them: no cgroup v2 the worker may create, or no memory or pids "
-    "controller delegated to it";
+    "this node's stage cgroups cannot hold them: no memory or pids controller the worker may use, in cgroup v2 "
+    "(delegated to it) or v1";
 }  // namespace
 
 std::string UnenforcedLimits(const TrialContext& ctx, const json& stage, const proc::ExitInfoProc& exit) {
@@ -135,6 +136,7 @@ void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec) {
   if (!ctx.user) return;
   spec->uid = ctx.user->uid;
   spec->gid = ctx.user->gid;
+  spec->view = ctx.view;
 }
 
 void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, StageOutcome* out) {

@@ -70,6 +70,8 @@ struct TrialContext {
   // they run as the worker's user. `isolation` says which, for each stage's report.
   std::optional<TrialUser> user;
   std::string isolation;
+  // The trial's own view of the machine (workers/trial_views.h) its processes run in; unset: the host's.
+  std::optional<proc::OwnView> view;
   // Whether this node's stage cgroups hold memory.max and pids.max (probed at the worker's start),
   // and --require-limits: a stage that declares a limit the node cannot hold is then refused.
   bool limits_enforced = false;

@@ -261,6 +261,22 @@ void RunTrial(const TrialRunnerEnv& env, json g, std::shared_ptr<const json> def
   } else if (env.users) {
     ctx.isolation = env.users->enabled() ? "off: every trial user of this worker is taken" : env.users->description();
   }
+  // Its own view of the machine (workers/trial_views.h), in a folder beside the trial's that the
+  // trial's user cannot rearrange.
+  const std::string view_folder = env.workdir + "/view-" + fs::path(ctx.workdir).filename().string().substr(6);
+  if (ctx.user && env.views && env.views->enabled()) {
+    fs::remove_all(view_folder, ec);
+    const std::string recorder_dir = env.kernel_recorder.empty() ? "" : fs::path(env.kernel_recorder).parent_path().string();
+    if (Result<proc::OwnView> v = env.views->Prepare(view_folder, {ctx.suite_dir, recorder_dir}); v.ok()) {
+      ctx.view = *v;
+      ctx.isolation += "; " + env.views->description();
+    } else {
+      ctx.isolation += "; namespaces off: " + v.status().message();
+      log.Append("gauntlet: " + v.status().message() + "\n");
+    }
+  } else if (env.views && ctx.user) {
+    ctx.isolation += "; " + env.views->description();
+  }
 
   LeaseKeeper keeper(*env.daemon, lease, std::chrono::milliseconds(g.value("heartbeat_ms", int64_t{5000})), log,
                      env.abort_all, *env.clock);
@@ -303,7 +319,9 @@ void RunTrial(const TrialRunnerEnv& env, json g, std::shared_ptr<const json> def
   // A lease lost while delivering leaves the work folder to the next worker start (proc::KillTrialLeftovers).
   if (Deliver(env, ctx.trial, lease, log, ReportJson(t, fingerprint)) == Delivery::kLeaseLost) return;
   fs::remove_all(ctx.workdir, ec);
-  folder_gone = !ec;
+  std::error_code vec;
+  if (ctx.view) fs::remove_all(view_folder, vec);
+  folder_gone = !ec && !vec;
 }
 
 }  // namespace gauntlet::worker

@@ -15,6 +15,7 @@
 #include "workers/fingerprint.h"
 #include "workers/suite_bundles.h"
 #include "workers/trial_users.h"
+#include "workers/trial_views.h"
 #include "proc/process_runner.h"
 #include "workers/worker_clock.h"
 
@@ -38,6 +39,7 @@ struct TrialRunnerEnv {
   WorkerClock* clock = &SteadyWorkerClock();  // every wait and deadline of the trial
   std::string kernel_recorder;  // the recorder library when the node records kernels, else empty
   TrialUsers* users = nullptr;  // each trial's own user (workers/trial_users.h); null: the worker's user
+  const TrialViews* views = nullptr;  // each trial's own view (workers/trial_views.h); null: the host's
   bool limits_enforced = false;  // stage cgroups hold memory.max and pids.max here (probed at start)
   bool require_limits = false;   // --require-limits: refuse stages that declare limits not enforced
 };

@@ -62,9 +62,9 @@ class Worker {
   // `gpus`: what says which processes use a GPU (borrowed); null: NVML on a node whose GPUs were
   // discovered, none on one declared by --inventory.
   // `clock` (borrowed) times every wait of the loop and of its trials. `users` (owned): each
-  // trial's own user, or why there is none.
+  // trial's own user, or why there is none; `views` (owned): each trial's own view, or why none.
   Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon, ProcessRunner& processes,
-         GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users);
+         GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users, std::unique_ptr<TrialViews> views);
   ~Worker() { JoinAll(); }
 
   std::atomic<bool> draining{false}, abort_all{false};
@@ -119,6 +119,7 @@ class Worker {
   FingerprintCache fingerprints_;
   std::unique_ptr<SuiteBundles> bundles_;  // under workdir_, so made once it is known
   std::unique_ptr<TrialUsers> users_;       // each trial's own user (workers/trial_users.h)
+  std::unique_ptr<TrialViews> views_;       // each trial's own view of the machine (workers/trial_views.h)
   TrialRunnerEnv env_;
 
   std::mutex mu_;
@@ -137,10 +138,11 @@ class Worker {
 };
 
 Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, DaemonLink& daemon,
-               ProcessRunner& processes, GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users)
+               ProcessRunner& processes, GpuProbe* gpus, WorkerClock& clock, std::unique_ptr<TrialUsers> users,
+               std::unique_ptr<TrialViews> views)
     : o_(o), daemon_(daemon), processes_(processes), clock_(clock), inv_(std::move(inv)),
       name_(o.name.empty() ? HostName() : o.name),
-      exe_dir_(SelfExeDir()), users_(std::move(users)) {
+      exe_dir_(SelfExeDir()), users_(std::move(users)), views_(std::move(views)) {
   std::error_code ec;
   fs::create_directories(o.workdir, ec);
   workdir_ = fs::absolute(o.workdir).string();
@@ -162,12 +164,13 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   const KernelRecorder recorder = FindKernelRecorder(exe_dir_, !inv_.gpus.empty());
   spdlog::info("worker {}: kernel recorder: {}", name_, recorder.description);
   // Which protections its trials run under: said here, in its registration and in every stage's report.
-  spdlog::log(users_->enabled() ? spdlog::level::info : spdlog::level::warn, "worker {}: isolation: {}", name_,
-              users_->description());
+  const std::string isolation = users_->description() + "; " + views_->description();
+  spdlog::log(users_->enabled() && views_->enabled() ? spdlog::level::info : spdlog::level::warn,
+              "worker {}: isolation: {}", name_, isolation);
   registration_ = {{"name", name_}, {"inventory", InventoryJson(inv_)}, {"labels", inv_.labels},
                    {"fingerprint", {{"driver", inv_.driver}, {"cuda", inv_.cuda},
                                     {"kernel_recorder", recorder.description},
-                                    {"isolation", users_->description()}}}};
+                                    {"isolation", isolation}}}};
   env_.daemon = &daemon_;
   env_.processes = &processes_;
   env_.clock = &clock_;
@@ -181,16 +184,19 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.kernel_recorder = recorder.library;
   env_.pass_env = o.pass_env;
   env_.users = users_.get();
+  env_.views = views_.get();
   // Whether a stage's cgroup can hold its declared limits here: a probe cgroup says (memory.max and
   // pids.max taken, or not), once.
+  std::string limits_held_by;
   {
     std::unique_ptr<StageCgroup> probe = StageCgroup::Create(int64_t{1} << 30, 4096);
     env_.limits_enforced = probe && probe->memory_limit() > 0 && probe->pids_limit() > 0;
+    if (env_.limits_enforced) limits_held_by = probe->LimitsHeldBy();
   }
   env_.require_limits = o.require_limits;
   registration_["fingerprint"]["limits"] = env_.limits_enforced ? "enforced" : "not enforced";
   spdlog::log(env_.limits_enforced ? spdlog::level::info : spdlog::level::warn, "worker {}: stage limits: {}", name_,
-              env_.limits_enforced ? "enforced (cgroup v2 memory.max and pids.max)"
+              env_.limits_enforced ? "enforced (" + limits_held_by + " memory and pids limits)"
                                    : (o.require_limits ? "cannot be enforced here; stages that declare them are refused"
                                                        : "cannot be enforced here; stages that declare them run without, and say so"));
   env_.kill_grace = std::chrono::milliseconds(o.kill_grace_ms);
@@ -454,7 +460,14 @@ int RunWorker(const WorkerOptions& o, DaemonLink& daemon, ProcessRunner& process
     spdlog::error("{}", users_error);
     return 2;
   }
-  Worker worker(o, std::move(inv), note, daemon, processes, gpus, clock, std::move(users));
+  std::unique_ptr<TrialViews> views = TrialViews::Configure(o.trial_namespaces, users->enabled(),
+                                                          fs::absolute(o.workdir).string(), o.trial_share,
+                                                          proc::FindProgram("sh", "/usr/bin:/bin"), &users_error);
+  if (!views) {
+    spdlog::error("{}", users_error);
+    return 2;
+  }
+  Worker worker(o, std::move(inv), note, daemon, processes, gpus, clock, std::move(users), std::move(views));
   StopSignalThread signals(
       stop_set,
       [&](int sig) {

@@ -37,6 +37,10 @@ struct WorkerOptions {
   // Each trial's own user (workers/trial_users.h): auto | on | off, from a range of ids.
   std::string trial_users = "auto";
   std::string trial_uids = "61000-61999";
+  // Each trial's own mount and PID namespaces (workers/trial_views.h): auto | on | off, and the
+  // folders under /tmp every trial still sees.
+  std::string trial_namespaces = "auto";
+  std::vector<std::string> trial_share;
   // Refuse stages that declare limits (memory_mb, pids) this node cannot enforce, instead of running
   // them unbounded and saying so.
   bool require_limits = false;

@@ -56,6 +56,13 @@ void AddWorkerCommands(CLI::App& app, int* code) {
       ->capture_default_str();
   w->add_option("--trial-uids", o->trial_uids, "the user ids trials run as, FIRST-LAST (no accounts needed)")
       ->capture_default_str();
+  w->add_option("--trial-namespaces", o->trial_namespaces,
+                "give each trial its own mount and PID namespaces: a private /tmp, its own /proc (auto: where trial "
+                "users are on and the kernel allows; on; off)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  w->add_option("--trial-share", o->trial_share,
+                "a folder under /tmp that trials still see in their private /tmp (repeatable; the workdir always is)");
   w->add_flag("--require-limits", o->require_limits,
               "refuse stages that declare limits (memory_mb, pids) this node cannot enforce; they go back to run elsewhere");
   w->add_option("--kill-grace-ms", o->kill_grace_ms, "SIGTERM-to-SIGKILL grace for stopped stages")->capture_default_str();

@@ -34,14 +34,18 @@ int main(int argc, char** argv) {
   using nlohmann::json;
   const int n_workers = argc > 1 ? std::atoi(argv[1]) : 4;
   const int trials = argc > 2 ? std::atoi(argv[2]) : 5000;
-  // A third argument "users": every trial as a user of its own (--trial-users on; needs root).
-  const bool users = argc > 3 && std::string(argv[3]) == "users";
+  // A third argument "users": every trial as a user of its own (--trial-users on; needs root), in
+  // its own namespaces where the kernel gives them; "users-no-ns": as a user of its own, in the
+  // host's namespaces (--trial-namespaces off), so the two runs price the namespaces alone.
+  const std::string mode = argc > 3 ? argv[3] : "";
+  const bool users = mode == "users" || mode == "users-no-ns";
   test::TempDir dir;
   if (users) chmod(dir.path().c_str(), 0711);  // trials reach their folders through it
   test::Daemon d(dir.path(), std::string(GAUNTLET_SOURCE_DIR) + "/bench/api/suites", {"--threads", "2"});
   std::vector<std::unique_ptr<test::Child>> ws;
   std::vector<std::string> extra = {"--max-trials", "4"};
   if (users) extra.insert(extra.end(), {"--trial-users", "on", "--trial-uids", "63000-63999"});
+  if (mode == "users-no-ns") extra.insert(extra.end(), {"--trial-namespaces", "off"});
   for (int i = 0; i < n_workers; ++i)
     ws.push_back(test::StartWorker(dir.path(), d.url(), "w" + std::to_string(i), json::object(), extra));
   test::WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == static_cast<size_t>(n_workers); });
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   std::cout << json{{"bench", "e2e_trivial_trials"},
                     {"workers", n_workers},
                     {"trial_users", users},
+                    {"trial_namespaces", mode == "users"},
                     {"trials", sw["trials"]},
                     {"passed", fin["by_verdict"].value("passed", 0)},
                     {"seconds", s},
