@@ -37,6 +37,8 @@ say() { echo "$@" | tee -a "$S"; }
 # Where every trial user can reach it (the working copy may sit under a folder closed to others).
 B=/opt/gauntlet-iso
 rm -rf "$B" && mkdir -p "$B" && cp -r "$SRC"/. "$B"/ && chmod -R a+rX "$B"
+# CTest writes its logs into the build folder (Testing/Temporary): a suite's trials must be able to.
+chmod -R a+rwX "$B/verdicts-build"
 source "$B/h200-lib.sh"
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 G="$B/bin/gauntlet"
@@ -103,7 +105,7 @@ for sweep in range(1, 7):
 json.dump({"right": right, "judged": judged, "rows": rows}, open(f"{out}/trials.json", "w"), indent=1)
 print(f"RESULT {right}/{judged} as they must be; {len(rows)} trials")
 PY
-for s in iso-probe iso-ranks; do
+for s in iso-probe iso-ranks gpu-verdicts-ctest hf-attention; do
   id=$(python3 -c "import json,sys; r=[x for x in json.load(open('$OUT/trials.json'))['rows'] if x['suite']=='$s']; print(r[0]['id'] if r else '')")
   [[ -n "$id" ]] && "$G" logs "$id" >"$OUT/log-$s.txt" 2>&1 && { say "-- $s log"; grep -vE "^\s*$" "$OUT/log-$s.txt" | tail -25 | tee -a "$S"; }
 done

@@ -49,6 +49,10 @@ std::map<std::string, std::string> StageEnv(const TrialContext& ctx, const json&
   env["PATH"] = (ctx.exe_dir.empty() ? "" : ctx.exe_dir + ":") +
                 (path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
   env["HOME"] = ctx.workdir;
+  // A trial's user has no account: programs that ask for a user name (Python's getpass.getuser(),
+  // behind PyTorch's and Triton's cache folders) find it here before they look in /etc/passwd,
+  // where they would fail.
+  if (ctx.user) env["USER"] = env["LOGNAME"] = "gauntlet-trial-" + std::to_string(ctx.user->uid);
   env["LANG"] = "C.UTF-8";
   env["PYTHONUNBUFFERED"] = "1";
   for (const char* k : {"LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_HOME", "TMPDIR", "HF_HOME", "TRANSFORMERS_CACHE"})

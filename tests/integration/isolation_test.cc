@@ -80,6 +80,7 @@ TEST_F(Isolation, AStageCannotReadSignalOrStopItsWorker) {
   // The worker's pid as the host knows it: in the stage's own PID namespace no such process shows.
   const std::string script = "w=" + std::to_string(worker_->pid()) + R"SH(
 echo "uid=$(id -u)"
+echo "user=$USER"
 echo "pid=$$"
 echo "procs=$(ls /proc | grep -c '^[0-9]')"
 cat /proc/$w/environ >/dev/null 2>&1 && { echo ENVIRON-READ; tr '\0' '\n' < /proc/$w/environ; } || echo environ-denied
@@ -102,6 +103,8 @@ stat -c 'workdir %a %u' "$GAUNTLET_WORKDIR"
   EXPECT_EQ(log.find("fleet-token"), std::string::npos) << log;
   EXPECT_EQ(log.find("node_token"), std::string::npos) << log;
   EXPECT_NE(log.find("\nuid=620"), std::string::npos) << "not a trial user:\n" << log;
+  // A user name for what asks for one (Python's getpass), though the id has no account.
+  EXPECT_NE(log.find("\nuser=gauntlet-trial-620"), std::string::npos) << log;
   EXPECT_NE(log.find("\nworkdir 700 620"), std::string::npos) << log;
   // Its own PID namespace: the shell is the init's first child, and /proc holds the stage alone.
   EXPECT_NE(log.find("\npid=2\n"), std::string::npos) << log;
