@@ -54,6 +54,7 @@ BuiltinRules::BuiltinRules() {
   AddCompileRules();
   AddMemoryRules();
   AddRefusalAndNodeRules();
+  AddMissingToolRule();
   AddStatusRule();
   AddCheckAndCrashRules();
 }

@@ -69,6 +69,7 @@ class BuiltinRules {
   void AddCompileRules();
   void AddMemoryRules();
   void AddRefusalAndNodeRules();
+  void AddMissingToolRule();  // missing_tool_rule.cc
   void AddStatusRule();
   void AddCheckAndCrashRules();
   std::vector<std::string> needles_;

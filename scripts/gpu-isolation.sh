@@ -7,7 +7,8 @@
 #   2. a daemon and a worker started with --trial-users on (its namespaces come with it), running
 #      torch-sdpa and hf-attention (recorded kernels), the gpu-verdicts CTest and pytest suites, an
 #      isolation probe on the GPU and the two-rank stage; each trial's verdict against what it must be;
-#   3. bench/stage/stage_start_bench: a stage's start under each isolation, on this machine.
+#   3. bench/stage/stage_start_bench: a stage's start under each isolation, on this machine;
+#   4. e2e_bench 4 5000 without isolation, with trial users alone and with their namespaces.
 #
 #   on the build machine:  scripts/gpu-isolation.sh --stage   (a bundle in .devbuild/iso: carry .devbuild)
 #   on the GPU machine:    OUT=/some/dir bash .devbuild/iso/run.sh
@@ -17,7 +18,8 @@ if [[ "${1:-}" == "--stage" ]]; then
   B=.devbuild/iso
   source scripts/h200-lib.sh
   stage_binaries "$B" build/bin/gauntlet build/bin/gauntlet-kernels build/bin/libgauntlet_kernrec.so \
-    build/bin/stage_start_bench /usr/local/cuda-13.0/lib64/libcupti.so.13
+    build/bin/stage_start_bench build/bin/e2e_bench /usr/local/cuda-13.0/lib64/libcupti.so.13
+  mkdir -p "$B/bench-suites" && cp bench/api/suites/* "$B/bench-suites/"
   mkdir -p "$B/suites" "$B/verdicts"
   cp suites/torch-sdpa.json suites/torch_sdpa.py suites/torch_sdpa_probe.py suites/hf-attention.json suites/hf_attention.py "$B/suites/"
   cp tests/gpu/verdicts/suites/*.json "$B/suites/"
@@ -115,3 +117,14 @@ kill %2 2>/dev/null; sleep 1; kill %1 2>/dev/null; wait
 say "== 3. stage start on this machine (ms; worker-sized process)"
 "$B/bin/stage_start_bench" 1000 worker-sized >"$OUT/stage_start.json" 2>&1
 python3 -c "import json; d=json.load(open('$OUT/stage_start.json')); print({m: (round(v['p50_ms'],3), round(v['p90_ms'],3), round(v['mean_ms'],3)) for m, v in d['modes'].items()})" | tee -a "$S"
+
+say "== 4. e2e_bench 4 5000 (trials/s, worker CPU ms per trial)"
+# e2e_bench reads its suites from the build machine's source folder, compiled in.
+src=$(strings "$B/bin/e2e_bench" | grep -m1 -E '^/.*/bench/api/suites$' | sed 's|/bench/api/suites$||')
+[[ -z "$src" ]] && src=/work/main
+mkdir -p "$src/bench/api" && ln -sfn "$B/bench-suites" "$src/bench/api/suites"
+for r in 1 2; do
+  for m in "" users-no-ns users; do
+    GAUNTLET_BIN="$G" timeout 120 "$B/bin/e2e_bench" 4 5000 $m 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('${m:-plain}', round(d['trials_per_s']), round(d['workers_cpu_ms_per_trial'], 2))" | tee -a "$S"
+  done
+done

@@ -103,10 +103,7 @@ StageOutcome RunCommandStage(const TrialContext& ctx, const json& stage, const s
   if (world > 1 && spec.view) spec.view->own_pids = false;
   ctx.log->Append(header + "\n");
   auto not_started = [&](const Status& st) {
-    out.verdict = Verdict::kCrashed;
-    out.signature = "crashed:program_not_found";
-    out.evidence = st.message();
-    ctx.log->Append("gauntlet: " + out.evidence + "\n");
+    SettleNotStarted(ctx, st, spec.argv.empty() ? "" : spec.argv[0], &out);
     return out;
   };
   std::unique_ptr<RunningProcess> proc;

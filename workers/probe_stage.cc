@@ -24,7 +24,7 @@ StageOutcome RunProbeStage(const TrialContext& ctx, const json& stage) {
   // of the config, so the suite's rules (which match refusals) must not judge this output.
   StageOutcome out = RunCommandStage(ctx, stage, {});
   if (out.verdict == Verdict::kCancelled) return out;
-  if (out.signature == "crashed:program_not_found")
+  if (out.signature.rfind("infra_error:program_not_found", 0) == 0 || out.signature == "infra_error:stage_not_started")
     return Failed(out, "infra_error:probe_failed", "the probe could not start: " + out.evidence, ctx);
   if (out.verdict == Verdict::kTimeout)
     return Failed(out, "infra_error:probe_timeout", "the probe outlived its timeout of " +

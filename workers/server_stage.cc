@@ -151,8 +151,7 @@ bool ServerStageRun::Launch(const std::vector<SignatureRule>& rules) {
   ctx_.log->Append(header + "\n");
   auto proc = ctx_.processes->Start(spec);
   if (!proc.ok()) {
-    Fail(&out_, Verdict::kCrashed, "crashed:program_not_found", proc.status().message());
-    ctx_.log->Append("gauntlet: " + out_.evidence + "\n");
+    SettleNotStarted(ctx_, proc.status(), spec.argv.empty() ? "" : spec.argv[0], &out_);
     return false;
   }
   srv_ = std::make_unique<RunningServer>(std::move(*proc), ctx_, rules);

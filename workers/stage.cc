@@ -143,6 +143,16 @@ void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec) {
   spec->view = ctx.view;
 }
 
+void SettleNotStarted(const TrialContext& ctx, const Status& st, const std::string& program, StageOutcome* out) {
+  out->verdict = Verdict::kInfraError;
+  out->basis = Basis::kWorker;
+  const std::string name = program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
+  out->signature = st.code() == Code::kNotFound && !name.empty() ? "infra_error:program_not_found:" + name
+                                                                  : "infra_error:stage_not_started";
+  out->evidence = st.message() + (st.code() == Code::kNotFound ? " on this node" : "");
+  ctx.log->Append("gauntlet: " + out->evidence + "\n");
+}
+
 void JudgeLimits(const proc::ExitInfoProc& exit, const proc::ProcessSpec& spec, StageOutcome* out) {
   if (exit.timed_out || exit.stopped) return;
   const int64_t limit = exit.memory_limit_bytes > 0 ? exit.memory_limit_bytes : spec.memory_limit_bytes;

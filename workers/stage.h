@@ -125,6 +125,11 @@ void NoteUnenforcedLimits(const TrialContext& ctx, const nlohmann::json& stage, 
 std::optional<StageOutcome> RefuseForLimits(const TrialContext& ctx, const nlohmann::json& stage);
 // Makes `spec` run as the trial's user, when it has one (ctx.user).
 void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec);
+// A stage whose process could not start (`st`, ProcessRunner::Start's): the node's fault, not the
+// configuration's, so infra_error and the trial runs elsewhere. A program the node lacks is
+// infra_error:program_not_found:NAME (its base name), anything else infra_error:stage_not_started;
+// the evidence is `st`'s message, also written to the log. Pure but for the log.
+void SettleNotStarted(const TrialContext& ctx, const Status& st, const std::string& program, StageOutcome* out);
 // A stage the kernel ended at one of its limits: an OOM kill in its cgroup is `oom` (signature
 // oom:memory_limit) whatever the log said, with the limit in the evidence; a refused fork at
 // pids.max is named in the evidence of a stage that failed. A timeout or a stop stays what it was.

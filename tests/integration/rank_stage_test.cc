@@ -135,12 +135,12 @@ TEST_F(RankStageTest, ACancelEndsEveryRank) {
   for (int r : {0, 1}) EXPECT_FALSE(ProcessAlive(ReadPid(rdir + "/rank" + std::to_string(r) + ".pid")));
 }
 
-TEST_F(RankStageTest, AMissingProgramIsTheConfigsFault) {
+TEST_F(RankStageTest, AMissingProgramIsTheNodesFaultNamingIt) {
   json stage = RanksStage(dir.path());
   stage["argv"] = {"no-such-program-anywhere"};
   worker::StageOutcome o = worker::RunCommandStage(ctx, stage, {});
-  EXPECT_EQ(o.verdict, Verdict::kCrashed);
-  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  EXPECT_EQ(o.verdict, Verdict::kInfraError);
+  EXPECT_EQ(o.signature, "infra_error:program_not_found:no-such-program-anywhere");
 }
 
 TEST(RankFleet, AWorkerEndsEveryRankWhenOneFailsAndTheTrialNamesIt) {

@@ -233,11 +233,12 @@ TEST_F(CommandStageTest, MetricsComeFromTheLastJsonLine) {
   EXPECT_EQ(o.metrics["tflops"]["unit"], "TFLOP/s");
 }
 
-TEST_F(CommandStageTest, AMissingProgramIsCrashedProgramNotFound) {
+TEST_F(CommandStageTest, AMissingProgramIsTheNodesInfraErrorNamingIt) {
   worker::StageOutcome o = Run({{"name", "s"}, {"argv", {"no-such-tool"}}});
 
-  EXPECT_EQ(o.verdict, Verdict::kCrashed);
-  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  // The node lacks it: not the configuration's crash, and the trial runs elsewhere.
+  EXPECT_EQ(o.verdict, Verdict::kInfraError);
+  EXPECT_EQ(o.signature, "infra_error:program_not_found:no-such-tool");
   EXPECT_NE(o.evidence.find("no-such-tool"), std::string::npos);
   EXPECT_NE(Log().find("gauntlet: " + o.evidence), std::string::npos);
 }

@@ -144,8 +144,8 @@ TEST_F(RankStageUnitTest, RanksThatAllExitZeroPassAndNoneIsStopped) {
 
 TEST_F(RankStageUnitTest, AMissingProgramStartsNoRank) {
   worker::StageOutcome o = Run();
-  EXPECT_EQ(o.verdict, Verdict::kCrashed);
-  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  EXPECT_EQ(o.verdict, Verdict::kInfraError);
+  EXPECT_EQ(o.signature, "infra_error:program_not_found:prog");
   EXPECT_EQ(runner.live(), 0);
 }
 

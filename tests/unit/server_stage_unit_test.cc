@@ -109,11 +109,11 @@ TEST_F(ServerStageUnitTest, AReadyTimeoutWithoutEvidenceIsServerNotReady) {
   EXPECT_EQ(runner.live(), 0);
 }
 
-TEST_F(ServerStageUnitTest, AMissingServerProgramIsCrashedProgramNotFound) {
+TEST_F(ServerStageUnitTest, AMissingServerProgramIsTheNodesInfraError) {
   worker::StageOutcome o = worker::RunServerStage(ctx, {{"name", "e2e"}, {"argv", {"no-such-server"}}}, {});
 
-  EXPECT_EQ(o.verdict, Verdict::kCrashed);
-  EXPECT_EQ(o.signature, "crashed:program_not_found");
+  EXPECT_EQ(o.verdict, Verdict::kInfraError);
+  EXPECT_EQ(o.signature, "infra_error:program_not_found:no-such-server");
   EXPECT_NE(o.evidence.find("no-such-server"), std::string::npos);
 }
 
