@@ -98,6 +98,12 @@ json SweepLiveJson(const daemon::SweepLive& s) {
                                         ": no registered node can ever run this target; its trials wait for one"}});
   }
   j["unmatched_targets"] = std::move(unmatched);
+  // What it waits for, with the command that ends the wait (an admin's).
+  json held = json::array();
+  for (auto& h : s.held_out)
+    held.push_back({{"node", h.id}, {"name", h.name}, {"state", std::string(Name(h.state))}, {"reason", h.reason},
+                    {"resume", "gauntlet nodes resume " + std::to_string(h.id)}});
+  j["held_out_nodes"] = std::move(held);
   j["pruned"] = {{"trials", s.pruned_trials}, {"gpu_hours_saved", s.saved_gpu_s / 3600.0}};
   if (s.cost_saved) j["pruned"]["cost_saved"] = *s.cost_saved;
   if (s.reuse_keyed_on_fingerprint)

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -23,15 +24,55 @@ std::string HeldCell(const json& node) {
   return out;
 }
 
+// The node `word` names (its id or its name) among the daemon's, or nullopt after saying so on
+// stderr, with the nearest name when one is near ("did you mean").
+std::optional<int64_t> ResolveNode(net::Client& client, const std::string& word) {
+  auto r = Call(client, "GET", "/api/v1/nodes");
+  if (!r) return std::nullopt;
+  std::vector<std::string> names;
+  for (auto& n : (*r)["items"]) {
+    if (Str(n["id"]) == word || Str(n["name"]) == word) return n["id"].get<int64_t>();
+    names.push_back(Str(n["name"]));
+  }
+  std::cerr << "gauntlet: no node '" << word << "'";
+  if (auto near = Nearest(word, names)) std::cerr << " (did you mean " << *near << "?)";
+  else if (!names.empty() && names.size() <= 8) {
+    std::cerr << " (nodes:";
+    for (auto& n : names) std::cerr << " " << n;
+    std::cerr << ")";
+  }
+  std::cerr << "\n";
+  return std::nullopt;
+}
+
+// `gauntlet nodes resume|drain NODE` (admin): POST /nodes/{id}/resume|drain, then the node's line.
+void AddNodeAction(CLI::App* nodes, std::shared_ptr<ClientOptions> o, int* code, const char* verb, const char* help) {
+  auto node = std::make_shared<std::string>();
+  auto c = nodes->add_subcommand(verb, help);
+  c->add_option("node", *node, "the node's id or name")->required();
+  c->callback([=] {
+    auto client = Connect(*o);
+    const std::optional<int64_t> id = ResolveNode(*client, *node);
+    if (!id) return void(*code = 2);
+    auto r = Call(*client, "POST", "/api/v1/nodes/" + std::to_string(*id) + "/" + verb);
+    if (!r) return void(*code = 2);
+    std::cout << "node " << Str((*r).value("name", json(*node))) << " (" << *id << "): "
+              << Str((*r).value("state", json(verb))) << "\n";
+  });
+}
+
 }  // namespace
 
 void AddNodesCommand(CLI::App& app, int* code) {
   auto o = std::make_shared<ClientOptions>();
   auto drain = std::make_shared<int64_t>(0);
-  auto c = app.add_subcommand("nodes", "Show the fleet (or drain a node with --drain ID)");
-  c->add_option("--drain", *drain, "stop giving new trials to this node (admin)");
+  auto c = app.add_subcommand("nodes", "Show the fleet; `nodes resume|drain NODE` takes a node back or out (admin)");
+  c->add_option("--drain", *drain, "stop giving new trials to this node (admin; as `nodes drain ID`)");
   AddClientOptions(c, o.get(), {"table", "json", "csv", "markdown"});
+  AddNodeAction(c, o, code, "resume", "give trials to a quarantined or drained node again (admin)");
+  AddNodeAction(c, o, code, "drain", "stop giving new trials to a node; its running trials finish (admin)");
   c->callback([=] {
+    if (!c->get_subcommands().empty()) return;  // resume or drain ran
     auto client = Connect(*o);
     if (*drain > 0) {
       auto r = Call(*client, "POST", "/api/v1/nodes/" + std::to_string(*drain) + "/drain");

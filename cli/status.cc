@@ -22,6 +22,7 @@ std::string SweepNote(const json& s) {
     n += (n.empty() ? "" : "; ") + ("expanding: " + Str(s["materialized"]) + " of " + Str(s["trials"]) + " stored");
   if (s.contains("unmatched_targets") && !s["unmatched_targets"].empty())
     n += (n.empty() ? "" : "; ") + ("no node for " + std::to_string(s["unmatched_targets"].size()) + " target(s)");
+  for (const std::string& l : HeldOutLines(s)) n += (n.empty() ? "" : "; ") + ("waits: " + l);
   if (s.contains("pruned") && s["pruned"].value("trials", int64_t{0}) > 0) {
     char buf[96];
     snprintf(buf, sizeof buf, "pruned %lld (%.1f GPU-h saved)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()),
@@ -114,6 +115,7 @@ void AddStatusCommand(CLI::App& app, int* code) {
       if (!s.value("submitted_by", "").empty()) from += " by " + s["submitted_by"].get<std::string>();
       if (!from.empty()) std::cout << "submitted: " << from << "\n";
       if (s.contains("dashboard_url")) std::cout << "dashboard: " << s["dashboard_url"].get<std::string>() << "\n";
+      for (const std::string& l : HeldOutLines(s)) std::cout << "waits: " << l << "\n";
     }
   });
 }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <set>
 
 #include "core/verdict.h"
 
@@ -35,6 +36,18 @@ int64_t RunningTrials(const json& s) {
 std::string ReusedText(const json& s) {
   const int64_t n = s.is_object() && s.contains("reused") && s["reused"].is_number() ? s["reused"].get<int64_t>() : 0;
   return n > 0 ? "reused " + std::to_string(n) : "";
+}
+
+std::vector<std::string> HeldOutLines(const json& s) {
+  std::vector<std::string> out;
+  if (!s.is_object() || !s.contains("held_out_nodes") || !s["held_out_nodes"].is_array()) return out;
+  for (auto& n : s["held_out_nodes"]) {
+    const std::string reason = Str(n.value("reason", json()));
+    out.push_back("node " + Str(n.value("name", json())) + " (" + Str(n.value("node", json())) + ") is " +
+                  Str(n.value("state", json())) + (reason.empty() ? "" : ": " + reason) +
+                  "; an admin resumes it: " + Str(n.value("resume", json())));
+  }
+  return out;
 }
 
 std::vector<std::string> UnmatchedLines(const json& s) {
@@ -140,6 +153,7 @@ std::optional<json> FollowSweep(net::Client& client, const net::Conn& conn, int6
   std::optional<std::chrono::steady_clock::time_point> unrunnable_since;
   auto last_ok = t0;
   Progress progress(id, opts.bar);
+  std::set<std::string> said_held_out;
   const std::string target = "/api/v1/sweeps/" + std::to_string(id);
   while (true) {
     const uint64_t seen = watch.generation();
@@ -171,6 +185,13 @@ std::optional<json> FollowSweep(net::Client& client, const net::Conn& conn, int6
       progress.Finish(*s, secs);
       return s;
     }
+    // Nodes out of service that the sweep waits for: said once each, and the wait goes on (an admin
+    // may resume them).
+    for (const std::string& l : HeldOutLines(*s))
+      if (said_held_out.insert(l).second) {
+        progress.Break();
+        std::cerr << "gauntlet: sweep " << id << " waits: " << l << "\n";
+      }
     const auto unrunnable = opts.wait_for_nodes ? std::vector<std::string>{} : UnmatchedLines(*s);
     if (unrunnable.empty()) unrunnable_since.reset();
     else if (!unrunnable_since) unrunnable_since = now;

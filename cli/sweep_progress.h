@@ -31,6 +31,9 @@ std::string ReusedText(const nlohmann::json& s);
 
 // Lines naming what no registered node offers for each of sweep JSON `s`'s `unmatched_targets`:
 // "target 0 {"gpus":1}: requires.gpus: 1; nodes: cpu-node (cpu)". Empty when every target can run. Pure.
+// One line per node out of service that the sweep waits for (GET /sweeps/{id}'s held_out_nodes):
+// "node gpu-7 (3) is quarantined: preflight failed ...; an admin resumes it: gauntlet nodes resume 3".
+std::vector<std::string> HeldOutLines(const nlohmann::json& sweep);
 std::vector<std::string> UnmatchedLines(const nlohmann::json& s);
 
 struct FollowOptions {

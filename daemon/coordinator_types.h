@@ -162,6 +162,14 @@ struct SweepLive {
   std::optional<double> cost_saved;     // set where the request priced a target
   std::optional<bool> reuse_keyed_on_fingerprint;  // set where the sweep reuses results
   int repeats = 1;  // the sweep's repeats: reuse stands in for a config's first run only
+  // Nodes out of service that could run what no node in service can: the sweep waits for them.
+  struct HeldOut {
+    int64_t id = 0;
+    std::string name;
+    NodeState state = NodeState::kQuarantined;
+    std::string reason;
+  };
+  std::vector<HeldOut> held_out;
 };
 
 // The /metrics numbers.

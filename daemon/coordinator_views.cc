@@ -101,6 +101,10 @@ SweepLive Coordinator::SweepExtras(int64_t sweep) {
   if (!j.unmatched.empty())
     for (auto& [id, n] : sched_->nodes())
       if (n.state != NodeState::kOffline) j.nodes.emplace_back(n.name, NodeHardware(n.inv));
+  for (int64_t id : sched_->HeldOutNodes(sweep)) {
+    auto n = sched_->nodes().find(id);
+    if (n != sched_->nodes().end()) j.held_out.push_back({id, n->second.name, n->second.state, n->second.reason});
+  }
   auto [skipped, saved] = sched_->Saved(sweep);
   j.pruned_trials = skipped;
   j.saved_gpu_s = saved;

@@ -245,6 +245,9 @@ class Scheduler {
   std::vector<int> UnmatchableTargets(int64_t sweep) const;
   // What the queued trials of `sweep`'s `target` need (nullopt when none is queued).
   std::optional<Need> TargetNeed(int64_t sweep, int target) const;
+  // The nodes out of service (quarantined, draining) that could run a queued target of `sweep` that
+  // no node in service could: what the sweep waits for, in id order. Pure read.
+  std::vector<int64_t> HeldOutNodes(int64_t sweep) const;
   size_t queued() const { return queued_count_; }
   // Sweeps and queues the lease calls have looked at since start: the work a lease does, counted
   // rather than timed (tests assert it does not grow with work no node can run).

@@ -3,6 +3,8 @@
 #include "core/hardware.h"
 #include "daemon/scheduler.h"
 
+#include <set>
+
 namespace gauntlet::daemon {
 
 std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
@@ -22,6 +24,22 @@ std::vector<int> Scheduler::UnmatchableTargets(int64_t sweep) const {
     if (!any) out.push_back(key.target);
   }
   return out;
+}
+
+std::vector<int64_t> Scheduler::HeldOutNodes(int64_t sweep) const {
+  std::set<int64_t> out;
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return {};
+  for (auto& [key, dq] : it->second.by_target) {
+    if (dq.empty()) continue;
+    const Need& need = dq.front().need;
+    bool in_service = false;
+    for (auto& [id, n] : nodes_) in_service = in_service || (n.state == NodeState::kOnline && CouldEverFit(n.inv, need));
+    if (in_service) continue;
+    for (auto& [id, n] : nodes_)
+      if ((n.state == NodeState::kQuarantined || n.state == NodeState::kDraining) && CouldEverFit(n.inv, need)) out.insert(id);
+  }
+  return {out.begin(), out.end()};
 }
 
 std::optional<Need> Scheduler::TargetNeed(int64_t sweep, int target) const {
