@@ -423,4 +423,27 @@ describe('dashboard', () => {
     assert.deepEqual(page.errors, []);
     await page.close();
   });
+
+  it('says which node out of service a waiting sweep needs, and how it is resumed', async () => {
+    const nodes = (await stack.get('/api/v1/nodes')).items;
+    const sm120 = nodes.find((n) => n.name === 'sm120');
+    await stack.post(`/api/v1/nodes/${sm120.id}/quarantine`, {reason: 'preflight failed: memory bandwidth 0.4 TB/s'});
+    const s = await stack.sweep({suite: 'ui-fixture', name: 'waits for sm120', targets: [{arch: 'sm_120'}],
+      parameters: {backend: ['cutlass'], dtype: ['bf16']}, reuse: false});
+    const page = await newPage(browser.context);
+    await open(page, stack.url, `#/sweeps/${s.id}`, 'sweep');
+    const li = page.locator(`[data-testid=held-out] li[data-node="${sm120.id}"]`);
+    await li.waitFor();
+    assert.equal(await li.locator('a').textContent(), 'sm120');
+    assert.equal(await li.locator('[data-testid=held-out-reason]').textContent(), 'preflight failed: memory bandwidth 0.4 TB/s');
+    assert.equal(await li.locator('code').textContent(), `gauntlet nodes resume ${sm120.id}`);
+    assert.match(await li.textContent(), /sm120 is quarantined/);
+    await shot(page, '09b-sweep-held-out');
+    // Resumed, the sweep runs and the note goes.
+    await stack.post(`/api/v1/nodes/${sm120.id}/resume`, {});
+    await stack.waitSweep(s.id);
+    await until('the note to go', async () => (await page.locator('[data-testid=held-out]').count()) === 0);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
 });

@@ -85,6 +85,7 @@ export default async function render(ctx) {
         s.reuse?.keyed_on ? ` (reuse matches ${s.reuse.keyed_on})` : '', '; they count under their verdicts above.') : null,
       s.search ? searchView(s.search) : null,
       unmatched(s.unmatched_targets || []),
+      heldOut(s.held_out_nodes || []),
       actions(s));
   }
 
@@ -134,6 +135,18 @@ export default async function render(ctx) {
       h('ul', {}, list.map((u) => h('li', {'data-target': u.index},
         targetName(u.target), ' needs ', h('code', {'data-testid': 'requires'}, u.requires || 'what no node has'), '. ',
         'Nodes: ', h('span', {'data-testid': 'nodes'}, u.nodes || 'none registered'), '.'))));
+  }
+
+  // Nodes out of service that alone could run what is left: the sweep waits for them, and an admin
+  // ends the wait with the command shown (or the nodes page).
+  function heldOut(list) {
+    if (!list.length) return null;
+    return h('div', {class: 'note', role: 'note', 'data-testid': 'held-out'},
+      h('p', {}, 'This sweep waits for ', list.length === 1 ? 'a node' : plural(list.length, 'node'),
+        ' out of service: no node in service can run what is left.'),
+      h('ul', {}, list.map((n) => h('li', {'data-node': n.node},
+        h('a', {href: href(['nodes'])}, n.name), ` is ${n.state}`, n.reason ? [': ', h('span', {'data-testid': 'held-out-reason'}, n.reason)] : '',
+        '. An admin resumes it: ', h('code', {}, n.resume)))));
   }
 
   function actions(s) {
