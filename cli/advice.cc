@@ -72,8 +72,17 @@ void AddBestCommand(CLI::App& app, int* code) {
                       b.is_null() ? "" : b["evidence"].get<std::string>()});
     }
     if (rows.empty()) return void(std::cout << "no runs of " << *suite << " to judge yet\n");
-    PrintTable({"hardware", "region", "run", "metric", "passed", "runner-up", "decision", "evidence"}, rows,
-               TerminalWidth(), 2);
+    const size_t width = TerminalWidth();
+    PrintTable({"hardware", "region", "run", "metric", "passed", "runner-up", "decision", "evidence"}, rows, width, 2);
+    // A fitted table may cut the run; its launch flags are printed whole, to paste (`--format shell`
+    // prints them as a script).
+    if (width > 0) {
+      std::cout << "\nto run (whole):\n";
+      for (auto& i : (*r)["items"])
+        if (!i["best"].is_null())
+          std::cout << "  " << i["hardware"].get<std::string>()
+                    << (RegionOf(i["region"]).empty() ? "" : " " + RegionOf(i["region"])) << ": " << FlagsOf(i["best"]) << "\n";
+    }
   });
 }
 

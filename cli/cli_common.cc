@@ -1,5 +1,8 @@
 #include "cli/cli_common.h"
 
+#include <algorithm>
+#include <atomic>
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -32,6 +35,9 @@ void AddClientOptions(CLI::App* c, ClientOptions* o, const std::vector<std::stri
   c->add_option("--format", o->format, "output: " + JoinNames(formats))
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
+  // A table is fitted to the terminal (cells cut, never wrapped mid-cell); --wide keeps every cell whole.
+  if (std::find(formats.begin(), formats.end(), "table") != formats.end())
+    c->add_flag_callback("--wide", [] { SetWholeCells(true); }, "print every cell whole, wider than the terminal if need be");
 }
 
 std::unique_ptr<net::Client> Connect(ClientOptions& o) {
@@ -131,7 +137,14 @@ std::string VerdictColor(const std::string& v) {
 
 std::string Reset() { return IsTty() ? "\033[0m" : ""; }
 
+namespace {
+std::atomic<bool> g_whole_cells{false};
+}  // namespace
+
+void SetWholeCells(bool whole) { g_whole_cells = whole; }
+
 size_t TerminalWidth() {
+  if (g_whole_cells) return 0;
   if (const char* c = getenv("COLUMNS"); c && *c) {
     char* end = nullptr;
     long n = strtol(c, &end, 10);
@@ -145,7 +158,8 @@ size_t TerminalWidth() {
 namespace {
 // Narrows columns [keep, n) of natural widths `w`, widest first, until a line with two-space gaps
 // fits `max_width`; no column goes below a few characters (a cell must still say what it is).
-void FitWidths(std::vector<size_t>& w, size_t max_width, size_t keep) {
+// Returns false when the columns cannot fit even at their narrowest (the caller then wraps).
+bool FitWidths(std::vector<size_t>& w, size_t max_width, size_t keep) {
   const size_t kMin = 8;
   auto total = [&] {
     size_t t = w.empty() ? 0 : 2 * (w.size() - 1);
@@ -156,8 +170,23 @@ void FitWidths(std::vector<size_t>& w, size_t max_width, size_t keep) {
     size_t widest = w.size();
     for (size_t i = keep; i < w.size(); ++i)
       if (w[i] > kMin && (widest == w.size() || w[i] > w[widest])) widest = i;
-    if (widest == w.size()) return;  // as narrow as it gets: the terminal is too small
+    if (widest == w.size()) return false;  // as narrow as it gets: the terminal is too small
     --w[widest];
+  }
+  return true;
+}
+
+// A table too wide for the terminal at any column width, wrapped rather than cut: each row a block
+// of "head: cell" lines, whole, blocks apart by a blank line (as psql's expanded display).
+void PrintRecords(const std::vector<std::string>& head, const Rows& rows) {
+  size_t label = 0;
+  for (auto& h : head) label = std::max(label, DisplayWidth(h));
+  bool first = true;
+  for (auto& r : rows) {
+    if (!first) std::cout << "\n";
+    first = false;
+    for (size_t i = 0; i < r.size() && i < head.size(); ++i)
+      std::cout << head[i] << ":" << std::string(label - DisplayWidth(head[i]) + 1, ' ') << r[i] << "\n";
   }
 }
 }  // namespace
@@ -167,7 +196,7 @@ void PrintTable(const std::vector<std::string>& head, const Rows& rows, size_t m
   for (size_t i = 0; i < head.size(); ++i) w[i] = DisplayWidth(head[i]);
   for (auto& r : rows)
     for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], DisplayWidth(r[i]));
-  if (max_width > 0) FitWidths(w, max_width, keep);
+  if (max_width > 0 && !FitWidths(w, max_width, keep)) return PrintRecords(head, rows);
   auto print = [&](const std::vector<std::string>& r) {
     std::string line;
     for (size_t i = 0; i < r.size() && i < w.size(); ++i) {

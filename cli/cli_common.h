@@ -57,7 +57,8 @@ using Rows = std::vector<std::vector<std::string>>;
 // `head`, then `rows`, in columns as wide as their widest cell (DisplayWidth); trailing blanks trimmed.
 // With `max_width` > 0 the columns from `keep` on are narrowed, widest first, until a line fits in
 // that many columns, and cells are cut (CutToWidth) to their column, so a terminal never wraps a
-// line mid-cell; the first `keep` columns (row keys) stay whole.
+// line mid-cell; the first `keep` columns (row keys) stay whole. A table that cannot fit even with
+// every column at its narrowest is wrapped instead: each row a block of "head: cell" lines, whole.
 void PrintTable(const std::vector<std::string>& head, const Rows& rows, size_t max_width = 0, size_t keep = 0);
 // `head`, then `rows`, one CSV record each.
 void PrintCsv(const std::vector<std::string>& head, const Rows& rows);
@@ -74,8 +75,11 @@ using gauntlet::CutToWidth;
 using gauntlet::DisplayWidth;
 // The width of the terminal stdout writes to: $COLUMNS when it is a positive number (a script, or a
 // shell that exports it, can set it), else the terminal's own (TIOCGWINSZ on stdout), else 0 (not a
-// terminal: nothing needs cutting). Asked anew each call.
+// terminal: nothing needs cutting), or 0 after SetWholeCells (--wide). Asked anew each call.
 size_t TerminalWidth();
+// --wide: every table of this command prints its cells whole, wider than the terminal if need be
+// (TerminalWidth answers 0). Process-wide: one command runs per process.
+void SetWholeCells(bool whole);
 
 // True if stdout is a terminal and NO_COLOR is unset (colours, progress bars); asked anew each call.
 bool IsTty();

@@ -87,7 +87,8 @@ void PrintGrid(const json& m, const MatrixOpts& o) {
   std::cout << Title(m, o) << "\n\n";
   // A terminal wraps a long line wherever it ends, mid-cell; cut cells to the width instead, unless
   // asked for whole cells (--wide).
-  const size_t width = o.wide ? 0 : TerminalWidth();
+  if (o.wide) SetWholeCells(true);
+  const size_t width = TerminalWidth();
   PrintTable(head, GridRows(m), width, keys);
   const auto lines = Disagreements(m);
   if (lines.empty()) return;

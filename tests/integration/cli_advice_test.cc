@@ -2,6 +2,7 @@
 // GET /api/v1/recommend and /check in JSON, markdown and shell, and `gauntlet best` / `gauntlet
 // check` with their exit statuses, over a suite whose throughput depends on its backend and shape
 // (tests/fixtures/backends_stage.py) and whose broken backend crashes.
+#include "core/text_width.h"
 #include "tests/integration/cli_fixture.h"
 
 namespace gauntlet::test {
@@ -119,6 +120,31 @@ TEST_F(AdviceTest, BestPrintsATableAndExports) {
   EXPECT_NE(sh.out.find("--moe-runner-backend cutlass --shape=large"), std::string::npos) << sh.out;
   Out md = G({"best", "--suite", "advice-moe", "--format", "markdown"});
   EXPECT_NE(md.out.find("**Best configuration per hardware**"), std::string::npos) << md.out;
+}
+
+// No answer is cut: a table is fitted to the terminal (cells cut to their column) where it can be, or
+// wrapped (each row a block of whole "head: cell" lines) where it cannot; the launch flags follow
+// whole, to paste; --wide prints every cell whole.
+TEST_F(AdviceTest, ATerminalsWidthNeverCutsTheLaunchLine) {
+  const std::string launch = "cpu shape=large: FP4_GEMM_BACKEND=cutlass --moe-runner-backend cutlass --shape=large\n";
+  for (const char* columns : {"COLUMNS=60", "COLUMNS=110"}) {
+    Out t = G({"best", "--suite", "advice-moe", "--by", "shape"}, {columns});
+    EXPECT_EQ(t.code, 0) << t.err;
+    const size_t width = std::stoul(std::string(columns).substr(8));
+    std::istringstream lines(t.out);
+    std::string line;
+    while (std::getline(lines, line))
+      EXPECT_TRUE(DisplayWidth(line) <= width || line.find("…") == std::string::npos) << columns << ": cut and too wide: " << line;
+    EXPECT_NE(t.out.find("to run (whole):\n  " + launch), std::string::npos) << columns << "\n" << t.out;
+  }
+  // 60 columns cannot hold eight columns: wrapped, whole.
+  Out narrow = G({"best", "--suite", "advice-moe", "--by", "shape"}, {"COLUMNS=60"});
+  EXPECT_NE(narrow.out.find("\nrun:       FP4_GEMM_BACKEND=cutlass --moe-runner-backend cutlass --shape=large\n"), std::string::npos)
+      << narrow.out;
+  Out wide = G({"best", "--suite", "advice-moe", "--by", "shape", "--wide"}, {"COLUMNS=60"});
+  EXPECT_EQ(wide.code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("FP4_GEMM_BACKEND=cutlass --moe-runner-backend cutlass --shape=large"), std::string::npos) << wide.out;
+  EXPECT_EQ(wide.out.find("…"), std::string::npos) << "a cell was cut:\n" << wide.out;
 }
 
 }  // namespace
