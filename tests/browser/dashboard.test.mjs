@@ -68,8 +68,8 @@ describe('dashboard', () => {
     assert.match(await row.locator('[data-testid=done-total]').textContent(), /16\/16 done · 100%/);
     for (const [v, n] of Object.entries(first.by_verdict))
       assert.equal(await row.locator(`.count[data-verdict="${v}"] b`).textContent(), String(n), `count of ${v}`);
-    assert.ok(await row.locator('.progress .seg-passed').count(), 'a green segment for passed trials');
-    assert.ok(await row.locator('.progress .seg-crashed').count(), 'a red segment for crashed trials');
+    assert.ok(await row.locator('.progress .seg-passed.segf-ok').count(), 'a green segment for passed trials');
+    assert.ok(await row.locator('.progress .seg-crashed.segf-bad').count(), 'a red segment for crashed trials');
     await shot(page, '01-sweeps');
     assert.deepEqual(page.errors, []);
     await page.close();

@@ -1,6 +1,7 @@
 // The dashboard's pure helpers, in Node without a browser: what a cell says, which layout a sweep
 // gets by default, how numbers, counts and config keys are written.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import {register} from 'node:module';
 import {it} from 'node:test';
 import {Stack} from './lib/stack.mjs';
@@ -20,7 +21,7 @@ const {howItRan} = await import('../../web/js/pages/trial.js');
 const {cellFace, driftText, metricRange} = await import('../../web/js/components/matrix.js');
 const {oneHardware} = await import('../../web/js/components/matrix_layout.js');
 const {LAYERS, versionChoices} = await import('../../web/js/pages/matrix.js');
-const {VERDICTS, bySeverity, failedCount, shortReason, verdictClass, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
+const {VERDICTS, bySeverity, failedCount, segmentClass, shortReason, verdictClass, verdictFamily, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
 
 it('takes the verdicts, their order and labels from the daemon', () => {
   assert.deepEqual(VERDICTS, ['passed', 'unsupported', 'crashed', 'wrong_output', 'fallback', 'timeout', 'oom', 'infra_error',
@@ -39,7 +40,17 @@ it('says why a cell failed in a few words', () => {
 });
 
 it('colours verdicts by family', () => {
-  assert.equal(verdictClass('oom'), 'v-oom');
+  assert.equal(verdictClass('oom'), 'v-oom vf-bad');
+  // Every verdict the daemon serves has a badge colour and a progress colour, from its family alone:
+  // a verdict added to the vocabulary (fallback was one) is never blank.
+  const css = fs.readFileSync(new URL('../../web/app.css', import.meta.url), 'utf8');
+  for (const v of VERDICTS) {
+    const family = verdictFamily(v);
+    assert.match(css, new RegExp(`\\.vf-${family} \\{ color: var\\(--`), `${v}: no badge colour for family ${family}`);
+    assert.match(css, new RegExp(`\\.segf-${family} \\{ background: #`), `${v}: no progress colour for family ${family}`);
+    assert.match(segmentClass(v), new RegExp(`\\bsegf-${family}\\b`));
+  }
+  assert.ok(VERDICTS.includes('fallback'));
   assert.equal(verdictClass(null), 'v-pending');
   assert.equal(verdictIcon('passed'), '✓');
   assert.equal(verdictIcon('wrong_output'), '✗');
@@ -125,14 +136,14 @@ it('writes a passed cell\'s key metric as one number or a min–max range', () =
 it('says what a cell holds: agreeing cells their verdict and reason, disagreeing ones mixed k/n and the verdicts present', () => {
   const passed = cellFace({state: 'passed', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 6},
     metric_min: tok(100), metric_max: tok(6400), metric: tok(6400)});
-  assert.deepEqual(passed, {cls: 'v-passed', text: '✓ 100–6,400 tok/s', runs: 6});
+  assert.deepEqual(passed, {cls: 'v-passed vf-ok', text: '✓ 100–6,400 tok/s', runs: 6});
   // A failed cell shows the daemon's words for its verdict and signature (core/cell_reason.h).
   const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:RuntimeError:boom', reason: 'crashed: boom', counts: {crashed: 1}});
-  assert.deepEqual(failed, {cls: 'v-crashed', text: '✗ crashed: boom', runs: 1});
+  assert.deepEqual(failed, {cls: 'v-crashed vf-bad', text: '✗ crashed: boom', runs: 1});
   // A failure from the exit status alone is a guess: the daemon says "unclassified", and the cell is marked.
   const guess = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:exit_code:1', reason: 'unclassified: exit code 1',
     unclassified: true, counts: {crashed: 1}});
-  assert.deepEqual(guess, {cls: 'v-crashed unclassified', text: '✗ unclassified: exit code 1', runs: 1});
+  assert.deepEqual(guess, {cls: 'v-crashed vf-bad unclassified', text: '✗ unclassified: exit code 1', runs: 1});
   assert.equal(cellFace({state: 'failed', verdict: 'timeout', signature: 'timeout:check', reason: 'timeout in stage check'}).text, '◷ timeout in stage check');
   assert.equal(cellFace({state: 'failed', verdict: 'unsupported', signature: 'unsupported:dtype', reason: null}).text, '⚠ unsupported',
     'without the daemon\'s words, the verdict, never a bare signature part');
@@ -140,19 +151,19 @@ it('says what a cell holds: agreeing cells their verdict and reason, disagreeing
   const mixed = cellFace({state: 'mixed', verdict: 'crashed', configs: 4, passed: 1, counts: {passed: 1, crashed: 2, unsupported: 1},
     breakdown: [{verdict: 'passed', configs: 1}, {verdict: 'unsupported', configs: 1}, {verdict: 'crashed', configs: 2}]});
   assert.equal(mixed.text, '◐ mixed: 1/4 passed · ✗ crashed 2 · ⚠ unsupported 1', 'most severe first, configs per verdict');
-  assert.equal(mixed.cls, 'mx-mixed v-crashed lo-ok hi-bad');
+  assert.equal(mixed.cls, 'mx-mixed v-crashed vf-bad lo-ok hi-bad');
   // No config passed: the split runs from the mildest verdict to the worst.
   assert.equal(cellFace({state: 'mixed', verdict: 'crashed', configs: 2, passed: 0,
-    breakdown: [{verdict: 'unsupported'}, {verdict: 'crashed'}]}).cls, 'mx-mixed v-crashed lo-warn hi-bad');
+    breakdown: [{verdict: 'unsupported'}, {verdict: 'crashed'}]}).cls, 'mx-mixed v-crashed vf-bad lo-warn hi-bad');
   // Passed beside skipped (never run) is mixed too: green against grey.
   assert.equal(cellFace({state: 'mixed', verdict: 'passed', configs: 2, passed: 1,
-    breakdown: [{verdict: 'passed'}, {verdict: 'skipped'}]}).cls, 'mx-mixed v-passed lo-ok hi-none');
+    breakdown: [{verdict: 'passed'}, {verdict: 'skipped'}]}).cls, 'mx-mixed v-passed vf-ok lo-ok hi-none');
   // A flaky config whose latest run passed: its crash is still named, from the runs' counts.
   const flaky = cellFace({state: 'flaky', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 5, crashed: 1},
     pass_rate: {passed: 5, runs: 6, rate: 5 / 6, low: 0.4, high: 0.97},
     breakdown: [{verdict: 'passed'}], flaky: [{config: {batch: '8'}, trial: 4}]});
   assert.equal(flaky.text, '≈ flaky: 5/6 runs passed · ✗ crashed 1');
-  assert.equal(flaky.cls, 'mx-flaky v-passed lo-ok hi-bad');
+  assert.equal(flaky.cls, 'mx-flaky v-passed vf-ok lo-ok hi-bad');
   assert.deepEqual(bySeverity(['passed', 'timeout', 'oom', 'skipped', 'crashed']), ['crashed', 'oom', 'timeout', 'passed', 'skipped']);
 });
 

@@ -16,8 +16,12 @@ const FAILED = new Set(VOCABULARY.verdicts.filter((v) => v.severity > 0).map((v)
 // Text glyphs rather than emoji: they render on a bare server's fonts (DejaVu) as well as on desktops.
 const ICON = {ok: '✓', warn: '⚠', bad: '✗', infra: '◷', none: '⊘'};
 
-export const verdictClass = (v) => (v ? `v-${v}` : 'v-pending');
+// Colours come from a verdict's family alone (app.css: .vf-ok ... .vf-none, .segf-ok ...), so a
+// verdict the vocabulary adds is coloured without a rule of its own; v-NAME stays for tests and looks.
 export const verdictFamily = (v) => FAMILY[v] || 'pending';
+export const verdictClass = (v) => (v ? `v-${v} vf-${verdictFamily(v)}` : 'v-pending');
+/** A progress bar segment's classes for verdict `v`: its colour by family. */
+export const segmentClass = (v) => `seg-${v} segf-${verdictFamily(v)}`;
 export const verdictIcon = (v) => ICON[FAMILY[v]] || '…';
 export const verdictLabel = (v) => LABEL[v] || v || 'pending';
 export const isVerdict = (v) => v in SEVERITY;

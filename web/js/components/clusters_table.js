@@ -3,7 +3,7 @@
 
 import {h, plural} from '../dom.js';
 import {href} from '../router.js';
-import {verdictClass, verdictLabel} from '../verdict.js';
+import {segmentClass, verdictClass, verdictLabel} from '../verdict.js';
 
 // One value ("backend = triton") or, where two only together explain it, both ("backend = x and dtype = fp32").
 function explained(e) {
@@ -29,7 +29,7 @@ export function clustersTable(items, {limit = Infinity, more, scope} = {}) {
     h('td', {class: 'num'}, String(c.count),
       // The bar's length is this cluster's share of the largest: data, so a custom property.
       h('div', {class: 'progress thin', 'aria-hidden': 'true'},
-        h('span', {class: `seg-${c.verdict}`, vars: {'--share': `${(100 * c.count) / max}%`}}))),
+        h('span', {class: segmentClass(c.verdict), vars: {'--share': `${(100 * c.count) / max}%`}}))),
     h('td', {}, explained(c.explained_by)),
     h('td', {}, (c.hardware || []).join(', ')),
     h('td', {}, (c.trials || []).slice(0, 6).map((t, i) => [i ? ' ' : '', h('a', {href: `#/trials/${t}`}, `#${t}`)])),

@@ -2,7 +2,7 @@
 // and the verdict counts as chips that can link to the filtered trial list.
 
 import {fmtNum, h, plural} from '../dom.js';
-import {VERDICTS, failedCount, verdictClass, verdictLabel} from '../verdict.js';
+import {VERDICTS, failedCount, segmentClass, verdictClass, verdictLabel} from '../verdict.js';
 
 /** A sweep's state in a word, with how many trials failed once it is finished ("finished · 4 failed"), or how
  * many are stored while a big one expands. */
@@ -28,7 +28,7 @@ export function progressBar(sweep) {
     'aria-valuenow': sweep.done || 0, 'aria-label': `${sweep.done || 0} of ${plural(total, 'trial')} done`});
   for (const v of VERDICTS) {
     if (!by[v]) continue;
-    bar.append(h('span', {class: `seg-${v}`, vars: share(by[v], total), title: `${by[v]} ${verdictLabel(v)}`}));
+    bar.append(h('span', {class: segmentClass(v), vars: share(by[v], total), title: `${by[v]} ${verdictLabel(v)}`}));
   }
   if (running) bar.append(h('span', {class: 'seg-running', vars: share(running, total), title: `${running} running`}));
   return bar;

@@ -5,7 +5,7 @@ import {api} from '../api.js';
 import {fill, fmtFingerprint, fmtSeconds, h, noun, plural} from '../dom.js';
 import {throttle} from '../events.js';
 
-const STATE_CLASS = {online: 'v-passed', draining: 'v-unsupported', offline: 'v-skipped', quarantined: 'v-crashed'};
+const STATE_CLASS = {online: 'vf-ok', draining: 'vf-warn', offline: 'vf-none', quarantined: 'vf-bad'};
 
 function gpus(n) {
   const busy = new Set(n.busy_gpus || []);
