@@ -73,6 +73,9 @@ Response ListTrials(Context& c, Request& r) {
       return http::Problem(400, "Bad Request", "unknown filter '" + k + "'", k);
     }
   }
+  // A suite no one uploaded is a typo, not a suite without trials: said, never an empty list.
+  if (f.suite)
+    if (auto s = c.store.GetSuite(*f.suite); !s.ok()) return FromStatus(s.status());
   const int limit = f.limit;
   f.limit = limit + 1;
   store::QueryBudget budget = c.store.NewQuery();

@@ -198,6 +198,7 @@ void AddTrialsCommand(CLI::App& app, int* code) {
                                            (*after > 0 ? "&after=" + std::to_string(*after) : ""), {}, &status);
       if (!r) {
         if (status == 422) SuggestFilters(*f);
+        if (status == 404 && !(*f)["suite"].empty()) SuggestSuite(*client, (*f)["suite"]);
         return void(*code = 2);
       }
       std::cout << r->body;
@@ -211,6 +212,7 @@ void AddTrialsCommand(CLI::App& app, int* code) {
     auto all = ReadTrials(*client, *q, n, *after, &rest, &status);
     if (!all) {
       if (status == 422) SuggestFilters(*f);
+      if (status == 404 && !(*f)["suite"].empty()) SuggestSuite(*client, (*f)["suite"]);
       return void(*code = 2);
     }
     if (o->format == "json") std::cout << all->dump(2) << "\n";

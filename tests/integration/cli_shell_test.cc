@@ -53,6 +53,14 @@ TEST_F(CliShellTest, UsageErrorsExitTwoAndSuggestTheNearestName) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("404"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("did you mean --suite fixture-cmd?"), std::string::npos) << o.err;
+  // A suite no one uploaded is refused, never an empty listing that a CI gate would read as clean.
+  o = G({"trials", "--suite", "fixture-cdm"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("did you mean --suite fixture-cmd?"), std::string::npos) << o.err;
+  o = G({"trials", "--suite", "fixture-cdm", "--format", "csv"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("did you mean --suite fixture-cmd?"), std::string::npos) << o.err;
   o = G({"suites", "fixture-tmeout"});
   EXPECT_NE(o.err.find("did you mean gauntlet suites fixture-timeout?"), std::string::npos) << o.err;
   auto typo = Write("typo.json", {{"suite", "fixture-cnd"}});
