@@ -8,7 +8,7 @@
 #      torch-sdpa and hf-attention (recorded kernels), the gpu-verdicts CTest and pytest suites, an
 #      isolation probe on the GPU and the two-rank stage; each trial's verdict against what it must be;
 #   3. bench/stage/stage_start_bench: a stage's start under each isolation, on this machine;
-#   4. e2e_bench 4 5000 without isolation, with trial users alone and with their namespaces.
+#   4. with E2E=1: e2e_bench 4 5000 without isolation, with trial users alone and with their namespaces.
 #
 #   on the build machine:  scripts/gpu-isolation.sh --stage   (a bundle in .devbuild/iso: carry .devbuild)
 #   on the GPU machine:    OUT=/some/dir bash .devbuild/iso/run.sh
@@ -118,6 +118,7 @@ say "== 3. stage start on this machine (ms; worker-sized process)"
 "$B/bin/stage_start_bench" 1000 worker-sized >"$OUT/stage_start.json" 2>&1
 python3 -c "import json; d=json.load(open('$OUT/stage_start.json')); print({m: (round(v['p50_ms'],3), round(v['p90_ms'],3), round(v['mean_ms'],3)) for m, v in d['modes'].items()})" | tee -a "$S"
 
+[[ "${E2E:-0}" == 1 ]] || exit 0
 say "== 4. e2e_bench 4 5000 (trials/s, worker CPU ms per trial)"
 # e2e_bench reads its suites from the build machine's source folder, compiled in.
 src=$(strings "$B/bin/e2e_bench" | grep -m1 -E '^/.*/bench/api/suites$' | sed 's|/bench/api/suites$||')
