@@ -95,7 +95,13 @@ std::vector<http::Route> CompareRoutes(Context& c) {
              const int64_t id = j[side]["sweep"];
              j[side]["url"] = SweepUrl(id);
              j[side]["dashboard_url"] = SweepDashboardUrl(id);
+             if (auto row = c.store.GetSweep(id); row.ok()) j[side]["suite"] = row->suite;
            }
+         // Two suites compared: configs are matched by their parameters alone, which may mean little.
+         if (j["a"].value("suite", "") != j["b"].value("suite", "") && !j["a"].value("suite", "").empty() &&
+             !j["b"].value("suite", "").empty())
+           j["note"] = "A is suite " + j["a"]["suite"].get<std::string>() + " and B suite " +
+                       j["b"]["suite"].get<std::string>() + ": their configs are matched by parameter values alone";
          if (WantsCsv(r)) return http::Text(200, "text/csv; charset=utf-8", CompareCsv(j));
          return http::Json(j);
        }},

@@ -74,6 +74,8 @@ void AddDiffCommand(CLI::App& app, int* code) {
     auto r = Call(*client, "GET", target);
     if (!r) return void(*code = 2);
     const bool broke = (*r)["summary"].value("broke", int64_t{0}) > 0;
+    // Stderr, so a table or CSV on stdout stays data.
+    if (r->contains("note")) std::cerr << "gauntlet: " << (*r)["note"].get<std::string>() << "\n";
     if (o->format == "json") {
       std::cout << r->dump(2) << "\n";
       return void(*code = broke ? 1 : 0);

@@ -98,12 +98,14 @@ describe('the first week', () => {
     const cmp = await stack.get(`/api/v1/compare?a=${r.id}&b=${first.id}`);
     for (const [c, n] of Object.entries(cmp.summary))
       if (n && c !== 'pending') assert.equal(await page.locator(`[data-testid=compare-summary] [data-change=${c}]`).textContent(), `${n} ${c}`);
-    // The changes table lists what changed, in the API's order, and nothing unchanged.
-    const changed = cmp.items.filter((i) => i.change !== 'same');
+    // The changes table lists what changed, most severe first, and nothing unchanged or gone (those
+    // are counted under it and shown in the matrix).
+    const order = ['broke', 'flaky', 'fixed', 'changed', 'new'];
+    const changed = cmp.items.filter((i) => order.includes(i.change)).sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change));
     assert.ok(changed.length > 0);
     const rows = page.locator('table[aria-label=Changes] tbody tr');
     assert.equal(await rows.count(), changed.length);
-    assert.equal(await rows.first().getAttribute('data-change'), changed[0].change);
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.change)), changed.map((i) => i.change));
     // The matrix: one row per config, configs with changes on top, cells coloured by change.
     const matrix = page.locator('[data-testid=compare-matrix]');
     const configs = await matrix.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.config));
@@ -122,6 +124,9 @@ describe('the first week', () => {
     await until('the swapped comparison', async () => page.url().includes(`a=${first.id}&b=${r.id}`) &&
       (await page.locator('html[data-ready=compare]').count()) &&
       (await page.locator('[data-testid=compare-summary] [data-change=gone]').count()));
+    // Gone rows do not lead the changes: they are counted under the table.
+    assert.equal(await page.locator('table[aria-label=Changes] tbody tr[data-change=gone]').count(), 0);
+    assert.match(await page.locator('[data-testid=gone-count]').textContent(), /^\d+ config × hardware.* not run in B \(gone\)/);
     assert.deepEqual(page.errors, []);
   });
 

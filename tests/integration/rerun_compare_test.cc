@@ -192,6 +192,14 @@ TEST_F(Workflow, CompareSaysWhatChangedAndDiffExitsOneWhenSomethingBroke) {
   EXPECT_EQ(err.code, 2);
   EXPECT_NE(err.err.find("404"), std::string::npos) << err.err;
   EXPECT_EQ(G({"diff", "v1", "v2"}).code, 2);  // a version needs --suite
+  // Two suites: the comparison says that configs are matched by parameter values alone.
+  EXPECT_FALSE(broke_cmp.contains("note")) << broke_cmp.dump();
+  json other = d->WaitSweep(d->PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}}, 201)["id"]);
+  json across = d->GetJson("/api/v1/compare?a=" + std::to_string(id1) + "&b=" + other["id"].dump());
+  EXPECT_EQ(across["note"], "A is suite fixture-flaky and B suite fixture-cmd: their configs are matched by parameter values alone")
+      << across.dump();
+  Out cross = G({"diff", std::to_string(id1), other["id"].dump()});
+  EXPECT_NE(cross.err.find("gauntlet: A is suite fixture-flaky and B suite fixture-cmd"), std::string::npos) << cross.err;
 }
 
 TEST_F(Workflow, CliRerunPrintsTheNewSweepAndItsDashboardAndWaits) {

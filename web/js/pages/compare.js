@@ -7,7 +7,7 @@ import {fill, h, plural} from '../dom.js';
 import {href} from '../router.js';
 import {verdictClass, verdictLabel} from '../verdict.js';
 
-const CHANGES = ['broke', 'fixed', 'changed', 'new', 'gone', 'same'];
+const CHANGES = ['broke', 'flaky', 'fixed', 'changed', 'new', 'gone', 'same'];
 const SIDE_KEYS = ['a', 'b', 'suite', 'a_fingerprint', 'b_fingerprint', 'a_version', 'b_version', 'threshold'];
 
 function side(s) {
@@ -25,15 +25,21 @@ function sideName(j, k) {
   return [s.suite, s.suite_version != null ? ` v${s.suite_version}` : '', s.fingerprint ? ` @ ${s.fingerprint}` : ''].join('');
 }
 
+// The changes, most severe first. What B did not run (a rerun of A's failures leaves most of A gone)
+// would bury them: gone rows are counted under the table and shown in the matrix below.
 function changesTable(items) {
-  const changed = items.filter((i) => i.change !== 'same');
-  if (!changed.length) return h('p', {'data-testid': 'no-changes'}, 'Nothing changed: every config × hardware has the same verdict.');
-  return h('table', {class: 'list', 'aria-label': 'Changes'},
+  const changed = items.filter((i) => i.change !== 'same' && i.change !== 'gone')
+    .sort((x, y) => CHANGES.indexOf(x.change) - CHANGES.indexOf(y.change));
+  const gone = items.filter((i) => i.change === 'gone').length;
+  const goneNote = gone ? h('p', {class: 'muted', 'data-testid': 'gone-count'},
+    `${gone} config × hardware ${gone === 1 ? 'pair' : 'pairs'} of A ${gone === 1 ? 'was' : 'were'} not run in B (gone): shown in the matrix below.`) : null;
+  if (!changed.length) return [h('p', {'data-testid': 'no-changes'}, gone ? 'Nothing that B ran changed.' : 'Nothing changed: every config × hardware has the same verdict.'), goneNote];
+  return [h('table', {class: 'list', 'aria-label': 'Changes'},
     h('thead', {}, h('tr', {}, ['Change', 'Config', 'Hardware', 'A', 'B', 'Key metric'].map((t) => h('th', {scope: 'col'}, t)))),
     h('tbody', {}, changed.map((i) => h('tr', {'data-change': i.change, 'data-config': i.config_key},
       h('td', {}, h('span', {class: `badge chg-${i.change}`}, i.change), i.why === 'metric' ? h('span', {class: 'muted'}, ' (metric)') : null),
       h('td', {class: 'mono'}, i.config_key), h('td', {}, i.hardware), h('td', {}, side(i.a)), h('td', {}, side(i.b)),
-      h('td', {class: 'num'}, pct(i.metric_change))))));
+      h('td', {class: 'num'}, pct(i.metric_change)))))), goneNote];
 }
 
 /** Configs down, hardware across; each cell coloured by its change. Configs with changes first. */
@@ -82,6 +88,7 @@ export default async function render(ctx) {
     h('p', {}, 'A: ', sideName(j, 'a'), ' → B: ', sideName(j, 'b'),
       j.key_metric ? h('span', {class: 'muted'}, ` · key metric ${j.key_metric}, a fall of more than ${pct(j.threshold).slice(1)} breaks`) : null,
       ' · ', h('a', {href: '/api/v1/compare' + qs({...params, format: 'csv'}), download: 'compare.csv'}, 'CSV')),
+    j.note ? h('p', {class: 'note', role: 'note', 'data-testid': 'compare-note'}, j.note) : null,
     chips,
     h('h2', {}, 'Changes'), changesTable(j.items),
     h('h2', {}, 'Every config × hardware'), j.items.length ? changeMatrix(j.items) : h('p', {class: 'muted'}, 'Neither side has results.'));
