@@ -4,6 +4,7 @@
 //                          "python3: Error while finding module specification for 'pytest.x' (...)"
 //   POSIX shells:          "sh: 1: pytest: not found" (dash), "bash: line 1: ctest: command not found"
 //   env(1) in a shebang:   "/usr/bin/env: 'python3': No such file or directory"
+// and a test runner that cannot write where it must ("Cannot create log file: LastTest.log", CTest).
 // Each is the tool's own fixed wording (CPython Modules/main.c pymain_run_module via runpy's
 // _get_module_details; dash's and bash's command lookup; coreutils env's execvp failure), matched
 // by its structure: the tool's name first, the missing one's name where the format puts it.
@@ -91,11 +92,20 @@ std::optional<RuleHit> MissingTool(const LineContext& c) {
   return Hit("missing_tool", Verdict::kInfraError, "infra_error:" + what + ":" + name);
 }
 
+// CTest that cannot write its own log in the build folder it runs in (cmCTest.cxx: "Cannot create
+// log file: LastTest.log", after "Problem opening file: <path>"): the folder is not the trial's to
+// write (a build folder shared between trials, each its own user), so no test ran; the node's setup.
+std::optional<RuleHit> RunnerCannotWrite(const LineContext& c) {
+  if (Trim(c.raw).rfind("Cannot create log file: ", 0) != 0) return std::nullopt;
+  return Hit("missing_tool", Verdict::kInfraError, "infra_error:runner_cannot_write:ctest");
+}
+
 }  // namespace
 
 void BuiltinRules::AddMissingToolRule() {
   Add("missing_tool", {"no module named", "module specification", "not found", "no such file or directory"}, MissingTool,
       Basis::kMessage);
+  Add("runner_cannot_write", {"cannot create log file"}, RunnerCannotWrite, Basis::kMessage);
 }
 
 }  // namespace gauntlet::classifier

@@ -39,8 +39,10 @@ say() { echo "$@" | tee -a "$S"; }
 # Where every trial user can reach it (the working copy may sit under a folder closed to others).
 B=/opt/gauntlet-iso
 rm -rf "$B" && mkdir -p "$B" && cp -r "$SRC"/. "$B"/ && chmod -R a+rX "$B"
-# CTest writes its logs into the build folder (Testing/Temporary): a suite's trials must be able to.
-chmod -R a+rwX "$B/verdicts-build"
+# CTest writes its log into the build folder it runs in (Testing/): one copy per trial, each a user
+# of its own (a shared one is infra_error:runner_cannot_write for all but the first).
+for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do cp -a "$B/verdicts-build" "$B/verdicts-build-$c"; done
+chmod -R a+rwX "$B"/verdicts-build-*
 source "$B/h200-lib.sh"
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 G="$B/bin/gauntlet"
@@ -65,7 +67,9 @@ grep -hE "isolation|stage limits|kernel recorder" "$OUT/worker.log" | tee -a "$S
 sub() { echo "$1" >"$D/s.json"; "$G" submit "$D/s.json" >>"$OUT/submit.log" 2>&1; }
 sub '{"suite": "torch-sdpa", "prune": false, "reuse": false, "parameters": {"backend": ["FLASH_ATTENTION", "MATH"], "dtype": ["bf16", "fp32"], "head_dim": ["128"], "select": ["sdpa_kernel"]}}'
 sub '{"suite": "hf-attention", "prune": false, "reuse": false, "parameters": {"attn": ["eager", "sdpa"], "dtype": ["bf16"], "output_attentions": ["off"]}}'
-sub "{\"suite\": \"gpu-verdicts-ctest\", \"prune\": false, \"reuse\": false, \"parameters\": {\"case\": [\"vec_add_ok\", \"vec_add_wrong\", \"fp4_needs_sm100\"], \"build\": [\"$B/verdicts-build\"]}}"
+for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do
+  sub "{\"suite\": \"gpu-verdicts-ctest\", \"prune\": false, \"reuse\": false, \"parameters\": {\"case\": [\"$c\"], \"build\": [\"$B/verdicts-build-$c\"]}}"
+done
 sub '{"suite": "gpu-verdicts-pytest", "prune": false, "reuse": false}'
 sub '{"suite": "iso-probe", "prune": false, "reuse": false}'
 sub '{"suite": "iso-ranks", "prune": false, "reuse": false}'
@@ -77,7 +81,7 @@ get = lambda p: json.load(urllib.request.urlopen(base + p))
 t0 = time.time()
 while time.time() - t0 < limit:
     try:
-        if all(get(f"/api/v1/sweeps/{i}")["finished"] for i in range(1, 7)): break
+        if all(s["finished"] for s in get("/api/v1/sweeps?limit=100")["items"]): break
     except Exception as e:
         print("follow:", e)
     time.sleep(2)
@@ -88,7 +92,7 @@ want = {("gpu-verdicts-ctest", "vec_add_ok"): "passed", ("gpu-verdicts-ctest", "
         ("gpu-verdicts-pytest", "test_skip_fp4"): "unsupported", ("gpu-verdicts-pytest", "test_pass_add"): "passed",
         ("gpu-verdicts-pytest", "test_"): "unsupported", ("iso-probe", "1"): "passed", ("iso-ranks", "1"): "passed"}
 rows, right, judged = [], 0, 0
-for sweep in range(1, 7):
+for sweep in sorted(s["id"] for s in get("/api/v1/sweeps?limit=100")["items"]):
     for t in get(f"/api/v1/trials?sweep={sweep}&limit=100")["items"]:
         full = get(f"/api/v1/trials/{t['id']}")
         cfg = full["config"]

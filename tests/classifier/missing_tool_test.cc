@@ -32,6 +32,11 @@ TEST(MissingTool, ARunnerOrProgramTheNodeLacksIsItsInfraErrorNamingIt) {
       // A shebang's env(1), in the C and in a UTF-8 locale.
       {"/usr/bin/env: 'python3': No such file or directory\n", 127, "infra_error:program_not_found:python3"},
       {"/usr/bin/env: \xe2\x80\x98python\xe2\x80\x99: No such file or directory\n", 127, "infra_error:program_not_found:python"},
+      // CTest in a build folder another trial's user made its Testing/ in: no test ran.
+      {"Test project /tmp/b\nCMake Error: Cannot open file for write: /tmp/b/Testing/Temporary/LastTest.log.tmp\n"
+       "CMake Error: : System Error: Permission denied\nProblem opening file: /tmp/b/Testing/Temporary/LastTest.log\n"
+       "Cannot create log file: LastTest.log\nErrors while running CTest\n",
+       8, "infra_error:runner_cannot_write:ctest"},
   };
   for (const Case& c : cases) {
     const Classification r = JudgeMissing(c.log, c.exit);

@@ -198,6 +198,54 @@ touch "$D/attacker-done"
   }
 }
 
+// The test runners kernel projects use work inside the isolation as outside it: CTest in a build
+// folder kept under the host's /tmp (--trial-share) and pytest with a JUnit report in the trial's
+// folder, each judged from its own report.
+TEST_F(Isolation, CtestAndPytestRunInsideATrialsView) {
+  if (std::system("cmake --version >/dev/null 2>&1 && ctest --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "cmake/ctest is not installed";
+  const std::string src = shared_ + "/ctest-src", bin = shared_ + "/ctest-build";
+  fs::create_directories(src);
+  std::ofstream(src + "/CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(k C)\nenable_testing()\n"
+                                             "foreach(n ok wrong)\n  add_executable(${n} ${n}.c)\n  add_test(NAME ${n} COMMAND ${n})\nendforeach()\n";
+  const std::string check =
+      "#include <stdio.h>\nint main(void) { float ref[3] = {1, 2, 3}, out[3];\n"
+      "  for (int i = 0; i < 3; ++i) out[i] = ref[i] + BUG * (i == 1);\n"
+      "  for (int i = 0; i < 3; ++i) if (out[i] != ref[i]) { printf(\"mismatch at index %d: expected %f, got %f\\n\", i, ref[i], out[i]); return 1; }\n"
+      "  printf(\"Result = PASS\\n\"); return 0; }\n";
+  std::ofstream(src + "/ok.c") << "#define BUG 0\n" << check;
+  std::ofstream(src + "/wrong.c") << "#define BUG 1\n" << check;
+  // A build folder per trial: CTest writes its log into the one it runs in (Testing/), which a
+  // folder shared by trials (each its own user) gives to the first (see the classifier's
+  // infra_error:runner_cannot_write).
+  ASSERT_EQ(std::system(("cmake -S " + src + " -B " + bin + " >/dev/null 2>&1 && cmake --build " + bin +
+                         " >/dev/null 2>&1 && cp -a " + bin + " " + bin + "-2 && chmod -R a+rwX " + shared_).c_str()), 0);
+  const bool pytest = std::system("/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1") == 0;
+  const std::string tests = shared_ + "/test_view.py";
+  std::ofstream(tests) << "def test_writes_its_tmp():\n    open('/tmp/x', 'w').write('1')\n\n"
+                          "def test_broken():\n    assert 1 + 1 == 3\n";
+  json suite = {{"name", "runners"},
+                {"parameters", {{"runner", pytest ? json{"ctest-ok", "ctest-wrong", "pytest"} : json{"ctest-ok", "ctest-wrong"}}}},
+                {"stages", json::array({{{"name", "run"}, {"kind", "command"}, {"timeout_s", 120},
+                                          {"argv", {"sh", "-c",
+                                                    "case $GAUNTLET_PARAM_RUNNER in "
+                                                    "ctest-ok) exec ctest --test-dir " + bin + " -R '^ok$' --output-on-failure;; "
+                                                    "ctest-wrong) exec ctest --test-dir " + bin + "-2 -R '^wrong$' --output-on-failure;; "
+                                                    "pytest) exec /usr/bin/python3 -m pytest -p no:cacheprovider -c /dev/null -ra " +
+                                                        tests + ";; esac"}}}})}};
+  json trials = Run(suite);
+  ASSERT_EQ(trials.size(), pytest ? 3u : 2u);
+  for (const json& t : trials) {
+    const std::string runner = t["config"]["runner"];
+    json full = json::parse(Call("GET", "/api/v1/trials/" + t["id"].dump()).body);
+    EXPECT_NE(full.dump().find("own mount and PID namespaces"), std::string::npos) << full.dump();
+    if (runner == "ctest-ok") EXPECT_EQ(t["verdict"], "passed") << full.dump() << Log(t);
+    if (runner != "ctest-ok") EXPECT_EQ(t["verdict"], "wrong_output") << full.dump() << Log(t);
+    if (runner != "ctest-ok") EXPECT_EQ(full["basis"], "runner") << full.dump();
+  }
+  if (!pytest) GTEST_SKIP() << "pytest ran not: /usr/bin/python3 has no pytest (scripts/install-test-deps.sh installs it)";
+}
+
 }  // namespace
 }  // namespace gauntlet::test
 
