@@ -39,10 +39,6 @@ say() { echo "$@" | tee -a "$S"; }
 # Where every trial user can reach it (the working copy may sit under a folder closed to others).
 B=/opt/gauntlet-iso
 rm -rf "$B" && mkdir -p "$B" && cp -r "$SRC"/. "$B"/ && chmod -R a+rX "$B"
-# CTest writes its log into the build folder it runs in (Testing/): one copy per trial, each a user
-# of its own (a shared one is infra_error:runner_cannot_write for all but the first).
-for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do cp -a "$B/verdicts-build" "$B/verdicts-build-$c"; done
-chmod -R a+rwX "$B"/verdicts-build-*
 source "$B/h200-lib.sh"
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 G="$B/bin/gauntlet"
@@ -57,6 +53,10 @@ say "== 1. the node"
 (cmake -S "$B/verdicts" -B "$B/verdicts-build" -G Ninja && cmake --build "$B/verdicts-build") >"$OUT/verdicts-build.log" 2>&1 \
   || { say "verdicts build failed"; tail -20 "$OUT/verdicts-build.log"; }
 chmod -R a+rX "$B"
+# CTest writes its log into the build folder it runs in (Testing/): one copy per trial, each a user
+# of its own (a shared one is infra_error:runner_cannot_write for all but the first).
+for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do cp -a "$B/verdicts-build" "$B/verdicts-build-$c"; done
+chmod -R a+rwX "$B"/verdicts-build-*
 
 say "== 2. daemon + worker, --trial-users on"
 D=/var/tmp/gauntlet-iso-run
@@ -65,14 +65,16 @@ start_fleet "$G" "$D" "$B/suites" "$OUT" gpu --trial-users on --pass-env LD_LIBR
 for i in $(seq 100); do grep -q "registered as node" "$OUT/worker.log" && break; sleep 0.2; done
 grep -hE "isolation|stage limits|kernel recorder" "$OUT/worker.log" | tee -a "$S"
 sub() { echo "$1" >"$D/s.json"; "$G" submit "$D/s.json" >>"$OUT/submit.log" 2>&1; }
+if [[ "${ONLY:-}" != ctest ]]; then
 sub '{"suite": "torch-sdpa", "prune": false, "reuse": false, "parameters": {"backend": ["FLASH_ATTENTION", "MATH"], "dtype": ["bf16", "fp32"], "head_dim": ["128"], "select": ["sdpa_kernel"]}}'
 sub '{"suite": "hf-attention", "prune": false, "reuse": false, "parameters": {"attn": ["eager", "sdpa"], "dtype": ["bf16"], "output_attentions": ["off"]}}'
-for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do
-  sub "{\"suite\": \"gpu-verdicts-ctest\", \"prune\": false, \"reuse\": false, \"parameters\": {\"case\": [\"$c\"], \"build\": [\"$B/verdicts-build-$c\"]}}"
-done
 sub '{"suite": "gpu-verdicts-pytest", "prune": false, "reuse": false}'
 sub '{"suite": "iso-probe", "prune": false, "reuse": false}'
 sub '{"suite": "iso-ranks", "prune": false, "reuse": false}'
+fi
+for c in vec_add_ok vec_add_wrong fp4_needs_sm100; do
+  sub "{\"suite\": \"gpu-verdicts-ctest\", \"prune\": false, \"reuse\": false, \"parameters\": {\"case\": [\"$c\"], \"build\": [\"$B/verdicts-build-$c\"]}}"
+done
 tail -6 "$OUT/submit.log"
 python3 - "$GAUNTLET_SERVER" "$OUT" "${FOLLOW_S:-300}" <<'PY' | tee -a "$S"
 import json, sys, time, urllib.request
@@ -118,6 +120,7 @@ done
 "$G" nodes --format json >"$OUT/nodes.json" 2>&1
 kill %2 2>/dev/null; sleep 1; kill %1 2>/dev/null; wait
 
+[[ "${ONLY:-}" == ctest ]] && exit 0
 say "== 3. stage start on this machine (ms; worker-sized process)"
 "$B/bin/stage_start_bench" 1000 worker-sized >"$OUT/stage_start.json" 2>&1
 python3 -c "import json; d=json.load(open('$OUT/stage_start.json')); print({m: (round(v['p50_ms'],3), round(v['p90_ms'],3), round(v['mean_ms'],3)) for m, v in d['modes'].items()})" | tee -a "$S"
