@@ -96,23 +96,32 @@ Result<std::vector<ConfigRuns>> LoadSuiteRuns(Store& store, const SuiteRunsQuery
           c.config = ConfigOf(s.TextView(2));
         }
         std::optional<double> metric;
+        std::string name, unit;
         if (q.metric.empty()) {
           if (!s.IsNull(8)) {
             metric = s.Double(8);
-            if (!s.IsNull(7)) c.metric_name = s.Text(7);
-            c.metric_unit = s.Text(9);
+            if (!s.IsNull(7)) name = s.Text(7);
+            unit = s.Text(9);
           }
         } else if (!s.IsNull(11)) {
           const json metrics = detail::ParseOr(s.TextView(11), json::object());
           if (auto m = metrics.contains(q.metric) ? KeyMetric(q.metric, metrics) : std::nullopt) {
             metric = m->value;
-            c.metric_name = m->name;
-            c.metric_unit = m->unit;
+            name = m->name;
+            unit = m->unit;
           }
         }
         const bool reused = s.Int(10) != 0;
         StageFacts facts = s.IsNull(12) ? StageFacts{} : FactsOf(s.TextView(12), s.TextView(6), s.Int(5));
+        const size_t values = c.metric.size();
         AddRun(c, detail::VerdictColumn(s.TextView(3)), s.Text(4), s.Int(5), s.Text(6), metric, reused, facts.dispatch);
+        // The name and unit go with the values they describe: those of the latest run whose value
+        // counts (a passed run), never a cancelled or failed run's, whose metric may be another
+        // (a tok/s mean once read "2400 TFLOP/s").
+        if (c.metric.size() > values) {
+          c.metric_name = std::move(name);
+          c.metric_unit = std::move(unit);
+        }
         // A reused result's stages are the original trial's: its claim was heard there already.
         if (facts.claim && !reused) AddClaim(c, std::move(*facts.claim));
       }

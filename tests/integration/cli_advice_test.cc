@@ -122,6 +122,41 @@ TEST_F(AdviceTest, BestPrintsATableAndExports) {
   EXPECT_NE(md.out.find("**Best configuration per hardware**"), std::string::npos) << md.out;
 }
 
+// A metric's name and unit come from the runs whose values are reported: a later run that did not
+// count (an infra error) with another metric never renames the passed runs' mean ("2400 TFLOP/s" for
+// a tok/s value).
+TEST_F(AdviceTest, AMetricsUnitComesFromTheRunsItsValueComesFrom) {
+  const std::string flag = dir_->path() + "/second-run";
+  const json def = {
+      {"name", "advice-units"},
+      {"parameters", {{"backend", {"cutlass"}}}},
+      {"stages", {{{"name", "run"}, {"kind", "command"},
+                   {"argv", {"sh", "-c", "if [ -e " + flag + " ]; then printf '%s' '{\"verdict\": \"infra_error\", \"metrics\": "
+                                          "{\"tflops\": {\"value\": 2400, \"unit\": \"TFLOP/s\"}}}' > \"$GAUNTLET_RESULT_FILE\"; "
+                                          "else printf '%s' '{\"metrics\": {\"tok_s\": {\"value\": 100, \"unit\": \"tok/s\"}}}' "
+                                          "> \"$GAUNTLET_RESULT_FILE\"; fi"}}}}}};
+  net::Client c(d_->url(), "");
+  auto put = c.Send("PUT", "/api/v1/suites/advice-units", def.dump());
+  ASSERT_TRUE(put.ok());
+  ASSERT_EQ(put->status, 201) << put->body;
+  json first = d_->WaitSweep(d_->PostJson("/api/v1/sweeps", {{"suite", "advice-units"}, {"repeats", 3}, {"reuse", false}}, 201)["id"],
+                             std::chrono::seconds(120));
+  std::ofstream(flag) << "1";
+  json second = d_->WaitSweep(d_->PostJson("/api/v1/sweeps", {{"suite", "advice-units"}, {"reuse", false}}, 201)["id"],
+                              std::chrono::seconds(120));
+  ASSERT_EQ(second["by_verdict"].value("infra_error", 0), 1) << second.dump();
+  json rec = d_->GetJson("/api/v1/recommend?suite=advice-units");
+  ASSERT_EQ(rec["items"].size(), 1u) << rec.dump();
+  const json& best = rec["items"][0]["best"];
+  ASSERT_TRUE(best.is_object()) << rec.dump();
+  EXPECT_EQ(best["metric"]["name"], "tok_s") << rec.dump();
+  EXPECT_EQ(best["metric"]["unit"], "tok/s") << rec.dump();
+  EXPECT_DOUBLE_EQ(best["metric"]["mean"].get<double>(), 100.0);
+  Out t = G({"best", "--suite", "advice-units"});
+  EXPECT_NE(t.out.find("100 tok/s"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("TFLOP/s"), std::string::npos) << t.out;
+}
+
 // No answer is cut: a table is fitted to the terminal (cells cut to their column) where it can be, or
 // wrapped (each row a block of whole "head: cell" lines) where it cannot; the launch flags follow
 // whole, to paste; --wide prints every cell whole.
