@@ -43,6 +43,25 @@ void LogTests(LogSink& log, const std::string& stage, const TestJudgement& j) {
 
 }  // namespace
 
+std::string StableCaseName(const std::string& name, const std::string& suite_dir) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  while (at < suite_dir.size()) {
+    const size_t slash = suite_dir.find('/', at);
+    const std::string part = suite_dir.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (!part.empty()) parts.push_back(part);
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  for (size_t k = parts.size(); k > 0; --k)
+    for (const char sep : {'.', '/'}) {
+      std::string prefix;
+      for (size_t i = parts.size() - k; i < parts.size(); ++i) prefix += parts[i] + sep;
+      if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0) return name.substr(prefix.size());
+    }
+  return name;
+}
+
 void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std::string, std::string>& vars,
                  const classifier::Classifier& classifier, const std::vector<SignatureRule>& rules,
                  const TestStageEnd& end, StageOutcome* out) {
@@ -85,6 +104,8 @@ void SettleTests(const TrialContext& ctx, const json& stage, const std::map<std:
   for (const json& c : cases) {
     if (out->tests.size() >= kMaxReportedTestCases) break;
     out->tests.push_back(c);
+    if (c.contains("name") && c["name"].is_string() && !ctx.suite_dir.empty())
+      out->tests.back()["name"] = StableCaseName(c["name"].get<std::string>(), ctx.suite_dir);
   }
   out->tests_not_sent = j->dropped + (cases.size() - std::min(cases.size(), out->tests.size()));
   LogTests(*ctx.log, out->stage, *j);

@@ -21,6 +21,12 @@ struct TestStageEnd {
   bool timed_out = false, stopped = false;
 };
 
+// A test case's name without the suite folder it ran from, so a test keeps its name across suite
+// versions (a pushed suite runs from bundles/<its hash>/): the longest tail of `suite_dir`'s path,
+// dotted ("bundles.53eac84c.test_kernels.test_tol", pytest's JUnit classname) or as a path
+// ("bundles/53eac84c/test_kernels.py::test_tol", pytest's node id), is cut from its front. Pure.
+std::string StableCaseName(const std::string& name, const std::string& suite_dir);
+
 // Reads the stage's tests and settles *out with them: a named `junit` file that is missing or
 // broken fails the stage (never a pass), naming the file; a report whose worst case did not pass
 // gives the stage that case's verdict, signature and evidence; when every case passed the

@@ -3,6 +3,7 @@
 // that the stage's process never outlives it. The real fork/exec path is covered by the
 // integration tests (fleet_test, bringup_test).
 #include "workers/command_stage.h"
+#include "workers/test_outcomes.h"
 
 #include <gtest/gtest.h>
 
@@ -290,5 +291,23 @@ TEST_F(CommandStageTest, ArgvAndEnvironmentCarryTheConfigAndTheTrial) {
   EXPECT_EQ(spec.env.at("MODE"), "cutlass-x");
 }
 
+}  // namespace
+}  // namespace gauntlet
+
+namespace gauntlet {
+namespace {
+// A test keeps its name across suite versions: the bundle folder a pushed suite runs from (its hash)
+// is cut from the front of a pytest JUnit classname or node id, and nothing else is.
+TEST(StableCaseName, TheSuiteFolderIsCutFromATestsName) {
+  const std::string dir = "/var/lib/gauntlet/work/bundles/53eac84c9f";
+  EXPECT_EQ(worker::StableCaseName("bundles.53eac84c9f.test_kernels.test_tolerance", dir), "test_kernels.test_tolerance");
+  EXPECT_EQ(worker::StableCaseName("bundles/53eac84c9f/test_kernels.py::test_tolerance", dir), "test_kernels.py::test_tolerance");
+  EXPECT_EQ(worker::StableCaseName("53eac84c9f.test_kernels.test_tolerance", dir), "test_kernels.test_tolerance");
+  EXPECT_EQ(worker::StableCaseName("test_kernels.test_tolerance", dir), "test_kernels.test_tolerance");
+  EXPECT_EQ(worker::StableCaseName("VecAdd.Small", dir), "VecAdd.Small");
+  EXPECT_EQ(worker::StableCaseName("bundles.other.test_x", dir), "bundles.other.test_x");
+  EXPECT_EQ(worker::StableCaseName("bundles.53eac84c9f.", dir), "bundles.53eac84c9f.");  // nothing left: kept whole
+  EXPECT_EQ(worker::StableCaseName("x", ""), "x");
+}
 }  // namespace
 }  // namespace gauntlet
