@@ -19,6 +19,7 @@
 #include "core/hardware.h"
 #include "core/self_exe.h"
 #include "core/stop_signals.h"
+#include "workers/daemon_presence.h"
 #include "workers/fingerprint.h"
 #include "workers/gpu_handback.h"
 #include "workers/http_daemon_link.h"
@@ -120,6 +121,7 @@ class Worker {
   std::unique_ptr<SuiteBundles> bundles_;  // under workdir_, so made once it is known
   std::unique_ptr<TrialUsers> users_;       // each trial's own user (workers/trial_users.h)
   std::unique_ptr<TrialViews> views_;       // each trial's own view of the machine (workers/trial_views.h)
+  DaemonPresence presence_{o_.server};      // what the lease loop says when the daemon goes and comes back
   TrialRunnerEnv env_;
 
   std::mutex mu_;
@@ -155,8 +157,7 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   max_trials_ = o.max_trials > 0 ? o.max_trials
                                  : (inv_.gpus.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                                       : static_cast<int>(inv_.gpus.size()));
-  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once; stages contained by {}", name_, NodeHardware(inv_), note,
-               max_trials_,
+  spdlog::info("worker {}: {} ({}), up to {} trial(s) at once; stages contained by {}", name_, NodeHardware(inv_), note, max_trials_,
                StageCgroup::Available() ? "a cgroup v2 each and a subreaper keeper"
                                         : "a subreaper keeper (no cgroup v2 to create here, or --containment subreaper)");
   // The kernel recorder (issue 30): a node without it or without CUPTI says so here, in its
@@ -187,12 +188,9 @@ Worker::Worker(const WorkerOptions& o, Inventory inv, const std::string& note, D
   env_.views = views_.get();
   // Whether a stage's cgroup can hold its declared limits here: a probe cgroup says (memory.max and
   // pids.max taken, or not), once.
-  std::string limits_held_by;
-  {
-    std::unique_ptr<StageCgroup> probe = StageCgroup::Create(int64_t{1} << 30, 4096);
-    env_.limits_enforced = probe && probe->memory_limit() > 0 && probe->pids_limit() > 0;
-    if (env_.limits_enforced) limits_held_by = probe->LimitsHeldBy();
-  }
+  const std::unique_ptr<StageCgroup> probe = StageCgroup::Create(int64_t{1} << 30, 4096);
+  env_.limits_enforced = probe && probe->memory_limit() > 0 && probe->pids_limit() > 0;
+  const std::string limits_held_by = env_.limits_enforced ? probe->LimitsHeldBy() : "";
   env_.require_limits = o.require_limits;
   registration_["fingerprint"]["limits"] = env_.limits_enforced ? "enforced" : "not enforced";
   spdlog::log(env_.limits_enforced ? spdlog::level::info : spdlog::level::warn, "worker {}: stage limits: {}", name_,
@@ -314,10 +312,12 @@ void Worker::LeaseLoop() {
     // A grant that raced with the drain is run anyway: handing it back would cost an attempt.
     if (draining && !a.grant) break;
     if (a.status == LinkStatus::kUnavailable) {
+      presence_.Unreachable(clock_.Now(), a.detail);
       clock_.SleepFor(std::chrono::milliseconds(delay));  // backoff while the daemon is away
       delay = std::min(delay * 2, 2000);
       continue;
     }
+    presence_.Reachable(clock_.Now());
     delay = 50;
     if (a.status == LinkStatus::kUnknownNode) {  // the daemon forgot this node (a fresh database)
       if (!Register()) break;

@@ -275,3 +275,30 @@ TEST(Fleet, TheWorkerBuffersItsReportWhileTheDaemonIsDown) {
 
 }  // namespace
 }  // namespace gauntlet::test
+
+namespace gauntlet::test {
+namespace {
+
+// A worker whose daemon goes away says so (once, with why), and says when it is back; it takes
+// trials again without a restart of its own.
+TEST(Fleet, AWorkerSaysWhenItLosesTheDaemonAndWhenItIsBack) {
+  TempDir dir;
+  Daemon d(dir.path(), FixtureSuites());
+  auto w = StartWorker(dir.path(), d.url(), "cpu-node", json::object());
+  ASSERT_TRUE(WaitFor([&] { return d.GetJson("/api/v1/nodes")["items"].size() == 1; }));
+  EXPECT_EQ(d.Stop(), 0);
+  const std::string lost = "lost the daemon at " + d.url() + ": ";
+  ASSERT_TRUE(WaitFor([&] { return w->Log().find(lost) != std::string::npos; }, std::chrono::seconds(60))) << w->Log();
+  d.Start();  // the same port and database
+  ASSERT_TRUE(WaitFor([&] { return w->Log().find("reached the daemon at " + d.url() + " again after ") != std::string::npos; },
+                      std::chrono::seconds(60)))
+      << w->Log();
+  // Said once while it lasted, and the worker serves again.
+  const std::string log = w->Log();
+  EXPECT_EQ(log.find(lost, log.find(lost) + 1), std::string::npos) << log;
+  json s = d.PostJson("/api/v1/sweeps", {{"suite", "fixture-cmd"}, {"parameters", {{"mode", {"pass"}}}}}, 201);
+  EXPECT_TRUE(d.WaitSweep(s["id"])["finished"].get<bool>());
+}
+
+}  // namespace
+}  // namespace gauntlet::test
