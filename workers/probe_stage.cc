@@ -14,7 +14,9 @@ StageOutcome Failed(StageOutcome out, const std::string& signature, const std::s
   out.metrics = json::object();
   out.tests = json::array();
   out.tests_not_sent = 0;
-  ctx.log->Append("gauntlet: probe " + out.stage + ": " + evidence + "\n");
+  // After the stage's own end line, which judged only its process ("passed" for one that exited 0
+  // with no answer): the stage's verdict is this one, and the log says so.
+  ctx.log->Append("gauntlet: probe " + out.stage + " could not answer, so the stage is " + signature + ": " + evidence + "\n");
   return out;
 }
 }  // namespace

@@ -170,6 +170,9 @@ TEST_F(DriftTest, ABrokenProbeIsAnInfraErrorThatSaysWhatWasWrong) {
   EXPECT_EQ(by["hang"]["signature"], "infra_error:probe_timeout");
   json t = d_->GetJson("/api/v1/trials/" + by["garbage"]["id"].dump());
   EXPECT_NE(t.dump().find("not a JSON object"), std::string::npos) << t.dump();
+  // Its log says what the stage came to, after the process's own end line.
+  const std::string log = d_->Get("/api/v1/trials/" + by["garbage"]["id"].dump() + "/log").body;
+  EXPECT_NE(log.find("gauntlet: probe ask could not answer, so the stage is infra_error:probe_answer: "), std::string::npos) << log;
   EXPECT_NE(d_->GetJson("/api/v1/trials/" + by["crash"]["id"].dump()).dump().find("exited 1 instead of answering"), std::string::npos);
   // Nothing was heard, so nothing is declared: the drift answer has no claim to hold.
   EXPECT_EQ(d_->Get("/api/v1/drift?suite=probe-broken").status, 404);
