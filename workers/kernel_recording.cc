@@ -102,7 +102,22 @@ KernelRecord ReadKernelRecords(const std::string& dir) {
 }
 
 void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome* out, KernelRecord* trial_record) {
-  if (!RecordsKernels(ctx, stage)) return;
+  if (!RecordsKernels(ctx, stage)) {
+    // A dispatch expectation that nothing here can check is said to be unchecked, never silent.
+    if (!stage.contains("dispatch") || out->verdict != Verdict::kPassed || stage.value("kind", "") == "probe") return;
+    DispatchCheck c = JudgeDispatch(stage["dispatch"], ctx.config, KernelRecord{});
+    if (c.kind == DispatchCheck::Kind::kNone) return;
+    c.kind = DispatchCheck::Kind::kUnverified;
+    c.matched.clear();
+    c.family.clear();
+    c.reason = ctx.kernel_recorder.empty() || ctx.gpus.empty()
+                   ? "this node records no kernels (no kernel recorder or no CUPTI here, or no GPU for the trial)"
+                   : "the stage records no kernels (record_kernels: false)";
+    out->summary["dispatch"] = DispatchCheckJson(c);
+    ctx.log->Append("gauntlet: dispatch unverified: " + c.param + "=" + c.value + " expects kernels matching /" + c.pattern +
+                    "/: " + c.reason + "\n");
+    return;
+  }
   const KernelRecord rec = ReadKernelRecords(KernelRecordDir(ctx, out->stage));
   MergeRecord(trial_record, rec);
   int64_t launches = 0;

@@ -39,7 +39,9 @@ void AddKernelRecorderEnv(const TrialContext& ctx, const nlohmann::json& stage, 
 KernelRecord ReadKernelRecords(const std::string& dir);
 // After a recorded stage: reads its records into *trial_record, puts the stage's dispatch check in
 // out->summary["dispatch"], logs it, and turns a passed stage whose kernels never matched its
-// expectation into `fallback` (signature fallback:FAMILY). A no-op for a stage not recorded.
+// expectation into `fallback` (signature fallback:FAMILY). For a stage not recorded (no recorder
+// or GPU here, or record_kernels: false), a passed stage whose dispatch expectation applies is
+// marked `unverified`, saying why; anything else is left as it is.
 void ApplyKernelRecord(const TrialContext& ctx, const nlohmann::json& stage, StageOutcome* out,
                        KernelRecord* trial_record);
 

@@ -111,7 +111,7 @@ TEST_F(KernelDispatchTrialTest, AFailedStageKeepsItsOwnVerdictAndIsNotJudgedOnIt
 
 TEST_F(KernelDispatchTrialTest, NoRecorderNoGpuOrTurnedOffRunsTheStageUnrecorded) {
   Program({"sdpa-flags-fp32-flash.txt"});
-  json off = Stage(false);
+  json off = Stage();
   off["record_kernels"] = false;
   worker::RunTrial(env, Grant(6, off, "flash"));
   EXPECT_EQ(Started().env.count("CUDA_INJECTION64_PATH"), 0u);
@@ -127,6 +127,15 @@ TEST_F(KernelDispatchTrialTest, NoRecorderNoGpuOrTurnedOffRunsTheStageUnrecorded
   EXPECT_EQ(Started().env.count("CUDA_INJECTION64_PATH"), 0u);
   EXPECT_EQ(daemon.report("L8")["verdict"], "passed");
   EXPECT_FALSE(daemon.report("L8").contains("kernels"));
+  // The stage's dispatch expectation was not checked, and each of these says so, with why: a pass
+  // here is not a verified one.
+  for (const char* lease : {"L6", "L7", "L8"}) {
+    const json d = daemon.report(lease)["stages"][0]["dispatch"];
+    EXPECT_EQ(d.value("status", ""), "unverified") << lease << ": " << daemon.report(lease).dump();
+    EXPECT_NE(d.value("reason", "").find("records no kernels"), std::string::npos) << d.dump();
+  }
+  EXPECT_NE(daemon.report("L6")["stages"][0]["dispatch"].value("reason", "").find("record_kernels: false"), std::string::npos);
+  EXPECT_NE(daemon.report("L8")["stages"][0]["dispatch"].value("reason", "").find("no kernel recorder"), std::string::npos);
 }
 
 TEST(KernelRecorderCapability, ANodeWithoutTheLibrarySaysSo) {
