@@ -118,6 +118,7 @@ class ServerStageRun {
   const Clock::time_point t0_;
   const bool chat_default_;
   std::string base_, model_, ready_path_;
+  std::string last_probe_;  // what the latest readiness probe saw, for a server never ready
   double ready_s_ = 0;
   Clock::time_point ready_deadline_, stage_deadline_, ready_at_;
   std::unique_ptr<RunningServer> srv_;
@@ -190,17 +191,25 @@ bool ServerStageRun::ProbeReady(net::Client& probe) {
   // its deadline or keep a death from being noticed.
   const auto probe_limit =
       std::min<std::chrono::milliseconds>(std::chrono::seconds(5), Left(*ctx_.clock, ready_deadline_));
+  // What each probe saw is kept: a server that never became ready is judged with the last answer.
+  auto saw = [&](const std::string& path, const Result<net::ClientResponse>& r, const std::string& what) {
+    last_probe_ = "GET " + path + ": " +
+                  (!r.ok() ? r.status().message()
+                           : std::to_string(r->status) + (what.empty() ? "" : " " + what) +
+                                 (r->body.empty() ? "" : " (" + r->body.substr(0, 200) + ")"));
+    return false;
+  };
   auto h = probe.Send("GET", ready_path_, "", "application/json", probe_limit);
-  if (!h.ok() || h->status != 200) return false;
+  if (!h.ok() || h->status != 200) return saw(ready_path_, h, "");
   auto m = probe.Send("GET", "/v1/models", "", "application/json", probe_limit);
-  if (!m.ok() || m->status != 200) return false;
+  if (!m.ok() || m->status != 200) return saw("/v1/models", m, "");
   json j = json::parse(m->body, nullptr, false);
   if (j.is_object() && j.contains("data") && j["data"].is_array() && !j["data"].empty() && j["data"][0].is_object() &&
       j["data"][0].contains("id") && j["data"][0]["id"].is_string()) {
     model_ = j["data"][0]["id"];
     return true;
   }
-  return false;
+  return saw("/v1/models", m, "but no model listed");
 }
 
 void ServerStageRun::NotReady() {
@@ -223,7 +232,9 @@ void ServerStageRun::NotReady() {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", ready_s_);
   Fail(&out_, Verdict::kTimeout, "timeout:server_not_ready",
-       "the server was not ready (" + ready_path_ + " 200 and a model in /v1/models) after " + buf + " s");
+       "the server was not ready (" + ready_path_ + " 200 and a model in /v1/models) after " + buf + " s" +
+           (last_probe_.empty() ? "" : "; the last probe: " + last_probe_));
+  ctx_.log->Append("gauntlet: " + out_.evidence + "\n");
 }
 
 bool ServerStageRun::Smoke() {

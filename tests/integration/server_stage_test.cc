@@ -113,6 +113,10 @@ TEST_F(ServerStageSweep, EachModeGetsItsVerdictAndSignature) {
   expect("never_ready", "timeout", "timeout:server_not_ready");
   expect("crash_on_request", "crashed", "crashed:illegal_memory_access");
 
+  // A server never ready: the evidence says what its readiness probe saw last (a real HTTP answer).
+  EXPECT_NE(by_mode["never_ready"]["result"]["evidence"].get<std::string>().find("; the last probe: GET /health: 503"),
+            std::string::npos)
+      << by_mode["never_ready"].dump();
   // The evidence carries the sample that failed, so a reader sees what the model said.
   EXPECT_NE(by_mode["garbage"]["result"]["evidence"].get<std::string>().find("!!!!"), std::string::npos);
   EXPECT_EQ(by_mode["crash_on_load"]["result"]["exit_code"], 1);
