@@ -215,7 +215,15 @@ it('says a cell\'s drift and evidence layers beside its verdict', () => {
 it('says how a trial ran: its own user or why not, and the limits a stage ran without', () => {
   const stages = [{name: 'kernel', isolation: 'trial user 61003'},
     {name: 'serve', isolation: 'trial user 61003', limits: 'not enforced: memory_mb 6144 (no controller)'}];
-  assert.deepEqual(howItRan(stages), {isolation: 'trial user 61003', limits: 'serve: not enforced: memory_mb 6144 (no controller)'});
-  assert.deepEqual(howItRan([{name: 'run'}]), {isolation: '', limits: ''});  // an older worker says nothing
-  assert.deepEqual(howItRan(), {isolation: '', limits: ''});
+  assert.deepEqual(howItRan(stages), {isolation: 'trial user 61003', limits: 'serve: not enforced: memory_mb 6144 (no controller)',
+    probe: '', dispatch: ''});
+  assert.deepEqual(howItRan([{name: 'run'}]), {isolation: '', limits: '', probe: '', dispatch: ''});  // an older worker says nothing
+  assert.deepEqual(howItRan(), {isolation: '', limits: '', probe: '', dispatch: ''});
+  // A probe's answer and a dispatch check that could not decide are shown, with their reasons.
+  const asked = howItRan([
+    {name: 'ask', probe: {framework: 'torch', supported: false, reason: 'head_dim 512 > 256'}},
+    {name: 'sdpa', dispatch: {status: 'unverified', param: 'backend', value: 'flash', reason: 'this node records no kernels'}},
+  ]);
+  assert.equal(asked.probe, 'ask: torch says unsupported: head_dim 512 > 256');
+  assert.equal(asked.dispatch, 'sdpa: unverified (backend=flash): this node records no kernels');
 });

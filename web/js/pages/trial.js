@@ -32,7 +32,16 @@ function stagesTable(stages) {
 export function howItRan(stages = []) {
   const isolation = stages.find((s) => s.isolation)?.isolation || '';
   const limits = stages.filter((s) => s.limits).map((s) => `${s.name}: ${s.limits}`).join('; ');
-  return {isolation, limits};
+  // A probe stage's answer (the framework's own word; it decides no verdict) and each stage's
+  // dispatch check, with why when it could not decide.
+  const probe = stages.filter((s) => s.probe).map((s) =>
+    `${s.name}: ${s.probe.framework ? s.probe.framework + ' says ' : ''}${s.probe.supported ? 'supported' : 'unsupported'}${s.probe.reason ? ': ' + s.probe.reason : ''}`).join('; ');
+  const dispatch = stages.filter((s) => s.dispatch?.status).map((s) => {
+    const d = s.dispatch;
+    const why = d.status === 'verified' ? d.matched : d.status === 'fallback' ? `carried by ${d.family}` : d.reason;
+    return `${s.name}: ${d.status}${d.param ? ` (${d.param}=${d.value})` : ''}${why ? ': ' + why : ''}`;
+  }).join('; ');
+  return {isolation, limits, probe, dispatch};
 }
 
 function facts(t) {
@@ -65,6 +74,8 @@ function facts(t) {
     ['Fingerprint', r.fingerprint && Object.keys(r.fingerprint).length ? h('code', {}, fmtFingerprint(r.fingerprint)) : null],
     ['Isolation', ran.isolation ? h('span', {'data-testid': 'isolation'}, ran.isolation) : null],
     ['Limits', ran.limits ? h('span', {class: 'warn', 'data-testid': 'limits'}, ran.limits) : null],
+    ['Framework says', ran.probe ? h('span', {'data-testid': 'probe-answer'}, ran.probe) : null],
+    ['Dispatch', ran.dispatch ? h('span', {'data-testid': 'dispatch'}, ran.dispatch) : null],
   ];
   return h('dl', {class: 'facts'}, pairs.filter(([, v]) => v != null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
