@@ -25,8 +25,12 @@ std::string SweepNote(const json& s) {
   for (const std::string& l : HeldOutLines(s)) n += (n.empty() ? "" : "; ") + ("waits: " + l);
   if (s.contains("pruned") && s["pruned"].value("trials", int64_t{0}) > 0) {
     char buf[96];
-    snprintf(buf, sizeof buf, "pruned %lld (%.1f GPU-h saved)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()),
-             s["pruned"].value("gpu_hours_saved", 0.0));
+    // GPU time is what pruning saves; pruned CPU trials have none to count.
+    const double gpu_h = s["pruned"].value("gpu_hours_saved", 0.0);
+    if (gpu_h > 0)
+      snprintf(buf, sizeof buf, "pruned %lld (%.1f GPU-h saved)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()), gpu_h);
+    else
+      snprintf(buf, sizeof buf, "pruned %lld (CPU trials)", static_cast<long long>(s["pruned"]["trials"].get<int64_t>()));
     n += (n.empty() ? "" : "; ") + std::string(buf);
     // Only a request whose targets have prices carries it; the unit is theirs.
     if (auto c = s["pruned"].find("cost_saved"); c != s["pruned"].end() && c->is_number()) {

@@ -78,7 +78,8 @@ export default async function render(ctx) {
       countChips(s.by_verdict, {linkFor: (v) => link({verdict: v, after: ''}) + '', current: verdict}),
       pruned.trials ? h('p', {'data-testid': 'pruned'},
         `Pruning skipped ${plural(pruned.trials, 'trial')} that an earlier failure already settled, `,
-        `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}`,
+        // GPU time is what pruning saves; trials that would have run on CPU save none to count.
+        pruned.gpu_hours_saved > 0 ? `saving about ${plural(pruned.gpu_hours_saved, 'GPU-hour')}` : 'none of which would have used a GPU',
         pruned.cost_saved != null ? h('span', {'data-testid': 'cost-saved'}, ` (${fmtNum(pruned.cost_saved)} at the targets' cost_per_gpu_hour)`) : '', '.') : null,
       s.reused ? h('p', {'data-testid': 'reused'},
         `Reused: ${plural(s.reused, 'trial')} took the verdict of an earlier trial instead of running`,
