@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "core/enum_names.h"
+#include "core/pass_rate.h"
 
 namespace gauntlet {
 
@@ -112,7 +113,10 @@ nlohmann::json VocabularyJson() {
                     {"judged", v.judged},
                     {"reported", v.reported},
                     {"rule", v.rule},
-                    {"cause_rank", v.cause_rank}});
+                    {"cause_rank", v.cause_rank},
+                    // A trial with this verdict was a run of its config (core/pass_rate.h CountsAsRun):
+                    // what "N runs" counts, in the API and the dashboard alike.
+                    {"run", CountsAsRun(v.verdict)}});
   return {{"verdicts", list}};
 }
 

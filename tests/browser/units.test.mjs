@@ -137,6 +137,9 @@ it('says what a cell holds: agreeing cells their verdict and reason, disagreeing
   const passed = cellFace({state: 'passed', verdict: 'passed', configs: 3, passed: 3, counts: {passed: 6},
     metric_min: tok(100), metric_max: tok(6400), metric: tok(6400)});
   assert.deepEqual(passed, {cls: 'v-passed vf-ok', text: '✓ 100–6,400 tok/s', runs: 6});
+  // Runs are judged trials: pruned (skipped) and cancelled ones never ran, queued ones have not yet.
+  assert.equal(cellFace({state: 'passed', verdict: 'passed', configs: 1, passed: 1,
+    counts: {passed: 2, skipped: 3, cancelled: 1, infra_error: 1, queued: 1}, metric: tok(5)}).runs, 2);
   // A failed cell shows the daemon's words for its verdict and signature (core/cell_reason.h).
   const failed = cellFace({state: 'failed', verdict: 'crashed', signature: 'crashed:RuntimeError:boom', reason: 'crashed: boom', counts: {crashed: 1}});
   assert.deepEqual(failed, {cls: 'v-crashed vf-bad', text: '✗ crashed: boom', runs: 1});

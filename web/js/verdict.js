@@ -25,6 +25,9 @@ export const segmentClass = (v) => `seg-${v} segf-${verdictFamily(v)}`;
 export const verdictIcon = (v) => ICON[FAMILY[v]] || '…';
 export const verdictLabel = (v) => LABEL[v] || v || 'pending';
 export const isVerdict = (v) => v in SEVERITY;
+const RUN = new Set(VOCABULARY.verdicts.filter((v) => v.run).map((v) => v.name));
+/** Whether a trial with verdict `v` was a run of its config, as the daemon counts runs (its `run`). */
+export const countsAsRun = (v) => RUN.has(v);
 /** Verdicts most severe first (ties in display order), as a mixed cell lists them. */
 export const bySeverity = (vs) => [...vs].sort((a, b) => SEVERITY[b] - SEVERITY[a] || VERDICTS.indexOf(a) - VERDICTS.indexOf(b));
 

@@ -9,7 +9,7 @@
 import {esc, fill, fmtConfig, fmtMetric, fmtNum, fmtTime, h, plural} from '../dom.js';
 import {href} from '../router.js';
 import {copyMarkdown, heatToggle} from './matrix_layout.js';
-import {VERDICTS, bySeverity, isVerdict, verdictClass, verdictFamily, verdictIcon, verdictLabel} from '../verdict.js';
+import {VERDICTS, bySeverity, countsAsRun, isVerdict, verdictClass, verdictFamily, verdictIcon, verdictLabel} from '../verdict.js';
 
 const keyOf = (row, col) => JSON.stringify(row) + '\u0000' + col;
 const opens = (c) => c.state === 'mixed' || c.state === 'flaky';
@@ -72,8 +72,10 @@ export function driftText(c) {
 
 function cellFaceOf(c) {
   const v = c.verdict;
+  // Runs are judged trials, as the API counts them (pass_rate.runs): a pruned (skipped) or cancelled
+  // trial never ran, and queued or running ones have not yet.
   let runs = 0;
-  for (const k in c.counts) runs += c.counts[k];
+  for (const k in c.counts) if (countsAsRun(k)) runs += c.counts[k];
   if (opens(c)) return disagreementFace(c);
   // No verdict yet: the trials' states (queued, running). A failed cell says its verdict and reason
   // in the daemon's words (`reason`: core/cell_reason.h, the CLI's too), never a bare signature part.
