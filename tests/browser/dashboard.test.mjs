@@ -210,6 +210,24 @@ describe('dashboard', () => {
     await page.close();
   });
 
+  it('shows only the matrix rows that fail, kept in the URL', async () => {
+    const page = await newPage(browser.context);
+    await open(page, stack.url, '#/matrix?suite=ui-fixture&rows=backend,dtype', 'matrix');
+    await page.waitForSelector('.mx[role=table] .mx-body');
+    const all = await page.locator('.mx-body[role=row]').count();
+    await page.locator('[data-testid=only-failing]').check();
+    await page.waitForURL(/only=failing/);
+    await page.waitForSelector('html[data-ready="matrix"]');
+    await until('fewer rows', async () => (await page.locator('.mx-body[role=row]').count()) < all);
+    // Every row left holds a failure, and none that was left out did.
+    const rows = await page.locator('.mx-body[role=row]').evaluateAll((trs) => trs.map((tr) =>
+      [...tr.querySelectorAll('[role=cell]')].some((td) => /\bvf-(bad|warn|infra)\b|\bmx-(mixed|flaky)\b/.test(td.className))));
+    assert.ok(rows.length > 0 && rows.every(Boolean), `rows: ${rows}`);
+    assert.ok(await page.locator('[data-testid=only-failing]').isChecked());
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   it('explores the matrix with other rows and columns, kept in the URL', async () => {
     const page = await newPage(browser.context);
     await open(page, stack.url, '#/matrix?suite=ui-fixture', 'matrix');

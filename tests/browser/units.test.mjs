@@ -18,7 +18,7 @@ const {fmtFingerprint, fmtNum, noun, plural} = await import('../../web/js/dom.js
 const {sweepState} = await import('../../web/js/components/progress.js');
 const {makeKey, parseKey} = await import('../../web/js/pages/history.js');
 const {howItRan} = await import('../../web/js/pages/trial.js');
-const {cellFace, driftText, metricRange} = await import('../../web/js/components/matrix.js');
+const {cellFace, driftText, failingRows, metricRange} = await import('../../web/js/components/matrix.js');
 const {oneHardware} = await import('../../web/js/components/matrix_layout.js');
 const {LAYERS, versionChoices} = await import('../../web/js/pages/matrix.js');
 const {VERDICTS, bySeverity, failedCount, segmentClass, shortReason, verdictClass, verdictFamily, verdictIcon, verdictLabel} = await import('../../web/js/verdict.js');
@@ -229,4 +229,16 @@ it('says how a trial ran: its own user or why not, and the limits a stage ran wi
   ]);
   assert.equal(asked.probe, 'ask: torch says unsupported: head_dim 512 > 256');
   assert.equal(asked.dispatch, 'sdpa: unverified (backend=flash): this node records no kernels');
+});
+
+it('shows only the rows of a matrix that fail, when asked', () => {
+  const m = {rows: ['backend'], col_keys: ['H100', 'B200'], row_keys: [['a'], ['b'], ['c'], ['d']], cells: [
+    {row: ['a'], col: 'H100', state: 'passed'}, {row: ['a'], col: 'B200', state: 'failed'},
+    {row: ['b'], col: 'H100', state: 'passed'}, {row: ['b'], col: 'B200', state: 'skipped'},
+    {row: ['c'], col: 'H100', state: 'mixed'}, {row: ['d'], col: 'H100', state: 'pending'}, {row: ['d'], col: 'B200', state: 'flaky'}]};
+  const f = failingRows(m);
+  assert.deepEqual(f.row_keys, [['a'], ['c'], ['d']]);
+  assert.equal(f.cells.length, 5);
+  assert.equal(m.row_keys.length, 4, 'the matrix itself is unchanged');
+  assert.deepEqual(failingRows({row_keys: [['x']], cells: [{row: ['x'], state: 'passed'}]}).row_keys, []);
 });

@@ -317,6 +317,18 @@ function legendOf(m) {
  * with failed trials; `opts.markdownUrl()` (the API's Markdown of this view) adds "Copy as Markdown";
  * `opts.heat` starts it in the compact heat view (a live refresh keeps the person's choice).
  */
+/**
+ * `m` with only the rows that hold a failure somewhere (a cell that failed, or that is mixed or
+ * flaky), and their cells: where a 600-row matrix shows what needs a look. Pure; `m` is unchanged.
+ */
+export function failingRows(m) {
+  const failing = new Set();
+  for (const c of m.cells || [])
+    if (c.state === 'failed' || c.state === 'mixed' || c.state === 'flaky') failing.add(JSON.stringify(c.row));
+  return {...m, row_keys: (m.row_keys || []).filter((r) => failing.has(JSON.stringify(r))),
+    cells: (m.cells || []).filter((c) => failing.has(JSON.stringify(c.row)))};
+}
+
 export function matrixView(m, keep = {}, opts = {}) {
   const wrap = h('div', {class: 'matrix-view'});
   if (!m.row_keys?.length || !m.col_keys?.length) {

@@ -6,7 +6,7 @@ import {api, qs} from '../api.js';
 import {fill, h} from '../dom.js';
 import {throttle} from '../events.js';
 import {defaultLayout, matrixControls, sweepValues} from '../components/matrix_controls.js';
-import {matrixView, scrollOf} from '../components/matrix.js';
+import {failingRows, matrixView, scrollOf} from '../components/matrix.js';
 import {oneHardware} from '../components/matrix_layout.js';
 import {href} from '../router.js';
 
@@ -58,6 +58,7 @@ export default async function render(ctx) {
     sweep: q.get('sweep') || '',
     fingerprint: q.get('fingerprint') || '',
     layer: LAYERS.some((l) => l.value && l.value === q.get('layer')) ? q.get('layer') : '',
+    only: q.get('only') === 'failing' ? 'failing' : '',
   };
   const go = (over) => {
     const next = {...state, ...over};
@@ -78,7 +79,11 @@ export default async function render(ctx) {
   controls.prepend(h('label', {}, 'Suite', suiteSel), h('label', {}, 'Version', versionSel));
   const layerSel = h('select', {name: 'layer', 'data-testid': 'matrix-layer', onchange: (e) => go({layer: e.target.value})},
     LAYERS.map((l) => h('option', {value: l.value, selected: l.value === state.layer}, l.label)));
-  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, 'Layer', layerSel));
+  // Only the rows with a failure: a view of what loaded, kept in the URL (only=failing).
+  const onlyIn = h('input', {type: 'checkbox', name: 'only', 'data-testid': 'only-failing', checked: state.only === 'failing',
+    onchange: (e) => go({only: e.target.checked ? 'failing' : ''})});
+  controls.append(h('label', {}, 'Sweep', sweepIn), h('label', {}, 'Fingerprint', fpIn), h('label', {}, 'Layer', layerSel),
+    h('label', {}, onlyIn, ' Only rows that fail'));
   // What the view shows: the asked layout, or its reshape when every result is on one hardware
   // class (oneHardware); the CSV and Markdown ask for what is on screen.
   let shown = {rows: state.rows, cols: state.cols};
@@ -109,7 +114,11 @@ export default async function render(ctx) {
       controls.querySelector('select[name=row2]').value = shown.rows[1] || '';
       controls.querySelector('select[name=cols]').value = shown.cols;
       csv.href = '/api/v1/matrix' + query('csv', shown);
-      fill(box, matrixView(one.m, scrollOf(box), {heat: q.get('view') === 'heat', markdownUrl: () => '/api/v1/matrix' + query('markdown', shown)}));
+      const view = state.only === 'failing' ? failingRows(one.m) : one.m;
+      if (state.only === 'failing' && !view.row_keys.length && one.m.row_keys?.length)
+        return void fill(box, h('p', {class: 'muted', 'data-testid': 'no-failing-rows'},
+          `No row fails: all ${one.m.row_keys.length} rows passed, are skipped or have not run yet.`));
+      fill(box, matrixView(view, scrollOf(box), {heat: q.get('view') === 'heat', markdownUrl: () => '/api/v1/matrix' + query('markdown', shown)}));
     } catch (e) {
       if (!ctx.alive) return;
       const why = e.status === 404 && /^\d+$/.test(state.suite_version) && !state.sweep
