@@ -1,5 +1,7 @@
 #include "cli/cli_common.h"
 
+#include "cli/suggest.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -74,6 +76,20 @@ void Unreachable(net::Client& client, const Status& s) {
 }
 }  // namespace
 
+namespace {
+// The suite a 404 says does not exist ("no suite named 'x'", "no suite 'x'"), or "".
+std::string UnknownSuite(const std::string& body) {
+  const json p = json::parse(body, nullptr, false);
+  const std::string detail = p.is_object() && p.contains("detail") && p["detail"].is_string() ? p["detail"].get<std::string>() : "";
+  for (const char* lead : {"no suite named '", "no suite '"})
+    if (detail.rfind(lead, 0) == 0) {
+      const size_t from = std::char_traits<char>::length(lead), end = detail.find('\'', from);
+      if (end != std::string::npos) return detail.substr(from, end - from);
+    }
+  return "";
+}
+}  // namespace
+
 std::optional<net::ClientResponse> CallRaw(net::Client& client, const std::string& method, const std::string& target,
                                             const std::string& body, int* status, const std::string& content_type) {
   auto r = client.Send(method, target, body, content_type);
@@ -84,6 +100,10 @@ std::optional<net::ClientResponse> CallRaw(net::Client& client, const std::strin
   }
   if (r->status >= 400) {
     PrintError(r->status, r->body, method + " " + target);
+    // A suite the daemon does not know, named by a command's --suite (the query's suite=): the
+    // nearest one it does. Commands that name a suite otherwise say it in their own words.
+    if (r->status == 404 && (target.find("?suite=") != std::string::npos || target.find("&suite=") != std::string::npos))
+      if (const std::string name = UnknownSuite(r->body); !name.empty()) SuggestSuite(client, name);
     return std::nullopt;
   }
   return *r;

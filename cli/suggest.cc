@@ -1,5 +1,7 @@
 #include "cli/suggest.h"
 
+#include <set>
+
 #include <algorithm>
 #include <iostream>
 
@@ -29,6 +31,9 @@ void SuggestValue(const std::string& flag, const std::string& value, const std::
 }
 
 void SuggestSuite(net::Client& client, const std::string& name, const std::string& before, const std::string& after) {
+  // Once per name: Call suggests after any 404 for a suite, and a command may ask again in its own words.
+  static std::set<std::string> said;
+  if (!said.insert(name).second) return;
   auto r = client.Send("GET", "/api/v1/suites");
   if (!r.ok() || r->status != 200) return;
   json j = json::parse(r->body, nullptr, false);

@@ -28,7 +28,8 @@ void SuggestValue(const std::string& flag, const std::string& value, const std::
 
 // After a 404 for suite `name`: reads the daemon's suites with `client` (on the calling thread) and
 // prints "gauntlet: did you mean BEFORE+NEAREST+AFTER?" when one is near, or the suites there are when
-// there are only a few; prints nothing when they cannot be read.
+// there are only a few; prints nothing when they cannot be read, or when it has already spoken of
+// `name` in this process (Call suggests after every 404 naming a suite). Not thread-safe.
 void SuggestSuite(net::Client& client, const std::string& name, const std::string& before = "--suite ",
                   const std::string& after = "");
 

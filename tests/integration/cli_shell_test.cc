@@ -53,6 +53,17 @@ TEST_F(CliShellTest, UsageErrorsExitTwoAndSuggestTheNearestName) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("404"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("did you mean --suite fixture-cmd?"), std::string::npos) << o.err;
+  // Every command that names a suite with --suite refuses one the daemon does not know, with the
+  // nearest (once, even where the command also asks in its own words).
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"best"}, {"check", "--set", "mode=pass"}, {"drift"}, {"flaky"}, {"triage"}, {"regressions"}, {"matrix"}, {"trials"}}) {
+    args.insert(args.end(), {"--suite", "fixture-cdm"});
+    o = G(args);
+    EXPECT_EQ(o.code, 2) << args[0] << ": " << o.err;
+    const size_t at = o.err.find("did you mean --suite fixture-cmd?");
+    EXPECT_NE(at, std::string::npos) << args[0] << ": " << o.err;
+    EXPECT_EQ(o.err.find("did you mean", at + 1), std::string::npos) << args[0] << " said it twice: " << o.err;
+  }
   // A suite no one uploaded is refused, never an empty listing that a CI gate would read as clean.
   o = G({"trials", "--suite", "fixture-cdm"});
   EXPECT_EQ(o.code, 2);
