@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "classifier/builtin_rules.h"
+#include "classifier/normalize.h"
 #include "classifier/rule_words.h"
 
 namespace gauntlet::classifier {
@@ -20,20 +21,9 @@ using namespace rule_words;
 
 namespace {
 
-std::string_view Basename(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\n')) s.remove_suffix(1);
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  return s;
-}
-
 // "python", "python3", "python3.11": CPython's own name for itself in argv[0].
 bool IsPython(std::string_view path) {
-  std::string_view b = Basename(path);
+  std::string_view b = PathBasename(path);
   if (b.rfind("python", 0) != 0) return false;
   for (char ch : b.substr(6))
     if (!(ch >= '0' && ch <= '9') && ch != '.') return false;
@@ -41,7 +31,7 @@ bool IsPython(std::string_view path) {
 }
 
 bool IsShell(std::string_view path) {
-  const std::string_view b = Basename(path);
+  const std::string_view b = PathBasename(path);
   return b == "sh" || b == "bash" || b == "dash" || b == "ksh" || b == "ash";
 }
 
@@ -67,7 +57,7 @@ std::vector<std::string_view> SplitColons(std::string_view s) {
 }
 
 std::optional<RuleHit> MissingTool(const LineContext& c) {
-  const std::string_view line = Trim(c.raw);
+  const std::string_view line = TrimSpace(c.raw);
   const std::vector<std::string_view> parts = SplitColons(line);
   if (parts.size() < 2) return std::nullopt;
   std::string name;
@@ -85,18 +75,21 @@ std::optional<RuleHit> MissingTool(const LineContext& c) {
   } else if (IsShell(parts[0]) && parts.size() >= 3 &&
              (parts.back() == "not found" || parts.back() == "command not found")) {
     name = CleanName(parts[parts.size() - 2]);
-  } else if (Basename(parts[0]) == "env" && parts.size() == 3 && parts[2] == "No such file or directory") {
+  } else if (PathBasename(parts[0]) == "env" && parts.size() == 3 && parts[2] == "No such file or directory") {
     name = CleanName(parts[1]);
   }
   if (name.empty()) return std::nullopt;
-  return Hit("missing_tool", Verdict::kInfraError, "infra_error:" + what + ":" + name);
+  // Secondary: such a line explains a failure nothing more specific does (the stage's own program
+  // could not start), but a helper a script runs may print it harmlessly ("sh: 1: git: not found")
+  // before the real failure, which must keep deciding.
+  return Hit("missing_tool", Verdict::kInfraError, "infra_error:" + what + ":" + name, Tier::kSecondary);
 }
 
 // CTest that cannot write its own log in the build folder it runs in (cmCTest.cxx: "Cannot create
 // log file: LastTest.log", after "Problem opening file: <path>"): the folder is not the trial's to
 // write (a build folder shared between trials, each its own user), so no test ran; the node's setup.
 std::optional<RuleHit> RunnerCannotWrite(const LineContext& c) {
-  if (Trim(c.raw).rfind("Cannot create log file: ", 0) != 0) return std::nullopt;
+  if (TrimSpace(c.raw).rfind("Cannot create log file: ", 0) != 0) return std::nullopt;
   return Hit("missing_tool", Verdict::kInfraError, "infra_error:runner_cannot_write:ctest");
 }
 

@@ -23,13 +23,14 @@ bool Names(std::string_view list, std::string_view item) {
   return false;
 }
 
-std::string Slurp(const char* path) {
+}  // namespace
+
+std::string ReadSmallFile(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
-}  // namespace
 
 std::string CgroupDirFrom(std::string_view mountinfo_text, std::string_view cgroup_text, std::string_view controller) {
   const bool v2 = controller.empty();
@@ -68,7 +69,7 @@ std::string CgroupDirFrom(std::string_view mountinfo_text, std::string_view cgro
 }
 
 std::string OwnCgroupDir(std::string_view controller) {
-  return CgroupDirFrom(Slurp("/proc/self/mountinfo"), Slurp("/proc/self/cgroup"), controller);
+  return CgroupDirFrom(ReadSmallFile("/proc/self/mountinfo"), ReadSmallFile("/proc/self/cgroup"), controller);
 }
 
 }  // namespace gauntlet::proc

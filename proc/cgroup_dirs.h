@@ -15,6 +15,9 @@ namespace gauntlet::proc {
 // root. Pure.
 std::string CgroupDirFrom(std::string_view mountinfo_text, std::string_view cgroup_text, std::string_view controller);
 
+// The whole of a small file (a /proc or cgroup file); "" when it cannot be read. Thread-safe.
+std::string ReadSmallFile(const std::string& path);
+
 // CgroupDirFrom over this process's own /proc/self files. Reads them at each call; thread-safe.
 std::string OwnCgroupDir(std::string_view controller);
 

@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -56,17 +55,20 @@ void RemoveStale(const std::string& base, bool v2) {
   closedir(d);
 }
 
-// This process's own cgroup folder in the v2 hierarchy ("") or the v1 one holding `controller`,
-// found once; "" where there is none.
-std::string BaseDir(const std::string& controller) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> dirs;
-  std::lock_guard lock(mu);
-  auto it = dirs.find(controller);
-  if (it != dirs.end()) return it->second;
-  std::string d = OwnCgroupDir(controller);
-  if (!d.empty()) RemoveStale(d, controller.empty());
-  return dirs[controller] = d;
+// This process's own cgroup folders: v2's, and v1's memory and pids ("" where there is none), found
+// once, when the stale folders of a killed worker are removed too. A stage's start reads them with
+// no lock.
+struct BaseDirs {
+  std::string v2, memory, pids;
+};
+const BaseDirs& Bases() {
+  static const BaseDirs b = [] {
+    BaseDirs d{OwnCgroupDir(""), OwnCgroupDir("memory"), OwnCgroupDir("pids")};
+    for (const std::string* dir : {&d.v2, &d.memory, &d.pids})
+      if (!dir->empty()) RemoveStale(*dir, dir == &d.v2);
+    return d;
+  }();
+  return b;
 }
 }  // namespace
 
@@ -119,12 +121,6 @@ DefaultLimits DefaultStageLimits() {
 }
 
 namespace {
-std::string ReadSmall(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // Writes one limit file; true if the kernel took the value.
 bool SetLimit(const std::string& dir, const char* file, int64_t value) {
@@ -137,9 +133,8 @@ std::once_flag g_limits_warned;
 }  // namespace
 
 namespace {
-// A fresh folder `name` under the v1 hierarchy of `controller`, or "".
-std::string MakeV1(const char* controller, const std::string& name) {
-  const std::string base = BaseDir(controller);
+// A fresh folder `name` under the v1 hierarchy folder `base`, or "".
+std::string MakeV1(const std::string& base, const std::string& name) {
   if (base.empty()) return "";
   const std::string path = base + "/" + name;
   return mkdir(path.c_str(), 0755) == 0 ? path : "";
@@ -150,7 +145,7 @@ std::unique_ptr<StageCgroup> StageCgroup::Create(int64_t memory_bytes, int64_t p
   if (g_mode != Containment::kAuto) return nullptr;
   const std::string name = "gauntlet-stage-" + std::to_string(getpid()) + "-" + std::to_string(g_seq++);
   std::unique_ptr<StageCgroup> cg(new StageCgroup);
-  if (const std::string base = BaseDir(""); !base.empty()) {
+  if (const std::string& base = Bases().v2; !base.empty()) {
     const std::string path = base + "/" + name;
     if (mkdir(path.c_str(), 0755) == 0) {
       // cgroup.kill is what makes the v2 cgroup worth having (Linux 5.14); without it, none.
@@ -167,14 +162,14 @@ std::unique_ptr<StageCgroup> StageCgroup::Create(int64_t memory_bytes, int64_t p
     if (pids > 0 && SetLimit(cg->v2_, "pids.max", pids)) cg->pids_limit_ = pids;
   }
   // Where v2 holds no controller (a hybrid host) or there is no v2 at all, the v1 hierarchies do.
-  if (v1 && memory_bytes > 0 && cg->memory_limit_ == 0 && !(cg->v1_memory_ = MakeV1("memory", name)).empty()) {
+  if (v1 && memory_bytes > 0 && cg->memory_limit_ == 0 && !(cg->v1_memory_ = MakeV1(Bases().memory, name)).empty()) {
     if (SetLimit(cg->v1_memory_, "memory.limit_in_bytes", memory_bytes)) {
       cg->memory_limit_ = memory_bytes;
       // After limit_in_bytes, which memsw may not be below; absent without swap accounting.
       (void)SetLimit(cg->v1_memory_, "memory.memsw.limit_in_bytes", memory_bytes);
     }
   }
-  if (v1 && pids > 0 && cg->pids_limit_ == 0 && !(cg->v1_pids_ = MakeV1("pids", name)).empty())
+  if (v1 && pids > 0 && cg->pids_limit_ == 0 && !(cg->v1_pids_ = MakeV1(Bases().pids, name)).empty())
     if (SetLimit(cg->v1_pids_, "pids.max", pids)) cg->pids_limit_ = pids;
   if (cg->v2_.empty() && cg->v1_memory_.empty() && cg->v1_pids_.empty()) return nullptr;
   if (v1 && ((memory_bytes > 0 && cg->memory_limit_ == 0) || (pids > 0 && cg->pids_limit_ == 0)))
@@ -205,8 +200,8 @@ void StageCgroup::ReadEvents() {
   if (removed_) return;
   // Absent where the controller is not enabled: then nothing counts. v1 has no memory.events; its
   // memory.oom_control counts the OOM kills (oom_kill, Linux 4.13) in the same "key value" form.
-  memory_events_ = ParseCgroupEvents(ReadSmall(v1_memory_.empty() ? v2_ + "/memory.events" : v1_memory_ + "/memory.oom_control"));
-  pids_events_ = ParseCgroupEvents(ReadSmall((v1_pids_.empty() ? v2_ : v1_pids_) + "/pids.events"));
+  memory_events_ = ParseCgroupEvents(ReadSmallFile(v1_memory_.empty() ? v2_ + "/memory.events" : v1_memory_ + "/memory.oom_control"));
+  pids_events_ = ParseCgroupEvents(ReadSmallFile((v1_pids_.empty() ? v2_ : v1_pids_) + "/pids.events"));
 }
 
 CgroupEvents StageCgroup::memory_events() {

@@ -156,7 +156,7 @@ void RunKeeper(const KeeperArgs& a) {
     // The next child is PID 1 of a namespace of its own: the stage's init, which starts the leader
     // once the keeper has said its pid (proc/stage_init.h). It lives on, so not a vfork; and not a
     // fork either, whose copy of the worker-sized page tables cost 2 ms a stage (docs/BENCHMARKS.md
-    // "Stage start"): it shares the keeper's memory (CLONE_VM) on a stack of its own.
+    // "Stage start and end to end ..."): it shares the keeper's memory (CLONE_VM) on a stack of its own.
     if (pipe2(go, O_CLOEXEC) != 0 || syscall(SYS_unshare, CLONE_NEWPID) != 0) {
       const char msg[] = "gauntlet: cannot make the stage's own PID namespace (unshare)\n";
       (void)!write(a.out_w, msg, sizeof msg - 1);

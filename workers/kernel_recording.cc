@@ -101,6 +101,11 @@ KernelRecord ReadKernelRecords(const std::string& dir) {
   return rec;
 }
 
+namespace {
+// "backend=flash expects kernels matching /flash_fwd/": the expectation a dispatch check judged, for the log.
+std::string Expectation(const DispatchCheck& c) { return c.param + "=" + c.value + " expects kernels matching /" + c.pattern + "/"; }
+}  // namespace
+
 void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome* out, KernelRecord* trial_record) {
   if (!RecordsKernels(ctx, stage)) {
     // A dispatch expectation that nothing here can check is said to be unchecked, never silent.
@@ -114,8 +119,7 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
                    ? "this node records no kernels (no kernel recorder or no CUPTI here, or no GPU for the trial)"
                    : "the stage records no kernels (record_kernels: false)";
     out->summary["dispatch"] = DispatchCheckJson(c);
-    ctx.log->Append("gauntlet: dispatch unverified: " + c.param + "=" + c.value + " expects kernels matching /" + c.pattern +
-                    "/: " + c.reason + "\n");
+    ctx.log->Append("gauntlet: dispatch unverified: " + Expectation(c) + ": " + c.reason + "\n");
     return;
   }
   const KernelRecord rec = ReadKernelRecords(KernelRecordDir(ctx, out->stage));
@@ -140,7 +144,7 @@ void ApplyKernelRecord(const TrialContext& ctx, const json& stage, StageOutcome*
   const DispatchCheck c = JudgeDispatch(stage["dispatch"], ctx.config, rec);
   if (c.kind == DispatchCheck::Kind::kNone) return;
   out->summary["dispatch"] = DispatchCheckJson(c);
-  const std::string expect = c.param + "=" + c.value + " expects kernels matching /" + c.pattern + "/";
+  const std::string expect = Expectation(c);
   switch (c.kind) {
     case DispatchCheck::Kind::kVerified:
       ctx.log->Append("gauntlet: dispatch verified: " + expect + ": " + c.matched.substr(0, 200) + "\n");

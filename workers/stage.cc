@@ -1,5 +1,7 @@
 #include "workers/stage.h"
 
+#include <filesystem>
+
 #include "core/verdict.h"
 
 #include <arpa/inet.h>
@@ -146,7 +148,7 @@ void RunAsTrialUser(const TrialContext& ctx, proc::ProcessSpec* spec) {
 void SettleNotStarted(const TrialContext& ctx, const Status& st, const std::string& program, StageOutcome* out) {
   out->verdict = Verdict::kInfraError;
   out->basis = Basis::kWorker;
-  const std::string name = program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
+  const std::string name = std::filesystem::path(program).filename().string();
   out->signature = st.code() == Code::kNotFound && !name.empty() ? "infra_error:program_not_found:" + name
                                                                   : "infra_error:stage_not_started";
   out->evidence = st.message() + (st.code() == Code::kNotFound ? " on this node" : "");

@@ -65,9 +65,8 @@ std::unique_ptr<TrialViews> TrialViews::Configure(const std::string& mode, bool 
   // Without a user of its own a stage could undo its view (it would be root inside it), and only
   // root may make one: the view comes with trial users or not at all.
   if (!users_on) return off("trial users are off");
-  if (UnderTmp(std::vector<std::string>{workdir}).size() + UnderTmp(shares).size() + 1 > 15)
-    return off("too many folders to keep under /tmp");
   // A probe: a process in a view of its own, as a stage would be, that finds itself alone in /proc.
+  // (Its Prepare also refuses more folders to keep than a view can bind.)
   const std::string probe = workdir + "/.view-probe";
   std::error_code ec;
   fs::remove_all(probe, ec);

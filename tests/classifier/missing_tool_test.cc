@@ -58,4 +58,10 @@ TEST(MissingTool, TheSameWordsElsewhereAreNoMissingTool) {
     EXPECT_EQ(r.signature.find("program_not_found"), std::string::npos) << log << ToJson(r).dump();
     EXPECT_EQ(r.signature.find("runner_missing"), std::string::npos) << log << ToJson(r).dump();
   }
+  // A helper a script ran printed it harmlessly; the program's own failure after it decides.
+  const Classification later = JudgeMissing(
+      "sh: 1: git: not found\nTraceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+      "    main()\nRuntimeError: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasGemmEx\n", 1);
+  EXPECT_NE(later.verdict, Verdict::kInfraError) << ToJson(later).dump();
+  EXPECT_EQ(later.signature.find("program_not_found"), std::string::npos) << ToJson(later).dump();
 }

@@ -13,6 +13,7 @@
 #include "http/auth.h"
 #include "net/http_client.h"
 #include "tests/integration/cli_fixture.h"
+#include "tests/integration/ctest_project.h"
 #include "tests/support/harness.h"
 
 namespace gauntlet::test {
@@ -202,24 +203,13 @@ touch "$D/attacker-done"
 // folder kept under the host's /tmp (--trial-share) and pytest with a JUnit report in the trial's
 // folder, each judged from its own report.
 TEST_F(Isolation, CtestAndPytestRunInsideATrialsView) {
-  if (std::system("cmake --version >/dev/null 2>&1 && ctest --version >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "cmake/ctest is not installed";
+  if (!HaveCtest()) GTEST_SKIP() << "cmake/ctest is not installed";
   const std::string src = shared_ + "/ctest-src", bin = shared_ + "/ctest-build";
-  fs::create_directories(src);
-  std::ofstream(src + "/CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(k C)\nenable_testing()\n"
-                                             "foreach(n ok wrong)\n  add_executable(${n} ${n}.c)\n  add_test(NAME ${n} COMMAND ${n})\nendforeach()\n";
-  const std::string check =
-      "#include <stdio.h>\nint main(void) { float ref[3] = {1, 2, 3}, out[3];\n"
-      "  for (int i = 0; i < 3; ++i) out[i] = ref[i] + BUG * (i == 1);\n"
-      "  for (int i = 0; i < 3; ++i) if (out[i] != ref[i]) { printf(\"mismatch at index %d: expected %f, got %f\\n\", i, ref[i], out[i]); return 1; }\n"
-      "  printf(\"Result = PASS\\n\"); return 0; }\n";
-  std::ofstream(src + "/ok.c") << "#define BUG 0\n" << check;
-  std::ofstream(src + "/wrong.c") << "#define BUG 1\n" << check;
+  ASSERT_TRUE(BuildCtestProject(src, bin));
   // A build folder per trial: CTest writes its log into the one it runs in (Testing/), which a
   // folder shared by trials (each its own user) gives to the first (see the classifier's
   // infra_error:runner_cannot_write).
-  ASSERT_EQ(std::system(("cmake -S " + src + " -B " + bin + " >/dev/null 2>&1 && cmake --build " + bin +
-                         " >/dev/null 2>&1 && cp -a " + bin + " " + bin + "-2 && chmod -R a+rwX " + shared_).c_str()), 0);
+  ASSERT_EQ(std::system(("cp -a " + bin + " " + bin + "-2 && chmod -R a+rwX " + shared_).c_str()), 0);
   const bool pytest = std::system("/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1") == 0;
   const std::string tests = shared_ + "/test_view.py";
   std::ofstream(tests) << "def test_writes_its_tmp():\n    open('/tmp/x', 'w').write('1')\n\n"

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "cli_fixture.h"
+#include "ctest_project.h"
 #include "tests/support/harness.h"
 #include "workers/junit_file.h"
 
@@ -151,24 +152,9 @@ TEST_F(TestRunnerTest, PytestConsoleAloneIsReadTheSameWay) {
 // hardware this machine lacks and skips through SKIP_RETURN_CODE (CTest: "***Skipped", yet "100%
 // tests passed"). Built here with CMake and the C compiler the build uses.
 TEST_F(TestRunnerTest, CtestReportsJudgeKernelPrograms) {
-  if (std::system("cmake --version >/dev/null 2>&1 && ctest --version >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "cmake/ctest is not installed";
+  if (!HaveCtest()) GTEST_SKIP() << "cmake/ctest is not installed";
   const std::string src = dir_->path() + "/ctest-src", bin = dir_->path() + "/ctest-build";
-  std::filesystem::create_directories(src);
-  std::ofstream(src + "/CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(k C)\nenable_testing()\n"
-                                             "foreach(n ok wrong needs_sm100)\n  add_executable(${n} ${n}.c)\n"
-                                             "  add_test(NAME ${n} COMMAND ${n})\nendforeach()\n"
-                                             "set_tests_properties(needs_sm100 PROPERTIES SKIP_RETURN_CODE 77)\n";
-  const std::string check =
-      "#include <stdio.h>\nint main(void) { float ref[5] = {1, 2, 3, 4, 5}, out[5];\n"
-      "  for (int i = 0; i < 5; ++i) out[i] = ref[i] + BUG * (i == 3);\n"
-      "  for (int i = 0; i < 5; ++i) if (out[i] != ref[i]) { printf(\"mismatch at index %d: expected %f, got %f\\n\", i, ref[i], out[i]); return 1; }\n"
-      "  printf(\"Result = PASS\\n\"); return 0; }\n";
-  std::ofstream(src + "/ok.c") << "#define BUG 0\n" << check;
-  std::ofstream(src + "/wrong.c") << "#define BUG 1\n" << check;
-  std::ofstream(src + "/needs_sm100.c") << "#include <stdio.h>\nint main(void) { printf(\"NVFP4 GEMM requires compute "
-                                           "capability 10.0: skipping\\n\"); return 77; }\n";
-  ASSERT_EQ(std::system(("cmake -S " + src + " -B " + bin + " >/dev/null 2>&1 && cmake --build " + bin + " >/dev/null 2>&1").c_str()), 0);
+  ASSERT_TRUE(BuildCtestProject(src, bin));
   json stage = {{"name", "ctest"}, {"kind", "command"}, {"timeout_s", 120},
                 {"argv", {"ctest", "--test-dir", bin, "-R", "{case}", "--output-on-failure"}}};
   Put({{"name", "ctest-kernels"}, {"parameters", {{"case", {"^ok$", "^wrong$", "^needs_sm100$", "."}}}}, {"stages", {stage}}});
